@@ -1,0 +1,134 @@
+# rampart — see README.md. `make run` and `make test` install missing Debian
+# packages first (make deps), so a fresh machine needs nothing else.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+VERSION := 0.1.0
+
+# Libraries found with pkg-config, and the Debian packages that provide them.
+PKGS      := ncursesw libcurl sqlite3 jansson cmocka libmicrohttpd
+DEB_PKGS  := pkg-config libncurses-dev libcurl4-openssl-dev libsqlite3-dev \
+             libjansson-dev libcmocka-dev libmicrohttpd-dev
+# Tools the tests and benchmarks run (checked with `command -v`).
+TOOLS     := tmux curl
+DEB_TOOLS := tmux curl
+
+SAN ?=
+ifeq ($(SAN),1)
+BUILD   ?= build-san
+OPT     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+           -fno-sanitize-recover=all
+LDSAN   := -fsanitize=address,undefined
+else
+BUILD   ?= build
+OPT     := -O2 -g
+LDSAN   :=
+endif
+
+CC      ?= cc
+WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
+           -Wmissing-prototypes -Wformat=2
+# -Wconversion on our own sources; tests use cmocka macros that trip it.
+WCONV   := -Wconversion -Wno-sign-conversion
+DEFS    := -D_GNU_SOURCE -DRAMPART_VERSION=\"$(VERSION)\"
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs ncursesw libcurl sqlite3 jansson libmicrohttpd 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+CPPFLAGS += -Iinclude $(DEFS)
+CFLAGS   += $(OPT) $(WARN) $(PKG_CFLAGS) -MMD -MP
+LDFLAGS  += $(LDSAN)
+LDLIBS   += $(PKG_LIBS) -lpthread -lm
+
+LIB_SRC  := $(wildcard src/core/*.c) $(wildcard src/cli/*.c) $(wildcard src/serve/*.c) \
+            $(wildcard sync/*.c) $(wildcard ui/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/src/main.o
+LIB      := $(BUILD)/librampart.a
+BIN      := $(BUILD)/rampart
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(wildcard tests/bench/*.c)
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+E2E       := $(sort $(wildcard tests/e2e/*.sh))
+
+.PHONY: all run test test-unit test-e2e bench install uninstall clean deps deps-check help
+
+all: $(BIN)
+
+help:
+	@echo "make run        install what is missing, build, and show rampart"
+	@echo "make test       install what is missing, build, run every test (SAN=1: ASan+UBSan)"
+	@echo "make bench      benchmarks (figures, not pass/fail)"
+	@echo "make install    PREFIX=$(PREFIX) DESTDIR=..."
+	@echo "make deps       apt-get install the Debian packages the build needs"
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WCONV) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(CMOCKA_LIBS) $(LDLIBS)
+
+$(BUILD)/bench/%: tests/bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WCONV) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# Recursive make after deps-check: pkg-config flags above are read when make
+# starts, so a run that just installed packages needs a fresh parse.
+run: deps-check
+	@$(MAKE) --no-print-directory all
+	@BIN=$(BIN) sh tests/run-default.sh
+
+test: deps-check
+	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@$(MAKE) --no-print-directory test-unit test-e2e
+
+test-unit: $(UNIT_BIN)
+	@sh tests/run-unit.sh $(UNIT_BIN)
+
+test-e2e: $(BIN)
+	@RAMPART=$(abspath $(BIN)) sh tests/run-e2e.sh $(E2E)
+
+bench: deps-check
+	@$(MAKE) --no-print-directory SAN= BUILD=build $(BENCH_SRC:tests/bench/%.c=build/bench/%) build/rampart
+	@sh tests/bench/run.sh build
+
+deps-check:
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing=1; \
+	for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing=1; done; \
+	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing=1; done; \
+	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory deps; fi
+
+deps:
+	@sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	echo "Installing Debian packages: $(DEB_PKGS) $(DEB_TOOLS)"; \
+	$$sudo apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends \
+	    build-essential $(DEB_PKGS) $(DEB_TOOLS)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/doc/rampart
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rampart
+	install -m 0644 assets/rampart.1 $(DESTDIR)$(PREFIX)/share/man/man1/rampart.1
+	install -m 0644 assets/config.example $(DESTDIR)$(PREFIX)/share/doc/rampart/config.example
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/rampart $(DESTDIR)$(PREFIX)/share/man/man1/rampart.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/rampart
+
+clean:
+	rm -rf build build-san build-*
+
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

@@ -1,0 +1,158 @@
+/*
+ * cli: the command line. main() builds a cli_ctx and hands argv to the command
+ * groups below; each group dispatches its subcommands through a table.
+ *
+ * Contract:
+ * - A command returns an exit status (cli_exit). Results go to ctx->out, errors to
+ *   ctx->err as one line "rampart: <what was wrong and what to do>". Nothing else
+ *   is printed; no command calls exit().
+ * - Invalid input changes nothing: commands validate everything before the first
+ *   write, and multi-row writes run in one transaction.
+ * - --json prints API wire-format objects plus "state" (a list prints a JSON array);
+ *   human output is aligned tables with control characters neutralised, so a
+ *   hostile description cannot drive the terminal.
+ * - Secrets: the API key is never printed; a token is printed only by
+ *   `creds token` (and, later, by a create that synced), on stdout.
+ */
+#ifndef RAMPART_CLI_H
+#define RAMPART_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rampart/config.h"
+#include "rampart/error.h"
+#include "rampart/store.h"
+
+/* Few, stable, documented in rampart(1). */
+typedef enum cli_exit {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_FAILURE = 1,   /* runtime failure: database, file system */
+    CLI_EXIT_USAGE = 2,     /* bad flag, bad value, bad file, unsafe config */
+    CLI_EXIT_NOT_FOUND = 3  /* no such record, or its token is not held here */
+} cli_exit;
+
+typedef struct cli_ctx {
+    config cfg;
+    store *st;           /* opened on first use by cli_store(); closed by main */
+    FILE *out;
+    FILE *err;
+    const char *program; /* "rampart" */
+} cli_ctx;
+
+/*
+ * A command: argv[0] is the command's own name ("rules", or "create" within a
+ * group). `path` is the words so far ("rules create"), for messages and --help.
+ */
+typedef int (*cli_fn)(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+typedef struct cli_command {
+    const char *name;
+    cli_fn run;
+    const char *args;    /* synopsis after the name, e.g. "ID [--json]" */
+    const char *summary; /* one line */
+    const char *help;    /* the rest of --help: options, notes (may be NULL) */
+    int min_operands;    /* operands after the options, checked by cli_parse */
+    int max_operands;    /* -1: no limit */
+} cli_command;
+
+/* Command groups, each dispatching its own table. */
+int cli_rules(cli_ctx *ctx, const char *path, int argc, char **argv);
+int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv);
+int cli_status(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+/*
+ * Run the entry of `table` named argv[1] (a group's subcommand). Prints the
+ * group's overview for no word, "help" or --help; a usage error for an unknown
+ * word (with the closest name when there is one).
+ */
+int cli_dispatch(cli_ctx *ctx, const char *path, const cli_command *table, size_t count,
+                 int argc, char **argv);
+
+/* Print "usage: <program> <path> <args>", the summary and help text. */
+void cli_print_help(cli_ctx *ctx, const char *path, const cli_command *cmd);
+
+/* The command overview printed by `rampart`, `rampart help` and `rampart --help`. */
+void cli_print_main_help(cli_ctx *ctx);
+
+/* Print the group's table: one line per command with its summary. */
+void cli_print_overview(cli_ctx *ctx, const char *path, const cli_command *table,
+                        size_t count);
+
+/* Option kinds for cli_parse. */
+typedef enum cli_opt_kind {
+    CLI_OPT_FLAG,   /* bool, no argument */
+    CLI_OPT_STRING, /* const char *, the last one given wins */
+    CLI_OPT_LIST    /* cli_list, every occurrence appended */
+} cli_opt_kind;
+
+typedef struct cli_list {
+    const char *items[64];
+    size_t count;
+} cli_list;
+
+typedef struct cli_opt {
+    const char *name; /* long name without "--" */
+    cli_opt_kind kind;
+    void *target;     /* bool *, const char **, or cli_list * */
+} cli_opt;
+
+/*
+ * Parse long options of `opts` plus the common ones (--help, --db PATH) from
+ * argv[1..] and check the operand count against `cmd`. Operands (in any
+ * position; "--" ends options) end up in argv[*first_operand .. argc-1].
+ * Returns true to run the command; false when it must return *exit_code now
+ * (--help printed: CLI_EXIT_OK; a usage error printed: CLI_EXIT_USAGE).
+ */
+bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli_opt *opts,
+               size_t nopts, int argc, char **argv, int *first_operand, int *exit_code);
+
+/* The store, opened (and created) on first use; NULL after printing why. */
+store *cli_store(cli_ctx *ctx);
+
+/* Print "rampart: <msg>" for `e` and map its code to an exit status. */
+int cli_fail(cli_ctx *ctx, const error_info *e);
+
+/* Print "rampart: <path>: <fmt…>" and return CLI_EXIT_USAGE. */
+int cli_usage_error(cli_ctx *ctx, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Write `text` with C0/C1 control characters and DEL replaced by '?', padded
+ * with spaces to `width` display columns (0: no padding), cut with "…" past
+ * `max` columns (0: no cut). */
+void cli_put_cell(FILE *out, const char *text, int width, int max);
+
+/* Print one encoded JSON value (heap string from codec, freed here) and a
+ * newline; CLI_EXIT_FAILURE when `json` is NULL (out of memory). */
+int cli_put_json(cli_ctx *ctx, char *json);
+
+/*
+ * Read all of `path` ("-": standard input) into a heap buffer, NUL-terminated;
+ * the caller frees *data. Prints the reason and returns false on failure.
+ */
+bool cli_read_file(cli_ctx *ctx, const char *path, char **data, size_t *len);
+
+/* Opening and closing of a streamed JSON array: "[", elements joined by ",\n",
+ * "]". `index` is the 0-based position of the element about to be printed. */
+void cli_json_array_sep(cli_ctx *ctx, size_t index);
+void cli_json_array_end(cli_ctx *ctx, size_t count);
+
+/* store_rule_delete or store_cred_delete. */
+typedef error_code (*cli_delete_fn)(store *st, const char *id, store_delete_result *result,
+                                    error_info *err);
+
+/*
+ * Delete every id in one transaction (one unknown id: nothing deleted) and print
+ * one line per id saying what happened.
+ */
+int cli_delete_ids(cli_ctx *ctx, cli_delete_fn del, int count, char **ids);
+
+/* Write `s` as a JSON string literal (quoted, escaped) for the few outputs that are
+ * not wire objects (status, import summary). */
+void cli_put_json_string(FILE *out, const char *s);
+
+/* Label/value line of a detail view ("cidr         10.0.0.0/8"); skipped when
+ * the value is empty. */
+void cli_put_field(cli_ctx *ctx, const char *label, const char *value);
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * codec: the JSON wire format of the remote API <-> model values. The only module
+ * that includes jansson.
+ *
+ * Contract:
+ * - Decoders take a buffer and its length (need not be NUL-terminated), are
+ *   tolerant of what the production service omits (absent description/metadata,
+ *   absent or null uri/created_at/token, absent acl) and strict about wrong types:
+ *   a field of the wrong JSON type, an over-long string, invalid UTF-8, or an
+ *   object where an array is due fails with ERROR_FORMAT and a message naming the
+ *   field ("cidr: expected a string, got a number"). Never a crash, whatever the
+ *   input. Unknown fields are ignored. Values are not validated (see validate.h).
+ * - Encoders return a heap string (NUL-terminated, compact JSON unless
+ *   CODEC_PRETTY) that the caller frees with free(); NULL only when out of memory.
+ *   Empty description/metadata are omitted, as the service does; "acl" is always
+ *   an array and "token" always present (null when not held) on credentials.
+ * - Pages own their items: release with codec_rule_page_free/codec_cred_page_free.
+ * - Thread-safe (no shared state).
+ */
+#ifndef RAMPART_CODEC_H
+#define RAMPART_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+#include "rampart/model.h"
+
+enum codec_flags {
+    CODEC_WITH_STATE = 1u << 0, /* add "state" (and "error" when set): local view */
+    CODEC_PRETTY = 1u << 1      /* indented output for people */
+};
+
+/* One API error body: {"error_code","status_code","msg","details":{"operation_id"}}. */
+typedef struct codec_api_error {
+    int status_code;        /* 0 when absent */
+    char error_code[64];    /* may be empty: the service sometimes omits it */
+    char msg[512];
+    char operation_id[MODEL_ID_MAX + 1];
+} codec_api_error;
+
+typedef struct codec_rule_page {
+    model_rule *items;      /* heap array of count rules */
+    size_t count;
+    char uri[MODEL_URI_MAX + 1];
+    char next_page_uri[MODEL_URI_MAX + 1]; /* empty when null: last page */
+} codec_rule_page;
+
+typedef struct codec_cred_page {
+    model_cred *items;      /* heap array; each item owns its ACL/token */
+    size_t count;
+    char uri[MODEL_URI_MAX + 1];
+    char next_page_uri[MODEL_URI_MAX + 1];
+} codec_cred_page;
+
+/*
+ * One rule object. Requires "cidr", "action" and the policy, given either as the
+ * API's "ip_policy": {"id","uri"} or as the create request's "ip_policy_id".
+ * "id" is optional (an import of rules still to be created). `state` is set to
+ * MODEL_STATE_SYNCED when an id is present, else MODEL_STATE_NEW; a "state" field
+ * (as written with CODEC_WITH_STATE) overrides it.
+ */
+error_code codec_rule_decode(const char *json, size_t len, model_rule *out,
+                             error_info *err);
+
+/*
+ * One credential object (a create reply carries the token). `out` must be zeroed
+ * or cleared; on failure it is left cleared. Caller releases with model_cred_clear.
+ */
+error_code codec_cred_decode(const char *json, size_t len, model_cred *out,
+                             error_info *err);
+
+/* A list page {"ip_policy_rules": [...], "uri", "next_page_uri"}. */
+error_code codec_rule_page_decode(const char *json, size_t len, codec_rule_page *out,
+                                  error_info *err);
+void codec_rule_page_free(codec_rule_page *page);
+
+/* A list page {"credentials": [...], "uri", "next_page_uri"}. */
+error_code codec_cred_page_decode(const char *json, size_t len, codec_cred_page *out,
+                                  error_info *err);
+void codec_cred_page_free(codec_cred_page *page);
+
+/* An error body. Missing fields stay empty/0; a body that is not a JSON object
+ * fails with ERROR_FORMAT. */
+error_code codec_api_error_decode(const char *json, size_t len, codec_api_error *out,
+                                  error_info *err);
+
+/*
+ * Called once per rule by codec_rule_stream, with its 0-based index. Return
+ * ERROR_OK to go on; anything else stops the stream and is returned as is.
+ */
+typedef error_code (*codec_rule_fn)(void *ctx, const model_rule *rule, size_t index,
+                                    error_info *err);
+
+/*
+ * Import: `json` is either a JSON array of rule objects or an API list object
+ * ({"ip_policy_rules": [...]}). Calls `fn` for each rule in order. A JSON array is
+ * decoded one element at a time, so memory stays bounded by one rule however long
+ * the array. A decode error names the element ("rule 12: cidr: expected a string").
+ */
+error_code codec_rule_stream(const char *json, size_t len, codec_rule_fn fn, void *ctx,
+                             error_info *err);
+
+/* Encoders (see the contract at the top for ownership). */
+char *codec_rule_encode(const model_rule *rule, unsigned flags);
+char *codec_cred_encode(const model_cred *cred, unsigned flags);
+
+/* Create request bodies: only the fields the API accepts, empty ones omitted. */
+char *codec_rule_create_body(const model_rule *rule);
+char *codec_cred_create_body(const model_cred *cred);
+
+/* An error body as the service writes it. */
+char *codec_api_error_encode(const codec_api_error *e);
+
+#endif

@@ -1,0 +1,90 @@
+/*
+ * config: where rampart keeps its data and how it reaches the remote API.
+ *
+ * Contract:
+ * - Precedence, lowest first: built-in defaults < config file < environment
+ *   variables < command-line flags. config_load applies the first three; the
+ *   caller applies flags afterwards with config_set (source CONFIG_SRC_FLAG).
+ * - Paths follow XDG: database $XDG_DATA_HOME/rampart/rampart.db (default
+ *   ~/.local/share/...), config file $XDG_CONFIG_HOME/rampart/config (default
+ *   ~/.config/...). RAMPART_CONFIG names another config file.
+ * - The config file is lines of `key = value`; `#` starts a comment line; values
+ *   may be wrapped in double quotes. Unknown keys and malformed lines are
+ *   ERROR_FORMAT with the file and line number. Keys: db, api_url, api_key,
+ *   version_header, rate.
+ * - A config file that holds api_key and can be read by group or others is
+ *   refused (ERROR_CONFIG, saying which chmod fixes it); so is one owned by another
+ *   user. The API key is accepted from the file or RAMPART_API_KEY only, never from
+ *   argv (argv is visible to every user of the machine).
+ * - Environment is read through a caller-supplied lookup (getenv in the program,
+ *   a table in tests), so loading has no hidden inputs.
+ * - config values are plain data; config_clear wipes the API key.
+ */
+#ifndef RAMPART_CONFIG_H
+#define RAMPART_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+
+#define CONFIG_PATH_MAX 4096
+#define CONFIG_VALUE_MAX 1024
+
+typedef enum config_source {
+    CONFIG_SRC_DEFAULT,
+    CONFIG_SRC_FILE,
+    CONFIG_SRC_ENV,
+    CONFIG_SRC_FLAG
+} config_source;
+
+typedef enum config_key {
+    CONFIG_DB,
+    CONFIG_API_URL,
+    CONFIG_API_KEY,
+    CONFIG_VERSION_HEADER,
+    CONFIG_RATE,
+    CONFIG_KEY_COUNT
+} config_key;
+
+typedef struct config {
+    char values[CONFIG_KEY_COUNT][CONFIG_VALUE_MAX];
+    config_source sources[CONFIG_KEY_COUNT];
+    char config_path[CONFIG_PATH_MAX]; /* the file consulted (may not exist) */
+    bool config_file_found;
+} config;
+
+/* Returns the value of environment variable `name`, or NULL. */
+typedef const char *(*config_getenv_fn)(void *ctx, const char *name);
+
+/*
+ * Fill `cfg` from defaults, the config file and the environment. A missing config
+ * file is fine; an unreadable, malformed or unsafe one is an error.
+ */
+error_code config_load(config *cfg, config_getenv_fn getenv_fn, void *ctx,
+                       error_info *err);
+
+/* Set a value from `source` (flags). ERROR_INVALID for a bad value, e.g. a rate
+ * that is not a whole number 0..100000; ERROR_CONFIG for CONFIG_API_KEY from a
+ * flag. */
+error_code config_set(config *cfg, config_key key, const char *value,
+                      config_source source, error_info *err);
+
+/* The value of `key` ("" when unset). */
+const char *config_get(const config *cfg, config_key key);
+
+/* Settings-file/env-var names of a key ("api_url", "RAMPART_API_URL"). */
+const char *config_key_name(config_key key);
+const char *config_env_name(config_key key);
+
+/* "default", "config file", "environment", "flag". */
+const char *config_source_name(config_source source);
+
+/* True when both an API URL and an API key are set. */
+bool config_remote_configured(const config *cfg);
+
+/* Wipe the API key. */
+void config_clear(config *cfg);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * model: the records rampart keeps (IP policy rules, tunnel credentials) and their
+ * sync states, as plain C values shared by every module.
+ *
+ * Contract:
+ * - Text fields are NUL-terminated UTF-8 in fixed buffers sized by the API's limits
+ *   (+1 for the NUL); an absent field is the empty string ("absent and \"\" alike").
+ * - model_rule owns no heap memory: copy it with `=`.
+ * - model_cred owns its ACL array and its token (heap). Zero-initialise a
+ *   model_cred before first use and release it with model_cred_clear(), which wipes
+ *   the token before freeing it. Copy one only with model_cred_copy().
+ * - Nothing here validates: see validate.h. Nothing here does I/O.
+ */
+#ifndef RAMPART_MODEL_H
+#define RAMPART_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+
+#define MODEL_ID_MAX 64           /* prefix + '_' + base62 body; longer ids are refused */
+#define MODEL_URI_MAX 1024
+#define MODEL_TIME_MAX 40         /* RFC 3339 */
+#define MODEL_DESCRIPTION_MAX 255 /* bytes, API limit */
+#define MODEL_METADATA_MAX 4096   /* bytes, API limit */
+#define MODEL_CIDR_MAX 64         /* longest IPv6 text form + "/128" fits */
+#define MODEL_ACL_RULE_MAX 1024   /* bytes of one ACL rule */
+#define MODEL_ERROR_MAX 512       /* last server message kept on a row */
+
+typedef enum model_action {
+    MODEL_ACTION_ALLOW,
+    MODEL_ACTION_DENY
+} model_action;
+
+/*
+ * Sync states of DESIGN.md. A row that reached "gone" is no longer stored.
+ * Order is stable: it is stored in the database as text, never as a number,
+ * but arrays indexed by state (counts) rely on MODEL_STATE_COUNT.
+ */
+typedef enum model_state {
+    MODEL_STATE_NEW,            /* created locally, intent saved, not sent */
+    MODEL_STATE_CREATING,       /* create being sent */
+    MODEL_STATE_SYNCED,         /* matches the remote */
+    MODEL_STATE_DELETING,       /* deleted locally, remote delete pending */
+    MODEL_STATE_FAILED,         /* remote rejected the create; see the row's error */
+    MODEL_STATE_UNKNOWN,        /* create outcome ambiguous; a listing decides */
+    MODEL_STATE_ORPHANED,       /* credential exists remotely but its token was lost */
+    MODEL_STATE_REMOTE_DELETED, /* gone from a complete remote listing; for review */
+    MODEL_STATE_COUNT
+} model_state;
+
+typedef struct model_rule {
+    char id[MODEL_ID_MAX + 1];          /* ipr_… or local_… */
+    char uri[MODEL_URI_MAX + 1];        /* empty until the remote assigned one */
+    char created_at[MODEL_TIME_MAX + 1];
+    char description[MODEL_DESCRIPTION_MAX + 1];
+    char metadata[MODEL_METADATA_MAX + 1];
+    char cidr[MODEL_CIDR_MAX + 1];      /* canonical form once validated */
+    char policy_id[MODEL_ID_MAX + 1];   /* ipp_… */
+    char policy_uri[MODEL_URI_MAX + 1]; /* may be empty */
+    model_action action;
+    model_state state;
+    char error[MODEL_ERROR_MAX + 1];    /* why the row is failed/orphaned; else empty */
+} model_rule;
+
+typedef struct model_acl {
+    size_t count;
+    char **rules; /* count heap strings, owned by the enclosing model_cred */
+} model_acl;
+
+typedef struct model_cred {
+    char id[MODEL_ID_MAX + 1];          /* cr_… or local_… */
+    char uri[MODEL_URI_MAX + 1];
+    char created_at[MODEL_TIME_MAX + 1];
+    char description[MODEL_DESCRIPTION_MAX + 1];
+    char metadata[MODEL_METADATA_MAX + 1];
+    char owner_id[MODEL_ID_MAX + 1];    /* usr_… or bot_…; empty: the caller */
+    model_acl acl;                      /* empty: no restriction */
+    char *token;                        /* heap, NULL unless held; secret */
+    model_state state;
+    char error[MODEL_ERROR_MAX + 1];
+} model_cred;
+
+/* "allow" / "deny". */
+const char *model_action_name(model_action action);
+
+/* Parse "allow" or "deny" exactly (case-sensitive, like the API); false otherwise. */
+bool model_action_parse(const char *text, model_action *out);
+
+/* "new", "creating", "synced", "deleting", "failed", "unknown", "orphaned",
+ * "remote_deleted". */
+const char *model_state_name(model_state state);
+
+/* Parse a state name as above; false when unknown. */
+bool model_state_parse(const char *text, model_state *out);
+
+/*
+ * Copy `src` into the fixed buffer `dst` of `size` bytes. Returns false (and
+ * leaves `dst` as the longest UTF-8-whole prefix) when `src` does not fit.
+ */
+bool model_copy_text(char *dst, size_t size, const char *src);
+
+/* Append a copy of `rule` to the ACL. ERROR_NOMEM on allocation failure. */
+error_code model_acl_add(model_acl *acl, const char *rule, error_info *err);
+
+/* Store a copy of `token` (NULL clears) in `cred`, wiping any previous one. */
+error_code model_cred_set_token(model_cred *cred, const char *token, error_info *err);
+
+/* Deep copy: `dst` must be cleared (zeroed or model_cred_clear'ed) first. */
+error_code model_cred_copy(model_cred *dst, const model_cred *src, error_info *err);
+
+/* Free the ACL and wipe+free the token; leaves `cred` zeroed. NULL is a no-op. */
+void model_cred_clear(model_cred *cred);
+
+/* Overwrite `len` bytes of a secret so the compiler cannot drop the stores. */
+void model_wipe(void *buf, size_t len);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * store: the SQLite cache, the one source of truth on this machine. The only module
+ * with SQL in it.
+ *
+ * Contract:
+ * - One `store` is one SQLite connection; use it from one thread at a time. Open
+ *   another (STORE_READONLY for readers) per thread.
+ * - The database runs in WAL mode with synchronous=FULL (a committed token survives
+ *   power loss), foreign keys on, a busy timeout. The schema is versioned with
+ *   PRAGMA user_version and migrated forward on open, one transaction per step.
+ * - store_open creates a missing parent directory with mode 0700 and a new database
+ *   file with mode 0600, whatever the umask.
+ * - Every mutating call is its own transaction unless the caller opened one with
+ *   store_begin (then it joins it). Never hold a transaction across a network call.
+ * - Ids: rows created here get a local id ("local_…"). When the remote confirms a
+ *   create, the row takes the remote id in the same transaction that records the
+ *   reply, and the old local id keeps resolving (alias table): every call taking an
+ *   id accepts either.
+ * - Browsing is keyset pagination over an index (never OFFSET): a page costs the
+ *   same at any depth. Text filters match case-insensitively as a substring of
+ *   id, cidr/description, policy id (rules) or id, description, owner, ACL (creds).
+ * - Tokens live in their own table, written in the transaction that records the
+ *   create's reply; they are never returned by browsing calls.
+ * - Errors: ERROR_IO with SQLite's message for database failures; ERROR_NOT_FOUND,
+ *   ERROR_CONFLICT, ERROR_STATE, ERROR_UNAVAILABLE as documented per function.
+ */
+#ifndef RAMPART_STORE_H
+#define RAMPART_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+#include "rampart/model.h"
+
+typedef struct store store;
+
+enum store_open_flags {
+    STORE_READONLY = 1u << 0 /* no writes, no migration; fails if the file is missing */
+};
+
+/* Current schema version written by migrations (PRAGMA user_version). */
+int store_schema_version(void);
+
+/* Open (and create/migrate unless STORE_READONLY) the database at `path`.
+ * On success *out is a handle to release with store_close. */
+error_code store_open(const char *path, unsigned flags, store **out, error_info *err);
+
+/* Close the handle (NULL is a no-op). Rolls back an open transaction. */
+void store_close(store *st);
+
+/* Explicit transaction for batches (import). Nested begin is ERROR_STATE. */
+error_code store_begin(store *st, error_info *err);
+error_code store_commit(store *st, error_info *err);
+void store_rollback(store *st);
+
+typedef enum store_sort {
+    STORE_SORT_ID,   /* id order: remote ids sort by creation time */
+    STORE_SORT_COUNT
+} store_sort;
+
+typedef enum store_dir {
+    STORE_FORWARD,   /* rows after the cursor, ascending */
+    STORE_BACKWARD   /* rows before the cursor, still returned ascending */
+} store_dir;
+
+typedef struct store_query {
+    const char *policy_id; /* rules only; NULL or "" = all policies */
+    const char *filter;    /* NULL or "" = no text filter */
+    store_sort sort;
+} store_query;
+
+/*
+ * Keyset page of rules. `cursor` is the id of the row next to the page (the last
+ * row of the previous page going forward, the first row of the next page going
+ * backward); NULL or "" starts at the beginning (forward) or the end (backward).
+ * Fills up to `limit` rows into `rows`, sets *count. *count < limit means the end
+ * was reached in that direction.
+ */
+error_code store_rule_page(store *st, const store_query *q, const char *cursor,
+                           store_dir dir, size_t limit, model_rule *rows,
+                           size_t *count, error_info *err);
+
+/* Same for credentials; each row must be cleared by the caller (model_cred_clear),
+ * and rows need not be zeroed before (they are overwritten). Tokens are not filled. */
+error_code store_cred_page(store *st, const store_query *q, const char *cursor,
+                           store_dir dir, size_t limit, model_cred *rows,
+                           size_t *count, error_info *err);
+
+/* Number of rows matching `q` (NULL = all). */
+error_code store_rule_count(store *st, const store_query *q, size_t *out, error_info *err);
+error_code store_cred_count(store *st, const store_query *q, size_t *out, error_info *err);
+
+/* Rows per sync state: counts[state] for every state. */
+error_code store_rule_state_counts(store *st, size_t counts[MODEL_STATE_COUNT],
+                                   error_info *err);
+error_code store_cred_state_counts(store *st, size_t counts[MODEL_STATE_COUNT],
+                                   error_info *err);
+
+/*
+ * Insert a rule. An empty rule->id gets a new local id (written back into
+ * rule->id) and rule->created_at is set to now when empty. The state is taken
+ * from rule->state. ERROR_CONFLICT when the id exists, or when the policy already
+ * has a live rule (any state but deleting/remote_deleted) for the same cidr: the
+ * message names that rule's id.
+ */
+error_code store_rule_insert(store *st, model_rule *rule, error_info *err);
+
+/* Fetch by id or local alias. ERROR_NOT_FOUND when neither. */
+error_code store_rule_get(store *st, const char *id, model_rule *out, error_info *err);
+
+/* A live rule of `policy_id` for `cidr` (the natural key), ERROR_NOT_FOUND if none. */
+error_code store_rule_find(store *st, const char *policy_id, const char *cidr,
+                           model_rule *out, error_info *err);
+
+typedef enum store_delete_result {
+    STORE_DELETE_REMOVED, /* never reached the remote (new, failed, remote_deleted): gone */
+    STORE_DELETE_MARKED,  /* exists remotely: now "deleting", pushed by the next sync */
+    STORE_DELETE_ALREADY  /* was already "deleting" */
+} store_delete_result;
+
+/*
+ * A local delete, as the user asks for it. ERROR_NOT_FOUND for an unknown id;
+ * ERROR_STATE for a row whose create is in flight or ambiguous (creating,
+ * unknown): sync first. `result` may be NULL.
+ */
+error_code store_rule_delete(store *st, const char *id, store_delete_result *result,
+                             error_info *err);
+error_code store_cred_delete(store *st, const char *id, store_delete_result *result,
+                             error_info *err);
+
+/* Set a row's sync state and its error text (NULL or "" clears it). */
+error_code store_rule_set_state(store *st, const char *id, model_state state,
+                                const char *error_text, error_info *err);
+error_code store_cred_set_state(store *st, const char *id, model_state state,
+                                const char *error_text, error_info *err);
+
+/* Remove a row for good (the "gone" state), with its token and aliases. */
+error_code store_rule_remove(store *st, const char *id, error_info *err);
+error_code store_cred_remove(store *st, const char *id, error_info *err);
+
+/*
+ * The remote confirmed the create of local row `local_id`: in one transaction the
+ * row takes remote->id, uri, created_at (and policy uri), state synced, and an
+ * alias local_id -> remote id is recorded. For credentials the token (if any) is
+ * written in the same transaction.
+ */
+error_code store_rule_confirm_create(store *st, const char *local_id,
+                                     const model_rule *remote, error_info *err);
+error_code store_cred_confirm_create(store *st, const char *local_id,
+                                     const model_cred *remote, error_info *err);
+
+/*
+ * Insert a credential, as store_rule_insert (local id, created_at). ERROR_CONFLICT
+ * when the id exists. A token in cred->token is stored in the token table in the
+ * same transaction.
+ */
+error_code store_cred_insert(store *st, model_cred *cred, error_info *err);
+
+/* Fetch by id or alias; `out` must be zeroed or cleared; its token stays NULL. */
+error_code store_cred_get(store *st, const char *id, model_cred *out, error_info *err);
+
+/*
+ * The token of a credential (id or alias) as a heap string the caller must wipe
+ * and free (model_wipe + free). ERROR_NOT_FOUND: no such credential;
+ * ERROR_UNAVAILABLE: the credential exists but this machine does not hold its token
+ * (the message says why: not yet created remotely, or created elsewhere).
+ */
+error_code store_token_get(store *st, const char *cred_id, char **token,
+                           error_info *err);
+
+#endif

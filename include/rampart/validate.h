@@ -1,0 +1,113 @@
+/*
+ * validate: every rule the remote API enforces (service-api.md, api-facts.md),
+ * checked locally so bad input is refused at the door with a reason a person can
+ * act on, before anything is stored or sent.
+ *
+ * Contract:
+ * - Each function returns ERROR_OK or ERROR_INVALID; on failure `err` holds one
+ *   sentence naming the field's problem and, where one exists, the fix
+ *   ("host bits set: did you mean 10.0.0.0/8?"). Messages quote the offending
+ *   input only when it is not a secret, truncated to a readable length.
+ * - Pure functions: no allocation, no I/O, no global state; safe from any thread.
+ * - Lengths are counted in bytes; text must be valid UTF-8 (no overlongs, no
+ *   surrogates, nothing above U+10FFFF).
+ */
+#ifndef RAMPART_VALIDATE_H
+#define RAMPART_VALIDATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+#include "rampart/model.h"
+
+/* A parsed CIDR: address bytes in network order, only the first 4 used for IPv4. */
+typedef struct validate_prefix {
+    int family;              /* 4 or 6 */
+    unsigned char addr[16];
+    unsigned bits;           /* 0..32 or 0..128 */
+} validate_prefix;
+
+/*
+ * CIDR of a rule: IPv4 (dotted quad, no leading zeros in an octet) or IPv6, a
+ * mask is required ("/8"), the prefix length in range and without leading zeros,
+ * and the address must be the network address. No surrounding spaces.
+ * On success writes the canonical text (IPv4 as given; IPv6 per RFC 5952,
+ * lower-case, e.g. "2001:db8::/32") into `canon` (`canon_size` >= MODEL_CIDR_MAX+1)
+ * and, when `out` is not NULL, the parsed prefix.
+ */
+error_code validate_cidr(const char *text, validate_prefix *out, char *canon,
+                         size_t canon_size, error_info *err);
+
+/*
+ * A bare IP address (no mask), as asked for by a policy check. Same syntax rules as
+ * validate_cidr; `out->bits` is set to 32 or 128.
+ */
+error_code validate_ip(const char *text, validate_prefix *out, error_info *err);
+
+/* "allow" or "deny" (exactly, lower-case). */
+error_code validate_action(const char *text, model_action *out, error_info *err);
+
+/*
+ * An identifier with the given prefix ("ipr", "ipp", "cr", "usr", "bot", "op"):
+ * `prefix` + "_" + one or more base62 characters, at most MODEL_ID_MAX bytes in all.
+ * `what` names the field in the message ("policy id").
+ */
+error_code validate_id(const char *text, const char *prefix, const char *what,
+                       error_info *err);
+
+/* An owner id: "usr_…" or "bot_…". */
+error_code validate_owner_id(const char *text, error_info *err);
+
+/* A local id as made by ids_generate("local", …). */
+bool validate_is_local_id(const char *text);
+
+/* Valid UTF-8 of at most `max_bytes` bytes; `what` names the field. */
+error_code validate_text(const char *text, size_t max_bytes, const char *what,
+                         error_info *err);
+
+/* description: valid UTF-8, <= 255 bytes. */
+error_code validate_description(const char *text, error_info *err);
+
+/* metadata: valid UTF-8, <= 4096 bytes. */
+error_code validate_metadata(const char *text, error_info *err);
+
+/*
+ * One ACL rule: "*" or "bind:<target>" where target is
+ * - a domain ("foo.example.com"): labels of letters, digits and hyphens (no hyphen
+ *   at either end of a label, at most 63 bytes each) joined by dots, <= 253 bytes;
+ *   upper-case letters are accepted;
+ * - a leading-wildcard domain ("*.example.com"): "*" only as the whole first label;
+ * - a label ("key=value"): key and value each "*" or letters, digits and - _ . /;
+ * - an address ("1.tcp.example.net:20002"): a domain name or IPv4 host (no
+ *   wildcard), ":", and a port 1..65535 without leading zeros;
+ * - "*".
+ * No whitespace anywhere. Messages start with "acl rule: ".
+ */
+error_code validate_acl_rule(const char *text, error_info *err);
+
+/*
+ * A whole ACL: every rule valid, and "*" only when it is the single rule.
+ * On failure the message names the rule's position, counting from 1
+ * ("acl rule 3: …"). A NULL or empty ACL is valid (no restriction).
+ */
+error_code validate_acl(const model_acl *acl, error_info *err);
+
+/*
+ * A rule as the user wants to create it: cidr (canonicalised in place), policy id,
+ * description, metadata. The action is already typed. Message prefixed with
+ * the field name ("cidr: host bits set: …").
+ */
+error_code validate_rule(model_rule *rule, error_info *err);
+
+/* A credential to create: description, metadata, ACL, owner id (optional). */
+error_code validate_cred(const model_cred *cred, error_info *err);
+
+/*
+ * Name the character at `s` for a message: "'-'", "'é'", "a space",
+ * "a non-breaking space", "control character 0x09", or "byte 0xFF" when `s` does
+ * not start a valid UTF-8 sequence. Writes at most `size` bytes (32 suffice).
+ */
+void validate_describe_char(const char *s, char *buf, size_t size);
+
+#endif

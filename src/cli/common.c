@@ -1,0 +1,388 @@
+/* Shared machinery of the command groups: dispatch, option parsing, output. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rampart/cli.h"
+
+enum { MAX_OPTS = 32, OPT_HELP = 1000, OPT_DB };
+
+void cli_print_help(cli_ctx *ctx, const char *path, const cli_command *cmd)
+{
+    fprintf(ctx->out, "usage: %s %s%s%s\n\n%s\n", ctx->program, path,
+            cmd->args && *cmd->args ? " " : "", cmd->args ? cmd->args : "", cmd->summary);
+    if (cmd->help)
+        fprintf(ctx->out, "\n%s", cmd->help);
+    fprintf(ctx->out, "\nCommon options:\n"
+                      "  --db PATH   database file (default: $RAMPART_DB, then the config "
+                      "file,\n"
+                      "              then $XDG_DATA_HOME/rampart/rampart.db)\n"
+                      "  --help      this text\n");
+}
+
+void cli_print_overview(cli_ctx *ctx, const char *path, const cli_command *table,
+                        size_t count)
+{
+    fprintf(ctx->out, "usage: %s %s COMMAND [OPTIONS]\n\nCommands:\n", ctx->program, path);
+    for (size_t i = 0; i < count; i++)
+        fprintf(ctx->out, "  %-8s %s\n", table[i].name, table[i].summary);
+    fprintf(ctx->out, "\nRun '%s %s COMMAND --help' for the options of one.\n",
+            ctx->program, path);
+}
+
+/* Length of the common prefix: a cheap "did you mean" for mistyped words. */
+static size_t shared_prefix(const char *a, const char *b)
+{
+    size_t n = 0;
+    while (a[n] && a[n] == b[n])
+        n++;
+    return n;
+}
+
+static const cli_command *closest(const cli_command *table, size_t count, const char *word)
+{
+    const cli_command *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t n = shared_prefix(table[i].name, word);
+        if (n > best_len) {
+            best_len = n;
+            best = &table[i];
+        }
+    }
+    return best_len >= 2 ? best : NULL;
+}
+
+int cli_dispatch(cli_ctx *ctx, const char *path, const cli_command *table, size_t count,
+                 int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "-h") == 0) {
+        cli_print_overview(ctx, path, table, count);
+        return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(argv[1], table[i].name) != 0)
+            continue;
+        char sub[128];
+        snprintf(sub, sizeof sub, "%s %s", path, table[i].name);
+        return table[i].run(ctx, sub, argc - 1, argv + 1);
+    }
+    const cli_command *near = closest(table, count, argv[1]);
+    if (near)
+        return cli_usage_error(ctx, path, "unknown command '%s': did you mean '%s'?",
+                               argv[1], near->name);
+    return cli_usage_error(ctx, path, "unknown command '%s' (run '%s %s --help')", argv[1],
+                           ctx->program, path);
+}
+
+int cli_usage_error(cli_ctx *ctx, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(ctx->err, "%s: %s: ", ctx->program, path);
+    vfprintf(ctx->err, fmt, ap);
+    fputc('\n', ctx->err);
+    va_end(ap);
+    return CLI_EXIT_USAGE;
+}
+
+static int fill_options(const cli_opt *opts, size_t nopts, struct option *out)
+{
+    size_t n = 0;
+    for (; n < nopts && n < MAX_OPTS - 3; n++) {
+        out[n] = (struct option){opts[n].name,
+                                 opts[n].kind == CLI_OPT_FLAG ? no_argument : required_argument,
+                                 NULL, (int)n};
+    }
+    out[n++] = (struct option){"help", no_argument, NULL, OPT_HELP};
+    out[n++] = (struct option){"db", required_argument, NULL, OPT_DB};
+    out[n] = (struct option){0, 0, 0, 0};
+    return (int)n;
+}
+
+static bool store_option(cli_ctx *ctx, const char *path, const cli_opt *opt,
+                                     const char *arg)
+{
+    if (opt->kind == CLI_OPT_FLAG) {
+        *(bool *)opt->target = true;
+    } else if (opt->kind == CLI_OPT_STRING) {
+        *(const char **)opt->target = arg;
+    } else {
+        cli_list *list = opt->target;
+        if (list->count == sizeof list->items / sizeof list->items[0]) {
+            cli_usage_error(ctx, path, "--%s given more than %zu times", opt->name,
+                            sizeof list->items / sizeof list->items[0]);
+            return false;
+        }
+        list->items[list->count++] = arg;
+    }
+    return true;
+}
+
+static bool apply_db(cli_ctx *ctx, const char *path, const char *arg)
+{
+    error_info e = {0};
+    if (config_set(&ctx->cfg, CONFIG_DB, arg, CONFIG_SRC_FLAG, &e) == ERROR_OK)
+        return true;
+    cli_usage_error(ctx, path, "--db: %s", e.msg);
+    return false;
+}
+
+static bool check_operands(cli_ctx *ctx, const char *path, const cli_command *cmd,
+                           int argc, char **argv, int first)
+{
+    int n = argc - first;
+    if (n < cmd->min_operands) {
+        cli_usage_error(ctx, path, "missing argument (usage: %s %s %s)", ctx->program, path,
+                        cmd->args);
+        return false;
+    }
+    if (cmd->max_operands >= 0 && n > cmd->max_operands) {
+        cli_usage_error(ctx, path, "unexpected argument '%s' (usage: %s %s %s)",
+                        argv[first + cmd->max_operands], ctx->program, path, cmd->args);
+        return false;
+    }
+    return true;
+}
+
+bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli_opt *opts,
+               size_t nopts, int argc, char **argv, int *first_operand, int *exit_code)
+{
+    struct option longopts[MAX_OPTS];
+    fill_options(opts, nopts, longopts);
+    optind = 0; /* GNU getopt: full re-initialisation for this argv */
+    opterr = 0;
+    *exit_code = CLI_EXIT_USAGE;
+    for (;;) {
+        int c = getopt_long(argc, argv, ":", longopts, NULL);
+        if (c == -1)
+            break;
+        /* GNU getopt leaves the offending word just before optind. */
+        const char *word = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+        if (c == '?') {
+            cli_usage_error(ctx, path, "unknown option '%s' (see '%s %s --help')", word,
+                            ctx->program, path);
+            return false;
+        }
+        if (c == ':') {
+            cli_usage_error(ctx, path, "option '%s' needs a value", word);
+            return false;
+        }
+        if (c == OPT_HELP) {
+            cli_print_help(ctx, path, cmd);
+            *exit_code = CLI_EXIT_OK;
+            return false;
+        }
+        bool ok = c == OPT_DB ? apply_db(ctx, path, optarg)
+                              : store_option(ctx, path, &opts[c], optarg);
+        if (!ok)
+            return false;
+    }
+    *first_operand = optind;
+    return check_operands(ctx, path, cmd, argc, argv, optind);
+}
+
+store *cli_store(cli_ctx *ctx)
+{
+    if (ctx->st)
+        return ctx->st;
+    error_info e = {0};
+    if (store_open(config_get(&ctx->cfg, CONFIG_DB), 0, &ctx->st, &e) != ERROR_OK) {
+        cli_fail(ctx, &e);
+        ctx->st = NULL;
+    }
+    return ctx->st;
+}
+
+int cli_fail(cli_ctx *ctx, const error_info *e)
+{
+    fprintf(ctx->err, "%s: %s\n", ctx->program, e->msg[0] ? e->msg : "unknown error");
+    switch (e->code) {
+    case ERROR_OK:
+        return CLI_EXIT_OK;
+    case ERROR_NOT_FOUND:
+    case ERROR_UNAVAILABLE:
+        return CLI_EXIT_NOT_FOUND;
+    case ERROR_INVALID:
+    case ERROR_CONFLICT:
+    case ERROR_STATE:
+    case ERROR_FORMAT:
+    case ERROR_CONFIG:
+        return CLI_EXIT_USAGE;
+    case ERROR_IO:
+    case ERROR_NOMEM:
+    default:
+        return CLI_EXIT_FAILURE;
+    }
+}
+
+/* Bytes of the UTF-8 sequence starting at `s` (1 for a stray byte). */
+static size_t utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0xC0)
+        return 1;
+    size_t need = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : 2;
+    for (size_t i = 1; i < need; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 1;
+    }
+    return need;
+}
+
+/* C0 controls, DEL and C1 controls (U+0080..U+009F) can move a terminal's cursor. */
+static bool is_control(const unsigned char *s, size_t len)
+{
+    if (len == 1)
+        return s[0] < 0x20 || s[0] == 0x7F || s[0] >= 0x80;
+    return len == 2 && s[0] == 0xC2 && s[1] < 0xA0;
+}
+
+void cli_put_cell(FILE *out, const char *text, int width, int max)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    int cols = 0;
+    while (*s) {
+        size_t len = utf8_len(s);
+        if (max > 0 && cols == max - 1 && s[len]) {
+            fputs("\xE2\x80\xA6", out); /* "…": the cell goes on */
+            cols++;
+            break;
+        }
+        if (is_control(s, len))
+            fputc('?', out);
+        else
+            fwrite(s, 1, len, out);
+        cols++;
+        s += len;
+    }
+    for (; cols < width; cols++)
+        fputc(' ', out);
+}
+
+int cli_put_json(cli_ctx *ctx, char *json)
+{
+    if (!json) {
+        fprintf(ctx->err, "%s: out of memory\n", ctx->program);
+        return CLI_EXIT_FAILURE;
+    }
+    fputs(json, ctx->out);
+    fputc('\n', ctx->out);
+    free(json);
+    return CLI_EXIT_OK;
+}
+
+bool cli_read_file(cli_ctx *ctx, const char *path, char **data, size_t *len)
+{
+    bool is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f) {
+        fprintf(ctx->err, "%s: cannot open %s: %s\n", ctx->program, path, strerror(errno));
+        return false;
+    }
+    size_t cap = 1 << 16, used = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf)
+            break;
+        used += fread(buf + used, 1, cap - used - 1, f);
+        if (used < cap - 1)
+            break;
+        char *grown = realloc(buf, cap * 2);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+        cap *= 2;
+    }
+    bool failed = ferror(f) != 0;
+    if (!is_stdin)
+        fclose(f);
+    if (!buf || failed) {
+        fprintf(ctx->err, "%s: cannot read %s: %s\n", ctx->program, path,
+                buf ? "read error" : "out of memory");
+        free(buf);
+        return false;
+    }
+    buf[used] = '\0';
+    *data = buf;
+    *len = used;
+    return true;
+}
+
+void cli_json_array_sep(cli_ctx *ctx, size_t index)
+{
+    fputs(index == 0 ? "[\n" : ",\n", ctx->out);
+}
+
+void cli_json_array_end(cli_ctx *ctx, size_t count)
+{
+    fputs(count == 0 ? "[]\n" : "\n]\n", ctx->out);
+}
+
+void cli_put_field(cli_ctx *ctx, const char *label, const char *value)
+{
+    if (!value || !*value)
+        return;
+    fprintf(ctx->out, "%-12s ", label);
+    cli_put_cell(ctx->out, value, 0, 0);
+    fputc('\n', ctx->out);
+}
+
+static const char *delete_outcome(store_delete_result r)
+{
+    switch (r) {
+    case STORE_DELETE_REMOVED:
+        return "never synced: removed";
+    case STORE_DELETE_MARKED:
+        return "marked for deletion: the next sync deletes it remotely";
+    case STORE_DELETE_ALREADY:
+    default:
+        return "already marked for deletion";
+    }
+}
+
+int cli_delete_ids(cli_ctx *ctx, cli_delete_fn del, int count, char **ids)
+{
+    store *st = cli_store(ctx);
+    if (!st)
+        return CLI_EXIT_FAILURE;
+    store_delete_result *results = calloc((size_t)count, sizeof *results);
+    if (!results)
+        return cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"});
+    error_info e = {0};
+    error_code rc = store_begin(st, &e);
+    if (rc == ERROR_OK) {
+        for (int i = 0; rc == ERROR_OK && i < count; i++)
+            rc = del(st, ids[i], &results[i], &e);
+        if (rc == ERROR_OK)
+            rc = store_commit(st, &e);
+        else
+            store_rollback(st);
+    }
+    for (int i = 0; rc == ERROR_OK && i < count; i++)
+        fprintf(ctx->out, "%s: %s\n", ids[i], delete_outcome(results[i]));
+    free(results);
+    if (rc == ERROR_OK)
+        return CLI_EXIT_OK;
+    error_prefix(&e, "nothing deleted");
+    return cli_fail(ctx, &e);
+}
+
+void cli_put_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7F)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}

@@ -1,0 +1,297 @@
+/* `rampart creds …`: tunnel credentials in the local cache, and their tokens. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rampart/cli.h"
+#include "rampart/codec.h"
+#include "rampart/validate.h"
+
+enum { PAGE_ROWS = 256 };
+
+static int creds_create(cli_ctx *ctx, const char *path, int argc, char **argv);
+static int creds_list(cli_ctx *ctx, const char *path, int argc, char **argv);
+static int creds_get(cli_ctx *ctx, const char *path, int argc, char **argv);
+static int creds_delete(cli_ctx *ctx, const char *path, int argc, char **argv);
+static int creds_token(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+enum { CMD_CREATE, CMD_LIST, CMD_GET, CMD_DELETE, CMD_TOKEN };
+
+static const cli_command creds_commands[] = {
+    [CMD_CREATE] = {"create", creds_create,
+     "[--description S] [--metadata S] [--acl RULE]... [--owner ID] [--json]",
+     "Queue a new tunnel credential; its token arrives with the sync that creates it.",
+     "Options:\n"
+     "  --description TEXT  who or what will use it (up to 255 bytes); agents can\n"
+     "                      fetch the token by this name\n"
+     "  --metadata TEXT     up to 4096 bytes\n"
+     "  --acl RULE          a bind rule, repeatable: bind:example.com,\n"
+     "                      bind:*.example.com, bind:env=prod, bind:host.example.net:20002,\n"
+     "                      bind:*; or '*' alone (no restriction, like no --acl)\n"
+     "  --owner ID          owner (usr_ID or bot_ID); default: the API key's owner\n"
+     "  --json              print the new credential as JSON\n",
+     0, 0},
+    [CMD_LIST] = {"list", creds_list, "[--filter TEXT] [--json]",
+     "List cached credentials in id order (tokens are never listed).",
+     "Options:\n"
+     "  --filter TEXT   only rows whose id, description, owner or ACL contains TEXT\n"
+     "  --json          a JSON array of API objects (token null) with their \"state\"\n",
+     0, 0},
+    [CMD_GET] = {"get", creds_get, "ID [--json]",
+     "Show one credential (a local_ id works too); the token is not shown.",
+     "Options:\n  --json   the API object (token null) with its \"state\"\n", 1, 1},
+    [CMD_DELETE] = {"delete", creds_delete, "ID...",
+     "Delete credentials: never-synced ones go at once, synced ones at the next sync.",
+     "All ids are checked first: if one is unknown, nothing is deleted.\n", 1, -1},
+    [CMD_TOKEN] = {"token", creds_token, "ID",
+     "Print the credential's token, if this machine holds it.",
+     "The remote API hands a token out once, when the credential is created, so only\n"
+     "the machine whose sync created it holds it. Exit status 3 when it is not held.\n",
+     1, 1},
+};
+
+/* ---- output ---- */
+
+static void put_detail(cli_ctx *ctx, const model_cred *c)
+{
+    cli_put_field(ctx, "id", c->id);
+    cli_put_field(ctx, "state", model_state_name(c->state));
+    cli_put_field(ctx, "error", c->error);
+    cli_put_field(ctx, "description", c->description);
+    cli_put_field(ctx, "metadata", c->metadata);
+    cli_put_field(ctx, "owner", c->owner_id);
+    if (c->acl.count == 0)
+        cli_put_field(ctx, "acl", "(none: no restriction)");
+    for (size_t i = 0; i < c->acl.count; i++)
+        cli_put_field(ctx, i == 0 ? "acl" : "", c->acl.rules[i]);
+    cli_put_field(ctx, "created_at", c->created_at);
+    cli_put_field(ctx, "uri", c->uri);
+}
+
+static int put_cred(cli_ctx *ctx, const model_cred *c, bool json)
+{
+    if (json)
+        return cli_put_json(ctx, codec_cred_encode(c, CODEC_WITH_STATE | CODEC_PRETTY));
+    put_detail(ctx, c);
+    return CLI_EXIT_OK;
+}
+
+/* ACL rules joined by ", " into `out`, cut to fit. */
+static void join_acl(const model_acl *acl, char *out, size_t size)
+{
+    out[0] = '\0';
+    size_t used = 0;
+    for (size_t i = 0; i < acl->count && used + 1 < size; i++) {
+        int n = snprintf(out + used, size - used, "%s%s", i ? ", " : "", acl->rules[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+typedef struct cred_columns {
+    int id, state, owner, description;
+} cred_columns;
+
+static int widest(int w, const char *s) { return (int)strlen(s) > w ? (int)strlen(s) : w; }
+
+static cred_columns measure(const model_cred *rows, size_t count)
+{
+    cred_columns w = {2, 5, 5, 11};
+    for (size_t i = 0; i < count; i++) {
+        w.id = widest(w.id, rows[i].id);
+        w.state = widest(w.state, model_state_name(rows[i].state));
+        w.owner = widest(w.owner, rows[i].owner_id);
+        w.description = widest(w.description, rows[i].description);
+    }
+    if (w.description > 40)
+        w.description = 40;
+    return w;
+}
+
+static void put_row(cli_ctx *ctx, const cred_columns *w, const model_cred *c)
+{
+    char acl[256];
+    join_acl(&c->acl, acl, sizeof acl);
+    fprintf(ctx->out, "%-*s  %-*s  ", w->id, c->id, w->state, model_state_name(c->state));
+    cli_put_cell(ctx->out, c->owner_id, w->owner, 0);
+    fputs("  ", ctx->out);
+    cli_put_cell(ctx->out, c->description, w->description, w->description);
+    fputs("  ", ctx->out);
+    cli_put_cell(ctx->out, acl[0] ? acl : "-", 0, 60);
+    fputc('\n', ctx->out);
+}
+
+/* ---- create ---- */
+
+static error_code fill_cred(model_cred *cred, const char *desc, const char *meta,
+                            const char *owner, const cli_list *acl, error_info *err)
+{
+    if (validate_description(desc, err) != ERROR_OK || validate_metadata(meta, err) != ERROR_OK)
+        return ERROR_INVALID;
+    if (owner && validate_owner_id(owner, err) != ERROR_OK)
+        return ERROR_INVALID;
+    model_copy_text(cred->description, sizeof cred->description, desc);
+    model_copy_text(cred->metadata, sizeof cred->metadata, meta);
+    model_copy_text(cred->owner_id, sizeof cred->owner_id, owner ? owner : "");
+    for (size_t i = 0; i < acl->count; i++) {
+        if (model_acl_add(&cred->acl, acl->items[i], err) != ERROR_OK)
+            return ERROR_NOMEM;
+    }
+    cred->state = MODEL_STATE_NEW;
+    return validate_cred(cred, err);
+}
+
+static int creds_create(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    const char *desc = "", *meta = "", *owner = NULL;
+    cli_list acl = {0};
+    bool json = false;
+    const cli_opt opts[] = {
+        {"description", CLI_OPT_STRING, &desc}, {"metadata", CLI_OPT_STRING, &meta},
+        {"owner", CLI_OPT_STRING, &owner},      {"acl", CLI_OPT_LIST, &acl},
+        {"json", CLI_OPT_FLAG, &json},
+    };
+    int first, rc;
+    if (!cli_parse(ctx, path, &creds_commands[CMD_CREATE], opts, sizeof opts / sizeof opts[0],
+                   argc, argv, &first, &rc))
+        return rc;
+    model_cred cred = {0};
+    error_info e = {0};
+    store *st = NULL;
+    if (fill_cred(&cred, desc, meta, owner, &acl, &e) != ERROR_OK) {
+        rc = cli_fail(ctx, &e);
+    } else if (!(st = cli_store(ctx))) {
+        rc = CLI_EXIT_FAILURE;
+    } else if (store_cred_insert(st, &cred, &e) != ERROR_OK) {
+        rc = cli_fail(ctx, &e);
+    } else if (json) {
+        rc = put_cred(ctx, &cred, true);
+    } else {
+        fprintf(ctx->out,
+                "created credential %s, queued for the next sync (its token arrives then: "
+                "%s creds token %s)\n",
+                cred.id, ctx->program, cred.id);
+        rc = CLI_EXIT_OK;
+    }
+    model_cred_clear(&cred);
+    return rc;
+}
+
+/* ---- list ---- */
+
+static void emit_page(cli_ctx *ctx, bool json, const model_cred *rows, size_t count,
+                      size_t seen, cred_columns *w)
+{
+    if (!json && seen == 0) {
+        *w = measure(rows, count);
+        fprintf(ctx->out, "%-*s  %-*s  %-*s  %-*s  %s\n", w->id, "ID", w->state, "STATE",
+                w->owner, "OWNER", w->description, "DESCRIPTION", "ACL");
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (!json) {
+            put_row(ctx, w, &rows[i]);
+            continue;
+        }
+        char *text = codec_cred_encode(&rows[i], CODEC_WITH_STATE);
+        cli_json_array_sep(ctx, seen + i);
+        fputs(text ? text : "null", ctx->out);
+        free(text);
+    }
+}
+
+static void clear_rows(model_cred *rows, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        model_cred_clear(&rows[i]);
+}
+
+static int creds_list(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    store_query q = {0};
+    bool json = false;
+    const cli_opt opts[] = {{"filter", CLI_OPT_STRING, &q.filter}, {"json", CLI_OPT_FLAG, &json}};
+    int first, rc;
+    if (!cli_parse(ctx, path, &creds_commands[CMD_LIST], opts, 2, argc, argv, &first, &rc))
+        return rc;
+    store *st = cli_store(ctx);
+    model_cred *rows = st ? calloc(PAGE_ROWS, sizeof *rows) : NULL;
+    if (!rows)
+        return st ? cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"})
+                  : CLI_EXIT_FAILURE;
+    char cursor[MODEL_ID_MAX + 1] = "";
+    size_t count = 0, seen = 0;
+    cred_columns w = {0};
+    error_info e = {0};
+    error_code status;
+    do {
+        status = store_cred_page(st, &q, cursor, STORE_FORWARD, PAGE_ROWS, rows, &count, &e);
+        if (status != ERROR_OK || count == 0)
+            break;
+        emit_page(ctx, json, rows, count, seen, &w);
+        seen += count;
+        memcpy(cursor, rows[count - 1].id, sizeof cursor);
+        clear_rows(rows, count);
+    } while (count == PAGE_ROWS);
+    free(rows);
+    if (status != ERROR_OK)
+        return cli_fail(ctx, &e);
+    if (json)
+        cli_json_array_end(ctx, seen);
+    else if (seen == 0)
+        fprintf(ctx->err, "no credentials%s\n", q.filter ? " match" : " in the cache");
+    return CLI_EXIT_OK;
+}
+
+/* ---- get / delete / token ---- */
+
+static int creds_get(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    bool json = false;
+    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &json}};
+    int first, rc;
+    if (!cli_parse(ctx, path, &creds_commands[CMD_GET], opts, 1, argc, argv, &first, &rc))
+        return rc;
+    store *st = cli_store(ctx);
+    if (!st)
+        return CLI_EXIT_FAILURE;
+    model_cred cred = {0};
+    error_info e = {0};
+    if (store_cred_get(st, argv[first], &cred, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    rc = put_cred(ctx, &cred, json);
+    model_cred_clear(&cred);
+    return rc;
+}
+
+static int creds_delete(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    int first, rc;
+    if (!cli_parse(ctx, path, &creds_commands[CMD_DELETE], NULL, 0, argc, argv, &first, &rc))
+        return rc;
+    return cli_delete_ids(ctx, store_cred_delete, argc - first, argv + first);
+}
+
+static int creds_token(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    int first, rc;
+    if (!cli_parse(ctx, path, &creds_commands[CMD_TOKEN], NULL, 0, argc, argv, &first, &rc))
+        return rc;
+    store *st = cli_store(ctx);
+    if (!st)
+        return CLI_EXIT_FAILURE;
+    char *token = NULL;
+    error_info e = {0};
+    if (store_token_get(st, argv[first], &token, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    fprintf(ctx->out, "%s\n", token);
+    fflush(ctx->out);
+    model_wipe(token, strlen(token));
+    free(token);
+    return CLI_EXIT_OK;
+}
+
+int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return cli_dispatch(ctx, path, creds_commands,
+                        sizeof creds_commands / sizeof creds_commands[0], argc, argv);
+}

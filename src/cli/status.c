@@ -1,0 +1,119 @@
+/* `rampart status`: what is cached, in which sync state, and where things live. */
+#include <string.h>
+
+#include "rampart/cli.h"
+
+static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+static const cli_command status_command = {
+    "status", status_run, "[--json]",
+    "Counts of rules and credentials per sync state, and where data and settings live.",
+    "Options:\n  --json   the same as one JSON object\n", 0, 0};
+
+typedef struct status_counts {
+    size_t rules[MODEL_STATE_COUNT];
+    size_t creds[MODEL_STATE_COUNT];
+    size_t rules_total, creds_total;
+} status_counts;
+
+static error_code gather(store *st, status_counts *c, error_info *e)
+{
+    memset(c, 0, sizeof *c);
+    if (store_rule_state_counts(st, c->rules, e) != ERROR_OK ||
+        store_cred_state_counts(st, c->creds, e) != ERROR_OK)
+        return e->code;
+    for (int s = 0; s < MODEL_STATE_COUNT; s++) {
+        c->rules_total += c->rules[s];
+        c->creds_total += c->creds[s];
+    }
+    return ERROR_OK;
+}
+
+static void put_remote(cli_ctx *ctx)
+{
+    const config *cfg = &ctx->cfg;
+    if (!config_remote_configured(cfg)) {
+        fprintf(ctx->out,
+                "remote          not configured: set RAMPART_API_URL and RAMPART_API_KEY "
+                "(or api_url and api_key in the config file); changes stay queued\n");
+        return;
+    }
+    fputs("remote          ", ctx->out);
+    cli_put_cell(ctx->out, config_get(cfg, CONFIG_API_URL), 0, 0);
+    fprintf(ctx->out, " (API key from %s)\n",
+            config_source_name(cfg->sources[CONFIG_API_KEY]));
+}
+
+static void put_human(cli_ctx *ctx, const status_counts *c)
+{
+    const config *cfg = &ctx->cfg;
+    fputs("database        ", ctx->out);
+    cli_put_cell(ctx->out, config_get(cfg, CONFIG_DB), 0, 0);
+    fputs("\nconfig file     ", ctx->out);
+    cli_put_cell(ctx->out, cfg->config_path, 0, 0);
+    fputs(cfg->config_file_found ? "\n" : " (none)\n", ctx->out);
+    put_remote(ctx);
+    fprintf(ctx->out, "version header  %s\n\n", config_get(cfg, CONFIG_VERSION_HEADER));
+    fprintf(ctx->out, "%-16s %10s %12s\n", "STATE", "RULES", "CREDENTIALS");
+    for (int s = 0; s < MODEL_STATE_COUNT; s++) {
+        if (c->rules[s] || c->creds[s] || s == MODEL_STATE_SYNCED)
+            fprintf(ctx->out, "%-16s %10zu %12zu\n", model_state_name((model_state)s),
+                    c->rules[s], c->creds[s]);
+    }
+    fprintf(ctx->out, "%-16s %10zu %12zu\n", "total", c->rules_total, c->creds_total);
+}
+
+static void put_counts_json(cli_ctx *ctx, const size_t counts[MODEL_STATE_COUNT],
+                            size_t total)
+{
+    fputc('{', ctx->out);
+    for (int s = 0; s < MODEL_STATE_COUNT; s++)
+        fprintf(ctx->out, "\"%s\": %zu, ", model_state_name((model_state)s), counts[s]);
+    fprintf(ctx->out, "\"total\": %zu}", total);
+}
+
+static void put_json(cli_ctx *ctx, const status_counts *c)
+{
+    const config *cfg = &ctx->cfg;
+    fprintf(ctx->out, "{\"version\": \"%s\", \"database\": ", RAMPART_VERSION);
+    cli_put_json_string(ctx->out, config_get(cfg, CONFIG_DB));
+    fputs(", \"config_file\": ", ctx->out);
+    cli_put_json_string(ctx->out, cfg->config_path);
+    fprintf(ctx->out, ", \"config_file_found\": %s, \"remote_configured\": %s, \"api_url\": ",
+            cfg->config_file_found ? "true" : "false",
+            config_remote_configured(cfg) ? "true" : "false");
+    cli_put_json_string(ctx->out, config_get(cfg, CONFIG_API_URL));
+    fputs(", \"version_header\": ", ctx->out);
+    cli_put_json_string(ctx->out, config_get(cfg, CONFIG_VERSION_HEADER));
+    fputs(", \"rules\": ", ctx->out);
+    put_counts_json(ctx, c->rules, c->rules_total);
+    fputs(", \"credentials\": ", ctx->out);
+    put_counts_json(ctx, c->creds, c->creds_total);
+    fputs("}\n", ctx->out);
+}
+
+static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    bool json = false;
+    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &json}};
+    int first, rc;
+    if (!cli_parse(ctx, path, &status_command, opts, 1, argc, argv, &first, &rc))
+        return rc;
+    store *st = cli_store(ctx);
+    if (!st)
+        return CLI_EXIT_FAILURE;
+    status_counts counts;
+    error_info e = {0};
+    if (gather(st, &counts, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    if (json)
+        put_json(ctx, &counts);
+    else
+        put_human(ctx, &counts);
+    return CLI_EXIT_OK;
+}
+
+int cli_status(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return status_run(ctx, path, argc, argv);
+}

@@ -1,0 +1,325 @@
+#include "rampart/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rampart/model.h"
+
+/* One row per setting: file key, environment variable, default value. */
+static const struct {
+    const char *file_key;
+    const char *env;
+    const char *fallback;
+} settings[CONFIG_KEY_COUNT] = {
+    [CONFIG_DB] = {"db", "RAMPART_DB", ""},
+    [CONFIG_API_URL] = {"api_url", "RAMPART_API_URL", ""},
+    [CONFIG_API_KEY] = {"api_key", "RAMPART_API_KEY", ""},
+    [CONFIG_VERSION_HEADER] = {"version_header", "RAMPART_VERSION_HEADER", "Service-Version"},
+    [CONFIG_RATE] = {"rate", "RAMPART_RATE", "120"},
+};
+
+/* Biggest config file read: a hand-written settings file is a few hundred bytes. */
+enum { CONFIG_FILE_MAX = 64 * 1024, RATE_MAX = 100000 };
+
+const char *config_key_name(config_key key) { return settings[key].file_key; }
+const char *config_env_name(config_key key) { return settings[key].env; }
+
+const char *config_source_name(config_source source)
+{
+    static const char *const names[] = {
+        [CONFIG_SRC_DEFAULT] = "default",
+        [CONFIG_SRC_FILE] = "config file",
+        [CONFIG_SRC_ENV] = "environment",
+        [CONFIG_SRC_FLAG] = "flag",
+    };
+    return names[source];
+}
+
+const char *config_get(const config *cfg, config_key key) { return cfg->values[key]; }
+
+bool config_remote_configured(const config *cfg)
+{
+    return cfg->values[CONFIG_API_URL][0] && cfg->values[CONFIG_API_KEY][0];
+}
+
+void config_clear(config *cfg)
+{
+    model_wipe(cfg->values[CONFIG_API_KEY], sizeof cfg->values[CONFIG_API_KEY]);
+}
+
+static error_code check_rate(const char *value, error_info *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(value, &end, 10);
+    if (!*value || *end || errno || n < 0 || n > RATE_MAX || !isdigit((unsigned char)*value))
+        return error_set(err, ERROR_INVALID,
+                         "rate must be a whole number of requests per minute from 0 "
+                         "(unpaced) to %d, not '%.40s'",
+                         RATE_MAX, value);
+    return ERROR_OK;
+}
+
+static error_code check_url(const char *value, error_info *err)
+{
+    if (!*value || strncmp(value, "http://", 7) == 0 || strncmp(value, "https://", 8) == 0)
+        return ERROR_OK;
+    return error_set(err, ERROR_INVALID,
+                     "api_url must start with https:// (or http:// for a local test server), "
+                     "not '%.60s'",
+                     value);
+}
+
+static error_code check_value(config_key key, const char *value, error_info *err)
+{
+    if (key == CONFIG_RATE)
+        return check_rate(value, err);
+    if (key == CONFIG_API_URL)
+        return check_url(value, err);
+    if (key == CONFIG_VERSION_HEADER) {
+        if (!*value)
+            return error_set(err, ERROR_INVALID, "version_header must not be empty");
+        /* An HTTP header name is a token: no spaces, colons or controls. */
+        for (const char *p = value; *p; p++) {
+            if (!isalnum((unsigned char)*p) && !strchr("!#$%&'*+-.^_`|~", *p))
+                return error_set(err, ERROR_INVALID,
+                                 "version_header '%.60s' is not a valid HTTP header name",
+                                 value);
+        }
+    }
+    return ERROR_OK;
+}
+
+error_code config_set(config *cfg, config_key key, const char *value,
+                      config_source source, error_info *err)
+{
+    if (key == CONFIG_API_KEY && source == CONFIG_SRC_FLAG)
+        return error_set(err, ERROR_CONFIG,
+                         "the API key is never taken from the command line (every user "
+                         "can read it there): set RAMPART_API_KEY or api_key in the "
+                         "config file");
+    if (check_value(key, value, err) != ERROR_OK)
+        return ERROR_INVALID;
+    if (!model_copy_text(cfg->values[key], sizeof cfg->values[key], value))
+        return error_set(err, ERROR_INVALID, "%s is longer than %zu bytes",
+                         settings[key].file_key, sizeof cfg->values[key] - 1);
+    cfg->sources[key] = source;
+    return ERROR_OK;
+}
+
+static const char *env(config_getenv_fn fn, void *ctx, const char *name)
+{
+    const char *v = fn ? fn(ctx, name) : NULL;
+    return v && *v ? v : NULL;
+}
+
+/* $XDG_<kind>_HOME/rampart/<leaf>, or ~/<fallback>/rampart/<leaf>. */
+static error_code xdg_path(config_getenv_fn fn, void *ctx, const char *xdg_var,
+                           const char *home_fallback, const char *leaf, char *out,
+                           size_t size, error_info *err)
+{
+    const char *base = env(fn, ctx, xdg_var);
+    const char *home = env(fn, ctx, "HOME");
+    int n;
+    if (base && base[0] == '/')
+        n = snprintf(out, size, "%s/rampart/%s", base, leaf);
+    else if (home)
+        n = snprintf(out, size, "%s/%s/rampart/%s", home, home_fallback, leaf);
+    else
+        return error_set(err, ERROR_CONFIG,
+                         "neither %s nor HOME is set: set RAMPART_DB to choose where the "
+                         "database lives",
+                         xdg_var);
+    if (n < 0 || (size_t)n >= size)
+        return error_set(err, ERROR_CONFIG, "%s path is too long", leaf);
+    return ERROR_OK;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t len = strlen(s);
+    while (len && isspace((unsigned char)s[len - 1]))
+        s[--len] = '\0';
+    return s;
+}
+
+static bool lookup_key(const char *name, config_key *out)
+{
+    for (int k = 0; k < CONFIG_KEY_COUNT; k++) {
+        if (strcmp(name, settings[k].file_key) == 0) {
+            *out = (config_key)k;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Strip one pair of double quotes around a value. */
+static error_code unquote(char **value, const char *path, int line, error_info *err)
+{
+    char *v = *value;
+    size_t len = strlen(v);
+    if (v[0] != '"')
+        return ERROR_OK;
+    if (len < 2 || v[len - 1] != '"')
+        return error_set(err, ERROR_FORMAT, "%s:%d: unterminated quoted value", path, line);
+    v[len - 1] = '\0';
+    *value = v + 1;
+    return ERROR_OK;
+}
+
+static error_code parse_line(config *cfg, char *text, const char *path, int line,
+                             error_info *err)
+{
+    char *s = trim(text);
+    if (!*s || *s == '#')
+        return ERROR_OK;
+    char *eq = strchr(s, '=');
+    if (!eq)
+        return error_set(err, ERROR_FORMAT, "%s:%d: expected 'key = value'", path, line);
+    *eq = '\0';
+    char *name = trim(s);
+    char *value = trim(eq + 1);
+    config_key key;
+    if (!lookup_key(name, &key))
+        return error_set(err, ERROR_FORMAT,
+                         "%s:%d: unknown setting '%.40s' (known: db, api_url, api_key, "
+                         "version_header, rate)",
+                         path, line, name);
+    if (unquote(&value, path, line, err) != ERROR_OK)
+        return ERROR_FORMAT;
+    if (config_set(cfg, key, value, CONFIG_SRC_FILE, err) != ERROR_OK)
+        return error_prefix(err, "%s:%d", path, line);
+    return ERROR_OK;
+}
+
+static error_code check_file_safety(int fd, const config *cfg, error_info *err)
+{
+    struct stat sb;
+    if (fstat(fd, &sb) != 0)
+        return error_set(err, ERROR_IO, "cannot stat %s: %s", cfg->config_path,
+                         strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return error_set(err, ERROR_CONFIG, "%s is not a regular file", cfg->config_path);
+    if (!cfg->values[CONFIG_API_KEY][0] || cfg->sources[CONFIG_API_KEY] != CONFIG_SRC_FILE)
+        return ERROR_OK;
+    if (sb.st_uid != geteuid())
+        return error_set(err, ERROR_CONFIG,
+                         "%s holds api_key but belongs to another user (uid %u): refusing "
+                         "to use it",
+                         cfg->config_path, (unsigned)sb.st_uid);
+    if (sb.st_mode & (S_IRWXG | S_IRWXO))
+        return error_set(err, ERROR_CONFIG,
+                         "%s holds api_key and other users can access it (mode %04o): "
+                         "run 'chmod 600 %s'",
+                         cfg->config_path, (unsigned)(sb.st_mode & 07777), cfg->config_path);
+    return ERROR_OK;
+}
+
+static error_code read_all(int fd, char *buf, size_t cap, size_t *len, const char *path,
+                           error_info *err)
+{
+    size_t used = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + used, cap - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return error_set(err, ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+        if (n == 0)
+            break;
+        used += (size_t)n;
+        if (used == cap)
+            return error_set(err, ERROR_FORMAT, "%s is larger than %zu bytes", path,
+                             cap - 1);
+    }
+    buf[used] = '\0';
+    *len = used;
+    return ERROR_OK;
+}
+
+static error_code parse_text(config *cfg, char *text, size_t len, error_info *err)
+{
+    if (strlen(text) != len)
+        return error_set(err, ERROR_FORMAT, "%s contains a NUL byte", cfg->config_path);
+    int line = 1;
+    for (char *s = text; s && *s; line++) {
+        char *nl = strchr(s, '\n');
+        if (nl)
+            *nl = '\0';
+        if (parse_line(cfg, s, cfg->config_path, line, err) != ERROR_OK)
+            return err ? err->code : ERROR_FORMAT;
+        s = nl ? nl + 1 : NULL;
+    }
+    return ERROR_OK;
+}
+
+static error_code load_file(config *cfg, bool must_exist, error_info *err)
+{
+    int fd = open(cfg->config_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 && errno == ENOENT && !must_exist)
+        return ERROR_OK;
+    if (fd < 0)
+        return error_set(err, ERROR_IO, "cannot open %s: %s", cfg->config_path,
+                         strerror(errno));
+    cfg->config_file_found = true;
+    char *text = malloc(CONFIG_FILE_MAX);
+    if (!text) {
+        close(fd);
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    }
+    size_t len = 0;
+    error_code rc = read_all(fd, text, CONFIG_FILE_MAX, &len, cfg->config_path, err);
+    if (rc == ERROR_OK)
+        rc = parse_text(cfg, text, len, err);
+    if (rc == ERROR_OK)
+        rc = check_file_safety(fd, cfg, err);
+    model_wipe(text, CONFIG_FILE_MAX);
+    free(text);
+    close(fd);
+    return rc;
+}
+
+static error_code apply_env(config *cfg, config_getenv_fn fn, void *ctx, error_info *err)
+{
+    for (int k = 0; k < CONFIG_KEY_COUNT; k++) {
+        const char *v = env(fn, ctx, settings[k].env);
+        if (v && config_set(cfg, (config_key)k, v, CONFIG_SRC_ENV, err) != ERROR_OK)
+            return error_prefix(err, "%s", settings[k].env);
+    }
+    return ERROR_OK;
+}
+
+error_code config_load(config *cfg, config_getenv_fn getenv_fn, void *ctx,
+                       error_info *err)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (int k = 0; k < CONFIG_KEY_COUNT; k++)
+        model_copy_text(cfg->values[k], sizeof cfg->values[k], settings[k].fallback);
+
+    const char *explicit_path = env(getenv_fn, ctx, "RAMPART_CONFIG");
+    if (explicit_path) {
+        if (!model_copy_text(cfg->config_path, sizeof cfg->config_path, explicit_path))
+            return error_set(err, ERROR_CONFIG, "RAMPART_CONFIG path is too long");
+    } else if (xdg_path(getenv_fn, ctx, "XDG_CONFIG_HOME", ".config", "config",
+                        cfg->config_path, sizeof cfg->config_path, err) != ERROR_OK) {
+        return ERROR_CONFIG;
+    }
+    if (load_file(cfg, explicit_path != NULL, err) != ERROR_OK)
+        return err ? err->code : ERROR_CONFIG;
+    if (apply_env(cfg, getenv_fn, ctx, err) != ERROR_OK)
+        return err ? err->code : ERROR_INVALID;
+    if (!cfg->values[CONFIG_DB][0] &&
+        xdg_path(getenv_fn, ctx, "XDG_DATA_HOME", ".local/share", "rampart.db",
+                 cfg->values[CONFIG_DB], sizeof cfg->values[CONFIG_DB], err) != ERROR_OK)
+        return ERROR_CONFIG;
+    return ERROR_OK;
+}

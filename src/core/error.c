@@ -1,0 +1,80 @@
+#include "rampart/error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Cut at a UTF-8 boundary so a truncated message never ends in half a character. */
+static void trim_partial_utf8(char *s)
+{
+    size_t len = strlen(s);
+    size_t i = len;
+    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i == 0)
+        return;
+    unsigned char lead = (unsigned char)s[i - 1];
+    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (len - (i - 1) < need)
+        s[i - 1] = '\0';
+}
+
+error_code error_vset(error_info *err, error_code code, const char *fmt, va_list ap)
+{
+    if (!err)
+        return code;
+    err->code = code;
+    int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    if (n >= (int)sizeof err->msg)
+        trim_partial_utf8(err->msg);
+    return code;
+}
+
+error_code error_set(error_info *err, error_code code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    error_vset(err, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+error_code error_prefix(error_info *err, const char *fmt, ...)
+{
+    if (!err)
+        return ERROR_OK;
+    char prefix[ERROR_MSG_MAX];
+    char old[ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->msg, sizeof old);
+    return error_set(err, err->code, "%s: %s", prefix, old);
+}
+
+void error_clear(error_info *err)
+{
+    if (!err)
+        return;
+    err->code = ERROR_OK;
+    err->msg[0] = '\0';
+}
+
+const char *error_code_name(error_code code)
+{
+    static const char *const names[] = {
+        [ERROR_OK] = "ok",
+        [ERROR_INVALID] = "invalid",
+        [ERROR_CONFLICT] = "conflict",
+        [ERROR_NOT_FOUND] = "not_found",
+        [ERROR_STATE] = "state",
+        [ERROR_UNAVAILABLE] = "unavailable",
+        [ERROR_FORMAT] = "format",
+        [ERROR_CONFIG] = "config",
+        [ERROR_IO] = "io",
+        [ERROR_NOMEM] = "nomem",
+    };
+    if ((unsigned)code >= sizeof names / sizeof names[0] || !names[code])
+        return "unknown";
+    return names[code];
+}

@@ -1,0 +1,146 @@
+#include "rampart/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const action_names[] = {
+    [MODEL_ACTION_ALLOW] = "allow",
+    [MODEL_ACTION_DENY] = "deny",
+};
+
+static const char *const state_names[MODEL_STATE_COUNT] = {
+    [MODEL_STATE_NEW] = "new",
+    [MODEL_STATE_CREATING] = "creating",
+    [MODEL_STATE_SYNCED] = "synced",
+    [MODEL_STATE_DELETING] = "deleting",
+    [MODEL_STATE_FAILED] = "failed",
+    [MODEL_STATE_UNKNOWN] = "unknown",
+    [MODEL_STATE_ORPHANED] = "orphaned",
+    [MODEL_STATE_REMOTE_DELETED] = "remote_deleted",
+};
+
+const char *model_action_name(model_action action)
+{
+    return action == MODEL_ACTION_DENY ? action_names[MODEL_ACTION_DENY]
+                                       : action_names[MODEL_ACTION_ALLOW];
+}
+
+bool model_action_parse(const char *text, model_action *out)
+{
+    for (size_t i = 0; i < sizeof action_names / sizeof action_names[0]; i++) {
+        if (text && strcmp(text, action_names[i]) == 0) {
+            *out = (model_action)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *model_state_name(model_state state)
+{
+    if ((unsigned)state >= MODEL_STATE_COUNT)
+        return "invalid";
+    return state_names[state];
+}
+
+bool model_state_parse(const char *text, model_state *out)
+{
+    for (size_t i = 0; i < MODEL_STATE_COUNT; i++) {
+        if (text && strcmp(text, state_names[i]) == 0) {
+            *out = (model_state)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool model_copy_text(char *dst, size_t size, const char *src)
+{
+    if (size == 0)
+        return false;
+    size_t len = src ? strlen(src) : 0;
+    if (len < size) {
+        memcpy(dst, src ? src : "", len + 1);
+        return true;
+    }
+    size_t cut = size - 1;
+    /* Back off to the start of a UTF-8 sequence so the prefix stays whole. */
+    while (cut > 0 && ((unsigned char)src[cut] & 0xC0) == 0x80)
+        cut--;
+    memcpy(dst, src, cut);
+    dst[cut] = '\0';
+    return false;
+}
+
+error_code model_acl_add(model_acl *acl, const char *rule, error_info *err)
+{
+    char *copy = strdup(rule ? rule : "");
+    if (!copy)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    char **grown = realloc(acl->rules, (acl->count + 1) * sizeof *grown);
+    if (!grown) {
+        free(copy);
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    }
+    grown[acl->count++] = copy;
+    acl->rules = grown;
+    return ERROR_OK;
+}
+
+void model_wipe(void *buf, size_t len)
+{
+    volatile unsigned char *p = buf;
+    while (len--)
+        *p++ = 0;
+}
+
+static void free_secret(char *s)
+{
+    if (!s)
+        return;
+    model_wipe(s, strlen(s));
+    free(s);
+}
+
+error_code model_cred_set_token(model_cred *cred, const char *token, error_info *err)
+{
+    char *copy = NULL;
+    if (token) {
+        copy = strdup(token);
+        if (!copy)
+            return error_set(err, ERROR_NOMEM, "out of memory");
+    }
+    free_secret(cred->token);
+    cred->token = copy;
+    return ERROR_OK;
+}
+
+error_code model_cred_copy(model_cred *dst, const model_cred *src, error_info *err)
+{
+    *dst = *src;
+    dst->acl.count = 0;
+    dst->acl.rules = NULL;
+    dst->token = NULL;
+    for (size_t i = 0; i < src->acl.count; i++) {
+        if (model_acl_add(&dst->acl, src->acl.rules[i], err) != ERROR_OK) {
+            model_cred_clear(dst);
+            return ERROR_NOMEM;
+        }
+    }
+    if (model_cred_set_token(dst, src->token, err) != ERROR_OK) {
+        model_cred_clear(dst);
+        return ERROR_NOMEM;
+    }
+    return ERROR_OK;
+}
+
+void model_cred_clear(model_cred *cred)
+{
+    if (!cred)
+        return;
+    for (size_t i = 0; i < cred->acl.count; i++)
+        free(cred->acl.rules[i]);
+    free(cred->acl.rules);
+    free_secret(cred->token);
+    memset(cred, 0, sizeof *cred);
+}

@@ -1,0 +1,126 @@
+/* rampart: argv -> the command table. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "rampart/cli.h"
+
+static int show_version(cli_ctx *ctx, const char *path, int argc, char **argv);
+static int show_help(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+static const cli_command commands[] = {
+    {"rules", cli_rules, "COMMAND", "IP policy rules: create, list, get, delete, import, export",
+     NULL, 0, -1},
+    {"creds", cli_creds, "COMMAND", "tunnel credentials: create, list, get, delete, token",
+     NULL, 0, -1},
+    {"status", cli_status, "[--json]", "what is cached, per sync state; where data lives",
+     NULL, 0, 0},
+    {"help", show_help, "", "this overview", NULL, 0, 0},
+    {"version", show_version, "", "print the version", NULL, 0, 0},
+};
+
+enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
+
+void cli_print_main_help(cli_ctx *ctx)
+{
+    fprintf(ctx->out,
+            "usage: %s [--db PATH] COMMAND [ARGS]\n\n"
+            "rampart keeps IP policy rules and tunnel credentials of a remote management\n"
+            "API in a local cache: browse and edit offline, changes are queued for sync.\n\n"
+            "Commands:\n",
+            ctx->program);
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        fprintf(ctx->out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(ctx->out,
+            "\nEnvironment: RAMPART_DB, RAMPART_API_URL, RAMPART_API_KEY,\n"
+            "RAMPART_VERSION_HEADER, RAMPART_RATE, RAMPART_CONFIG (see rampart(1)).\n"
+            "Exit status: 0 ok, 1 failure, 2 bad usage or input, 3 not found.\n"
+            "Run '%s COMMAND --help' for more.\n",
+            ctx->program);
+}
+
+static int show_version(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    (void)path, (void)argc, (void)argv;
+    fprintf(ctx->out, "rampart %s\n", RAMPART_VERSION);
+    return CLI_EXIT_OK;
+}
+
+static int show_help(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    (void)path, (void)argc, (void)argv;
+    cli_print_main_help(ctx);
+    return CLI_EXIT_OK;
+}
+
+/* No command: until the console exists, the status and the overview. */
+static int default_view(cli_ctx *ctx)
+{
+    char *argv[] = {"status", NULL};
+    int rc = cli_status(ctx, "status", 1, argv);
+    fputc('\n', ctx->out);
+    cli_print_main_help(ctx);
+    return rc;
+}
+
+static const char *env_lookup(void *unused, const char *name)
+{
+    (void)unused;
+    return getenv(name);
+}
+
+/* Secrets live in this process's memory: no core dumps, no ptrace by others. */
+static void harden_process(void)
+{
+    umask(077);
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+/* Global options before the command: --db PATH, --version, --help. */
+static int run(cli_ctx *ctx, int argc, char **argv)
+{
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--version") == 0)
+            return show_version(ctx, "", 0, NULL);
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return show_help(ctx, "", 0, NULL);
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
+            error_info e = {0};
+            if (config_set(&ctx->cfg, CONFIG_DB, argv[++i], CONFIG_SRC_FLAG, &e) != ERROR_OK)
+                return cli_fail(ctx, &e);
+            continue;
+        }
+        return cli_usage_error(ctx, "rampart", "unknown option '%s' (see 'rampart --help')",
+                               argv[i]);
+    }
+    if (i == argc)
+        return default_view(ctx);
+    for (size_t c = 0; c < COMMAND_COUNT; c++) {
+        if (strcmp(argv[i], commands[c].name) == 0)
+            return commands[c].run(ctx, commands[c].name, argc - i, argv + i);
+    }
+    return cli_usage_error(ctx, "rampart", "unknown command '%s' (see 'rampart --help')",
+                           argv[i]);
+}
+
+int main(int argc, char **argv)
+{
+    harden_process();
+    cli_ctx ctx = {.out = stdout, .err = stderr, .program = "rampart"};
+    error_info e = {0};
+    int rc;
+    if (config_load(&ctx.cfg, env_lookup, NULL, &e) != ERROR_OK)
+        rc = cli_fail(&ctx, &e);
+    else
+        rc = run(&ctx, argc, argv);
+    store_close(ctx.st);
+    config_clear(&ctx.cfg);
+    if (fflush(stdout) != 0 && rc == CLI_EXIT_OK)
+        rc = CLI_EXIT_FAILURE;
+    return rc;
+}
