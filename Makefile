@@ -50,9 +50,8 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
-E2E       := $(sort $(wildcard tests/e2e/*.sh))
 
-.PHONY: all run test test-unit test-e2e bench install uninstall clean deps deps-check help
+.PHONY: all run test bench install uninstall clean deps deps-check help
 
 all: $(BIN)
 
@@ -91,13 +90,7 @@ run: deps-check
 
 test: deps-check
 	@$(MAKE) --no-print-directory all $(UNIT_BIN)
-	@$(MAKE) --no-print-directory test-unit test-e2e
-
-test-unit: $(UNIT_BIN)
-	@sh tests/run-unit.sh $(UNIT_BIN)
-
-test-e2e: $(BIN)
-	@RAMPART=$(abspath $(BIN)) sh tests/run-e2e.sh $(E2E)
+	@sh tests/run.sh $(BUILD)
 
 bench: deps-check
 	@$(MAKE) --no-print-directory SAN= BUILD=build $(BENCH_SRC:tests/bench/%.c=build/bench/%) build/rampart

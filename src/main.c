@@ -10,6 +10,12 @@
 static int show_version(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int show_help(cli_ctx *ctx, const char *path, int argc, char **argv);
 
+/* Commands that work even when the configuration is broken, to help fix it. */
+static bool needs_config(const cli_command *cmd)
+{
+    return cmd->run != show_help && cmd->run != show_version;
+}
+
 static const cli_command commands[] = {
     {"rules", cli_rules, "COMMAND", "IP policy rules: create, list, get, delete, import, export",
      NULL, 0, -1},
@@ -95,14 +101,22 @@ static int run(cli_ctx *ctx, int argc, char **argv)
                 return cli_fail(ctx, &e);
             continue;
         }
+        if (strncmp(argv[i], "--api-key", 9) == 0) {
+            error_info e = {0};
+            config_set(&ctx->cfg, CONFIG_API_KEY, "", CONFIG_SRC_FLAG, &e);
+            return cli_fail(ctx, &e);
+        }
         return cli_usage_error(ctx, "rampart", "unknown option '%s' (see 'rampart --help')",
                                argv[i]);
     }
     if (i == argc)
-        return default_view(ctx);
+        return ctx->config_error.code ? cli_fail(ctx, &ctx->config_error) : default_view(ctx);
     for (size_t c = 0; c < COMMAND_COUNT; c++) {
-        if (strcmp(argv[i], commands[c].name) == 0)
-            return commands[c].run(ctx, commands[c].name, argc - i, argv + i);
+        if (strcmp(argv[i], commands[c].name) != 0)
+            continue;
+        if (ctx->config_error.code && needs_config(&commands[c]))
+            return cli_fail(ctx, &ctx->config_error);
+        return commands[c].run(ctx, commands[c].name, argc - i, argv + i);
     }
     return cli_usage_error(ctx, "rampart", "unknown command '%s' (see 'rampart --help')",
                            argv[i]);
@@ -112,12 +126,8 @@ int main(int argc, char **argv)
 {
     harden_process();
     cli_ctx ctx = {.out = stdout, .err = stderr, .program = "rampart"};
-    error_info e = {0};
-    int rc;
-    if (config_load(&ctx.cfg, env_lookup, NULL, &e) != ERROR_OK)
-        rc = cli_fail(&ctx, &e);
-    else
-        rc = run(&ctx, argc, argv);
+    config_load(&ctx.cfg, env_lookup, NULL, &ctx.config_error);
+    int rc = run(&ctx, argc, argv);
     store_close(ctx.st);
     config_clear(&ctx.cfg);
     if (fflush(stdout) != 0 && rc == CLI_EXIT_OK)

@@ -38,6 +38,7 @@ typedef struct cli_ctx {
     FILE *out;
     FILE *err;
     const char *program; /* "rampart" */
+    error_info config_error; /* why the configuration is unusable (code ERROR_OK: it is fine) */
 } cli_ctx;
 
 /*

@@ -162,6 +162,13 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
             break;
         /* GNU getopt leaves the offending word just before optind. */
         const char *word = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+        if (c == '?' && strncmp(word, "--api-key", 9) == 0) {
+            /* config_set explains why the key is refused from argv. */
+            error_info e = {0};
+            config_set(&ctx->cfg, CONFIG_API_KEY, "", CONFIG_SRC_FLAG, &e);
+            cli_usage_error(ctx, path, "%s", e.msg);
+            return false;
+        }
         if (c == '?') {
             cli_usage_error(ctx, path, "unknown option '%s' (see '%s %s --help')", word,
                             ctx->program, path);

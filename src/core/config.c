@@ -267,6 +267,9 @@ static error_code load_file(config *cfg, bool must_exist, error_info *err)
     int fd = open(cfg->config_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0 && errno == ENOENT && !must_exist)
         return ERROR_OK;
+    if (fd < 0 && errno == ENOENT)
+        return error_set(err, ERROR_CONFIG, "RAMPART_CONFIG names %s, which does not exist",
+                         cfg->config_path);
     if (fd < 0)
         return error_set(err, ERROR_IO, "cannot open %s: %s", cfg->config_path,
                          strerror(errno));

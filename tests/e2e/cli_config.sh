@@ -1,0 +1,61 @@
+#!/bin/sh
+# Configuration: XDG paths, precedence (file < env < flag), unsafe files, status.
+. "$(dirname "$0")/lib.sh"
+
+run status
+check "status: default database under XDG_DATA_HOME" out_has "$XDG_DATA_HOME/rampart/rampart.db"
+check "status: no remote configured" out_has "not configured"
+check "status: version header default" out_has "Service-Version"
+
+mkdir -p "$XDG_CONFIG_HOME/rampart"
+cfg="$XDG_CONFIG_HOME/rampart/config"
+cat >"$cfg" <<CFG
+# rampart settings
+db = $tmp/from-file.db
+api_url = "https://api.example.com"
+version_header = X-Brand-Version
+CFG
+run status
+check "config file: db path" out_has "$tmp/from-file.db"
+check "config file: version header" out_has "X-Brand-Version"
+check "config file without a key: remote not configured" out_has "not configured"
+
+RAMPART_DB="$tmp/from-env.db" run status
+check "env overrides the file" out_has "$tmp/from-env.db"
+RAMPART_DB="$tmp/from-env.db" run --db "$tmp/from-flag.db" status
+check "flag overrides env" out_has "$tmp/from-flag.db"
+RAMPART_DB="$tmp/from-env.db" run status --db "$tmp/from-flag2.db"
+check "flag after the command too" out_has "$tmp/from-flag2.db"
+
+echo "api_key = sk_test_do_not_print" >>"$cfg"
+chmod 644 "$cfg"
+run status
+check "config file with a key, mode 644: refused" refused 2 "chmod 600"
+check "... and the key is not echoed" ! grep -q sk_test_do_not_print "$tmp/err"
+chmod 600 "$cfg"
+run status
+check "mode 600: remote configured" out_has "https://api.example.com (API key from config file)"
+check "status never prints the key" out_lacks "sk_test_do_not_print"
+run status --json
+check "status --json" out_has '"remote_configured": true'
+check "status --json never prints the key" out_lacks "sk_test_do_not_print"
+
+echo "colour = blue" >>"$cfg"
+run status
+check "unknown setting: refused with line number" refused 2 "config:6: unknown setting 'colour'"
+printf 'db = %s\n' "$tmp/x.db" >"$cfg"
+RAMPART_RATE=fast run status
+check "bad RAMPART_RATE: refused" refused 2 "RAMPART_RATE"
+RAMPART_API_URL=ftp://example.com run status
+check "bad RAMPART_API_URL: refused" refused 2 "https://"
+RAMPART_CONFIG="$tmp/nope" run status
+check "RAMPART_CONFIG naming a missing file: refused" refused 2 "$tmp/nope"
+
+run --version
+check "--version" out_has "^rampart [0-9]"
+run
+check "no command: status and the overview" out_has "Commands:"
+run frob
+check "unknown command" refused 2 "unknown command 'frob'"
+run --frob
+check "unknown global option" refused 2 "unknown option"

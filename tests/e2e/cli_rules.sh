@@ -1,0 +1,143 @@
+#!/bin/sh
+# `rampart rules …` over a real database file, including bad input.
+. "$(dirname "$0")/lib.sh"
+
+P1=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a
+P2=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb2b
+
+run rules create --cidr 10.0.0.0/8 --policy $P1 --action allow --description office
+check "create: exit 0" status_is 0
+check "create: says queued with a local id" out_has "created rule local_[0-9A-Za-z]* (allow 10.0.0.0/8 in $P1), queued"
+check "create: database file is 0600" [ "$(stat -c %a "$XDG_DATA_HOME/rampart/rampart.db")" = 600 ]
+check "create: data dir is 0700" [ "$(stat -c %a "$XDG_DATA_HOME/rampart")" = 700 ]
+
+run rules create --cidr 10.0.0.1/8 --policy $P1 --action allow
+check "host bits: refused with the fix" refused 2 "host bits set: did you mean 10.0.0.0/8?"
+run rules create --cidr 10.1.2.3 --policy $P1 --action deny
+check "mask missing: refused" refused 2 "mask"
+run rules create --cidr 010.0.0.0/8 --policy $P1 --action deny
+check "leading zero: refused" refused 2 "leading zero"
+run rules create --cidr 10.0.0.0/33 --policy $P1 --action deny
+check "/33: refused" refused 2 "32"
+run rules create --cidr 10.0.0.0/8 --policy $P1 --action block
+check "bad action: refused" refused 2 "allow"
+run rules create --cidr 10.0.0.0/8 --policy pol_123 --action deny
+check "bad policy id: refused" refused 2 "ipp_"
+run rules create --cidr 10.0.0.0/8 --policy $P1 --action deny
+check "same cidr twice in a policy: refused, names the rule" refused 2 "local_"
+run rules create --cidr 10.0.0.0/8 --policy $P1
+check "missing --action: usage error" refused 2 "required"
+run rules create --cidr 10.0.0.0/8 --policy $P1 --action deny --frobnicate
+check "unknown option: usage error" refused 2 "unknown option '--frobnicate'"
+run rules create --cidr 10.0.0.0/8 --policy $P1 --action deny --api-key secret
+check "--api-key is refused with the reason" refused 2 "never taken from the command line"
+long=$(printf 'x%.0s' $(seq 256))
+run rules create --cidr 11.0.0.0/8 --policy $P1 --action deny --description "$long"
+check "256-byte description: refused" refused 2 "255"
+run rules list
+check "bad input changed nothing: one rule" out_lines 2
+
+run rules create --cidr 2001:DB8::/32 --policy $P2 --action deny --json
+check "IPv6 create: --json" status_is 0
+check "IPv6 stored lower-case" out_has '"cidr": "2001:db8::/32"'
+check "--json has state new" out_has '"state": "new"'
+check "--json has ip_policy" out_has "\"id\": \"$P2\""
+run rules create --cidr 192.168.0.0/16 --policy $P2 --action allow --description "lab é" \
+    --metadata '{"k":1}'
+check "create with metadata" status_is 0
+
+run rules list
+check "list: header and 3 rows" out_lines 4
+check "list: header" out_has "^ID  *STATE  *POLICY  *ACTION  *CIDR  *DESCRIPTION"
+run rules list --policy $P2
+check "list --policy: 2 rows" out_lines 3
+run rules list --filter OFFICE
+check "list --filter is case-insensitive" out_has "office"
+check "list --filter: 1 row" out_lines 2
+run rules list --filter nothing-like-this
+check "list --filter with no match: says so" err_has "no rules match"
+run rules list --policy nope
+check "list --policy bad id: refused" refused 2 "ipp_"
+run rules list --json
+check "list --json: an array" out_has '^\['
+check "list --json: three objects" [ "$(grep -c '"cidr"' "$tmp/out")" -eq 3 ]
+
+id=$("$RAMPART" rules list --filter office | awk 'NR==2 {print $1}')
+run rules get "$id"
+check "get: detail view" out_has "^cidr  *10.0.0.0/8"
+check "get: state" out_has "^state  *new"
+run rules get "$id" --json
+check "get --json" out_has "\"id\": \"$id\""
+run rules get ipr_doesnotexist
+check "get unknown id: exit 3" refused 3 "ipr_doesnotexist"
+run rules get
+check "get without id: usage" refused 2 "missing argument"
+run rules get a b
+check "get with two ids: usage" refused 2 "unexpected argument 'b'"
+
+# Export, then import into a second database: all-or-nothing.
+run rules export
+check "export: exit 0" status_is 0
+cp "$tmp/out" "$tmp/export.json"
+check "export: wire format without state" out_lacks '"state"'
+run --db "$tmp/second.db" rules import "$tmp/export.json"
+check "import export into a fresh db" out_has "imported 3 rules (3 queued for creation, 0 already synced)"
+run --db "$tmp/second.db" rules list
+check "import: rows are there" out_lines 4
+
+cat >"$tmp/remote.json" <<JSON
+{"ip_policy_rules": [
+ {"id": "ipr_2VhYfCwqPkX0n4sF5nYfW3eJc01", "uri": "https://api.example.com/ip_policy_rules/ipr_2VhYfCwqPkX0n4sF5nYfW3eJc01",
+  "created_at": "2025-09-04T10:11:15Z", "description": "from the api", "cidr": "172.16.0.0/12",
+  "ip_policy": {"id": "$P1", "uri": "https://api.example.com/ip_policies/$P1"}, "action": "deny"}
+], "uri": "https://api.example.com/ip_policy_rules", "next_page_uri": null}
+JSON
+run --db "$tmp/second.db" rules import "$tmp/remote.json" --json
+check "import an API list object: synced" out_has '"synced": 1'
+run --db "$tmp/second.db" rules get ipr_2VhYfCwqPkX0n4sF5nYfW3eJc01
+check "imported remote rule is synced" out_has "^state  *synced"
+
+cat >"$tmp/bad.json" <<JSON
+[{"cidr": "10.20.0.0/16", "ip_policy_id": "$P1", "action": "allow"},
+ {"cidr": "10.30.0.1/16", "ip_policy_id": "$P1", "action": "allow"}]
+JSON
+run --db "$tmp/second.db" rules import "$tmp/bad.json"
+check "import with one bad rule: refused, names it" refused 2 "rule 2: .*did you mean 10.30.0.0/16"
+run --db "$tmp/second.db" rules list --filter 10.20.
+check "import with one bad rule: nothing imported" err_has "no rules match"
+printf '[{"cidr": 5}]' >"$tmp/types.json"
+run --db "$tmp/second.db" rules import "$tmp/types.json"
+check "import wrong type: refused" refused 2 "cidr"
+printf '[{"cidr": "10.9.0.0/16", ' >"$tmp/trunc.json"
+run --db "$tmp/second.db" rules import "$tmp/trunc.json"
+check "import truncated JSON: refused" status_is 2
+run --db "$tmp/second.db" rules import "$tmp/missing.json"
+check "import missing file: refused" refused 2 "cannot open"
+printf '[{"cidr": "10.40.0.0/16", "ip_policy_id": "%s", "action": "deny"}]' $P2 >"$tmp/one.json"
+run_in "$tmp/one.json" --db "$tmp/second.db" rules import -
+check "import from stdin" out_has "imported 1 rules"
+
+# Delete: never-synced rows go; an unknown id in the list deletes nothing.
+run rules delete "$id" ipr_unknown000
+check "delete with an unknown id: exit 3" refused 3 "nothing deleted"
+run rules get "$id"
+check "... and the first id is still there" status_is 0
+run rules delete "$id"
+check "delete a never-synced rule: removed" out_has "never synced: removed"
+run rules get "$id"
+check "deleted rule is gone" status_is 3
+run --db "$tmp/second.db" rules delete ipr_2VhYfCwqPkX0n4sF5nYfW3eJc01
+check "delete a synced rule: marked" out_has "marked for deletion"
+run --db "$tmp/second.db" rules get ipr_2VhYfCwqPkX0n4sF5nYfW3eJc01
+check "marked rule shows state deleting" out_has "^state  *deleting"
+run --db "$tmp/second.db" rules delete ipr_2VhYfCwqPkX0n4sF5nYfW3eJc01
+check "delete twice: already marked" out_has "already marked"
+
+run rules --help
+check "rules --help lists the commands" out_has "import"
+run rules create --help
+check "rules create --help shows options" out_has "--cidr CIDR"
+run rules frob
+check "unknown subcommand: usage" refused 2 "unknown command 'frob'"
+run rules lst
+check "mistyped subcommand: suggestion" err_has "did you mean 'list'"

@@ -1,0 +1,4 @@
+#!/bin/sh
+# `make run`: what a newcomer sees first. Until the console exists this is the
+# status of the local cache and the command overview.
+exec "$BIN" "$@"

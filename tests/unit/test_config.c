@@ -1,0 +1,226 @@
+/* config: defaults, file parsing, precedence, unsafe files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rampart/config.h"
+
+/* A fake environment: NULL-terminated name/value pairs. */
+typedef struct fake_env {
+    const char *pairs[16];
+} fake_env;
+
+static const char *fake_getenv(void *ctx, const char *name)
+{
+    fake_env *env = ctx;
+    for (size_t i = 0; env->pairs[i]; i += 2) {
+        if (strcmp(env->pairs[i], name) == 0)
+            return env->pairs[i + 1];
+    }
+    return NULL;
+}
+
+typedef struct fixture {
+    char dir[64];
+    char cfg_path[128];
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    strcpy(f->dir, "/tmp/rampart-config-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->cfg_path, sizeof f->cfg_path, "%s/config", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    unlink(f->cfg_path);
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+    chmod(path, mode);
+}
+
+static void test_defaults_follow_xdg(void **state)
+{
+    (void)state;
+    fake_env env = {{"HOME", "/home/ann", NULL}};
+    config cfg;
+    error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+    assert_string_equal(config_get(&cfg, CONFIG_DB), "/home/ann/.local/share/rampart/rampart.db");
+    assert_string_equal(cfg.config_path, "/home/ann/.config/rampart/config");
+    assert_string_equal(config_get(&cfg, CONFIG_VERSION_HEADER), "Service-Version");
+    assert_string_equal(config_get(&cfg, CONFIG_RATE), "120");
+    assert_false(config_remote_configured(&cfg));
+    assert_false(cfg.config_file_found);
+
+    fake_env xdg = {{"HOME", "/home/ann", "XDG_DATA_HOME", "/data", "XDG_CONFIG_HOME", "/cfg",
+                     NULL}};
+    assert_int_equal(config_load(&cfg, fake_getenv, &xdg, &e), ERROR_OK);
+    assert_string_equal(config_get(&cfg, CONFIG_DB), "/data/rampart/rampart.db");
+    assert_string_equal(cfg.config_path, "/cfg/rampart/config");
+}
+
+static void test_no_home_is_an_error(void **state)
+{
+    (void)state;
+    fake_env env = {{NULL}};
+    config cfg;
+    error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_CONFIG);
+    assert_non_null(strstr(e.msg, "HOME"));
+}
+
+static void test_precedence(void **state)
+{
+    fixture *f = *state;
+    write_file(f->cfg_path,
+               "# comment\n\napi_url = https://file.example\n"
+               "db = \"/from/file.db\"\nversion_header=X-Brand-Version\nrate = 60\n",
+               0600);
+    fake_env env = {{"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, "RAMPART_DB", "/from/env.db",
+                     NULL}};
+    config cfg;
+    error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+    assert_true(cfg.config_file_found);
+    assert_string_equal(config_get(&cfg, CONFIG_API_URL), "https://file.example");
+    assert_int_equal(cfg.sources[CONFIG_API_URL], CONFIG_SRC_FILE);
+    assert_string_equal(config_get(&cfg, CONFIG_DB), "/from/env.db");
+    assert_int_equal(cfg.sources[CONFIG_DB], CONFIG_SRC_ENV);
+    assert_string_equal(config_get(&cfg, CONFIG_VERSION_HEADER), "X-Brand-Version");
+    assert_string_equal(config_get(&cfg, CONFIG_RATE), "60");
+    assert_int_equal(config_set(&cfg, CONFIG_DB, "/from/flag.db", CONFIG_SRC_FLAG, &e), ERROR_OK);
+    assert_string_equal(config_get(&cfg, CONFIG_DB), "/from/flag.db");
+    assert_int_equal(cfg.sources[CONFIG_DB], CONFIG_SRC_FLAG);
+}
+
+static void test_key_file_must_be_private(void **state)
+{
+    fixture *f = *state;
+    write_file(f->cfg_path, "api_key = sk_secret_value\napi_url = https://x.example\n", 0644);
+    fake_env env = {{"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, NULL}};
+    config cfg;
+    error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_CONFIG);
+    assert_non_null(strstr(e.msg, "chmod 600"));
+    assert_null(strstr(e.msg, "sk_secret_value"));
+
+    chmod(f->cfg_path, 0600);
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+    assert_true(config_remote_configured(&cfg));
+    config_clear(&cfg);
+    assert_string_equal(config_get(&cfg, CONFIG_API_KEY), "");
+}
+
+static void test_world_readable_file_without_key_is_fine(void **state)
+{
+    fixture *f = *state;
+    write_file(f->cfg_path, "api_url = https://x.example\n", 0644);
+    fake_env env = {{"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, "RAMPART_API_KEY", "k", NULL}};
+    config cfg;
+    error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+    assert_int_equal(cfg.sources[CONFIG_API_KEY], CONFIG_SRC_ENV);
+}
+
+/* Each bad file gives ERROR_FORMAT or ERROR_INVALID with the line and a reason. */
+static void test_bad_files(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *text;
+        const char *needle;
+    } cases[] = {
+        {"colour = blue\n", "config:1: unknown setting 'colour'"},
+        {"\n\njust words\n", "config:3: expected 'key = value'"},
+        {"db = \"/unterminated\n", "unterminated"},
+        {"rate = fast\n", "config:1: rate must be a whole number"},
+        {"rate = -1\n", "rate must be"},
+        {"rate = 100001\n", "rate must be"},
+        {"api_url = ftp://x\n", "https://"},
+        {"version_header = Has Space\n", "not a valid HTTP header name"},
+        {"version_header =\n", "must not be empty"},
+    };
+    fake_env env = {{"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, NULL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_file(f->cfg_path, cases[i].text, 0600);
+        config cfg;
+        error_info e = {0};
+        assert_int_not_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+        if (!strstr(e.msg, cases[i].needle))
+            fail_msg("case %zu: '%s' lacks '%s'", i, e.msg, cases[i].needle);
+    }
+}
+
+static void test_missing_explicit_file(void **state)
+{
+    (void)state;
+    fake_env env = {{"HOME", "/h", "RAMPART_CONFIG", "/nonexistent/rampart.conf", NULL}};
+    config cfg;
+    error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_CONFIG);
+    assert_non_null(strstr(e.msg, "/nonexistent/rampart.conf"));
+}
+
+static void test_key_never_from_flag(void **state)
+{
+    (void)state;
+    fake_env env = {{"HOME", "/h", NULL}};
+    config cfg;
+    error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+    assert_int_equal(config_set(&cfg, CONFIG_API_KEY, "k", CONFIG_SRC_FLAG, &e), ERROR_CONFIG);
+    assert_string_equal(config_get(&cfg, CONFIG_API_KEY), "");
+}
+
+static void test_env_values_are_checked(void **state)
+{
+    (void)state;
+    fake_env env = {{"HOME", "/h", "RAMPART_RATE", "12x", NULL}};
+    config cfg;
+    error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_INVALID);
+    assert_non_null(strstr(e.msg, "RAMPART_RATE"));
+    fake_env zero = {{"HOME", "/h", "RAMPART_RATE", "0", NULL}};
+    assert_int_equal(config_load(&cfg, fake_getenv, &zero, &e), ERROR_OK);
+    assert_string_equal(config_get(&cfg, CONFIG_RATE), "0");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_follow_xdg),
+        cmocka_unit_test(test_no_home_is_an_error),
+        cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_key_file_must_be_private, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_world_readable_file_without_key_is_fine, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
+        cmocka_unit_test(test_missing_explicit_file),
+        cmocka_unit_test(test_key_never_from_flag),
+        cmocka_unit_test(test_env_values_are_checked),
+    };
+    return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}
