@@ -10,10 +10,18 @@
  *   object where an array is due fails with ERROR_FORMAT and a message naming the
  *   field ("cidr: expected a string, got a number"). Never a crash, whatever the
  *   input. Unknown fields are ignored. Values are not validated (see validate.h).
+ * - Also refused: duplicate keys (parsers disagree on which one wins), strings
+ *   holding a NUL (\u0000; C text cannot keep them), data after the document, and
+ *   empty input. Messages give positions but never quote string values, which may
+ *   be secrets.
+ * - A failing decoder leaves its output zeroed (a credential: cleared).
  * - Encoders return a heap string (NUL-terminated, compact JSON unless
  *   CODEC_PRETTY) that the caller frees with free(); NULL only when out of memory.
- *   Empty description/metadata are omitted, as the service does; "acl" is always
- *   an array and "token" always present (null when not held) on credentials.
+ *   Empty description/metadata are omitted, as the service does; so are an empty
+ *   id/uri/created_at (a local row the remote has not assigned them to yet) and an
+ *   empty ip_policy uri. "acl" is always an array and "token" always present (null
+ *   when not held) on credentials. Keys come in the API's order. Text that is not
+ *   valid UTF-8 (which validation should have stopped) is written with U+FFFD.
  * - Pages own their items: release with codec_rule_page_free/codec_cred_page_free.
  * - Thread-safe (no shared state).
  */
@@ -57,8 +65,10 @@ typedef struct codec_cred_page {
  * One rule object. Requires "cidr", "action" and the policy, given either as the
  * API's "ip_policy": {"id","uri"} or as the create request's "ip_policy_id".
  * "id" is optional (an import of rules still to be created). `state` is set to
- * MODEL_STATE_SYNCED when an id is present, else MODEL_STATE_NEW; a "state" field
- * (as written with CODEC_WITH_STATE) overrides it.
+ * MODEL_STATE_SYNCED when a non-empty id is present, else MODEL_STATE_NEW; a "state"
+ * field (as written with CODEC_WITH_STATE) overrides it and must name a known state.
+ * "action" must be exactly "allow" or "deny". When both policy forms are given
+ * they must agree. "error" is read when present.
  */
 error_code codec_rule_decode(const char *json, size_t len, model_rule *out,
                              error_info *err);
@@ -66,28 +76,35 @@ error_code codec_rule_decode(const char *json, size_t len, model_rule *out,
 /*
  * One credential object (a create reply carries the token). `out` must be zeroed
  * or cleared; on failure it is left cleared. Caller releases with model_cred_clear.
+ * "token" is a string or null, "acl" an array of strings; `state` as for rules.
  */
 error_code codec_cred_decode(const char *json, size_t len, model_cred *out,
                              error_info *err);
 
-/* A list page {"ip_policy_rules": [...], "uri", "next_page_uri"}. */
+/*
+ * A list page {"ip_policy_rules": [...], "uri", "next_page_uri"}. The array is
+ * required; a bad item fails the page, named from 1 ("rule 3: cidr: …").
+ */
 error_code codec_rule_page_decode(const char *json, size_t len, codec_rule_page *out,
                                   error_info *err);
 void codec_rule_page_free(codec_rule_page *page);
 
-/* A list page {"credentials": [...], "uri", "next_page_uri"}. */
+/* A list page {"credentials": [...], "uri", "next_page_uri"}; items named
+ * "credential 3: …". */
 error_code codec_cred_page_decode(const char *json, size_t len, codec_cred_page *out,
                                   error_info *err);
 void codec_cred_page_free(codec_cred_page *page);
 
 /* An error body. Missing fields stay empty/0; a body that is not a JSON object
- * fails with ERROR_FORMAT. */
+ * fails with ERROR_FORMAT. A "msg" longer than the buffer is cut at a character
+ * boundary rather than refused: part of the reason beats none. */
 error_code codec_api_error_decode(const char *json, size_t len, codec_api_error *out,
                                   error_info *err);
 
 /*
- * Called once per rule by codec_rule_stream, with its 0-based index. Return
- * ERROR_OK to go on; anything else stops the stream and is returned as is.
+ * Called once per rule by codec_rule_stream, with its 0-based index. `rule` is
+ * valid only during the call (copy it to keep it). Return ERROR_OK to go on;
+ * anything else stops the stream and is returned as is.
  */
 typedef error_code (*codec_rule_fn)(void *ctx, const model_rule *rule, size_t index,
                                     error_info *err);
@@ -96,7 +113,10 @@ typedef error_code (*codec_rule_fn)(void *ctx, const model_rule *rule, size_t in
  * Import: `json` is either a JSON array of rule objects or an API list object
  * ({"ip_policy_rules": [...]}). Calls `fn` for each rule in order. A JSON array is
  * decoded one element at a time, so memory stays bounded by one rule however long
- * the array. A decode error names the element ("rule 12: cidr: expected a string").
+ * the array (a list object is parsed whole). Elements are decoded as by
+ * codec_rule_decode. A decode error names the element counting from 1 ("rule 12:
+ * cidr: expected a string, got a number"); rules before it have been passed to `fn`.
+ * Data after the closing bracket is an error. An error from `fn` is returned as is.
  */
 error_code codec_rule_stream(const char *json, size_t len, codec_rule_fn fn, void *ctx,
                              error_info *err);
@@ -105,11 +125,12 @@ error_code codec_rule_stream(const char *json, size_t len, codec_rule_fn fn, voi
 char *codec_rule_encode(const model_rule *rule, unsigned flags);
 char *codec_cred_encode(const model_cred *cred, unsigned flags);
 
-/* Create request bodies: only the fields the API accepts, empty ones omitted. */
+/* Create request bodies: only the fields the API accepts, compact. Empty optional
+ * fields (description, metadata, an empty acl, owner_id) are omitted. */
 char *codec_rule_create_body(const model_rule *rule);
 char *codec_cred_create_body(const model_cred *cred);
 
-/* An error body as the service writes it. */
+/* An error body as the service writes it; "error_code" omitted when empty. */
 char *codec_api_error_encode(const codec_api_error *e);
 
 #endif

@@ -31,17 +31,21 @@ typedef struct validate_prefix {
 /*
  * CIDR of a rule: IPv4 (dotted quad, no leading zeros in an octet) or IPv6, a
  * mask is required ("/8"), the prefix length in range and without leading zeros,
- * and the address must be the network address. No surrounding spaces.
+ * and the address must be the network address. No whitespace anywhere, no zone
+ * id ("fe80::1%eth0"), no port.
  * On success writes the canonical text (IPv4 as given; IPv6 per RFC 5952,
  * lower-case, e.g. "2001:db8::/32") into `canon` (`canon_size` >= MODEL_CIDR_MAX+1)
- * and, when `out` is not NULL, the parsed prefix.
+ * (skipped when `canon` is NULL) and, when `out` is not NULL, the parsed prefix.
+ * Messages do not name the field ("mask missing: write 10.1.2.3/32 for one
+ * address"); callers put their own field name in front.
  */
 error_code validate_cidr(const char *text, validate_prefix *out, char *canon,
                          size_t canon_size, error_info *err);
 
 /*
  * A bare IP address (no mask), as asked for by a policy check. Same syntax rules as
- * validate_cidr; `out->bits` is set to 32 or 128.
+ * validate_cidr, but a mask is refused ("give an address, not a range: …");
+ * `out` (may be NULL) gets the address with `bits` set to 32 or 128.
  */
 error_code validate_ip(const char *text, validate_prefix *out, error_info *err);
 
@@ -62,7 +66,12 @@ error_code validate_owner_id(const char *text, error_info *err);
 /* A local id as made by ids_generate("local", …). */
 bool validate_is_local_id(const char *text);
 
-/* Valid UTF-8 of at most `max_bytes` bytes; `what` names the field. */
+/*
+ * Valid UTF-8 of at most `max_bytes` bytes; `what` names the field and starts the
+ * message ("description is 256 bytes; the limit is 255", "… not valid UTF-8 at byte
+ * offset 7: …"). Control characters are allowed (the API does not forbid them);
+ * NULL counts as empty.
+ */
 error_code validate_text(const char *text, size_t max_bytes, const char *what,
                          error_info *err);
 
@@ -94,13 +103,17 @@ error_code validate_acl_rule(const char *text, error_info *err);
 error_code validate_acl(const model_acl *acl, error_info *err);
 
 /*
- * A rule as the user wants to create it: cidr (canonicalised in place), policy id,
- * description, metadata. The action is already typed. Message prefixed with
- * the field name ("cidr: host bits set: …").
+ * A rule as the user wants to create it: cidr (canonicalised in place, and only
+ * when every check passes), policy id, action, description, metadata. Messages
+ * start with the field: "cidr: host bits set: …", "policy: id must start with
+ * ipp_", "action: …", "description is …", "metadata is …".
  */
 error_code validate_rule(model_rule *rule, error_info *err);
 
-/* A credential to create: description, metadata, ACL, owner id (optional). */
+/*
+ * A credential to create: description, metadata, ACL, owner id (empty: the
+ * caller). Messages as from validate_text, validate_acl, validate_owner_id.
+ */
 error_code validate_cred(const model_cred *cred, error_info *err);
 
 /*

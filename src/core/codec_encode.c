@@ -1,0 +1,183 @@
+/*
+ * Encoders. Keys follow the API's order; fields a local row does not have yet
+ * (id, uri, created_at before the remote assigned them) are omitted rather than
+ * written as "", just as the service omits empty description and metadata.
+ */
+#include "codec_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A copy with every invalid byte replaced by U+FFFD. */
+static char *utf8_repair(const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t len = strlen(text);
+    char *out = malloc(len * 3 + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = codec_utf8_len(s + i, len - i);
+        if (n == 0) {
+            memcpy(out + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+            continue;
+        }
+        memcpy(out + o, s + i, n);
+        o += n;
+        i += n;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/*
+ * jansson refuses invalid UTF-8, and the encoders may return NULL only when out of
+ * memory, so text that slipped past validation is repaired instead of dropped.
+ */
+static json_t *text_value(const char *text)
+{
+    json_t *value = json_string(text);
+    if (value)
+        return value;
+    char *repaired = utf8_repair(text);
+    if (!repaired)
+        return NULL;
+    value = json_string(repaired);
+    /* The text may be a token. */
+    model_wipe(repaired, strlen(repaired));
+    free(repaired);
+    return value;
+}
+
+/* Takes ownership of `value`; false (and nothing leaked) when either is missing. */
+static bool put(json_t *obj, const char *key, json_t *value)
+{
+    return json_object_set_new(obj, key, value) == 0;
+}
+
+static bool put_text(json_t *obj, const char *key, const char *text)
+{
+    return put(obj, key, text_value(text));
+}
+
+static bool put_nonempty(json_t *obj, const char *key, const char *text)
+{
+    return text[0] == '\0' || put_text(obj, key, text);
+}
+
+static bool put_state(json_t *obj, model_state state, const char *error)
+{
+    return put_text(obj, "state", model_state_name(state)) &&
+           put_nonempty(obj, "error", error);
+}
+
+/* json_dumps allocates with malloc (rampart never installs other allocators), so
+ * the caller's free() matches. */
+static char *dump(json_t *root, bool ok, unsigned flags)
+{
+    size_t format = (flags & CODEC_PRETTY) ? JSON_INDENT(2) : JSON_COMPACT;
+    char *out = ok ? json_dumps(root, format | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(root);
+    return out;
+}
+
+static json_t *policy_ref(const model_rule *rule)
+{
+    json_t *ref = json_object();
+    if (!ref)
+        return NULL;
+    if (put_text(ref, "id", rule->policy_id) && put_nonempty(ref, "uri", rule->policy_uri))
+        return ref;
+    json_decref(ref);
+    return NULL;
+}
+
+static json_t *acl_array(const model_acl *acl)
+{
+    json_t *list = json_array();
+    if (!list)
+        return NULL;
+    for (size_t i = 0; i < acl->count; i++) {
+        if (json_array_append_new(list, text_value(acl->rules[i])) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+/* id, uri, created_at, description, metadata: the head every object shares. */
+static bool put_head(json_t *obj, const char *id, const char *uri, const char *created_at,
+                     const char *description, const char *metadata)
+{
+    return put_nonempty(obj, "id", id) && put_nonempty(obj, "uri", uri) &&
+           put_nonempty(obj, "created_at", created_at) &&
+           put_nonempty(obj, "description", description) &&
+           put_nonempty(obj, "metadata", metadata);
+}
+
+char *codec_rule_encode(const model_rule *rule, unsigned flags)
+{
+    json_t *obj = json_object();
+    bool ok = obj && put_head(obj, rule->id, rule->uri, rule->created_at,
+                              rule->description, rule->metadata);
+    ok = ok && put_text(obj, "cidr", rule->cidr);
+    ok = ok && put(obj, "ip_policy", policy_ref(rule));
+    ok = ok && put_text(obj, "action", model_action_name(rule->action));
+    if (flags & CODEC_WITH_STATE)
+        ok = ok && put_state(obj, rule->state, rule->error);
+    return dump(obj, ok, flags);
+}
+
+char *codec_cred_encode(const model_cred *cred, unsigned flags)
+{
+    json_t *obj = json_object();
+    bool ok = obj && put_head(obj, cred->id, cred->uri, cred->created_at,
+                              cred->description, cred->metadata);
+    ok = ok && put(obj, "token", cred->token ? text_value(cred->token) : json_null());
+    ok = ok && put(obj, "acl", acl_array(&cred->acl));
+    ok = ok && put_nonempty(obj, "owner_id", cred->owner_id);
+    if (flags & CODEC_WITH_STATE)
+        ok = ok && put_state(obj, cred->state, cred->error);
+    return dump(obj, ok, flags);
+}
+
+char *codec_rule_create_body(const model_rule *rule)
+{
+    json_t *obj = json_object();
+    bool ok = obj && put_nonempty(obj, "description", rule->description) &&
+              put_nonempty(obj, "metadata", rule->metadata) &&
+              put_text(obj, "cidr", rule->cidr) &&
+              put_text(obj, "ip_policy_id", rule->policy_id) &&
+              put_text(obj, "action", model_action_name(rule->action));
+    return dump(obj, ok, 0);
+}
+
+char *codec_cred_create_body(const model_cred *cred)
+{
+    json_t *obj = json_object();
+    bool ok = obj && put_nonempty(obj, "description", cred->description) &&
+              put_nonempty(obj, "metadata", cred->metadata);
+    if (cred->acl.count > 0)
+        ok = ok && put(obj, "acl", acl_array(&cred->acl));
+    ok = ok && put_nonempty(obj, "owner_id", cred->owner_id);
+    return dump(obj, ok, 0);
+}
+
+char *codec_api_error_encode(const codec_api_error *e)
+{
+    json_t *obj = json_object();
+    json_t *details = NULL;
+    bool ok = obj && put_nonempty(obj, "error_code", e->error_code) &&
+              put(obj, "status_code", json_integer(e->status_code)) &&
+              put_text(obj, "msg", e->msg);
+    if (ok) {
+        details = json_object();
+        ok = put(obj, "details", details);
+    }
+    ok = ok && put_text(details, "operation_id", e->operation_id);
+    return dump(obj, ok, 0);
+}

@@ -1,0 +1,53 @@
+/*
+ * codec internals shared by codec_decode.c and codec_stream.c. Not part of the
+ * public contract (see rampart/codec.h); only codec files include this.
+ */
+#ifndef RAMPART_CODEC_INTERNAL_H
+#define RAMPART_CODEC_INTERNAL_H
+
+#include <jansson.h>
+
+#include "rampart/codec.h"
+
+/*
+ * Duplicate keys are refused everywhere: {"action":"allow","action":"deny"} means
+ * different things to different parsers, and a rule list guards access.
+ */
+#define CODEC_LOAD_FLAGS (JSON_REJECT_DUPLICATES | JSON_DECODE_ANY)
+
+/* First index at or after `pos` that is not JSON whitespace (or `len`). */
+size_t codec_skip_space(const char *json, size_t len, size_t pos);
+
+/* "a string", "a number", "null"…: the JSON type as a message word. */
+const char *codec_type_name(const json_t *value);
+
+/*
+ * jansson's message without its " near '…'" excerpt: the excerpt quotes the input,
+ * which may be a token, and error messages never carry secrets.
+ */
+const char *codec_jansson_text(json_error_t *jerr);
+
+/* ERROR_NOMEM when jansson ran out of memory, else ERROR_FORMAT. */
+error_code codec_jansson_code(const json_error_t *jerr);
+
+/* Parse one whole document (no trailing data). `*out` is NULL on failure. */
+error_code codec_load(const char *json, size_t len, json_t **out, error_info *err);
+
+/* A rule from a parsed value; `out` is partly written on failure. */
+error_code codec_rule_from_json(const json_t *value, model_rule *out, error_info *err);
+
+/*
+ * Length of the valid UTF-8 sequence at `s` (at most `avail` bytes), 0 when it is
+ * not one: overlong, surrogate, above U+10FFFF or cut short.
+ */
+size_t codec_utf8_len(const unsigned char *s, size_t avail);
+
+/*
+ * The common shape of a rule object, read without jansson. On true `out` holds the
+ * rule exactly as codec_rule_from_json would decode it and `*end` is the offset
+ * just past its closing brace. False means "not handled here", never "invalid":
+ * the caller then parses with jansson. `out` is scratch either way.
+ */
+bool codec_rule_fast(const char *json, size_t len, size_t *end, model_rule *out);
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * validate: text fields, identifiers, actions, and whole rules and credentials.
+ * Addresses live in validate_cidr.c, ACL rules in validate_acl.c.
+ */
+#include "rampart/validate.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define QUOTE_MAX 40 /* longest piece of input repeated back in a message */
+#define SEEN_PREFIX_MAX 8
+#define LOCAL_PREFIX "local_"
+
+static const char *const utf8_overlong = "overlong encoding";
+static const char *const utf8_too_big = "code point above U+10FFFF";
+
+/*
+ * Why the sequence at `s` (with `avail` bytes left) is not UTF-8, or NULL when it
+ * is; `*len` receives its length. The second-byte ranges come from RFC 3629.
+ */
+static const char *utf8_problem(const unsigned char *s, size_t avail, size_t *len)
+{
+    unsigned char b = s[0];
+    *len = 1;
+    if (b < 0x80)
+        return NULL;
+    if (b < 0xC0)
+        return "continuation byte without a lead byte";
+    if (b < 0xC2)
+        return utf8_overlong;
+    if (b >= 0xF8)
+        return "byte that never occurs in UTF-8";
+    if (b >= 0xF5)
+        return utf8_too_big;
+    size_t need = b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    for (size_t i = 1; i < need; i++) {
+        if (i >= avail || (s[i] & 0xC0) != 0x80)
+            return "truncated sequence";
+    }
+    if ((b == 0xE0 && s[1] < 0xA0) || (b == 0xF0 && s[1] < 0x90))
+        return utf8_overlong;
+    if (b == 0xED && s[1] >= 0xA0)
+        return "surrogate (U+D800..U+DFFF)";
+    if (b == 0xF4 && s[1] >= 0x90)
+        return utf8_too_big;
+    *len = need;
+    return NULL;
+}
+
+/* Offset of the first invalid sequence and why, or NULL when all of `s` is UTF-8. */
+static const char *utf8_find_problem(const char *s, size_t n, size_t *at)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t len;
+        const char *why = utf8_problem((const unsigned char *)s + i, n - i, &len);
+        if (why) {
+            *at = i;
+            return why;
+        }
+        i += len;
+    }
+    return NULL;
+}
+
+static bool has_non_ascii(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if ((unsigned char)s[i] >= 0x80)
+            return true;
+    }
+    return false;
+}
+
+static bool quotable(const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i <= QUOTE_MAX; i++) {
+        if (s[i] < 0x20 || s[i] > 0x7E)
+            return false;
+    }
+    return i <= QUOTE_MAX;
+}
+
+static bool is_base62(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static size_t base62_span(const char *s)
+{
+    size_t n = 0;
+    while (is_base62(s[n]))
+        n++;
+    return n;
+}
+
+void validate_describe_char(const char *s, char *buf, size_t size)
+{
+    unsigned char c = (unsigned char)s[0];
+    size_t len;
+    if (c == ' ')
+        snprintf(buf, size, "a space");
+    else if (c == 0xC2 && (unsigned char)s[1] == 0xA0)
+        snprintf(buf, size, "a non-breaking space");
+    else if (c < 0x20 || c == 0x7F)
+        snprintf(buf, size, "control character 0x%02X", c);
+    else if (c < 0x80)
+        snprintf(buf, size, "'%c'", c);
+    else if (!utf8_problem((const unsigned char *)s, strlen(s), &len))
+        snprintf(buf, size, "'%.*s'", (int)len, s);
+    else
+        snprintf(buf, size, "byte 0x%02X", c);
+}
+
+error_code validate_text(const char *text, size_t max_bytes, const char *what,
+                         error_info *err)
+{
+    if (!what)
+        what = "text";
+    if (!text)
+        return ERROR_OK;
+    size_t len = strlen(text);
+    size_t at = 0;
+    const char *why = utf8_find_problem(text, len, &at);
+    if (why)
+        return error_set(err, ERROR_INVALID, "%s is not valid UTF-8 at byte offset %zu: %s",
+                         what, at, why);
+    if (len <= max_bytes)
+        return ERROR_OK;
+    if (has_non_ascii(text, len))
+        return error_set(err, ERROR_INVALID,
+                         "%s is %zu bytes; the limit is %zu (characters outside ASCII "
+                         "take 2 to 4 bytes each)", what, len, max_bytes);
+    return error_set(err, ERROR_INVALID, "%s is %zu bytes; the limit is %zu", what, len,
+                     max_bytes);
+}
+
+error_code validate_description(const char *text, error_info *err)
+{
+    return validate_text(text, MODEL_DESCRIPTION_MAX, "description", err);
+}
+
+error_code validate_metadata(const char *text, error_info *err)
+{
+    return validate_text(text, MODEL_METADATA_MAX, "metadata", err);
+}
+
+/* Appends "; this one starts with ipr_" when the input has a prefix of its own. */
+static error_code prefix_error(const char *text, const char *what, const char *expected,
+                               error_info *err)
+{
+    size_t n = 0;
+    while (n < SEEN_PREFIX_MAX && text[n] >= 'a' && text[n] <= 'z')
+        n++;
+    if (n > 0 && text[n] == '_')
+        return error_set(err, ERROR_INVALID, "%s must start with %s; this one starts with %.*s",
+                         what, expected, (int)n + 1, text);
+    return error_set(err, ERROR_INVALID, "%s must start with %s", what, expected);
+}
+
+/* The part after the prefix: base62, not empty, and the whole id within MODEL_ID_MAX. */
+static error_code check_id_body(const char *text, const char *body, const char *what,
+                                error_info *err)
+{
+    if (!*body)
+        return error_set(err, ERROR_INVALID, "%s has nothing after %.*s", what,
+                         (int)(body - text), text);
+    size_t n = base62_span(body);
+    if (body[n]) {
+        char desc[32];
+        validate_describe_char(body + n, desc, sizeof desc);
+        return error_set(err, ERROR_INVALID,
+                         "%s has a character that is not a letter or digit: %s", what,
+                         desc);
+    }
+    size_t len = strlen(text);
+    if (len > MODEL_ID_MAX)
+        return error_set(err, ERROR_INVALID, "%s is %zu bytes; the limit is %d", what, len,
+                         MODEL_ID_MAX);
+    return ERROR_OK;
+}
+
+error_code validate_id(const char *text, const char *prefix, const char *what,
+                       error_info *err)
+{
+    if (!what)
+        what = "id";
+    if (!text || !*text)
+        return error_set(err, ERROR_INVALID, "%s is empty: expected %s_ followed by letters and digits",
+                         what, prefix);
+    size_t plen = strlen(prefix);
+    if (strncmp(text, prefix, plen) != 0 || text[plen] != '_') {
+        char expected[MODEL_ID_MAX + 2];
+        snprintf(expected, sizeof expected, "%s_", prefix);
+        return prefix_error(text, what, expected, err);
+    }
+    return check_id_body(text, text + plen + 1, what, err);
+}
+
+error_code validate_owner_id(const char *text, error_info *err)
+{
+    static const char *const owners[] = {"usr", "bot"};
+    const char *what = "owner id";
+    if (!text || !*text)
+        return error_set(err, ERROR_INVALID, "%s is empty: expected usr_… or bot_…", what);
+    for (size_t i = 0; i < sizeof owners / sizeof owners[0]; i++) {
+        size_t plen = strlen(owners[i]);
+        if (strncmp(text, owners[i], plen) == 0 && text[plen] == '_')
+            return validate_id(text, owners[i], what, err);
+    }
+    return prefix_error(text, what, "usr_ or bot_", err);
+}
+
+bool validate_is_local_id(const char *text)
+{
+    size_t plen = sizeof LOCAL_PREFIX - 1;
+    if (!text || strncmp(text, LOCAL_PREFIX, plen) != 0)
+        return false;
+    return check_id_body(text, text + plen, "local id", NULL) == ERROR_OK;
+}
+
+error_code validate_action(const char *text, model_action *out, error_info *err)
+{
+    model_action action;
+    if (!text || !*text)
+        return error_set(err, ERROR_INVALID, "action is empty: use allow or deny");
+    if (model_action_parse(text, &action)) {
+        if (out)
+            *out = action;
+        return ERROR_OK;
+    }
+    if (strcasecmp(text, "allow") == 0 || strcasecmp(text, "deny") == 0)
+        return error_set(err, ERROR_INVALID, "action must be lower-case: allow or deny");
+    if (quotable(text))
+        return error_set(err, ERROR_INVALID, "action must be allow or deny, not \"%s\"", text);
+    return error_set(err, ERROR_INVALID, "action must be allow or deny");
+}
+
+error_code validate_rule(model_rule *rule, error_info *err)
+{
+    char canon[MODEL_CIDR_MAX + 1];
+    error_code rc = validate_cidr(rule->cidr, NULL, canon, sizeof canon, err);
+    if (rc) {
+        error_prefix(err, "cidr");
+        return rc;
+    }
+    rc = validate_id(rule->policy_id, "ipp", "id", err);
+    if (rc) {
+        error_prefix(err, "policy");
+        return rc;
+    }
+    if (rule->action != MODEL_ACTION_ALLOW && rule->action != MODEL_ACTION_DENY)
+        return error_set(err, ERROR_INVALID, "action: must be allow or deny");
+    rc = validate_description(rule->description, err);
+    if (!rc)
+        rc = validate_metadata(rule->metadata, err);
+    if (rc)
+        return rc;
+    /* Only a rule that passed every check is touched. */
+    memcpy(rule->cidr, canon, strlen(canon) + 1);
+    return ERROR_OK;
+}
+
+error_code validate_cred(const model_cred *cred, error_info *err)
+{
+    error_code rc = validate_description(cred->description, err);
+    if (!rc)
+        rc = validate_metadata(cred->metadata, err);
+    if (!rc)
+        rc = validate_acl(&cred->acl, err);
+    if (!rc && cred->owner_id[0])
+        rc = validate_owner_id(cred->owner_id, err);
+    return rc;
+}
