@@ -8,8 +8,10 @@
  * - The database runs in WAL mode with synchronous=FULL (a committed token survives
  *   power loss), foreign keys on, a busy timeout. The schema is versioned with
  *   PRAGMA user_version and migrated forward on open, one transaction per step.
- * - store_open creates a missing parent directory with mode 0700 and a new database
- *   file with mode 0600, whatever the umask.
+ * - store_open creates a missing parent directory with mode 0700 (only the last
+ *   component: its own parent must exist) and a new database file with mode 0600,
+ *   whatever the umask. An existing file or directory is used as it is.
+ * - The path ":memory:" opens a private in-memory database (for tests).
  * - Every mutating call is its own transaction unless the caller opened one with
  *   store_begin (then it joins it). Never hold a transaction across a network call.
  * - Ids: rows created here get a local id ("local_…"). When the remote confirms a
@@ -19,10 +21,14 @@
  * - Browsing is keyset pagination over an index (never OFFSET): a page costs the
  *   same at any depth. Text filters match case-insensitively as a substring of
  *   id, cidr/description, policy id (rules) or id, description, owner, ACL (creds).
+ * - A rule's natural key (policy id, cidr) is unique among live rules (every state
+ *   but deleting and remote_deleted); the database enforces it, so any call that
+ *   would make two live rules share it fails with ERROR_CONFLICT.
  * - Tokens live in their own table, written in the transaction that records the
  *   create's reply; they are never returned by browsing calls.
- * - Errors: ERROR_IO with SQLite's message for database failures; ERROR_NOT_FOUND,
- *   ERROR_CONFLICT, ERROR_STATE, ERROR_UNAVAILABLE as documented per function.
+ * - Errors: ERROR_IO with SQLite's message for database failures (also for writes
+ *   through a STORE_READONLY handle); ERROR_NOT_FOUND, ERROR_CONFLICT, ERROR_STATE,
+ *   ERROR_UNAVAILABLE as documented per function. No message contains a token.
  */
 #ifndef RAMPART_STORE_H
 #define RAMPART_STORE_H
@@ -42,14 +48,20 @@ enum store_open_flags {
 /* Current schema version written by migrations (PRAGMA user_version). */
 int store_schema_version(void);
 
-/* Open (and create/migrate unless STORE_READONLY) the database at `path`.
- * On success *out is a handle to release with store_close. */
+/*
+ * Open (and create/migrate unless STORE_READONLY) the database at `path`.
+ * On success *out is a handle to release with store_close; on failure *out is NULL.
+ * ERROR_CONFIG when the schema is newer than this program knows ("upgrade
+ * rampart"), or, read-only, when it is missing or older (nothing to migrate with).
+ */
 error_code store_open(const char *path, unsigned flags, store **out, error_info *err);
 
 /* Close the handle (NULL is a no-op). Rolls back an open transaction. */
 void store_close(store *st);
 
-/* Explicit transaction for batches (import). Nested begin is ERROR_STATE. */
+/* Explicit transaction for batches (import). Nested begin is ERROR_STATE, and so
+ * is a commit without a begin. A call failing inside the batch undoes only its own
+ * changes; the caller decides whether to commit the rest. */
 error_code store_begin(store *st, error_info *err);
 error_code store_commit(store *st, error_info *err);
 void store_rollback(store *st);
@@ -66,23 +78,27 @@ typedef enum store_dir {
 
 typedef struct store_query {
     const char *policy_id; /* rules only; NULL or "" = all policies */
-    const char *filter;    /* NULL or "" = no text filter */
+    const char *filter;    /* NULL or "" = no text filter; at most 1024 bytes */
     store_sort sort;
+    unsigned states;       /* bit (1u << state) per wanted model_state; 0 = all */
 } store_query;
 
 /*
  * Keyset page of rules. `cursor` is the id of the row next to the page (the last
  * row of the previous page going forward, the first row of the next page going
  * backward); NULL or "" starts at the beginning (forward) or the end (backward).
- * Fills up to `limit` rows into `rows`, sets *count. *count < limit means the end
- * was reached in that direction.
+ * Fills up to `limit` rows into `rows` (each row fully overwritten), sets *count.
+ * *count < limit means the end was reached in that direction. The cursor is a
+ * position, not a lookup: it need not be an existing id. ERROR_INVALID for a bad
+ * sort, state set or an overlong filter.
  */
 error_code store_rule_page(store *st, const store_query *q, const char *cursor,
                            store_dir dir, size_t limit, model_rule *rows,
                            size_t *count, error_info *err);
 
 /* Same for credentials; each row must be cleared by the caller (model_cred_clear),
- * and rows need not be zeroed before (they are overwritten). Tokens are not filled. */
+ * and rows need not be zeroed before (they are overwritten). Tokens are not filled.
+ * On failure *count is 0 and there is nothing to clear. */
 error_code store_cred_page(store *st, const store_query *q, const char *cursor,
                            store_dir dir, size_t limit, model_cred *rows,
                            size_t *count, error_info *err);
@@ -102,7 +118,8 @@ error_code store_cred_state_counts(store *st, size_t counts[MODEL_STATE_COUNT],
  * rule->id) and rule->created_at is set to now when empty. The state is taken
  * from rule->state. ERROR_CONFLICT when the id exists, or when the policy already
  * has a live rule (any state but deleting/remote_deleted) for the same cidr: the
- * message names that rule's id.
+ * message names that rule's id ("policy ipp_… already has a rule for 10.0.0.0/8
+ * (ipr_…)"). On failure `rule` is unchanged.
  */
 error_code store_rule_insert(store *st, model_rule *rule, error_info *err);
 
@@ -129,7 +146,9 @@ error_code store_rule_delete(store *st, const char *id, store_delete_result *res
 error_code store_cred_delete(store *st, const char *id, store_delete_result *result,
                              error_info *err);
 
-/* Set a row's sync state and its error text (NULL or "" clears it). */
+/* Set a row's sync state and its error text (NULL or "" clears it). ERROR_NOT_FOUND
+ * for an unknown id; ERROR_CONFLICT when a rule would become live beside another
+ * live rule with its natural key. */
 error_code store_rule_set_state(store *st, const char *id, model_state state,
                                 const char *error_text, error_info *err);
 error_code store_cred_set_state(store *st, const char *id, model_state state,
@@ -143,7 +162,10 @@ error_code store_cred_remove(store *st, const char *id, error_info *err);
  * The remote confirmed the create of local row `local_id`: in one transaction the
  * row takes remote->id, uri, created_at (and policy uri), state synced, and an
  * alias local_id -> remote id is recorded. For credentials the token (if any) is
- * written in the same transaction.
+ * written in the same transaction; a token stored with the local row follows it.
+ * Empty uri/created_at/policy uri in `remote` keep the stored values.
+ * ERROR_NOT_FOUND: no such row; ERROR_STATE: `local_id` was already confirmed
+ * (it is now an alias); ERROR_CONFLICT: remote->id is already another row's id.
  */
 error_code store_rule_confirm_create(store *st, const char *local_id,
                                      const model_rule *remote, error_info *err);
@@ -152,8 +174,9 @@ error_code store_cred_confirm_create(store *st, const char *local_id,
 
 /*
  * Insert a credential, as store_rule_insert (local id, created_at). ERROR_CONFLICT
- * when the id exists. A token in cred->token is stored in the token table in the
- * same transaction.
+ * when the id exists; ERROR_INVALID when an ACL rule is empty or contains a line
+ * break (the store keeps one rule per line). A token in cred->token is stored in
+ * the token table in the same transaction.
  */
 error_code store_cred_insert(store *st, model_cred *cred, error_info *err);
 

@@ -32,27 +32,45 @@ void cli_print_overview(cli_ctx *ctx, const char *path, const cli_command *table
             ctx->program, path);
 }
 
-/* Length of the common prefix: a cheap "did you mean" for mistyped words. */
-static size_t shared_prefix(const char *a, const char *b)
+/* Edit distance of two short words: a "did you mean" for mistyped commands. */
+static size_t edit_distance(const char *a, const char *b)
 {
-    size_t n = 0;
-    while (a[n] && a[n] == b[n])
-        n++;
-    return n;
+    enum { WORD_MAX = 32 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= WORD_MAX || lb >= WORD_MAX)
+        return WORD_MAX;
+    size_t row[WORD_MAX + 1];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
 }
 
 static const cli_command *closest(const cli_command *table, size_t count, const char *word)
 {
     const cli_command *best = NULL;
-    size_t best_len = 0;
+    size_t best_dist = 3; /* more than two edits away is no longer a typo */
     for (size_t i = 0; i < count; i++) {
-        size_t n = shared_prefix(table[i].name, word);
-        if (n > best_len) {
-            best_len = n;
+        size_t d = edit_distance(table[i].name, word);
+        if (d < best_dist) {
+            best_dist = d;
             best = &table[i];
         }
     }
-    return best_len >= 2 ? best : NULL;
+    return best;
 }
 
 int cli_dispatch(cli_ctx *ctx, const char *path, const cli_command *table, size_t count,

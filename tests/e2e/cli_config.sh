@@ -31,7 +31,7 @@ echo "api_key = sk_test_do_not_print" >>"$cfg"
 chmod 644 "$cfg"
 run status
 check "config file with a key, mode 644: refused" refused 2 "chmod 600"
-check "... and the key is not echoed" ! grep -q sk_test_do_not_print "$tmp/err"
+check "... and the key is not echoed" err_lacks sk_test_do_not_print
 chmod 600 "$cfg"
 run status
 check "mode 600: remote configured" out_has "https://api.example.com (API key from config file)"

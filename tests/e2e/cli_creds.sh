@@ -25,7 +25,7 @@ check "list shows the ACL" out_has 'bind:\*.example.com, bind:env=prod'
 run creds list --filter "WEB"
 check "list --filter" out_lines 2
 run creds list --json
-check "list --json: array with tokens null" out_has '"token": null'
+check "list --json: array with tokens null" out_has '"token":null'
 
 run creds get "$id"
 check "get: ACL rules" out_has '^acl  *bind:\*.example.com'

@@ -44,6 +44,7 @@ status_is() { [ "$status" -eq "$1" ]; }
 out_has() { grep -q -e "$1" "$tmp/out"; }
 err_has() { grep -q -e "$1" "$tmp/err"; }
 out_lacks() { ! grep -q -e "$1" "$tmp/out"; }
+err_lacks() { ! grep -q -e "$1" "$tmp/err"; }
 err_empty() { [ ! -s "$tmp/err" ]; }
 out_lines() { [ "$(wc -l <"$tmp/out")" -eq "$1" ]; }
 # Both: status and a stderr message (the usual shape of a refusal).

@@ -1,0 +1,480 @@
+/* store: opening, schema migrations, transactions and the statement cache. */
+#include "store_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum {
+    BUSY_TIMEOUT_MS = 5000,
+    /* KiB of page cache for a writer: keeps the index pages an import touches
+     * hot. Readers keep SQLite's default. */
+    WRITER_CACHE_KIB = 16384,
+    /* A large import grows the WAL; truncate it back after checkpoints. */
+    WAL_LIMIT_BYTES = 64 << 20
+};
+
+static const char LOCAL_PREFIX[] = "local_";
+
+int store_schema_version(void)
+{
+    return store_sql_migration_count();
+}
+
+bool store_is_local_id(const char *id)
+{
+    return strncmp(id, LOCAL_PREFIX, sizeof LOCAL_PREFIX - 1) == 0;
+}
+
+/* ---- statements ---------------------------------------------------------- */
+
+error_code store_db_error(store *st, int rc, error_info *err)
+{
+    int primary = rc & 0xff;
+    const char *msg = sqlite3_errmsg(st->db);
+    if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+        return error_set(err, ERROR_CONFLICT, "database: %s", msg);
+    if (primary == SQLITE_CONSTRAINT)
+        return error_set(err, ERROR_INVALID, "database: %s", msg);
+    if (primary == SQLITE_NOMEM)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    if (primary == SQLITE_BUSY)
+        return error_set(err, ERROR_IO, "database: %s (another rampart is writing; try again)",
+                         msg);
+    return error_set(err, ERROR_IO, "database: %s", msg);
+}
+
+error_code store_prepare(store *st, const char *sql, sqlite3_stmt **out, error_info *err)
+{
+    int rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
+    if (rc != SQLITE_OK) {
+        *out = NULL;
+        return store_db_error(st, rc, err);
+    }
+    return ERROR_OK;
+}
+
+sqlite3_stmt *store_stmt(store *st, store_stmt_id id, error_info *err)
+{
+    if (!st->stmts[id] && store_prepare(st, store_sql_text(id), &st->stmts[id], err))
+        return NULL;
+    return st->stmts[id];
+}
+
+void store_reset(sqlite3_stmt *s)
+{
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+}
+
+error_code store_bind_texts(store *st, sqlite3_stmt *s, const char *const *texts, int n,
+                            error_info *err)
+{
+    for (int i = 0; i < n; i++) {
+        int rc = sqlite3_bind_text(s, i + 1, texts[i], -1, SQLITE_STATIC);
+        if (rc != SQLITE_OK) {
+            store_reset(s);
+            return store_db_error(st, rc, err);
+        }
+    }
+    return ERROR_OK;
+}
+
+error_code store_step(store *st, sqlite3_stmt *s, bool *row, error_info *err)
+{
+    int rc = sqlite3_step(s);
+    *row = rc == SQLITE_ROW;
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+        return ERROR_OK;
+    error_code ec = store_db_error(st, rc, err);
+    store_reset(s);
+    return ec;
+}
+
+error_code store_exec(store *st, sqlite3_stmt *s, error_info *err)
+{
+    bool row;
+    error_code rc = store_step(st, s, &row, err);
+    store_reset(s);
+    return rc;
+}
+
+void store_col_copy(sqlite3_stmt *s, int col, char *dst, size_t size)
+{
+    model_copy_text(dst, size, (const char *)sqlite3_column_text(s, col));
+}
+
+error_code store_plan(store *st, const char *sql, char *out, size_t size, error_info *err)
+{
+    char explain[2048];
+    snprintf(explain, sizeof explain, "EXPLAIN QUERY PLAN %s", sql);
+    sqlite3_stmt *s;
+    if (store_prepare(st, explain, &s, err))
+        return err->code;
+    out[0] = '\0';
+    bool row = true;
+    error_code rc = ERROR_OK;
+    while (rc == ERROR_OK && row) {
+        rc = store_step(st, s, &row, err);
+        size_t len = strlen(out);
+        if (rc == ERROR_OK && row)
+            snprintf(out + len, size - len, "%s%s", len ? "; " : "",
+                     (const char *)sqlite3_column_text(s, 3));
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static error_code run(store *st, store_stmt_id id, error_info *err)
+{
+    sqlite3_stmt *s = store_stmt(st, id, err);
+    return s ? store_exec(st, s, err) : err->code;
+}
+
+/* Undo without reporting: the failure that led here is the one to report. */
+static void run_quiet(store *st, store_stmt_id id)
+{
+    error_info ignored;
+    run(st, id, &ignored);
+}
+
+/* ---- transactions -------------------------------------------------------- */
+
+/* SQLite rolls a transaction back by itself after some errors (disk full). */
+static error_code check_tx_alive(store *st, error_info *err)
+{
+    if (st->in_tx && sqlite3_get_autocommit(st->db))
+        return error_set(err, ERROR_STATE,
+                         "the transaction was rolled back after an earlier error: "
+                         "roll back and start again");
+    return ERROR_OK;
+}
+
+error_code store_op_begin(store *st, bool multi_write, store_op *op, error_info *err)
+{
+    *op = STORE_OP_NONE;
+    if (check_tx_alive(st, err))
+        return err->code;
+    store_op want = !st->in_tx ? STORE_OP_TX : multi_write ? STORE_OP_SAVEPOINT
+                                                            : STORE_OP_NONE;
+    if (want == STORE_OP_NONE)
+        return ERROR_OK;
+    if (run(st, want == STORE_OP_TX ? STMT_BEGIN : STMT_SAVEPOINT, err))
+        return err->code;
+    *op = want;
+    return ERROR_OK;
+}
+
+error_code store_op_end(store *st, store_op op, error_code rc, error_info *err)
+{
+    if (op == STORE_OP_NONE)
+        return rc;
+    if (rc == ERROR_OK) {
+        rc = run(st, op == STORE_OP_TX ? STMT_COMMIT : STMT_RELEASE, err);
+        if (rc == ERROR_OK)
+            return ERROR_OK;
+    }
+    if (op == STORE_OP_TX) {
+        run_quiet(st, STMT_ROLLBACK);
+    } else {
+        run_quiet(st, STMT_ROLLBACK_TO);
+        run_quiet(st, STMT_RELEASE);
+    }
+    return rc;
+}
+
+error_code store_begin(store *st, error_info *err)
+{
+    if (st->in_tx)
+        return error_set(err, ERROR_STATE, "a transaction is already open");
+    if (run(st, STMT_BEGIN, err))
+        return err->code;
+    st->in_tx = true;
+    return ERROR_OK;
+}
+
+error_code store_commit(store *st, error_info *err)
+{
+    if (!st->in_tx)
+        return error_set(err, ERROR_STATE, "no transaction is open");
+    error_code rc = check_tx_alive(st, err);
+    if (rc == ERROR_OK)
+        rc = run(st, STMT_COMMIT, err);
+    if (rc != ERROR_OK)
+        run_quiet(st, STMT_ROLLBACK);
+    st->in_tx = false;
+    return rc;
+}
+
+void store_rollback(store *st)
+{
+    if (!st || !st->in_tx)
+        return;
+    run_quiet(st, STMT_ROLLBACK);
+    st->in_tx = false;
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+/* mkdir with mode 0700 whatever the umask; an existing directory is fine. */
+static error_code make_private_dir(const char *dir, error_info *err)
+{
+    struct stat sb;
+    if (stat(dir, &sb) == 0) {
+        if (!S_ISDIR(sb.st_mode))
+            return error_set(err, ERROR_IO, "%s is not a directory", dir);
+        return ERROR_OK;
+    }
+    if (errno != ENOENT)
+        return error_set(err, ERROR_IO, "cannot use %s: %s", dir, strerror(errno));
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return error_set(err, ERROR_IO, "cannot create %s: %s", dir, strerror(errno));
+    if (chmod(dir, 0700) != 0)
+        return error_set(err, ERROR_IO, "cannot set mode of %s: %s", dir, strerror(errno));
+    return ERROR_OK;
+}
+
+/*
+ * Create the database's directory and any missing ancestors (like mkdir -p), each
+ * new one 0700 as the XDG base directory spec asks (a fresh account may not have
+ * ~/.local/share yet). Existing directories keep their mode.
+ */
+static error_code ensure_dir(const char *path, error_info *err)
+{
+    char dir[PATH_MAX];
+    if (!model_copy_text(dir, sizeof dir, path))
+        return error_set(err, ERROR_INVALID, "database path is too long");
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return ERROR_OK;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        error_code rc = make_private_dir(dir, err);
+        *p = '/';
+        if (rc != ERROR_OK)
+            return rc;
+    }
+    return make_private_dir(dir, err);
+}
+
+/* Create the file ourselves so it is 0600 from the first byte, whatever the umask. */
+static error_code ensure_file(const char *path, error_info *err)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            return ERROR_OK;
+        return error_set(err, ERROR_IO, "cannot create %s: %s", path, strerror(errno));
+    }
+    int rc = fchmod(fd, 0600);
+    int saved = errno;
+    close(fd);
+    if (rc != 0)
+        return error_set(err, ERROR_IO, "cannot set mode of %s: %s", path, strerror(saved));
+    return ERROR_OK;
+}
+
+static bool is_memory(const char *path)
+{
+    return strcmp(path, ":memory:") == 0;
+}
+
+static error_code prepare_path(const char *path, bool readonly, error_info *err)
+{
+    if (is_memory(path))
+        return ERROR_OK;
+    if (readonly) {
+        if (access(path, F_OK) != 0)
+            return error_set(err, ERROR_IO, "cannot open database %s: %s", path,
+                             strerror(errno));
+        return ERROR_OK;
+    }
+    if (ensure_dir(path, err))
+        return err->code;
+    return ensure_file(path, err);
+}
+
+/* ---- schema -------------------------------------------------------------- */
+
+static error_code exec_sql(store *st, const char *sql, error_info *err)
+{
+    int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
+}
+
+/* First column of the first row of `sql` as text into `out` ("" for NULL or no row). */
+static error_code query_text(store *st, const char *sql, char *out, size_t size,
+                             error_info *err)
+{
+    sqlite3_stmt *s;
+    if (store_prepare(st, sql, &s, err))
+        return err->code;
+    bool row;
+    error_code rc = store_step(st, s, &row, err);
+    if (rc == ERROR_OK)
+        model_copy_text(out, size, row ? (const char *)sqlite3_column_text(s, 0) : "");
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static error_code user_version(store *st, int *out, error_info *err)
+{
+    char text[32];
+    if (query_text(st, "PRAGMA user_version", text, sizeof text, err))
+        return err->code;
+    *out = atoi(text);
+    return ERROR_OK;
+}
+
+static error_code newer_schema(int found, error_info *err)
+{
+    return error_set(err, ERROR_CONFIG,
+                     "database schema version %d is newer than this rampart (%d): "
+                     "upgrade rampart", found, store_schema_version());
+}
+
+/* One migration step in its own transaction; another process may have done it. */
+static error_code migrate_step(store *st, bool *done, error_info *err)
+{
+    int v = 0;
+    if (run(st, STMT_BEGIN, err))
+        return err->code;
+    error_code rc = user_version(st, &v, err);
+    if (rc == ERROR_OK && v > store_schema_version())
+        rc = newer_schema(v, err);
+    *done = v >= store_schema_version();
+    if (rc == ERROR_OK && !*done) {
+        char bump[64];
+        snprintf(bump, sizeof bump, "PRAGMA user_version = %d", v + 1);
+        rc = exec_sql(st, store_sql_migration(v), err);
+        if (rc == ERROR_OK)
+            rc = exec_sql(st, bump, err);
+        if (rc != ERROR_OK)
+            error_prefix(err, "migrating the database to schema version %d", v + 1);
+    }
+    if (rc == ERROR_OK)
+        rc = run(st, STMT_COMMIT, err);
+    if (rc != ERROR_OK)
+        run_quiet(st, STMT_ROLLBACK);
+    return rc;
+}
+
+static error_code migrate(store *st, error_info *err)
+{
+    int v = 0;
+    if (user_version(st, &v, err))
+        return err->code;
+    if (v > store_schema_version())
+        return newer_schema(v, err);
+    bool done = v == store_schema_version();
+    while (!done) {
+        if (migrate_step(st, &done, err))
+            return err->code;
+    }
+    return ERROR_OK;
+}
+
+static error_code check_schema(store *st, error_info *err)
+{
+    int v = 0;
+    if (user_version(st, &v, err))
+        return err->code;
+    if (v > store_schema_version())
+        return newer_schema(v, err);
+    if (v < store_schema_version())
+        return error_set(err, ERROR_CONFIG,
+                         "database schema version %d is older than this rampart (%d): "
+                         "open it read-write once to migrate it", v,
+                         store_schema_version());
+    return ERROR_OK;
+}
+
+static error_code configure(store *st, const char *path, error_info *err)
+{
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+    if (exec_sql(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", err))
+        return err->code;
+    if (st->readonly)
+        return ERROR_OK;
+    char cache[96];
+    snprintf(cache, sizeof cache, "PRAGMA cache_size = -%d; PRAGMA journal_size_limit = %d",
+             WRITER_CACHE_KIB, WAL_LIMIT_BYTES);
+    if (exec_sql(st, cache, err))
+        return err->code;
+    if (is_memory(path))
+        return ERROR_OK;
+    char mode[16];
+    if (query_text(st, "PRAGMA journal_mode = WAL", mode, sizeof mode, err))
+        return err->code;
+    if (strcmp(mode, "wal") != 0)
+        return error_set(err, ERROR_IO, "cannot use WAL mode for %s (got %s)", path, mode);
+    return ERROR_OK;
+}
+
+/* ---- open / close -------------------------------------------------------- */
+
+static error_code open_db(store *st, const char *path, error_info *err)
+{
+    /* A file path was created (0600) by prepare_path: never let SQLite create it. */
+    int flags = SQLITE_OPEN_NOMUTEX |
+                (st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
+                (is_memory(path) ? SQLITE_OPEN_CREATE : 0);
+    int rc = sqlite3_open_v2(path, &st->db, flags, NULL);
+    if (rc != SQLITE_OK)
+        return error_set(err, rc == SQLITE_NOMEM ? ERROR_NOMEM : ERROR_IO,
+                         "cannot open database %s: %s", path,
+                         st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+    if (configure(st, path, err))
+        return err->code;
+    return st->readonly ? check_schema(st, err) : migrate(st, err);
+}
+
+error_code store_open(const char *path, unsigned flags, store **out, error_info *err)
+{
+    *out = NULL;
+    if (!path || !*path)
+        return error_set(err, ERROR_INVALID, "database path is empty");
+    bool readonly = (flags & STORE_READONLY) != 0;
+    if (prepare_path(path, readonly, err))
+        return err->code;
+    store *st = calloc(1, sizeof *st);
+    if (!st)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    st->readonly = readonly;
+    if (open_db(st, path, err)) {
+        store_close(st);
+        return err->code;
+    }
+    *out = st;
+    return ERROR_OK;
+}
+
+static void finalize_all(sqlite3_stmt **stmts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_finalize(stmts[i]);
+        stmts[i] = NULL;
+    }
+}
+
+void store_close(store *st)
+{
+    if (!st)
+        return;
+    if (st->db)
+        store_rollback(st);
+    finalize_all(st->stmts, STMT_COUNT);
+    finalize_all(&st->pages[0][0], sizeof st->pages / sizeof st->pages[0][0]);
+    finalize_all(&st->counts[0][0], sizeof st->counts / sizeof st->counts[0][0]);
+    sqlite3_close(st->db);
+    free(st);
+}

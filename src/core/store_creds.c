@@ -1,0 +1,313 @@
+/* store: tunnel credentials and their tokens. */
+#include "store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct text_field {
+    size_t offset;
+    size_t size;
+} text_field;
+
+#define CRED_FIELD(f) {offsetof(model_cred, f), sizeof(((model_cred *)0)->f)}
+
+/* Text columns in STORE_CRED_COLS order. */
+static const text_field cred_text[CRED_COL_TEXT_COUNT] = {
+    CRED_FIELD(id),       CRED_FIELD(uri),      CRED_FIELD(created_at),
+    CRED_FIELD(description), CRED_FIELD(metadata), CRED_FIELD(owner_id),
+    CRED_FIELD(error),
+};
+
+/* The ACL column holds one rule per line. */
+static error_code split_acl(const char *text, model_acl *acl, error_info *err)
+{
+    if (!text || !*text)
+        return ERROR_OK;
+    char *copy = strdup(text);
+    if (!copy)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    error_code rc = ERROR_OK;
+    for (char *line = copy, *next; rc == ERROR_OK && line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        rc = model_acl_add(acl, line, err);
+    }
+    free(copy);
+    return rc;
+}
+
+static error_code join_acl(const model_acl *acl, char **out, error_info *err)
+{
+    size_t total = 1;
+    for (size_t i = 0; i < acl->count; i++) {
+        const char *rule = acl->rules[i];
+        if (!rule || !*rule)
+            return error_set(err, ERROR_INVALID, "acl rule %zu is empty", i + 1);
+        if (strchr(rule, '\n'))
+            return error_set(err, ERROR_INVALID, "acl rule %zu contains a line break",
+                             i + 1);
+        total += strlen(rule) + 1;
+    }
+    char *text = malloc(total);
+    if (!text)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    char *p = text;
+    for (size_t i = 0; i < acl->count; i++) {
+        size_t len = strlen(acl->rules[i]);
+        if (i)
+            *p++ = '\n';
+        memcpy(p, acl->rules[i], len);
+        p += len;
+    }
+    *p = '\0';
+    *out = text;
+    return ERROR_OK;
+}
+
+error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < CRED_COL_TEXT_COUNT; i++)
+        store_col_copy(s, i, (char *)out + cred_text[i].offset, cred_text[i].size);
+    /* The schema's CHECK constraint keeps the state parseable. */
+    if (!model_state_parse((const char *)sqlite3_column_text(s, CRED_COL_STATE),
+                           &out->state))
+        out->state = MODEL_STATE_NEW;
+    if (split_acl((const char *)sqlite3_column_text(s, CRED_COL_ACL), &out->acl, err)) {
+        model_cred_clear(out);
+        return err->code;
+    }
+    return ERROR_OK;
+}
+
+/* The token is bound without a copy and unbound by store_exec's reset. */
+static error_code put_token(store *st, const char *cred_id, const char *token,
+                            error_info *err)
+{
+    const char *args[] = {cred_id, token};
+    sqlite3_stmt *s = store_stmt(st, STMT_TOKEN_PUT, err);
+    if (!s || store_bind_texts(st, s, args, 2, err))
+        return err->code;
+    return store_exec(st, s, err);
+}
+
+static bool has_token(const model_cred *cred)
+{
+    return cred->token && cred->token[0];
+}
+
+static error_code insert_in_op(store *st, const model_cred *cred, const char *id,
+                               const char *created_at, const char *acl, const char *now,
+                               error_info *err)
+{
+    if (cred->id[0] && store_row_check_alias(st, STORE_KIND_CRED, id, err))
+        return err->code;
+    const char *args[] = {
+        id, cred->uri, created_at, cred->description, cred->metadata, cred->owner_id,
+        cred->error, acl, model_state_name(cred->state), now,
+    };
+    sqlite3_stmt *s = store_stmt(st, STMT_CRED_INSERT, err);
+    if (!s || store_bind_texts(st, s, args, 10, err))
+        return err->code;
+    error_code rc = store_exec(st, s, err);
+    if (rc == ERROR_CONFLICT)
+        return error_set(err, ERROR_CONFLICT, "credential %s already exists", id);
+    if (rc == ERROR_OK && has_token(cred))
+        rc = put_token(st, id, cred->token, err);
+    return rc;
+}
+
+error_code store_cred_insert(store *st, model_cred *cred, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if ((unsigned)cred->state >= MODEL_STATE_COUNT)
+        return error_set(err, ERROR_INVALID, "invalid sync state %d", (int)cred->state);
+    char *acl = NULL;
+    if (join_acl(&cred->acl, &acl, err))
+        return err->code;
+    char id[MODEL_ID_MAX + 1];
+    if (!cred->id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err)) {
+        free(acl);
+        return err->code;
+    }
+    char now[MODEL_TIME_MAX + 1];
+    ids_now_rfc3339(now, sizeof now);
+    const char *use_id = cred->id[0] ? cred->id : id;
+    const char *created = cred->created_at[0] ? cred->created_at : now;
+    store_op op;
+    error_code rc = store_op_begin(st, has_token(cred), &op, err);
+    if (rc == ERROR_OK)
+        rc = store_op_end(st, op, insert_in_op(st, cred, use_id, created, acl, now, err),
+                          err);
+    free(acl);
+    if (rc != ERROR_OK)
+        return rc;
+    if (!cred->id[0])
+        memcpy(cred->id, id, sizeof cred->id);
+    if (!cred->created_at[0])
+        memcpy(cred->created_at, now, sizeof cred->created_at);
+    return ERROR_OK;
+}
+
+error_code store_cred_get(store *st, const char *id, model_cred *out, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    model_cred_clear(out);
+    sqlite3_stmt *s = store_stmt(st, STMT_CRED_GET, err);
+    bool found;
+    if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, &found, err))
+        return err->code;
+    error_code rc = found ? store_cred_read(s, out, err)
+                          : error_set(err, ERROR_NOT_FOUND, "no credential %s", id);
+    store_reset(s);
+    return rc;
+}
+
+static void reverse_creds(model_cred *rows, size_t n)
+{
+    model_cred tmp;
+    for (size_t i = 0; i < n / 2; i++) {
+        tmp = rows[i];
+        rows[i] = rows[n - 1 - i];
+        rows[n - 1 - i] = tmp;
+    }
+}
+
+static void clear_creds(model_cred *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        model_cred_clear(&rows[i]);
+}
+
+error_code store_cred_page(store *st, const store_query *q, const char *cursor,
+                           store_dir dir, size_t limit, model_cred *rows,
+                           size_t *count, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    *count = 0;
+    sqlite3_stmt *s;
+    if (store_page_stmt(st, STORE_KIND_CRED, q, cursor, dir, limit, &s, err))
+        return err->code;
+    size_t n = 0;
+    bool row = true;
+    error_code rc = ERROR_OK;
+    while (rc == ERROR_OK && n < limit && row) {
+        rc = store_step(st, s, &row, err);
+        if (rc == ERROR_OK && row && (rc = store_cred_read(s, &rows[n], err)) == ERROR_OK)
+            n++;
+    }
+    store_reset(s);
+    if (rc != ERROR_OK) {
+        clear_creds(rows, n);
+        return rc;
+    }
+    if (dir == STORE_BACKWARD)
+        reverse_creds(rows, n);
+    *count = n;
+    return ERROR_OK;
+}
+
+error_code store_cred_count(store *st, const store_query *q, size_t *out, error_info *err)
+{
+    error_info scratch;
+    return store_count_rows(st, STORE_KIND_CRED, q, out, err ? err : &scratch);
+}
+
+error_code store_cred_state_counts(store *st, size_t counts[MODEL_STATE_COUNT],
+                                   error_info *err)
+{
+    error_info scratch;
+    return store_row_state_counts(st, STORE_KIND_CRED, counts, err ? err : &scratch);
+}
+
+error_code store_cred_delete(store *st, const char *id, store_delete_result *result,
+                             error_info *err)
+{
+    error_info scratch;
+    return store_row_delete(st, STORE_KIND_CRED, id, result, err ? err : &scratch);
+}
+
+error_code store_cred_set_state(store *st, const char *id, model_state state,
+                                const char *error_text, error_info *err)
+{
+    error_info scratch;
+    return store_row_set_state(st, STORE_KIND_CRED, id, state, error_text,
+                               err ? err : &scratch);
+}
+
+error_code store_cred_remove(store *st, const char *id, error_info *err)
+{
+    error_info scratch;
+    return store_row_remove(st, STORE_KIND_CRED, id, err ? err : &scratch);
+}
+
+static error_code confirm_in_op(store *st, const char *local_id, const model_cred *remote,
+                                error_info *err)
+{
+    if (store_row_check_confirm(st, STORE_KIND_CRED, local_id, remote->id, err))
+        return err->code;
+    char now[MODEL_TIME_MAX + 1];
+    ids_now_rfc3339(now, sizeof now);
+    const char *args[] = {local_id, remote->id, remote->uri, remote->created_at, now};
+    sqlite3_stmt *s = store_stmt(st, STMT_CRED_CONFIRM, err);
+    if (!s || store_bind_texts(st, s, args, 5, err))
+        return err->code;
+    /* A token stored before the confirm follows the rename (ON UPDATE CASCADE). */
+    if (store_row_confirm(st, STORE_KIND_CRED, s, local_id, remote->id, err))
+        return err->code;
+    return has_token(remote) ? put_token(st, remote->id, remote->token, err) : ERROR_OK;
+}
+
+error_code store_cred_confirm_create(store *st, const char *local_id,
+                                     const model_cred *remote, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    return store_op_end(st, op, confirm_in_op(st, local_id, remote, err), err);
+}
+
+error_code store_token_get(store *st, const char *cred_id, char **token,
+                           error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    *token = NULL;
+    sqlite3_stmt *s = store_stmt(st, STMT_TOKEN_GET, err);
+    bool found;
+    if (!s || store_bind_texts(st, s, &cred_id, 1, err) || store_step(st, s, &found, err))
+        return err->code;
+    if (!found) {
+        store_reset(s);
+        return error_set(err, ERROR_NOT_FOUND, "no credential %s", cred_id);
+    }
+    char canon[MODEL_ID_MAX + 1];
+    store_col_copy(s, 0, canon, sizeof canon);
+    const char *held = (const char *)sqlite3_column_text(s, 1);
+    char *copy = NULL;
+    if (held) {
+        size_t len = (size_t)sqlite3_column_bytes(s, 1);
+        copy = malloc(len + 1);
+        if (copy)
+            memcpy(copy, held, len + 1);
+    }
+    store_reset(s);
+    if (held && !copy)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    if (copy) {
+        *token = copy;
+        return ERROR_OK;
+    }
+    if (store_is_local_id(canon))
+        return error_set(err, ERROR_UNAVAILABLE,
+                         "credential %s is not created remotely yet: run rampart sync", canon);
+    return error_set(err, ERROR_UNAVAILABLE,
+                     "credential %s was created elsewhere or its token was lost: "
+                     "this machine does not hold its token", canon);
+}

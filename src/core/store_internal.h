@@ -1,0 +1,173 @@
+/*
+ * store internals shared by the store_*.c files: the handle, the statement cache,
+ * transaction helpers and the per-kind descriptors that let rules and credentials
+ * share their row logic. Nothing outside the store module includes this, except
+ * the store's own unit test (query plans).
+ */
+#ifndef RAMPART_STORE_INTERNAL_H
+#define RAMPART_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/ids.h"
+#include "rampart/store.h"
+
+/* Cached statements; their SQL is in store_sql.c, indexed by this enum. */
+typedef enum store_stmt_id {
+    STMT_BEGIN,
+    STMT_COMMIT,
+    STMT_ROLLBACK,
+    STMT_SAVEPOINT,
+    STMT_RELEASE,
+    STMT_ROLLBACK_TO,
+    STMT_ALIAS_EXISTS,
+    STMT_ALIAS_INSERT,
+    STMT_ALIAS_DELETE,
+    STMT_RULE_RESOLVE,
+    STMT_RULE_GET,
+    STMT_RULE_FIND,
+    STMT_RULE_LIVE_ID,
+    STMT_RULE_INSERT,
+    STMT_RULE_SET_STATE,
+    STMT_RULE_DELETE,
+    STMT_RULE_STATE_COUNTS,
+    STMT_RULE_CONFIRM,
+    STMT_CRED_RESOLVE,
+    STMT_CRED_GET,
+    STMT_CRED_INSERT,
+    STMT_CRED_SET_STATE,
+    STMT_CRED_DELETE,
+    STMT_CRED_STATE_COUNTS,
+    STMT_CRED_CONFIRM,
+    STMT_TOKEN_PUT,
+    STMT_TOKEN_GET,
+    STMT_COUNT
+} store_stmt_id;
+
+typedef enum store_kind {
+    STORE_KIND_RULE,
+    STORE_KIND_CRED,
+    STORE_KIND_COUNT
+} store_kind;
+
+/* Page query variants: one bit per optional clause. */
+enum {
+    STORE_PAGE_BACKWARD = 1u << 0,
+    STORE_PAGE_CURSOR = 1u << 1,
+    STORE_PAGE_POLICY = 1u << 2,
+    STORE_PAGE_FILTER = 1u << 3,
+    STORE_PAGE_STATES = 1u << 4,
+    STORE_PAGE_VARIANTS = 32,
+    STORE_COUNT_VARIANTS = 8 /* policy, filter and states bits, shifted down */
+};
+
+/* Column lists shared by single-row reads and pages; order matches the enums. */
+#define STORE_RULE_COLS \
+    "id, uri, created_at, description, metadata, cidr, policy_id, policy_uri, error, " \
+    "action, state"
+enum { RULE_COL_TEXT_COUNT = 9, RULE_COL_ACTION = 9, RULE_COL_STATE = 10 };
+
+#define STORE_CRED_COLS \
+    "id, uri, created_at, description, metadata, owner_id, error, acl, state"
+enum { CRED_COL_TEXT_COUNT = 7, CRED_COL_ACL = 7, CRED_COL_STATE = 8 };
+
+struct store {
+    sqlite3 *db;
+    bool readonly;
+    bool in_tx; /* store_begin is open */
+    ids_gen idgen;
+    sqlite3_stmt *stmts[STMT_COUNT];
+    sqlite3_stmt *pages[STORE_KIND_COUNT][STORE_PAGE_VARIANTS];
+    sqlite3_stmt *counts[STORE_KIND_COUNT][STORE_COUNT_VARIANTS];
+};
+
+/* What rules and credentials differ in, for the code they share. */
+typedef struct store_kind_info {
+    const char *noun;        /* "rule", "credential": for messages */
+    const char *table;
+    const char *cols;
+    const char *filter_sql;  /* text filter over ?3 */
+    const char *alias_kind;  /* aliases.kind */
+    store_stmt_id resolve;   /* -> id, state */
+    store_stmt_id set_state;
+    store_stmt_id remove;
+    store_stmt_id state_counts;
+} store_kind_info;
+
+const store_kind_info *store_kind_get(store_kind kind);
+
+/* store_sql.c */
+const char *store_sql_text(store_stmt_id id);
+int store_sql_migration_count(void);
+const char *store_sql_migration(int index);
+
+/* store.c: statements, steps, errors */
+sqlite3_stmt *store_stmt(store *st, store_stmt_id id, error_info *err);
+error_code store_prepare(store *st, const char *sql, sqlite3_stmt **out, error_info *err);
+void store_reset(sqlite3_stmt *s);
+/* Bind NUL-terminated texts to ?1..?n without copying (reset before they die). */
+error_code store_bind_texts(store *st, sqlite3_stmt *s, const char *const *texts,
+                            int n, error_info *err);
+/* Step once: *row tells whether a row came back. The statement is not reset. */
+error_code store_step(store *st, sqlite3_stmt *s, bool *row, error_info *err);
+/* Step a statement that returns no rows, then reset it. */
+error_code store_exec(store *st, sqlite3_stmt *s, error_info *err);
+error_code store_db_error(store *st, int rc, error_info *err);
+void store_col_copy(sqlite3_stmt *s, int col, char *dst, size_t size);
+bool store_is_local_id(const char *id);
+
+/*
+ * One mutating call's transaction: its own BEGIN IMMEDIATE outside store_begin;
+ * inside it, a savepoint when the call writes more than once (so a failure undoes
+ * only this call), nothing when one statement does it.
+ */
+typedef enum store_op {
+    STORE_OP_NONE,
+    STORE_OP_TX,
+    STORE_OP_SAVEPOINT
+} store_op;
+error_code store_op_begin(store *st, bool multi_write, store_op *op, error_info *err);
+error_code store_op_end(store *st, store_op op, error_code rc, error_info *err);
+
+/* store_rows.c: logic shared by both kinds */
+error_code store_row_resolve(store *st, store_kind kind, const char *id,
+                             char canon[MODEL_ID_MAX + 1], model_state *state,
+                             error_info *err);
+error_code store_row_delete(store *st, store_kind kind, const char *id,
+                            store_delete_result *result, error_info *err);
+error_code store_row_set_state(store *st, store_kind kind, const char *id,
+                               model_state state, const char *error_text,
+                               error_info *err);
+error_code store_row_remove(store *st, store_kind kind, const char *id, error_info *err);
+error_code store_row_state_counts(store *st, store_kind kind,
+                                  size_t counts[MODEL_STATE_COUNT], error_info *err);
+/* Inside an op: refuse an id that an alias already stands for. */
+error_code store_row_check_alias(store *st, store_kind kind, const char *id,
+                                 error_info *err);
+/* Inside an op: rename local row `local_id` to `remote_id` (already resolved
+ * and checked) by running the kind's bound confirm statement, then add the alias. */
+error_code store_row_confirm(store *st, store_kind kind, sqlite3_stmt *confirm,
+                             const char *local_id, const char *remote_id,
+                             error_info *err);
+error_code store_row_check_confirm(store *st, store_kind kind, const char *local_id,
+                                   const char *remote_id, error_info *err);
+
+/* store_page.c */
+error_code store_page_stmt(store *st, store_kind kind, const store_query *q,
+                           const char *cursor, store_dir dir, size_t limit,
+                           sqlite3_stmt **out, error_info *err);
+error_code store_count_rows(store *st, store_kind kind, const store_query *q,
+                            size_t *out, error_info *err);
+/* EXPLAIN QUERY PLAN of `sql` (details joined by "; "), for the store's tests. */
+error_code store_plan(store *st, const char *sql, char *out, size_t size, error_info *err);
+/* The same for page variant `variant`. */
+error_code store_page_plan(store *st, store_kind kind, unsigned variant, char *out,
+                           size_t size, error_info *err);
+
+/* store_rules.c / store_creds.c: one row from a statement over *_COLS */
+void store_rule_read(sqlite3_stmt *s, model_rule *out);
+error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err);
+
+#endif

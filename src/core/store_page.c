@@ -1,0 +1,200 @@
+/*
+ * store: keyset pages and counts. Each query shape (direction, cursor, policy,
+ * filter) is built once per handle and cached: every page is one index range
+ * scan in id order, the same cost at any depth.
+ */
+#include "store_internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    SQL_MAX = 1024,
+    /* SQLite refuses LIKE patterns above 50000 bytes; nobody types this much. */
+    FILTER_MAX = 1024
+};
+
+static bool has_text(const char *s)
+{
+    return s && *s;
+}
+
+/* Append a clause to the WHERE being built in `buf`. */
+static void add_where(char *buf, size_t size, int *nwhere, const char *clause)
+{
+    size_t len = strlen(buf);
+    snprintf(buf + len, size - len, "%s%s", (*nwhere)++ ? " AND " : " WHERE ", clause);
+}
+
+static void build_sql(store_kind kind, unsigned variant, bool count, char *buf,
+                      size_t size)
+{
+    const store_kind_info *k = store_kind_get(kind);
+    bool backward = (variant & STORE_PAGE_BACKWARD) != 0;
+    int nwhere = 0;
+    snprintf(buf, size, "SELECT %s FROM %s", count ? "count(*)" : k->cols, k->table);
+    if (variant & STORE_PAGE_CURSOR)
+        add_where(buf, size, &nwhere, backward ? "id < ?1" : "id > ?1");
+    if (variant & STORE_PAGE_POLICY)
+        add_where(buf, size, &nwhere, "policy_id = ?2");
+    if (variant & STORE_PAGE_FILTER)
+        add_where(buf, size, &nwhere, k->filter_sql);
+    /* One slot per state: wanted ones get its name, the others NULL (never equal). */
+    if (variant & STORE_PAGE_STATES)
+        add_where(buf, size, &nwhere, "state IN (?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    if (count)
+        return;
+    size_t len = strlen(buf);
+    snprintf(buf + len, size - len, " ORDER BY id%s LIMIT ?4", backward ? " DESC" : "");
+}
+
+static sqlite3_stmt *cached(store *st, store_kind kind, unsigned variant, bool count,
+                            error_info *err)
+{
+    sqlite3_stmt **slot = count ? &st->counts[kind][variant >> 2]
+                                : &st->pages[kind][variant];
+    if (*slot)
+        return *slot;
+    char sql[SQL_MAX];
+    build_sql(kind, variant, count, sql, sizeof sql);
+    if (store_prepare(st, sql, slot, err))
+        return NULL;
+    return *slot;
+}
+
+/* "%" + text with LIKE's metacharacters escaped by '\' + "%": a literal substring. */
+static error_code like_pattern(const char *text, char **out, error_info *err)
+{
+    size_t len = strlen(text);
+    if (len > FILTER_MAX)
+        return error_set(err, ERROR_INVALID, "filter is too long (at most %d bytes)",
+                         FILTER_MAX);
+    char *p = malloc(2 * len + 3);
+    if (!p)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    *out = p;
+    *p++ = '%';
+    for (; *text; text++) {
+        if (*text == '%' || *text == '_' || *text == '\\')
+            *p++ = '\\';
+        *p++ = *text;
+    }
+    *p++ = '%';
+    *p = '\0';
+    return ERROR_OK;
+}
+
+static unsigned query_variant(store_kind kind, const store_query *q)
+{
+    unsigned v = 0;
+    if (q && kind == STORE_KIND_RULE && has_text(q->policy_id))
+        v |= STORE_PAGE_POLICY;
+    if (q && has_text(q->filter))
+        v |= STORE_PAGE_FILTER;
+    if (q && q->states)
+        v |= STORE_PAGE_STATES;
+    return v;
+}
+
+enum { STATE_PARAM = 5 };
+_Static_assert(MODEL_STATE_COUNT == 8, "one state slot per state in the page SQL");
+
+static int bind_states(sqlite3_stmt *s, unsigned states)
+{
+    int rc = SQLITE_OK;
+    for (int i = 0; rc == SQLITE_OK && i < MODEL_STATE_COUNT; i++) {
+        if (states & (1u << i))
+            rc = sqlite3_bind_text(s, STATE_PARAM + i, model_state_name((model_state)i), -1,
+                                   SQLITE_STATIC);
+    }
+    return rc;
+}
+
+/* Bind policy (?2) and filter (?3) as the variant asks. */
+static error_code bind_query(store *st, sqlite3_stmt *s, unsigned variant,
+                             const store_query *q, error_info *err)
+{
+    int rc = SQLITE_OK;
+    if (variant & STORE_PAGE_POLICY)
+        rc = sqlite3_bind_text(s, 2, q->policy_id, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK && (variant & STORE_PAGE_FILTER)) {
+        char *pattern = NULL;
+        if (like_pattern(q->filter, &pattern, err)) {
+            store_reset(s);
+            return err->code;
+        }
+        rc = sqlite3_bind_text(s, 3, pattern, -1, free);
+    }
+    if (rc == SQLITE_OK && (variant & STORE_PAGE_STATES))
+        rc = bind_states(s, q->states);
+    if (rc != SQLITE_OK) {
+        store_reset(s);
+        return store_db_error(st, rc, err);
+    }
+    return ERROR_OK;
+}
+
+static error_code check_query(const store_query *q, error_info *err)
+{
+    if (q && (unsigned)q->sort >= STORE_SORT_COUNT)
+        return error_set(err, ERROR_INVALID, "invalid sort order %d", (int)q->sort);
+    if (q && (q->states >> MODEL_STATE_COUNT) != 0)
+        return error_set(err, ERROR_INVALID, "invalid state set 0x%x", q->states);
+    return ERROR_OK;
+}
+
+error_code store_page_stmt(store *st, store_kind kind, const store_query *q,
+                           const char *cursor, store_dir dir, size_t limit,
+                           sqlite3_stmt **out, error_info *err)
+{
+    if (check_query(q, err))
+        return err->code;
+    unsigned variant = query_variant(kind, q);
+    if (dir == STORE_BACKWARD)
+        variant |= STORE_PAGE_BACKWARD;
+    if (has_text(cursor))
+        variant |= STORE_PAGE_CURSOR;
+    sqlite3_stmt *s = cached(st, kind, variant, false, err);
+    if (!s)
+        return err->code;
+    if (bind_query(st, s, variant, q, err))
+        return err->code;
+    int rc = sqlite3_bind_int64(s, 4, limit > INT64_MAX ? INT64_MAX : (sqlite3_int64)limit);
+    if (rc == SQLITE_OK && (variant & STORE_PAGE_CURSOR))
+        rc = sqlite3_bind_text(s, 1, cursor, -1, SQLITE_STATIC);
+    if (rc != SQLITE_OK) {
+        store_reset(s);
+        return store_db_error(st, rc, err);
+    }
+    *out = s;
+    return ERROR_OK;
+}
+
+error_code store_count_rows(store *st, store_kind kind, const store_query *q,
+                            size_t *out, error_info *err)
+{
+    *out = 0;
+    if (check_query(q, err))
+        return err->code;
+    unsigned variant = query_variant(kind, q);
+    sqlite3_stmt *s = cached(st, kind, variant, true, err);
+    if (!s || bind_query(st, s, variant, q, err))
+        return err->code;
+    bool row;
+    if (store_step(st, s, &row, err))
+        return err->code;
+    if (row)
+        *out = (size_t)sqlite3_column_int64(s, 0);
+    store_reset(s);
+    return ERROR_OK;
+}
+
+error_code store_page_plan(store *st, store_kind kind, unsigned variant, char *out,
+                           size_t size, error_info *err)
+{
+    char sql[SQL_MAX];
+    build_sql(kind, variant, false, sql, sizeof sql);
+    return store_plan(st, sql, out, size, err);
+}

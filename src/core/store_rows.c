@@ -1,0 +1,217 @@
+/* store: row logic rules and credentials share (ids, states, delete, aliases). */
+#include "store_internal.h"
+
+#include <string.h>
+
+error_code store_row_resolve(store *st, store_kind kind, const char *id,
+                             char canon[MODEL_ID_MAX + 1], model_state *state,
+                             error_info *err)
+{
+    const store_kind_info *k = store_kind_get(kind);
+    sqlite3_stmt *s = store_stmt(st, k->resolve, err);
+    if (!s || store_bind_texts(st, s, &id, 1, err))
+        return err->code;
+    bool row;
+    if (store_step(st, s, &row, err))
+        return err->code;
+    error_code rc = ERROR_OK;
+    if (!row) {
+        rc = error_set(err, ERROR_NOT_FOUND, "no %s %s", k->noun, id);
+    } else {
+        store_col_copy(s, 0, canon, MODEL_ID_MAX + 1);
+        if (!model_state_parse((const char *)sqlite3_column_text(s, 1), state))
+            rc = error_set(err, ERROR_IO, "database: %s %s has an unknown state",
+                           k->noun, canon);
+    }
+    store_reset(s);
+    return rc;
+}
+
+/* Inside an op: drop the row (its token follows by cascade) and its aliases. */
+static error_code remove_row(store *st, store_kind kind, const char *canon,
+                             error_info *err)
+{
+    sqlite3_stmt *s = store_stmt(st, STMT_ALIAS_DELETE, err);
+    if (!s || store_bind_texts(st, s, &canon, 1, err) || store_exec(st, s, err))
+        return err->code;
+    s = store_stmt(st, store_kind_get(kind)->remove, err);
+    if (!s || store_bind_texts(st, s, &canon, 1, err))
+        return err->code;
+    return store_exec(st, s, err);
+}
+
+static error_code set_state(store *st, store_kind kind, const char *id, model_state state,
+                            const char *error_text, error_info *err)
+{
+    const store_kind_info *k = store_kind_get(kind);
+    char now[MODEL_TIME_MAX + 1];
+    ids_now_rfc3339(now, sizeof now);
+    const char *args[] = {id, model_state_name(state), error_text ? error_text : "", now};
+    sqlite3_stmt *s = store_stmt(st, k->set_state, err);
+    if (!s || store_bind_texts(st, s, args, 4, err))
+        return err->code;
+    error_code rc = store_exec(st, s, err);
+    if (rc == ERROR_CONFLICT)
+        return error_set(err, ERROR_CONFLICT, "%s %s cannot become %s: its policy already "
+                         "has a live rule for the same cidr", k->noun, id,
+                         model_state_name(state));
+    if (rc != ERROR_OK)
+        return rc;
+    if (sqlite3_changes(st->db) == 0)
+        return error_set(err, ERROR_NOT_FOUND, "no %s %s", k->noun, id);
+    return ERROR_OK;
+}
+
+error_code store_row_set_state(store *st, store_kind kind, const char *id,
+                               model_state state, const char *error_text,
+                               error_info *err)
+{
+    if ((unsigned)state >= MODEL_STATE_COUNT)
+        return error_set(err, ERROR_INVALID, "invalid sync state %d", (int)state);
+    store_op op;
+    if (store_op_begin(st, false, &op, err))
+        return err->code;
+    return store_op_end(st, op, set_state(st, kind, id, state, error_text, err), err);
+}
+
+typedef enum delete_action {
+    DELETE_REMOVE,
+    DELETE_MARK,
+    DELETE_ALREADY,
+    DELETE_IN_FLIGHT
+} delete_action;
+
+/* What a user's delete does in each sync state (DESIGN.md, Sync). */
+static const delete_action delete_actions[MODEL_STATE_COUNT] = {
+    [MODEL_STATE_NEW] = DELETE_REMOVE,
+    [MODEL_STATE_CREATING] = DELETE_IN_FLIGHT,
+    [MODEL_STATE_SYNCED] = DELETE_MARK,
+    [MODEL_STATE_DELETING] = DELETE_ALREADY,
+    [MODEL_STATE_FAILED] = DELETE_REMOVE,
+    [MODEL_STATE_UNKNOWN] = DELETE_IN_FLIGHT,
+    [MODEL_STATE_ORPHANED] = DELETE_MARK,
+    [MODEL_STATE_REMOTE_DELETED] = DELETE_REMOVE,
+};
+
+static error_code delete_in_op(store *st, store_kind kind, const char *id,
+                               store_delete_result *result, error_info *err)
+{
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    if (store_row_resolve(st, kind, id, canon, &state, err))
+        return err->code;
+    switch (delete_actions[state]) {
+    case DELETE_REMOVE:
+        *result = STORE_DELETE_REMOVED;
+        return remove_row(st, kind, canon, err);
+    case DELETE_MARK:
+        *result = STORE_DELETE_MARKED;
+        return set_state(st, kind, canon, MODEL_STATE_DELETING, NULL, err);
+    case DELETE_ALREADY:
+        *result = STORE_DELETE_ALREADY;
+        return ERROR_OK;
+    case DELETE_IN_FLIGHT:
+        break;
+    }
+    return error_set(err, ERROR_STATE, "%s %s cannot be deleted now: %s; run a sync first",
+                     store_kind_get(kind)->noun, canon,
+                     state == MODEL_STATE_CREATING ? "its create is in flight"
+                                                   : "the outcome of its create is unknown");
+}
+
+error_code store_row_delete(store *st, store_kind kind, const char *id,
+                            store_delete_result *result, error_info *err)
+{
+    store_delete_result ignored;
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    error_code rc = delete_in_op(st, kind, id, result ? result : &ignored, err);
+    return store_op_end(st, op, rc, err);
+}
+
+error_code store_row_remove(store *st, store_kind kind, const char *id, error_info *err)
+{
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    error_code rc = store_row_resolve(st, kind, id, canon, &state, err);
+    if (rc == ERROR_OK)
+        rc = remove_row(st, kind, canon, err);
+    return store_op_end(st, op, rc, err);
+}
+
+error_code store_row_state_counts(store *st, store_kind kind,
+                                  size_t counts[MODEL_STATE_COUNT], error_info *err)
+{
+    memset(counts, 0, MODEL_STATE_COUNT * sizeof counts[0]);
+    sqlite3_stmt *s = store_stmt(st, store_kind_get(kind)->state_counts, err);
+    if (!s)
+        return err->code;
+    bool row = true;
+    while (row) {
+        if (store_step(st, s, &row, err))
+            return err->code;
+        model_state state;
+        if (row && model_state_parse((const char *)sqlite3_column_text(s, 0), &state))
+            counts[state] = (size_t)sqlite3_column_int64(s, 1);
+    }
+    store_reset(s);
+    return ERROR_OK;
+}
+
+error_code store_row_check_alias(store *st, store_kind kind, const char *id,
+                                 error_info *err)
+{
+    if (!store_is_local_id(id))
+        return ERROR_OK;
+    sqlite3_stmt *s = store_stmt(st, STMT_ALIAS_EXISTS, err);
+    if (!s || store_bind_texts(st, s, &id, 1, err))
+        return err->code;
+    bool row;
+    if (store_step(st, s, &row, err))
+        return err->code;
+    store_reset(s);
+    if (row)
+        return error_set(err, ERROR_CONFLICT, "%s %s already exists",
+                         store_kind_get(kind)->noun, id);
+    return ERROR_OK;
+}
+
+error_code store_row_check_confirm(store *st, store_kind kind, const char *local_id,
+                                   const char *remote_id, error_info *err)
+{
+    const char *noun = store_kind_get(kind)->noun;
+    if (!remote_id[0])
+        return error_set(err, ERROR_INVALID, "the remote's reply for %s %s has no id",
+                         noun, local_id);
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    if (store_row_resolve(st, kind, local_id, canon, &state, err))
+        return err->code;
+    if (strcmp(canon, local_id) != 0)
+        return error_set(err, ERROR_STATE, "%s %s was already confirmed as %s", noun,
+                         local_id, canon);
+    return ERROR_OK;
+}
+
+error_code store_row_confirm(store *st, store_kind kind, sqlite3_stmt *confirm,
+                             const char *local_id, const char *remote_id,
+                             error_info *err)
+{
+    const store_kind_info *k = store_kind_get(kind);
+    if (store_exec(st, confirm, err)) {
+        if (err->code == ERROR_CONFLICT)
+            error_set(err, ERROR_CONFLICT, "%s %s already exists", k->noun, remote_id);
+        return err->code;
+    }
+    if (strcmp(local_id, remote_id) == 0)
+        return ERROR_OK;
+    const char *args[] = {local_id, remote_id, k->alias_kind};
+    sqlite3_stmt *s = store_stmt(st, STMT_ALIAS_INSERT, err);
+    if (!s || store_bind_texts(st, s, args, 3, err))
+        return err->code;
+    return store_exec(st, s, err);
+}

@@ -1,0 +1,181 @@
+/*
+ * bench_store ROWS DBPATH: import speed of the store and the cost of a keyset page
+ * at the start and deep in the table. Prints "figure value" lines:
+ *   insert_rows_per_s  rules inserted per second (one transaction, commit included)
+ *   page_first_us      median time of the first page (20 rows)
+ *   page_deep_us       median time of a page at 90% depth
+ *   page_ratio         page_deep_us / page_first_us (about 1 when paging is keyset)
+ *   state_counts_ms    median time of store_rule_state_counts (a full scan)
+ * DBPATH and its -wal/-shm files are replaced.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rampart/ids.h"
+#include "rampart/store.h"
+
+enum { POLICIES = 100, PAGE_ROWS = 20, REPS = 1000 };
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int fail(const char *what, const error_info *err)
+{
+    fprintf(stderr, "bench_store: %s: %s\n", what, err->msg);
+    return 1;
+}
+
+static void remove_db(const char *path)
+{
+    static const char *const suffixes[] = {"", "-wal", "-shm"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        char name[4096];
+        snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
+        unlink(name);
+    }
+}
+
+typedef char policy_ids[POLICIES][MODEL_ID_MAX + 1];
+
+static int make_policies(policy_ids policies)
+{
+    ids_gen gen = {0};
+    error_info err;
+    for (int i = 0; i < POLICIES; i++) {
+        if (ids_generate(&gen, "ipp", policies[i], sizeof policies[i], &err))
+            return fail("policy id", &err);
+    }
+    return 0;
+}
+
+/* Row i: a distinct /32 and one of POLICIES policies; local id and time are new. */
+static void next_rule(model_rule *rule, policy_ids policies, size_t i)
+{
+    rule->id[0] = '\0';
+    rule->created_at[0] = '\0';
+    snprintf(rule->cidr, sizeof rule->cidr, "%zu.%zu.%zu.%zu/32", 10 + (i >> 24) % 200,
+             (i >> 16) & 255, (i >> 8) & 255, i & 255);
+    memcpy(rule->policy_id, policies[i % POLICIES], sizeof rule->policy_id);
+    rule->action = i % 7 ? MODEL_ACTION_ALLOW : MODEL_ACTION_DENY;
+}
+
+static int insert_rows(store *st, size_t rows, size_t depth, char *deep_cursor,
+                       double *rate)
+{
+    error_info err;
+    policy_ids policies;
+    if (make_policies(policies))
+        return 1;
+    model_rule *rule = calloc(1, sizeof *rule);
+    if (!rule)
+        return 1;
+    rule->state = MODEL_STATE_SYNCED;
+    double t0 = now_s();
+    int rc = store_begin(st, &err) ? fail("begin", &err) : 0;
+    for (size_t i = 0; rc == 0 && i < rows; i++) {
+        next_rule(rule, policies, i);
+        if (store_rule_insert(st, rule, &err))
+            rc = fail("insert", &err);
+        else if (i + 1 == depth)
+            memcpy(deep_cursor, rule->id, sizeof rule->id);
+    }
+    if (rc == 0 && store_commit(st, &err))
+        rc = fail("commit", &err);
+    *rate = (double)rows / (now_s() - t0);
+    free(rule);
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median microseconds of REPS forward pages after `cursor`. */
+static int time_pages(store *st, const char *cursor, model_rule *rows, double *median)
+{
+    double samples[REPS];
+    error_info err;
+    for (int i = 0; i < REPS; i++) {
+        size_t count;
+        double t0 = now_s();
+        if (store_rule_page(st, NULL, cursor, STORE_FORWARD, PAGE_ROWS, rows, &count, &err))
+            return fail("page", &err);
+        samples[i] = (now_s() - t0) * 1e6;
+        if (count == 0) {
+            fprintf(stderr, "bench_store: empty page\n");
+            return 1;
+        }
+    }
+    qsort(samples, REPS, sizeof samples[0], cmp_double);
+    *median = samples[REPS / 2];
+    return 0;
+}
+
+enum { COUNT_REPS = 5 };
+
+static int time_state_counts(store *st, double *median)
+{
+    double samples[COUNT_REPS];
+    size_t counts[MODEL_STATE_COUNT];
+    error_info err;
+    for (int i = 0; i < COUNT_REPS; i++) {
+        double t0 = now_s();
+        if (store_rule_state_counts(st, counts, &err))
+            return fail("state counts", &err);
+        samples[i] = (now_s() - t0) * 1e3;
+    }
+    qsort(samples, COUNT_REPS, sizeof samples[0], cmp_double);
+    *median = samples[COUNT_REPS / 2];
+    return 0;
+}
+
+static int run(store *st, size_t rows)
+{
+    char deep_cursor[MODEL_ID_MAX + 1] = "";
+    double rate, first, deep, counts;
+    if (insert_rows(st, rows, rows / 10 * 9, deep_cursor, &rate))
+        return 1;
+    model_rule *page = calloc(PAGE_ROWS, sizeof *page);
+    if (!page)
+        return 1;
+    int rc = time_pages(st, NULL, page, &first);
+    if (rc == 0)
+        rc = time_pages(st, deep_cursor, page, &deep);
+    free(page);
+    if (rc == 0)
+        rc = time_state_counts(st, &counts);
+    if (rc)
+        return rc;
+    printf("insert_rows_per_s %.0f\n", rate);
+    printf("page_first_us %.1f\n", first);
+    printf("page_deep_us %.1f\n", deep);
+    printf("page_ratio %.2f\n", deep / first);
+    printf("state_counts_ms %.1f\n", counts);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 || atol(argv[1]) < 10) {
+        fprintf(stderr, "usage: bench_store ROWS DBPATH (ROWS >= 10)\n");
+        return 2;
+    }
+    size_t rows = (size_t)atol(argv[1]);
+    remove_db(argv[2]);
+    store *st;
+    error_info err;
+    if (store_open(argv[2], 0, &st, &err))
+        return fail("open", &err);
+    int rc = run(st, rows);
+    store_close(st);
+    return rc;
+}
