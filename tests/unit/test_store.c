@@ -213,16 +213,29 @@ static void test_file_modes(void **state)
     check_modes(f->dir, 0277);
 }
 
-static void test_parent_must_exist(void **state)
+/* Missing ancestors are created like mkdir -p, each 0700; a file in the way is refused. */
+static void test_missing_parents_are_created(void **state)
 {
     fixture *f = *state;
-    char path[160];
+    char path[160], dir[160];
     snprintf(path, sizeof path, "%s/no/such/rampart.db", f->dir);
     store *st = NULL;
     error_info err;
+    assert_int_equal(store_open(path, 0, &st, &err), ERROR_OK);
+    store_close(st);
+    struct stat sb;
+    snprintf(dir, sizeof dir, "%s/no", f->dir);
+    assert_int_equal(stat(dir, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0700);
+    snprintf(dir, sizeof dir, "%s/no/such", f->dir);
+    assert_int_equal(stat(dir, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0700);
+
+    snprintf(path, sizeof path, "%s/no/such/rampart.db/x.db", f->dir);
+    st = NULL;
     assert_int_equal(store_open(path, 0, &st, &err), ERROR_IO);
     assert_null(st);
-    assert_non_null(strstr(err.msg, "parent directory does not exist"));
+    assert_non_null(strstr(err.msg, "not a directory"));
 }
 
 static void test_memory_database(void **state)
@@ -954,7 +967,7 @@ int main(void)
         T(test_newer_schema_refused),
         T(test_readonly_needs_schema),
         T(test_file_modes),
-        T(test_parent_must_exist),
+        T(test_missing_parents_are_created),
         T(test_memory_database),
         T(test_insert_assigns_local_id),
         T(test_conflicts),
