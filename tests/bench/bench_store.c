@@ -1,18 +1,27 @@
 /*
- * bench_store ROWS DBPATH: import speed of the store and the cost of a keyset page
- * at the start and deep in the table. Prints "figure value" lines:
- *   insert_rows_per_s  rules inserted per second (one transaction, commit included)
+ * bench_store: figures of the store, printed as "figure value" lines.
+ *
+ *   bench_store store ROWS DBPATH     insert ROWS rules through store_rule_insert, then
+ *                                     time pages (below); DBPATH is replaced
+ *   bench_store baseline ROWS DBPATH  the same rows inserted with plain SQLite calls
+ *                                     into rampart's schema: the ceiling the store's
+ *                                     insert rate is compared with
+ *   bench_store pages DBPATH          time pages of an existing database (e.g. one
+ *                                     filled by `rampart rules import`)
+ *
+ *   insert_rows_per_s / baseline_rows_per_s  rows per second, one transaction, commit included
  *   page_first_us      median time of the first page (20 rows)
  *   page_deep_us       median time of a page at 90% depth
  *   page_ratio         page_deep_us / page_first_us (about 1 when paging is keyset)
  *   state_counts_ms    median time of store_rule_state_counts (a full scan)
- * DBPATH and its -wal/-shm files are replaced.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "rampart/ids.h"
 #include "rampart/store.h"
@@ -138,12 +147,9 @@ static int time_state_counts(store *st, double *median)
     return 0;
 }
 
-static int run(store *st, size_t rows)
+static int print_pages(store *st, const char *deep_cursor)
 {
-    char deep_cursor[MODEL_ID_MAX + 1] = "";
-    double rate, first, deep, counts;
-    if (insert_rows(st, rows, rows / 10 * 9, deep_cursor, &rate))
-        return 1;
+    double first, deep, counts;
     model_rule *page = calloc(PAGE_ROWS, sizeof *page);
     if (!page)
         return 1;
@@ -155,7 +161,6 @@ static int run(store *st, size_t rows)
         rc = time_state_counts(st, &counts);
     if (rc)
         return rc;
-    printf("insert_rows_per_s %.0f\n", rate);
     printf("page_first_us %.1f\n", first);
     printf("page_deep_us %.1f\n", deep);
     printf("page_ratio %.2f\n", deep / first);
@@ -163,19 +168,126 @@ static int run(store *st, size_t rows)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int run_store(store *st, size_t rows)
 {
-    if (argc != 3 || atol(argv[1]) < 10) {
-        fprintf(stderr, "usage: bench_store ROWS DBPATH (ROWS >= 10)\n");
-        return 2;
+    char deep_cursor[MODEL_ID_MAX + 1] = "";
+    double rate;
+    if (insert_rows(st, rows, rows / 10 * 9, deep_cursor, &rate))
+        return 1;
+    printf("insert_rows_per_s %.0f\n", rate);
+    return print_pages(st, deep_cursor);
+}
+
+/* Walk to 90% depth with big pages to find the cursor of a deep page. */
+static int run_pages(store *st)
+{
+    enum { WALK = 1000 };
+    size_t total, seen = 0, count;
+    error_info err;
+    if (store_rule_count(st, NULL, &total, &err))
+        return fail("count", &err);
+    model_rule *rows = calloc(WALK, sizeof *rows);
+    if (!rows)
+        return 1;
+    char cursor[MODEL_ID_MAX + 1] = "";
+    size_t depth = total / 10 * 9;
+    while (seen < depth) {
+        size_t want = depth - seen < WALK ? depth - seen : WALK;
+        if (store_rule_page(st, NULL, cursor, STORE_FORWARD, want, rows, &count, &err)) {
+            free(rows);
+            return fail("walk", &err);
+        }
+        if (count == 0)
+            break;
+        memcpy(cursor, rows[count - 1].id, sizeof cursor);
+        seen += count;
     }
-    size_t rows = (size_t)atol(argv[1]);
-    remove_db(argv[2]);
+    free(rows);
+    printf("rows %zu\n", total);
+    return print_pages(st, cursor);
+}
+
+/*
+ * Plain SQLite: one prepared INSERT of the columns an import writes, the same
+ * pragmas as the store, rampart's schema (created by store_open). No validation,
+ * no id generation beyond a counter: what SQLite alone costs for these rows.
+ */
+static int run_baseline(const char *path, size_t rows)
+{
     store *st;
     error_info err;
-    if (store_open(argv[2], 0, &st, &err))
+    if (store_open(path, 0, &st, &err))
         return fail("open", &err);
-    int rc = run(st, rows);
+    store_close(st);
+    sqlite3 *db;
+    sqlite3_stmt *ins = NULL;
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        return 1;
+    sqlite3_exec(db, "PRAGMA synchronous = FULL; PRAGMA cache_size = -16384", 0, 0, 0);
+    int rc = sqlite3_prepare_v2(db,
+                                "INSERT INTO rules (id, created_at, description, cidr,"
+                                " policy_id, action, state, updated_at)"
+                                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'new', ?2)",
+                                -1, &ins, NULL);
+    double t0 = now_s();
+    sqlite3_exec(db, "BEGIN IMMEDIATE", 0, 0, 0);
+    for (size_t i = 0; rc == SQLITE_OK && i < rows; i++) {
+        char id[40], cidr[40], policy[40], desc[40];
+        snprintf(id, sizeof id, "local_%027zu", i);
+        snprintf(cidr, sizeof cidr, "10.%zu.%zu.%zu/32", (i >> 16) & 255, (i >> 8) & 255,
+                 i & 255);
+        snprintf(policy, sizeof policy, "ipp_bench%05zu", i % POLICIES);
+        snprintf(desc, sizeof desc, "rule %zu", i);
+        const char *texts[] = {id, "2026-01-01T00:00:00Z", desc, cidr, policy,
+                               i % 2 ? "allow" : "deny"};
+        for (int k = 0; k < 6; k++)
+            sqlite3_bind_text(ins, k + 1, texts[k], -1, SQLITE_STATIC);
+        rc = sqlite3_step(ins) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+        sqlite3_reset(ins);
+    }
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, "COMMIT", 0, 0, 0);
+    double elapsed = now_s() - t0;
+    if (rc != SQLITE_OK)
+        fprintf(stderr, "bench_store: baseline: %s\n", sqlite3_errmsg(db));
+    sqlite3_finalize(ins);
+    sqlite3_close(db);
+    if (rc != SQLITE_OK)
+        return 1;
+    printf("baseline_rows_per_s %.0f\n", (double)rows / elapsed);
+    return 0;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: bench_store store|baseline ROWS DBPATH | bench_store pages DBPATH\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "pages") == 0) {
+        store *st;
+        error_info err;
+        if (store_open(argv[2], 0, &st, &err))
+            return fail("open", &err);
+        int rc = run_pages(st);
+        store_close(st);
+        return rc;
+    }
+    if (argc != 4 || atol(argv[2]) < 10)
+        return usage();
+    size_t rows = (size_t)atol(argv[2]);
+    remove_db(argv[3]);
+    if (strcmp(argv[1], "baseline") == 0)
+        return run_baseline(argv[3], rows);
+    if (strcmp(argv[1], "store") != 0)
+        return usage();
+    store *st;
+    error_info err;
+    if (store_open(argv[3], 0, &st, &err))
+        return fail("open", &err);
+    int rc = run_store(st, rows);
     store_close(st);
     return rc;
 }
