@@ -1,4 +1,5 @@
 /* rampart: argv -> the command table. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -49,14 +50,17 @@ void cli_print_main_help(cli_ctx *ctx)
 
 static int show_version(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
-    (void)path, (void)argc, (void)argv;
+    if (argc > 1)
+        return cli_usage_error(ctx, path, "unexpected argument '%s'", argv[1]);
     fprintf(ctx->out, "rampart %s\n", RAMPART_VERSION);
     return CLI_EXIT_OK;
 }
 
 static int show_help(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
-    (void)path, (void)argc, (void)argv;
+    if (argc > 1)
+        return cli_usage_error(ctx, path, "unexpected argument '%s' (for one command's "
+                               "help: rampart COMMAND --help)", argv[1]);
     cli_print_main_help(ctx);
     return CLI_EXIT_OK;
 }
@@ -86,28 +90,46 @@ static void harden_process(void)
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
-/* Global options before the command: --db PATH, --version, --help. */
+enum { GO_ON = -1 }; /* a global option was taken: parse the next word */
+
+static int set_db(cli_ctx *ctx, const char *path)
+{
+    error_info e = {0};
+    if (config_set(&ctx->cfg, CONFIG_DB, path, CONFIG_SRC_FLAG, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    return GO_ON;
+}
+
+/* The global option at argv[*i]: GO_ON, or the exit status to end with. */
+static int global_option(cli_ctx *ctx, int argc, char **argv, int *i)
+{
+    const char *arg = argv[*i];
+    if (strcmp(arg, "--version") == 0)
+        return show_version(ctx, "", 1, argv);
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
+        return show_help(ctx, "", 1, argv);
+    if (strncmp(arg, "--db=", 5) == 0)
+        return set_db(ctx, arg + 5);
+    if (strcmp(arg, "--db") == 0) {
+        if (*i + 1 >= argc)
+            return cli_usage_error(ctx, "", "--db needs a value: --db PATH");
+        return set_db(ctx, argv[++*i]);
+    }
+    if (strncmp(arg, "--api-key", 9) == 0) {
+        error_info e = {0};
+        config_set(&ctx->cfg, CONFIG_API_KEY, "", CONFIG_SRC_FLAG, &e); /* explains why */
+        return cli_fail(ctx, &e);
+    }
+    return cli_usage_error(ctx, "", "unknown option '%s' (see 'rampart --help')", arg);
+}
+
 static int run(cli_ctx *ctx, int argc, char **argv)
 {
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
-        if (strcmp(argv[i], "--version") == 0)
-            return show_version(ctx, "", 0, NULL);
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-            return show_help(ctx, "", 0, NULL);
-        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
-            error_info e = {0};
-            if (config_set(&ctx->cfg, CONFIG_DB, argv[++i], CONFIG_SRC_FLAG, &e) != ERROR_OK)
-                return cli_fail(ctx, &e);
-            continue;
-        }
-        if (strncmp(argv[i], "--api-key", 9) == 0) {
-            error_info e = {0};
-            config_set(&ctx->cfg, CONFIG_API_KEY, "", CONFIG_SRC_FLAG, &e);
-            return cli_fail(ctx, &e);
-        }
-        return cli_usage_error(ctx, "rampart", "unknown option '%s' (see 'rampart --help')",
-                               argv[i]);
+        int rc = global_option(ctx, argc, argv, &i);
+        if (rc != GO_ON)
+            return rc;
     }
     if (i == argc)
         return ctx->config_error.code ? cli_fail(ctx, &ctx->config_error) : default_view(ctx);
@@ -118,8 +140,7 @@ static int run(cli_ctx *ctx, int argc, char **argv)
             return cli_fail(ctx, &ctx->config_error);
         return commands[c].run(ctx, commands[c].name, argc - i, argv + i);
     }
-    return cli_usage_error(ctx, "rampart", "unknown command '%s' (see 'rampart --help')",
-                           argv[i]);
+    return cli_usage_error(ctx, "", "unknown command '%s' (see 'rampart --help')", argv[i]);
 }
 
 int main(int argc, char **argv)
@@ -130,7 +151,9 @@ int main(int argc, char **argv)
     int rc = run(&ctx, argc, argv);
     store_close(ctx.st);
     config_clear(&ctx.cfg);
-    if (fflush(stdout) != 0 && rc == CLI_EXIT_OK)
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == CLI_EXIT_OK) {
+        fprintf(stderr, "rampart: cannot write the output: %s\n", strerror(errno));
         rc = CLI_EXIT_FAILURE;
+    }
     return rc;
 }

@@ -39,6 +39,7 @@ typedef struct cli_ctx {
     FILE *err;
     const char *program; /* "rampart" */
     error_info config_error; /* why the configuration is unusable (code ERROR_OK: it is fine) */
+    int store_exit;          /* exit status to end with after cli_store() returned NULL */
 } cli_ctx;
 
 /*
@@ -108,7 +109,8 @@ typedef struct cli_opt {
 bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli_opt *opts,
                size_t nopts, int argc, char **argv, int *first_operand, int *exit_code);
 
-/* The store, opened (and created) on first use; NULL after printing why. */
+/* The store, opened (and created) on first use; NULL after printing why (the
+ * command then returns ctx->store_exit). */
 store *cli_store(cli_ctx *ctx);
 
 /* Print "rampart: <msg>" for `e` and map its code to an exit status. */

@@ -12,9 +12,14 @@
  *   may be wrapped in double quotes. Unknown keys and malformed lines are
  *   ERROR_FORMAT with the file and line number. Keys: db, api_url, api_key,
  *   version_header, rate.
- * - A config file that holds api_key and can be read by group or others is
- *   refused (ERROR_CONFIG, saying which chmod fixes it); so is one owned by another
- *   user. The API key is accepted from the file or RAMPART_API_KEY only, never from
+ * - A config file that other users can write (or that belongs to another user
+ *   than the caller or root) is refused: whoever can change api_url can collect
+ *   the key. One that holds api_key must also be unreadable by group and others.
+ *   Both refusals are ERROR_CONFIG and say which chmod fixes it.
+ * - api_url must be https://, or http:// to a loopback host (127.x, localhost,
+ *   [::1]) so a local test server works; never with a user:password part.
+ * - Without HOME (and XDG_*_HOME) there is no config file, and the database path
+ *   stays empty unless RAMPART_DB or a flag gives one. The API key is accepted from the file or RAMPART_API_KEY only, never from
  *   argv (argv is visible to every user of the machine).
  * - Environment is read through a caller-supplied lookup (getenv in the program,
  *   a table in tests), so loading has no hidden inputs.

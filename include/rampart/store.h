@@ -8,9 +8,10 @@
  * - The database runs in WAL mode with synchronous=FULL (a committed token survives
  *   power loss), foreign keys on, a busy timeout. The schema is versioned with
  *   PRAGMA user_version and migrated forward on open, one transaction per step.
- * - store_open creates a missing parent directory with mode 0700 (only the last
- *   component: its own parent must exist) and a new database file with mode 0600,
- *   whatever the umask. An existing file or directory is used as it is.
+ * - store_open creates the missing directories of the path (like mkdir -p; each
+ *   new one 0700, as the XDG base directory spec asks: a fresh account may lack
+ *   ~/.local/share) and a new database file with mode 0600, whatever the umask.
+ *   An existing file or directory is used as it is.
  * - The path ":memory:" opens a private in-memory database (for tests).
  * - Every mutating call is its own transaction unless the caller opened one with
  *   store_begin (then it joins it). Never hold a transaction across a network call.

@@ -123,4 +123,22 @@ error_code validate_cred(const model_cred *cred, error_info *err);
  */
 void validate_describe_char(const char *s, char *buf, size_t size);
 
+/*
+ * Length of the well-formed UTF-8 character at `s` (`avail` bytes readable), or 0
+ * when the bytes there are not UTF-8 (stray, overlong, surrogate, truncated), so
+ * a printer can replace them instead of passing them to a terminal.
+ */
+size_t validate_utf8_char(const char *s, size_t avail);
+
+/*
+ * A timestamp as the API writes it: RFC 3339, "2025-09-04T10:11:15Z", optional
+ * fraction, "Z" or a "+hh:mm"/"-hh:mm" offset; fields in range. `what` names the
+ * field in the message.
+ */
+error_code validate_timestamp(const char *text, const char *what, error_info *err);
+
+/* An absolute http(s) URI without spaces or control characters, as the API's "uri"
+ * fields are; empty is allowed (not assigned yet). */
+error_code validate_uri(const char *text, const char *what, error_info *err);
+
 #endif

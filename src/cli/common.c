@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rampart/cli.h"
+#include "rampart/validate.h"
 
 enum { MAX_OPTS = 32, OPT_HELP = 1000, OPT_DB };
 
@@ -100,7 +101,10 @@ int cli_usage_error(cli_ctx *ctx, const char *path, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(ctx->err, "%s: %s: ", ctx->program, path);
+    if (path && *path)
+        fprintf(ctx->err, "%s: %s: ", ctx->program, path);
+    else
+        fprintf(ctx->err, "%s: ", ctx->program);
     vfprintf(ctx->err, fmt, ap);
     fputc('\n', ctx->err);
     va_end(ap);
@@ -178,8 +182,12 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
         int c = getopt_long(argc, argv, ":", longopts, NULL);
         if (c == -1)
             break;
-        /* GNU getopt leaves the offending word just before optind. */
-        const char *word = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+        /* GNU getopt leaves a bad long option just before optind; inside a cluster of
+         * short options ("-xy") only optopt knows the letter. */
+        char letter[3] = {'-', (char)optopt, '\0'};
+        const char *word = optopt > 0 ? letter
+                           : optind > 0 && optind <= argc ? argv[optind - 1]
+                                                          : "";
         if (c == '?' && strncmp(word, "--api-key", 9) == 0) {
             /* config_set explains why the key is refused from argv. */
             error_info e = {0};
@@ -215,8 +223,14 @@ store *cli_store(cli_ctx *ctx)
     if (ctx->st)
         return ctx->st;
     error_info e = {0};
+    if (!config_get(&ctx->cfg, CONFIG_DB)[0]) {
+        error_set(&e, ERROR_CONFIG,
+                  "no database path: HOME is not set, so set RAMPART_DB or pass --db PATH");
+        ctx->store_exit = cli_fail(ctx, &e);
+        return NULL;
+    }
     if (store_open(config_get(&ctx->cfg, CONFIG_DB), 0, &ctx->st, &e) != ERROR_OK) {
-        cli_fail(ctx, &e);
+        ctx->store_exit = cli_fail(ctx, &e);
         ctx->st = NULL;
     }
     return ctx->st;
@@ -244,44 +258,36 @@ int cli_fail(cli_ctx *ctx, const error_info *e)
     }
 }
 
-/* Bytes of the UTF-8 sequence starting at `s` (1 for a stray byte). */
-static size_t utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0xC0)
-        return 1;
-    size_t need = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : 2;
-    for (size_t i = 1; i < need; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 1;
-    }
-    return need;
-}
-
-/* C0 controls, DEL and C1 controls (U+0080..U+009F) can move a terminal's cursor. */
+/* C0 controls, DEL and C1 controls (U+0080..U+009F) can move a terminal's cursor;
+ * bytes that are not UTF-8 (len 0) are replaced too. */
 static bool is_control(const unsigned char *s, size_t len)
 {
-    if (len == 1)
-        return s[0] < 0x20 || s[0] == 0x7F || s[0] >= 0x80;
+    if (len <= 1)
+        return len == 0 || s[0] < 0x20 || s[0] == 0x7F;
     return len == 2 && s[0] == 0xC2 && s[1] < 0xA0;
 }
 
 void cli_put_cell(FILE *out, const char *text, int width, int max)
 {
     const unsigned char *s = (const unsigned char *)text;
+    size_t left = strlen(text);
     int cols = 0;
     while (*s) {
-        size_t len = utf8_len(s);
+        size_t len = validate_utf8_char((const char *)s, left);
+        bool bad = is_control(s, len);
+        len = len ? len : 1;
         if (max > 0 && cols == max - 1 && s[len]) {
             fputs("\xE2\x80\xA6", out); /* "…": the cell goes on */
             cols++;
             break;
         }
-        if (is_control(s, len))
+        if (bad)
             fputc('?', out);
         else
             fwrite(s, 1, len, out);
         cols++;
         s += len;
+        left -= len;
     }
     for (; cols < width; cols++)
         fputc(' ', out);
@@ -324,12 +330,12 @@ bool cli_read_file(cli_ctx *ctx, const char *path, char **data, size_t *len)
         buf = grown;
         cap *= 2;
     }
-    bool failed = ferror(f) != 0;
+    int read_errno = ferror(f) ? errno : 0;
     if (!is_stdin)
         fclose(f);
-    if (!buf || failed) {
+    if (!buf || read_errno) {
         fprintf(ctx->err, "%s: cannot read %s: %s\n", ctx->program, path,
-                buf ? "read error" : "out of memory");
+                buf ? strerror(read_errno) : "out of memory");
         free(buf);
         return false;
     }
@@ -375,7 +381,7 @@ int cli_delete_ids(cli_ctx *ctx, cli_delete_fn del, int count, char **ids)
 {
     store *st = cli_store(ctx);
     if (!st)
-        return CLI_EXIT_FAILURE;
+        return ctx->store_exit;
     store_delete_result *results = calloc((size_t)count, sizeof *results);
     if (!results)
         return cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"});

@@ -161,7 +161,7 @@ static int creds_create(cli_ctx *ctx, const char *path, int argc, char **argv)
     if (fill_cred(&cred, desc, meta, owner, &acl, &e) != ERROR_OK) {
         rc = cli_fail(ctx, &e);
     } else if (!(st = cli_store(ctx))) {
-        rc = CLI_EXIT_FAILURE;
+        rc = ctx->store_exit;
     } else if (store_cred_insert(st, &cred, &e) != ERROR_OK) {
         rc = cli_fail(ctx, &e);
     } else if (json) {
@@ -217,7 +217,7 @@ static int creds_list(cli_ctx *ctx, const char *path, int argc, char **argv)
     model_cred *rows = st ? calloc(PAGE_ROWS, sizeof *rows) : NULL;
     if (!rows)
         return st ? cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"})
-                  : CLI_EXIT_FAILURE;
+                  : ctx->store_exit;
     char cursor[MODEL_ID_MAX + 1] = "";
     size_t count = 0, seen = 0;
     cred_columns w = {0};
@@ -253,7 +253,7 @@ static int creds_get(cli_ctx *ctx, const char *path, int argc, char **argv)
         return rc;
     store *st = cli_store(ctx);
     if (!st)
-        return CLI_EXIT_FAILURE;
+        return ctx->store_exit;
     model_cred cred = {0};
     error_info e = {0};
     if (store_cred_get(st, argv[first], &cred, &e) != ERROR_OK)
@@ -278,7 +278,7 @@ static int creds_token(cli_ctx *ctx, const char *path, int argc, char **argv)
         return rc;
     store *st = cli_store(ctx);
     if (!st)
-        return CLI_EXIT_FAILURE;
+        return ctx->store_exit;
     char *token = NULL;
     error_info e = {0};
     if (store_token_get(st, argv[first], &token, &e) != ERROR_OK)

@@ -111,8 +111,9 @@ static const cli_command rules_commands[] = {
      "Options:\n  --json   print {\"imported\": N, \"new\": N, \"synced\": N}\n", 1, 1},
     [CMD_EXPORT] = {"export", rules_export, "[--json]",
      "Print every cached rule as a JSON array in the API's wire format.",
-     "The output can be read back with 'rules import'. --json is accepted for\n"
-     "symmetry: the output is always JSON.\n", 0, 0},
+     "The output can be read back with 'rules import'. Rules marked for deletion\n"
+     "or deleted remotely are left out. --json is accepted for symmetry: the\n"
+     "output is always JSON.\n", 0, 0},
 };
 
 /* ---- create ---- */
@@ -149,7 +150,7 @@ static int rules_create(cli_ctx *ctx, const char *path, int argc, char **argv)
     model_copy_text(rule.metadata, sizeof rule.metadata, meta);
     store *st = cli_store(ctx);
     if (!st)
-        return CLI_EXIT_FAILURE;
+        return ctx->store_exit;
     if (store_rule_insert(st, &rule, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
     if (json)
@@ -192,7 +193,7 @@ static int walk_rules(rule_walk *w)
 {
     store *st = cli_store(w->ctx);
     if (!st)
-        return CLI_EXIT_FAILURE;
+        return w->ctx->store_exit;
     model_rule *rows = calloc(PAGE_ROWS, sizeof *rows);
     if (!rows)
         return cli_fail(w->ctx, &(error_info){ERROR_NOMEM, "out of memory"});
@@ -241,7 +242,13 @@ static int rules_list(cli_ctx *ctx, const char *path, int argc, char **argv)
 
 static int rules_export(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
+    /* What the cache holds as existing: rows on their way out are left behind, so
+     * the file imports back without resurrecting them. */
     rule_walk w = {.ctx = ctx, .json = true, .codec_flags = 0};
+    for (int s = 0; s < MODEL_STATE_COUNT; s++) {
+        if (s != MODEL_STATE_DELETING && s != MODEL_STATE_REMOTE_DELETED)
+            w.query.states |= 1u << s;
+    }
     bool json = false;
     const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &json}};
     int first, rc;
@@ -261,7 +268,7 @@ static int rules_get(cli_ctx *ctx, const char *path, int argc, char **argv)
         return rc;
     store *st = cli_store(ctx);
     if (!st)
-        return CLI_EXIT_FAILURE;
+        return ctx->store_exit;
     model_rule rule;
     error_info e = {0};
     if (store_rule_get(st, argv[first], &rule, &e) != ERROR_OK)
@@ -301,7 +308,10 @@ static error_code import_one(void *ctxp, const model_rule *in, size_t index, err
         rule.state = MODEL_STATE_SYNCED;
     }
     rule.error[0] = '\0';
-    if (validate_rule(&rule, err) != ERROR_OK || store_rule_insert(imp->st, &rule, err))
+    if (validate_uri(rule.uri, "uri", err) != ERROR_OK ||
+        validate_uri(rule.policy_uri, "ip_policy.uri", err) != ERROR_OK ||
+        (rule.created_at[0] && validate_timestamp(rule.created_at, "created_at", err)) ||
+        validate_rule(&rule, err) != ERROR_OK || store_rule_insert(imp->st, &rule, err))
         return error_prefix(err, "rule %zu", index + 1);
     if (rule.state == MODEL_STATE_NEW)
         imp->created++;
@@ -333,13 +343,16 @@ static int rules_import(cli_ctx *ctx, const char *path, int argc, char **argv)
     int first, rc;
     if (!cli_parse(ctx, path, &rules_commands[CMD_IMPORT], opts, 1, argc, argv, &first, &rc))
         return rc;
-    import_state imp = {.ctx = ctx, .progress = isatty(fileno(ctx->err)) == 1};
-    if (!(imp.st = cli_store(ctx)))
-        return CLI_EXIT_FAILURE;
+    /* The file first: a missing one must not leave a new, empty database behind. */
     char *data;
     size_t len;
     if (!cli_read_file(ctx, argv[first], &data, &len))
         return CLI_EXIT_USAGE;
+    import_state imp = {.ctx = ctx, .progress = isatty(fileno(ctx->err)) == 1};
+    if (!(imp.st = cli_store(ctx))) {
+        free(data);
+        return ctx->store_exit;
+    }
     error_info e = {0};
     error_code status = import_all(&imp, data, len, &e);
     free(data);

@@ -101,7 +101,7 @@ static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv)
         return rc;
     store *st = cli_store(ctx);
     if (!st)
-        return CLI_EXIT_FAILURE;
+        return ctx->store_exit;
     status_counts counts;
     error_info e = {0};
     if (gather(st, &counts, &e) != ERROR_OK)

@@ -244,6 +244,8 @@ static bool rule_member(fast_rule *f, const value *key, cursor *c)
         return false;
     if (v.text)
         f->present |= 1u << k;
+    if (k == KEY_IP_POLICY)
+        return true; /* null: no policy given this way; nothing to keep */
     if (k < KEY_IP_POLICY)
         return store_text(f, k, &v);
     value *slot = k == KEY_IP_POLICY_ID ? &f->ip_policy_id

@@ -66,14 +66,43 @@ static error_code check_rate(const char *value, error_info *err)
     return ERROR_OK;
 }
 
+/* Plain http would send the API key in clear: only to this machine. */
+static bool is_loopback_http(const char *value)
+{
+    static const char *const hosts[] = {"http://127.", "http://localhost:", "http://localhost/",
+                                        "http://[::1]"};
+    if (strcmp(value, "http://localhost") == 0)
+        return true;
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+        if (strncmp(value, hosts[i], strlen(hosts[i])) == 0)
+            return true;
+    }
+    return false;
+}
+
 static error_code check_url(const char *value, error_info *err)
 {
-    if (!*value || strncmp(value, "http://", 7) == 0 || strncmp(value, "https://", 8) == 0)
+    if (!*value)
         return ERROR_OK;
-    return error_set(err, ERROR_INVALID,
-                     "api_url must start with https:// (or http:// for a local test server), "
-                     "not '%.60s'",
-                     value);
+    const char *rest = strncmp(value, "https://", 8) == 0 ? value + 8
+                       : is_loopback_http(value)           ? value + 7
+                                                           : NULL;
+    if (!rest)
+        return error_set(err, ERROR_INVALID,
+                         "api_url must start with https:// (http:// only for a server on this "
+                         "machine: 127.0.0.1, localhost, [::1]), not '%.60s'",
+                         value);
+    size_t authority = strcspn(rest, "/?#");
+    if (memchr(rest, '@', authority))
+        return error_set(err, ERROR_INVALID,
+                         "api_url must not carry a user name or password: the API key "
+                         "goes in api_key or RAMPART_API_KEY");
+    for (const char *p = value; *p; p++) {
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return error_set(err, ERROR_INVALID,
+                             "api_url contains a space or control character");
+    }
+    return ERROR_OK;
 }
 
 static error_code check_value(config_key key, const char *value, error_info *err)
@@ -196,11 +225,18 @@ static error_code parse_line(config *cfg, char *text, const char *path, int line
                          path, line, name);
     if (unquote(&value, path, line, err) != ERROR_OK)
         return ERROR_FORMAT;
-    if (config_set(cfg, key, value, CONFIG_SRC_FILE, err) != ERROR_OK)
-        return error_prefix(err, "%s:%d", path, line);
+    if (config_set(cfg, key, value, CONFIG_SRC_FILE, err) != ERROR_OK) {
+        error_prefix(err, "%s:%d", path, line);
+        return err->code;
+    }
     return ERROR_OK;
 }
 
+/*
+ * Whoever can write the config file can point api_url elsewhere and collect the
+ * key from the environment: refuse a file others may write, whatever it holds.
+ * A file holding the key must also be unreadable by others.
+ */
 static error_code check_file_safety(int fd, const config *cfg, error_info *err)
 {
     struct stat sb;
@@ -209,13 +245,16 @@ static error_code check_file_safety(int fd, const config *cfg, error_info *err)
                          strerror(errno));
     if (!S_ISREG(sb.st_mode))
         return error_set(err, ERROR_CONFIG, "%s is not a regular file", cfg->config_path);
+    if (sb.st_uid != geteuid() && sb.st_uid != 0)
+        return error_set(err, ERROR_CONFIG,
+                         "%s belongs to another user (uid %u): refusing to use it",
+                         cfg->config_path, (unsigned)sb.st_uid);
+    if (sb.st_mode & (S_IWGRP | S_IWOTH))
+        return error_set(err, ERROR_CONFIG,
+                         "%s can be changed by other users (mode %04o): run 'chmod go-w %s'",
+                         cfg->config_path, (unsigned)(sb.st_mode & 07777), cfg->config_path);
     if (!cfg->values[CONFIG_API_KEY][0] || cfg->sources[CONFIG_API_KEY] != CONFIG_SRC_FILE)
         return ERROR_OK;
-    if (sb.st_uid != geteuid())
-        return error_set(err, ERROR_CONFIG,
-                         "%s holds api_key but belongs to another user (uid %u): refusing "
-                         "to use it",
-                         cfg->config_path, (unsigned)sb.st_uid);
     if (sb.st_mode & (S_IRWXG | S_IRWXO))
         return error_set(err, ERROR_CONFIG,
                          "%s holds api_key and other users can access it (mode %04o): "
@@ -256,7 +295,7 @@ static error_code parse_text(config *cfg, char *text, size_t len, error_info *er
         if (nl)
             *nl = '\0';
         if (parse_line(cfg, s, cfg->config_path, line, err) != ERROR_OK)
-            return err ? err->code : ERROR_FORMAT;
+            return err->code;
         s = nl ? nl + 1 : NULL;
     }
     return ERROR_OK;
@@ -264,7 +303,8 @@ static error_code parse_text(config *cfg, char *text, size_t len, error_info *er
 
 static error_code load_file(config *cfg, bool must_exist, error_info *err)
 {
-    int fd = open(cfg->config_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* Symlinks are followed (dotfile setups): the checks apply to the file itself. */
+    int fd = open(cfg->config_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT && !must_exist)
         return ERROR_OK;
     if (fd < 0 && errno == ENOENT)
@@ -295,8 +335,10 @@ static error_code apply_env(config *cfg, config_getenv_fn fn, void *ctx, error_i
 {
     for (int k = 0; k < CONFIG_KEY_COUNT; k++) {
         const char *v = env(fn, ctx, settings[k].env);
-        if (v && config_set(cfg, (config_key)k, v, CONFIG_SRC_ENV, err) != ERROR_OK)
-            return error_prefix(err, "%s", settings[k].env);
+        if (v && config_set(cfg, (config_key)k, v, CONFIG_SRC_ENV, err) != ERROR_OK) {
+            error_prefix(err, "%s", settings[k].env);
+            return err->code;
+        }
     }
     return ERROR_OK;
 }
@@ -304,6 +346,8 @@ static error_code apply_env(config *cfg, config_getenv_fn fn, void *ctx, error_i
 error_code config_load(config *cfg, config_getenv_fn getenv_fn, void *ctx,
                        error_info *err)
 {
+    error_info scratch;
+    err = err ? err : &scratch; /* error_prefix needs somewhere to keep the code */
     memset(cfg, 0, sizeof *cfg);
     for (int k = 0; k < CONFIG_KEY_COUNT; k++)
         model_copy_text(cfg->values[k], sizeof cfg->values[k], settings[k].fallback);
@@ -313,16 +357,16 @@ error_code config_load(config *cfg, config_getenv_fn getenv_fn, void *ctx,
         if (!model_copy_text(cfg->config_path, sizeof cfg->config_path, explicit_path))
             return error_set(err, ERROR_CONFIG, "RAMPART_CONFIG path is too long");
     } else if (xdg_path(getenv_fn, ctx, "XDG_CONFIG_HOME", ".config", "config",
-                        cfg->config_path, sizeof cfg->config_path, err) != ERROR_OK) {
-        return ERROR_CONFIG;
+                        cfg->config_path, sizeof cfg->config_path, NULL) != ERROR_OK) {
+        cfg->config_path[0] = '\0'; /* no HOME: no config file, which is allowed */
     }
-    if (load_file(cfg, explicit_path != NULL, err) != ERROR_OK)
-        return err ? err->code : ERROR_CONFIG;
+    if (cfg->config_path[0] && load_file(cfg, explicit_path != NULL, err) != ERROR_OK)
+        return err->code;
     if (apply_env(cfg, getenv_fn, ctx, err) != ERROR_OK)
-        return err ? err->code : ERROR_INVALID;
-    if (!cfg->values[CONFIG_DB][0] &&
+        return err->code;
+    /* No HOME and no RAMPART_DB: left empty, so a --db flag can still supply it. */
+    if (!cfg->values[CONFIG_DB][0])
         xdg_path(getenv_fn, ctx, "XDG_DATA_HOME", ".local/share", "rampart.db",
-                 cfg->values[CONFIG_DB], sizeof cfg->values[CONFIG_DB], err) != ERROR_OK)
-        return ERROR_CONFIG;
+                 cfg->values[CONFIG_DB], sizeof cfg->values[CONFIG_DB], NULL);
     return ERROR_OK;
 }

@@ -1,6 +1,8 @@
 /* store: opening, schema migrations, transactions and the statement cache. */
 #include "store_internal.h"
 
+#include "rampart/validate.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,8 +21,6 @@ enum {
     WAL_LIMIT_BYTES = 64 << 20
 };
 
-static const char LOCAL_PREFIX[] = "local_";
-
 int store_schema_version(void)
 {
     return store_sql_migration_count();
@@ -28,7 +28,7 @@ int store_schema_version(void)
 
 bool store_is_local_id(const char *id)
 {
-    return strncmp(id, LOCAL_PREFIX, sizeof LOCAL_PREFIX - 1) == 0;
+    return validate_is_local_id(id);
 }
 
 /* ---- statements ---------------------------------------------------------- */

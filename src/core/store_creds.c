@@ -306,7 +306,8 @@ error_code store_token_get(store *st, const char *cred_id, char **token,
     }
     if (store_is_local_id(canon))
         return error_set(err, ERROR_UNAVAILABLE,
-                         "credential %s is not created remotely yet: run rampart sync", canon);
+                         "credential %s is not created remotely yet: its token arrives with "
+                         "the sync that creates it", canon);
     return error_set(err, ERROR_UNAVAILABLE,
                      "credential %s was created elsewhere or its token was lost: "
                      "this machine does not hold its token", canon);

@@ -113,7 +113,7 @@ static error_code delete_in_op(store *st, store_kind kind, const char *id,
     case DELETE_IN_FLIGHT:
         break;
     }
-    return error_set(err, ERROR_STATE, "%s %s cannot be deleted now: %s; run a sync first",
+    return error_set(err, ERROR_STATE, "%s %s cannot be deleted now: %s; the next sync settles it",
                      store_kind_get(kind)->noun, canon,
                      state == MODEL_STATE_CREATING ? "its create is in flight"
                                                    : "the outcome of its create is unknown");

@@ -274,3 +274,74 @@ error_code validate_cred(const model_cred *cred, error_info *err)
         rc = validate_owner_id(cred->owner_id, err);
     return rc;
 }
+
+size_t validate_utf8_char(const char *s, size_t avail)
+{
+    size_t len;
+    if (avail == 0)
+        return 0;
+    return utf8_problem((const unsigned char *)s, avail, &len) ? 0 : len;
+}
+
+/* `n` digits at `s` as a number, or -1. */
+static int digits(const char *s, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+static bool in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }
+
+/* "hh:mm" of an offset, or "Z". */
+static bool valid_zone(const char *z)
+{
+    if (strcmp(z, "Z") == 0)
+        return true;
+    return (z[0] == '+' || z[0] == '-') && in_range(digits(z + 1, 2), 0, 23) && z[3] == ':' &&
+           in_range(digits(z + 4, 2), 0, 59) && z[6] == '\0';
+}
+
+error_code validate_timestamp(const char *text, const char *what, error_info *err)
+{
+    const char *t = text ? text : "";
+    bool ok = strlen(t) >= 20 && digits(t, 4) >= 0 && t[4] == '-' &&
+              in_range(digits(t + 5, 2), 1, 12) && t[7] == '-' &&
+              in_range(digits(t + 8, 2), 1, 31) && (t[10] == 'T' || t[10] == 't') &&
+              in_range(digits(t + 11, 2), 0, 23) && t[13] == ':' &&
+              in_range(digits(t + 14, 2), 0, 59) && t[16] == ':' &&
+              in_range(digits(t + 17, 2), 0, 60);
+    const char *zone = t + 19;
+    if (ok && *zone == '.') {
+        zone++;
+        while (*zone >= '0' && *zone <= '9')
+            zone++;
+        ok = zone > t + 20;
+    }
+    if (ok && valid_zone(zone))
+        return ERROR_OK;
+    return error_set(err, ERROR_INVALID,
+                     "%s is not an RFC 3339 timestamp like 2025-09-04T10:11:15Z", what);
+}
+
+error_code validate_uri(const char *text, const char *what, error_info *err)
+{
+    const char *u = text ? text : "";
+    if (!*u)
+        return ERROR_OK;
+    if (strlen(u) > MODEL_URI_MAX)
+        return error_set(err, ERROR_INVALID, "%s is longer than %d bytes", what,
+                         MODEL_URI_MAX);
+    if (strncmp(u, "https://", 8) != 0 && strncmp(u, "http://", 7) != 0)
+        return error_set(err, ERROR_INVALID, "%s must be an http(s) URL", what);
+    for (const unsigned char *p = (const unsigned char *)u; *p; p++) {
+        if (*p <= ' ' || *p == 0x7F)
+            return error_set(err, ERROR_INVALID,
+                             "%s contains a space or control character", what);
+    }
+    return ERROR_OK;
+}

@@ -27,6 +27,10 @@ check "flag overrides env" out_has "$tmp/from-flag.db"
 RAMPART_DB="$tmp/from-env.db" run status --db "$tmp/from-flag2.db"
 check "flag after the command too" out_has "$tmp/from-flag2.db"
 
+chmod 666 "$cfg"
+run status
+check "config file others can write: refused" refused 2 "chmod go-w"
+chmod 644 "$cfg"
 echo "api_key = sk_test_do_not_print" >>"$cfg"
 chmod 644 "$cfg"
 run status
@@ -48,6 +52,15 @@ RAMPART_RATE=fast run status
 check "bad RAMPART_RATE: refused" refused 2 "RAMPART_RATE"
 RAMPART_API_URL=ftp://example.com run status
 check "bad RAMPART_API_URL: refused" refused 2 "https://"
+RAMPART_API_URL=http://api.example.com run status
+check "plain http to a remote host: refused" refused 2 "http:// only for a server on this machine"
+env -u HOME -u XDG_DATA_HOME -u XDG_CONFIG_HOME "$RAMPART" rules list >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "no HOME and no RAMPART_DB: says how to fix" refused 2 "set RAMPART_DB or pass --db"
+env -u HOME -u XDG_DATA_HOME -u XDG_CONFIG_HOME "$RAMPART" --db "$tmp/nohome.db" status \
+    >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "no HOME but --db: works" status_is 0
 RAMPART_CONFIG="$tmp/nope" run status
 check "RAMPART_CONFIG naming a missing file: refused" refused 2 "$tmp/nope"
 

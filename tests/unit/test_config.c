@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,14 +83,71 @@ static void test_defaults_follow_xdg(void **state)
     assert_string_equal(cfg.config_path, "/cfg/rampart/config");
 }
 
-static void test_no_home_is_an_error(void **state)
+/* No HOME: no config file, an empty database path that RAMPART_DB or --db fills. */
+static void test_no_home(void **state)
 {
     (void)state;
     fake_env env = {{NULL}};
     config cfg;
     error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+    assert_string_equal(config_get(&cfg, CONFIG_DB), "");
+    assert_false(cfg.config_file_found);
+    fake_env with_db = {{"RAMPART_DB", "/srv/rampart.db", NULL}};
+    assert_int_equal(config_load(&cfg, fake_getenv, &with_db, &e), ERROR_OK);
+    assert_string_equal(config_get(&cfg, CONFIG_DB), "/srv/rampart.db");
+}
+
+/* Whoever can write the file could point api_url elsewhere: refused, key or not. */
+static void test_writable_by_others_is_refused(void **state)
+{
+    fixture *f = *state;
+    write_file(f->cfg_path, "api_url = https://x.example\n", 0620);
+    fake_env env = {{"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, NULL}};
+    config cfg;
+    error_info e = {0};
     assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_CONFIG);
-    assert_non_null(strstr(e.msg, "HOME"));
+    assert_non_null(strstr(e.msg, "chmod go-w"));
+    chmod(f->cfg_path, 0602);
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_CONFIG);
+    chmod(f->cfg_path, 0644);
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+}
+
+static void test_api_urls(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *url;
+        bool ok;
+    } cases[] = {
+        {"https://api.example.com", true},   {"https://api.example.com:8443/v", true},
+        {"http://127.0.0.1:8080", true},     {"http://localhost:9", true},
+        {"http://localhost", true},          {"http://[::1]:80/", true},
+        {"http://api.example.com", false},   {"http://localhost.evil.example", false},
+        {"ftp://x.example", false},          {"https://user:pw@api.example.com", false},
+        {"https://api.example.com/a b", false}, {"api.example.com", false},
+    };
+    fake_env env = {{"HOME", "/h", NULL}};
+    config cfg;
+    error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        error_code rc = config_set(&cfg, CONFIG_API_URL, cases[i].url, CONFIG_SRC_FLAG, &e);
+        if ((rc == ERROR_OK) != cases[i].ok)
+            fail_msg("%s: expected %s, got '%s'", cases[i].url, cases[i].ok ? "ok" : "refusal",
+                     e.msg);
+    }
+}
+
+/* A NULL error pointer still reports failure with the right code. */
+static void test_null_err_still_fails(void **state)
+{
+    fixture *f = *state;
+    write_file(f->cfg_path, "rate = abc\n", 0600);
+    fake_env env = {{"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, NULL}};
+    config cfg;
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, NULL), ERROR_INVALID);
 }
 
 static void test_precedence(void **state)
@@ -212,7 +270,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_follow_xdg),
-        cmocka_unit_test(test_no_home_is_an_error),
+        cmocka_unit_test(test_no_home),
+        cmocka_unit_test_setup_teardown(test_writable_by_others_is_refused, setup, teardown),
+        cmocka_unit_test(test_api_urls),
+        cmocka_unit_test_setup_teardown(test_null_err_still_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_file_must_be_private, setup, teardown),
         cmocka_unit_test_setup_teardown(test_world_readable_file_without_key_is_fine, setup,

@@ -425,7 +425,7 @@ static void test_delete_semantics(void **state)
         if (c->rc == ERROR_OK)
             assert_int_equal(res, c->result);
         else
-            assert_non_null(strstr(err.msg, "run a sync first"));
+            assert_non_null(strstr(err.msg, "the next sync settles it"));
         model_rule r;
         error_code get_rc = store_rule_get(f->st, rid, &r, &err);
         check_after_delete(c, get_rc, r.state);
@@ -525,7 +525,7 @@ static void test_cred_confirm_and_tokens(void **state)
     char *tok = NULL;
     error_info err;
     assert_int_equal(store_token_get(f->st, local, &tok, &err), ERROR_UNAVAILABLE);
-    assert_non_null(strstr(err.msg, "is not created remotely yet: run rampart sync"));
+    assert_non_null(strstr(err.msg, "is not created remotely yet: its token arrives with"));
     assert_null(tok);
 
     model_cred remote;

@@ -562,7 +562,55 @@ static void test_cred(void **state)
     model_cred_clear(&cred);
 }
 
+static void test_utf8_char(void **state)
+{
+    (void)state;
+    assert_int_equal(validate_utf8_char("a", 1), 1);
+    assert_int_equal(validate_utf8_char("\xC3\xA9", 2), 2);          /* é */
+    assert_int_equal(validate_utf8_char("\xF0\x9F\x98\x80", 4), 4);  /* emoji */
+    assert_int_equal(validate_utf8_char("\xC3\xA9", 1), 0);          /* truncated */
+    assert_int_equal(validate_utf8_char("\xC0\xAF", 2), 0);          /* overlong */
+    assert_int_equal(validate_utf8_char("\xED\xA0\x80", 3), 0);      /* surrogate */
+    assert_int_equal(validate_utf8_char("\xFF", 1), 0);
+    assert_int_equal(validate_utf8_char("\x80", 1), 0);
+    assert_int_equal(validate_utf8_char("", 0), 0);
+}
+
+static void test_timestamps(void **state)
+{
+    (void)state;
+    static const char *const good[] = {"2025-09-04T10:11:15Z", "2025-09-04T10:11:15.123Z",
+                                       "2025-09-04T10:11:15+02:00", "2025-12-31T23:59:60Z"};
+    static const char *const bad[] = {"", "2025-09-04", "2025-09-04 10:11:15Z",
+                                      "2025-13-04T10:11:15Z", "2025-09-04T24:11:15Z",
+                                      "2025-09-04T10:11:15", "2025-09-04T10:11:15.Z",
+                                      "2025-09-04T10:11:15Z junk", "\x1b[31m2025-09-04T10:11:15Z"};
+    error_info e;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        assert_int_equal(validate_timestamp(good[i], "created_at", &e), ERROR_OK);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(validate_timestamp(bad[i], "created_at", &e), ERROR_INVALID);
+        assert_non_null(strstr(e.msg, "created_at is not an RFC 3339 timestamp"));
+    }
+}
+
+static void test_uris(void **state)
+{
+    (void)state;
+    error_info e;
+    assert_int_equal(validate_uri("", "uri", &e), ERROR_OK);
+    assert_int_equal(validate_uri("https://api.example.com/ip_policy_rules/ipr_1", "uri", &e),
+                     ERROR_OK);
+    assert_int_equal(validate_uri("ftp://x", "uri", &e), ERROR_INVALID);
+    assert_int_equal(validate_uri("https://x/\x1b]52;c;AAAA\x07", "uri", &e), ERROR_INVALID);
+    assert_non_null(strstr(e.msg, "control character"));
+    assert_int_equal(validate_uri("https://x/a b", "uri", &e), ERROR_INVALID);
+}
+
 static const struct CMUnitTest fixed_tests[] = {
+    cmocka_unit_test(test_utf8_char),
+    cmocka_unit_test(test_timestamps),
+    cmocka_unit_test(test_uris),
     cmocka_unit_test(test_cidr_out),
     cmocka_unit_test(test_cidr_canon_buffer_too_small),
     cmocka_unit_test(test_cidr_null_text),
