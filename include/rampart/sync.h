@@ -1,0 +1,181 @@
+/*
+ * sync: the offline-first sync engine (sync/engine.c) and the interface through
+ * which it talks to the remote API (sync_api_ops), so unit tests can script every
+ * outcome and the real client (sync/api.c, libcurl) plugs in the same way.
+ *
+ * Contract:
+ * - The engine pushes the outbox (deletes, then creates), then pulls complete
+ *   listings following next_page_uri verbatim, then reconciles, as the state
+ *   machine of DESIGN.md says. Each state move is its own short transaction; no
+ *   transaction is held across a call to the API.
+ * - Absence is evidence only in a complete, successful listing: after any error
+ *   during a pull nothing is marked remote_deleted or gone, and the cached
+ *   snapshot is left as it was (the pull is staged and merged in one transaction).
+ * - Ambiguous creates are recognised by their natural key (rules: policy, cidr,
+ *   action) or by a creation marker (credentials: see SYNC_MARKER_KEY).
+ * - Pacing: at most `rate_per_min` requests per rolling minute (0: unpaced); a 429
+ *   pauses the whole queue for Retry-After (clamped) or an exponential backoff with
+ *   jitter; after `max_attempts` a create becomes failed with the server's message.
+ * - Progress and log lines go through callbacks; the engine never prints.
+ * - Secrets: tokens go from the create reply into the store, never into a message,
+ *   a log line or a progress report.
+ */
+#ifndef RAMPART_SYNC_H
+#define RAMPART_SYNC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/codec.h"
+#include "rampart/error.h"
+#include "rampart/model.h"
+#include "rampart/store.h"
+
+/*
+ * How one API call ended, as sync/api.c classifies it:
+ * OK            2xx with a body that decoded.
+ * NOT_SENT      the request surely did not reach the server (connect refused, DNS,
+ *               TLS setup): safe to retry as is.
+ * AMBIGUOUS     it may have happened (reset or timeout after sending, truncated or
+ *               undecodable 2xx, 5xx): a create must be reconciled by a listing.
+ * REJECTED      a definite 4xx other than 401/403/404/429 (validation): the message
+ *               says why.
+ * RATE_LIMITED  429: retry_after_s says how long when the server said.
+ * AUTH          401/403: stop the whole sync.
+ * NOT_FOUND     404.
+ */
+typedef enum sync_outcome {
+    SYNC_OK,
+    SYNC_NOT_SENT,
+    SYNC_AMBIGUOUS,
+    SYNC_REJECTED,
+    SYNC_RATE_LIMITED,
+    SYNC_AUTH,
+    SYNC_NOT_FOUND
+} sync_outcome;
+
+/* The result of one call: the outcome plus what the server said. */
+typedef struct sync_result {
+    sync_outcome outcome;
+    int http_status;         /* 0 when no reply */
+    double retry_after_s;    /* from Retry-After; < 0 when absent */
+    char message[512];       /* human text: the server's msg and operation id, or the
+                                transport error; never a token or the API key */
+    char operation_id[MODEL_ID_MAX + 1];
+} sync_result;
+
+/*
+ * The remote API as the engine sees it. `ctx` is the implementation's own state.
+ * Every function fills `res` (never NULL) and returns res->outcome.
+ * - rule_create/cred_create: on SYNC_OK `*out` holds the created object (for
+ *   credentials with its token; `out` zeroed before, released by the caller).
+ * - *_delete: SYNC_OK for 204; SYNC_NOT_FOUND for 404 (the engine treats it as done).
+ * - *_list_page: `url` NULL for the first page, else a next_page_uri given back
+ *   verbatim; `page` is filled (caller frees with codec_*_page_free).
+ */
+typedef struct sync_api_ops {
+    sync_outcome (*rule_create)(void *ctx, const model_rule *in, model_rule *out,
+                                sync_result *res);
+    sync_outcome (*rule_delete)(void *ctx, const char *id, sync_result *res);
+    sync_outcome (*rule_list_page)(void *ctx, const char *url, codec_rule_page *page,
+                                   sync_result *res);
+    sync_outcome (*cred_create)(void *ctx, const model_cred *in, model_cred *out,
+                                sync_result *res);
+    sync_outcome (*cred_delete)(void *ctx, const char *id, sync_result *res);
+    sync_outcome (*cred_list_page)(void *ctx, const char *url, codec_cred_page *page,
+                                   sync_result *res);
+} sync_api_ops;
+
+/* Name of an outcome ("ok", "not_sent", …) for logs and --json. */
+const char *sync_outcome_name(sync_outcome outcome);
+
+/*
+ * Credentials carry a creation marker so an ambiguous create can be recognised in
+ * a later listing: the metadata sent is the user's metadata followed by a last line
+ * "rampart-create=<local id>" (just that line when the user's metadata is empty).
+ * Pulled metadata has the marker line stripped before it is cached, so people see
+ * their own metadata. The user's metadata is limited to SYNC_USER_METADATA_MAX.
+ */
+#define SYNC_MARKER_KEY "rampart-create="
+#define SYNC_USER_METADATA_MAX (MODEL_METADATA_MAX - 64)
+
+typedef enum sync_phase {
+    SYNC_PHASE_PUSH,
+    SYNC_PHASE_PULL,
+    SYNC_PHASE_RECONCILE,
+    SYNC_PHASE_WAIT,   /* paused: rate budget, 429 or backoff */
+    SYNC_PHASE_DONE
+} sync_phase;
+
+typedef struct sync_progress {
+    sync_phase phase;
+    size_t done, total;   /* items of this phase (pull: rows fetched, total unknown = 0) */
+    double eta_s;         /* < 0 when unknown */
+    double wait_s;        /* SYNC_PHASE_WAIT: how long the pause lasts */
+} sync_progress;
+
+typedef enum sync_log_level { SYNC_LOG_INFO, SYNC_LOG_WARN, SYNC_LOG_ERROR } sync_log_level;
+
+/* A clock and a sleep the engine uses for pacing, injectable for tests. */
+typedef struct sync_clock {
+    double (*now)(void *ctx);                  /* seconds, monotonic */
+    void (*sleep)(void *ctx, double seconds);
+    void *ctx;
+} sync_clock;
+
+typedef struct sync_options {
+    bool push;                 /* push the outbox */
+    bool pull;                 /* pull and reconcile */
+    int rate_per_min;          /* 0: unpaced */
+    int max_attempts;          /* per create before failed; 0: default 5 */
+    double max_backoff_s;      /* clamp of Retry-After and backoff; 0: default 60 */
+    sync_clock clock;          /* NULL functions: the real clock */
+    void (*on_progress)(void *ctx, const sync_progress *p);
+    void (*on_log)(void *ctx, sync_log_level level, const char *line);
+    void *cb_ctx;
+    const volatile bool *cancel; /* set from another thread to stop between requests */
+} sync_options;
+
+typedef struct sync_report {
+    size_t created, deleted, failed;     /* pushes that settled */
+    size_t retried;                      /* requests repeated after a 429/not_sent */
+    size_t pulled_rules, pulled_creds;   /* rows in the complete listings */
+    size_t remote_added, remote_deleted; /* changes found by the pull */
+    size_t adopted;                      /* ambiguous creates found remotely */
+    size_t orphans_deleted;              /* credentials whose token was lost: deleted
+                                            remotely and queued again */
+    size_t pending;                      /* rows still not settled afterwards */
+    bool converged;                      /* nothing pending, no error */
+    bool auth_failed;
+    char last_error[512];
+} sync_report;
+
+/*
+ * Run one sync over `st` through `ops`. Returns ERROR_OK when the run itself
+ * worked (even if some rows failed validation remotely: see the report);
+ * ERROR_CONFIG on an auth failure; ERROR_IO on a database failure or when the
+ * remote could not be reached at all.
+ */
+error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
+                    const sync_options *opt, sync_report *report, error_info *err);
+
+/* One line of a plan: what the next sync would do with one row. */
+typedef struct sync_plan_item {
+    char sign;               /* '+' create, '-' delete, '!' failed/orphaned/unknown,
+                                '~' changed remotely (remote_deleted) */
+    bool is_rule;
+    const model_rule *rule;  /* when is_rule */
+    const model_cred *cred;  /* otherwise */
+    const char *why;         /* short reason ("create", "the server refused: …") */
+} sync_plan_item;
+
+/*
+ * Walk the rows a sync would act on, from the cache alone (no network), calling
+ * `fn` for each in a stable order (rules then credentials, by id). Stops early
+ * and returns what `fn` returned if not ERROR_OK.
+ */
+error_code sync_plan(store *st,
+                     error_code (*fn)(void *ctx, const sync_plan_item *item, error_info *err),
+                     void *ctx, error_info *err);
+
+#endif
