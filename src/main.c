@@ -22,6 +22,8 @@ static const cli_command commands[] = {
      NULL, 0, -1},
     {"creds", cli_creds, "COMMAND", "tunnel credentials: create, list, get, delete, token",
      NULL, 0, -1},
+    {"serve-api", cli_serve_api, "--listen ADDR --db FILE [OPTIONS]",
+     "run the remote API on this machine (reference server, sandbox, tests)", NULL, 0, -1},
     {"status", cli_status, "[--json]", "what is cached, per sync state; where data lives",
      NULL, 0, 0},
     {"help", show_help, "", "this overview", NULL, 0, 0},
@@ -39,7 +41,7 @@ void cli_print_main_help(cli_ctx *ctx)
             "Commands:\n",
             ctx->program);
     for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(ctx->out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(ctx->out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(ctx->out,
             "\nEnvironment: RAMPART_DB, RAMPART_API_URL, RAMPART_API_KEY,\n"
             "RAMPART_VERSION_HEADER, RAMPART_RATE, RAMPART_CONFIG (see rampart(1)).\n"

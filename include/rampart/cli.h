@@ -62,6 +62,7 @@ typedef struct cli_command {
 int cli_rules(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_status(cli_ctx *ctx, const char *path, int argc, char **argv);
+int cli_serve_api(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 /*
  * Run the entry of `table` named argv[1] (a group's subcommand). Prints the
