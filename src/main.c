@@ -35,7 +35,7 @@ enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 void cli_print_main_help(cli_ctx *ctx)
 {
     fprintf(ctx->out,
-            "usage: %s [--db PATH] COMMAND [ARGS]\n\n"
+            "usage: %s [--db PATH] [--sandbox] COMMAND [ARGS]\n\n"
             "rampart keeps IP policy rules and tunnel credentials of a remote management\n"
             "API in a local cache: browse and edit offline, changes are queued for sync.\n\n"
             "Commands:\n",
@@ -43,6 +43,8 @@ void cli_print_main_help(cli_ctx *ctx)
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         fprintf(ctx->out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(ctx->out,
+            "\n--sandbox runs this command against a private reference server on a\n"
+            "loopback port, with its own cache: try everything with no account.\n"
             "\nEnvironment: RAMPART_DB, RAMPART_API_URL, RAMPART_API_KEY,\n"
             "RAMPART_VERSION_HEADER, RAMPART_RATE, RAMPART_CONFIG (see rampart(1)).\n"
             "Exit status: 0 ok, 1 failure, 2 bad usage or input, 3 not found.\n"
@@ -110,6 +112,10 @@ static int global_option(cli_ctx *ctx, int argc, char **argv, int *i)
         return show_version(ctx, "", 1, argv);
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
         return show_help(ctx, "", 1, argv);
+    if (strcmp(arg, "--sandbox") == 0) {
+        int rc = cli_sandbox_start(ctx);
+        return rc == CLI_EXIT_OK ? GO_ON : rc;
+    }
     if (strncmp(arg, "--db=", 5) == 0)
         return set_db(ctx, arg + 5);
     if (strcmp(arg, "--db") == 0) {
@@ -152,6 +158,7 @@ int main(int argc, char **argv)
     config_load(&ctx.cfg, env_lookup, NULL, &ctx.config_error);
     int rc = run(&ctx, argc, argv);
     store_close(ctx.st);
+    cli_sandbox_stop(&ctx);
     config_clear(&ctx.cfg);
     if ((fflush(stdout) != 0 || ferror(stdout)) && rc == CLI_EXIT_OK) {
         fprintf(stderr, "rampart: cannot write the output: %s\n", strerror(errno));

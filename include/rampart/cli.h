@@ -29,7 +29,8 @@ typedef enum cli_exit {
     CLI_EXIT_OK = 0,
     CLI_EXIT_FAILURE = 1,   /* runtime failure: database, file system */
     CLI_EXIT_USAGE = 2,     /* bad flag, bad value, bad file, unsafe config */
-    CLI_EXIT_NOT_FOUND = 3  /* no such record, or its token is not held here */
+    CLI_EXIT_NOT_FOUND = 3, /* no such record, or its token is not held here */
+    CLI_EXIT_NOT_CONVERGED = 4 /* a sync left rows pending or failed, or could not run */
 } cli_exit;
 
 typedef struct cli_ctx {
@@ -40,6 +41,7 @@ typedef struct cli_ctx {
     const char *program; /* "rampart" */
     error_info config_error; /* why the configuration is unusable (code ERROR_OK: it is fine) */
     int store_exit;          /* exit status to end with after cli_store() returned NULL */
+    int sandbox_pid;         /* the --sandbox server's process, 0 when none */
 } cli_ctx;
 
 /*
@@ -63,6 +65,15 @@ int cli_rules(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_status(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_serve_api(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+/*
+ * --sandbox: start a private serve-api on a loopback port (its files under
+ * <data dir>/sandbox/) and point ctx->cfg at it, unpaced. Returns CLI_EXIT_OK or
+ * the exit status after printing why. cli_sandbox_stop ends the server (no-op
+ * without one); main calls it on every exit path.
+ */
+int cli_sandbox_start(cli_ctx *ctx);
+void cli_sandbox_stop(cli_ctx *ctx);
 
 /*
  * Run the entry of `table` named argv[1] (a group's subcommand). Prints the

@@ -41,7 +41,8 @@ typedef enum config_source {
     CONFIG_SRC_DEFAULT,
     CONFIG_SRC_FILE,
     CONFIG_SRC_ENV,
-    CONFIG_SRC_FLAG
+    CONFIG_SRC_FLAG,
+    CONFIG_SRC_SANDBOX /* set by --sandbox for its private server (may hold the key) */
 } config_source;
 
 typedef enum config_key {
@@ -83,7 +84,7 @@ const char *config_get(const config *cfg, config_key key);
 const char *config_key_name(config_key key);
 const char *config_env_name(config_key key);
 
-/* "default", "config file", "environment", "flag". */
+/* "default", "config file", "environment", "flag", "sandbox". */
 const char *config_source_name(config_source source);
 
 /* True when both an API URL and an API key are set. */

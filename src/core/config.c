@@ -37,6 +37,7 @@ const char *config_source_name(config_source source)
         [CONFIG_SRC_FILE] = "config file",
         [CONFIG_SRC_ENV] = "environment",
         [CONFIG_SRC_FLAG] = "flag",
+        [CONFIG_SRC_SANDBOX] = "sandbox",
     };
     return names[source];
 }

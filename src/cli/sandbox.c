@@ -1,0 +1,145 @@
+/*
+ * `rampart --sandbox …`: a private reference server (serve-api) on a loopback port,
+ * so rampart can be tried with no account. The sandbox keeps its own cache and its
+ * own remote in <data dir>/sandbox/, so trying things never mixes with a real
+ * remote's cache, and a second run finds the sandbox as the first left it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rampart/cli.h"
+#include "rampart/ids.h"
+#include "rampart/model.h"
+
+enum { READY_WAIT_MS = 10000, POLL_MS = 20, KEY_CHARS = 32 };
+
+typedef struct sandbox_paths {
+    char dir[CONFIG_PATH_MAX];
+    char remote[CONFIG_PATH_MAX + 16];
+    char ready[CONFIG_PATH_MAX + 16];
+    char log[CONFIG_PATH_MAX + 16];
+} sandbox_paths;
+
+static error_code make_paths(cli_ctx *ctx, sandbox_paths *p, error_info *e)
+{
+    const char *db = config_get(&ctx->cfg, CONFIG_DB);
+    if (!db[0])
+        return error_set(e, ERROR_CONFIG, "no data directory: set HOME or pass --db PATH");
+    const char *slash = strrchr(db, '/');
+    size_t len = slash ? (size_t)(slash - db) : 1;
+    snprintf(p->dir, sizeof p->dir, "%.*s/sandbox", (int)len, slash ? db : ".");
+    snprintf(p->remote, sizeof p->remote, "%s/remote.db", p->dir);
+    snprintf(p->ready, sizeof p->ready, "%s/ready", p->dir);
+    snprintf(p->log, sizeof p->log, "%s/serve-api.log", p->dir);
+    if (mkdir(p->dir, 0700) != 0 && errno != EEXIST)
+        return error_set(e, ERROR_IO, "cannot create %s: %s", p->dir, strerror(errno));
+    if (ctx->cfg.sources[CONFIG_DB] == CONFIG_SRC_DEFAULT) {
+        char cache[CONFIG_PATH_MAX + 16];
+        snprintf(cache, sizeof cache, "%s/cache.db", p->dir);
+        return config_set(&ctx->cfg, CONFIG_DB, cache, CONFIG_SRC_SANDBOX, e);
+    }
+    return ERROR_OK;
+}
+
+/* Child: the server, its log in a private file, the key in its environment. */
+static void exec_server(const sandbox_paths *p, const char *key)
+{
+    int log = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (log >= 0) {
+        dup2(log, STDERR_FILENO);
+        dup2(log, STDOUT_FILENO);
+    }
+    setenv("RAMPART_SERVE_API_KEY", key, 1);
+    execl("/proc/self/exe", "rampart", "serve-api", "--listen", "tcp:127.0.0.1:0", "--db",
+          p->remote, "--ready-file", p->ready, (char *)NULL);
+    _exit(127);
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Poll for the ready file the server writes once it listens ("host:port"). */
+static error_code wait_ready(cli_ctx *ctx, const sandbox_paths *p, char *addr, size_t size,
+                             error_info *e)
+{
+    for (long waited = 0; waited < READY_WAIT_MS; waited += POLL_MS) {
+        FILE *f = fopen(p->ready, "r");
+        if (f) {
+            bool ok = fgets(addr, (int)size, f) != NULL;
+            fclose(f);
+            addr[strcspn(addr, "\r\n")] = '\0';
+            if (ok && addr[0])
+                return ERROR_OK;
+        }
+        int status;
+        if (waitpid(ctx->sandbox_pid, &status, WNOHANG) == ctx->sandbox_pid) {
+            ctx->sandbox_pid = 0;
+            return error_set(e, ERROR_IO, "the sandbox server stopped at start: see %s",
+                             p->log);
+        }
+        pause_ms(POLL_MS);
+    }
+    return error_set(e, ERROR_IO, "the sandbox server did not start within %d s: see %s",
+                     READY_WAIT_MS / 1000, p->log);
+}
+
+static error_code point_at(cli_ctx *ctx, const char *addr, const char *key, error_info *e)
+{
+    char url[CONFIG_VALUE_MAX];
+    snprintf(url, sizeof url, "http://%s", addr);
+    if (config_set(&ctx->cfg, CONFIG_API_URL, url, CONFIG_SRC_SANDBOX, e) != ERROR_OK ||
+        config_set(&ctx->cfg, CONFIG_API_KEY, key, CONFIG_SRC_SANDBOX, e) != ERROR_OK ||
+        config_set(&ctx->cfg, CONFIG_RATE, "0", CONFIG_SRC_SANDBOX, e) != ERROR_OK)
+        return e->code;
+    return ERROR_OK;
+}
+
+int cli_sandbox_start(cli_ctx *ctx)
+{
+    sandbox_paths p;
+    char key[KEY_CHARS + 1], addr[128];
+    error_info e = {0};
+    if (make_paths(ctx, &p, &e) != ERROR_OK || ids_random_base62(key, KEY_CHARS, &e))
+        return cli_fail(ctx, &e);
+    unlink(p.ready);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        error_set(&e, ERROR_IO, "cannot start the sandbox server: %s", strerror(errno));
+        return cli_fail(ctx, &e);
+    }
+    if (pid == 0)
+        exec_server(&p, key);
+    ctx->sandbox_pid = pid;
+    error_code rc = wait_ready(ctx, &p, addr, sizeof addr, &e);
+    if (rc == ERROR_OK)
+        rc = point_at(ctx, addr, key, &e);
+    model_wipe(key, sizeof key);
+    if (rc != ERROR_OK) {
+        cli_sandbox_stop(ctx);
+        return cli_fail(ctx, &e);
+    }
+    return CLI_EXIT_OK;
+}
+
+void cli_sandbox_stop(cli_ctx *ctx)
+{
+    if (ctx->sandbox_pid <= 0)
+        return;
+    kill(ctx->sandbox_pid, SIGTERM);
+    int status;
+    while (waitpid(ctx->sandbox_pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    ctx->sandbox_pid = 0;
+}
