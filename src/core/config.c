@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rampart/model.h"
+#include "rampart/validate.h"
 
 /* One row per setting: file key, environment variable, default value. */
 static const struct {
@@ -67,18 +68,28 @@ static error_code check_rate(const char *value, error_info *err)
     return ERROR_OK;
 }
 
-/* Plain http would send the API key in clear: only to this machine. */
+/* Plain http would send the API key in clear: only to this machine. The host must
+ * be exactly localhost, [::1] or a numeric 127.x.y.z ("127.evil.example" is not). */
 static bool is_loopback_http(const char *value)
 {
-    static const char *const hosts[] = {"http://127.", "http://localhost:", "http://localhost/",
-                                        "http://[::1]"};
-    if (strcmp(value, "http://localhost") == 0)
+    if (strncmp(value, "http://", 7) != 0)
+        return false;
+    const char *host = value + 7;
+    if (host[0] == '[' && !strchr(host, ']'))
+        return false;
+    size_t len = host[0] == '[' ? strcspn(host, "]") + 1 : strcspn(host, ":/?#");
+    if (host[len] && !strchr(":/?#", host[len]))
+        return false;
+    if ((len == 9 && strncmp(host, "localhost", 9) == 0) ||
+        (len == 5 && strncmp(host, "[::1]", 5) == 0))
         return true;
-    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
-        if (strncmp(value, hosts[i], strlen(hosts[i])) == 0)
-            return true;
-    }
-    return false;
+    validate_prefix ip;
+    char addr[16];
+    if (len >= sizeof addr || strncmp(host, "127.", 4) != 0)
+        return false;
+    memcpy(addr, host, len);
+    addr[len] = '\0';
+    return validate_ip(addr, &ip, NULL) == ERROR_OK && ip.family == 4;
 }
 
 static error_code check_url(const char *value, error_info *err)

@@ -127,6 +127,8 @@ static void test_api_urls(void **state)
         {"http://api.example.com", false},   {"http://localhost.evil.example", false},
         {"ftp://x.example", false},          {"https://user:pw@api.example.com", false},
         {"https://api.example.com/a b", false}, {"api.example.com", false},
+        {"http://127.evil.example", false},  {"http://127.0.0.1.evil.example/", false},
+        {"http://[::1].evil", false},         {"http://localhostx", false},
     };
     fake_env env = {{"HOME", "/h", NULL}};
     config cfg;
