@@ -10,8 +10,8 @@ PKGS      := ncursesw libcurl sqlite3 jansson cmocka libmicrohttpd
 DEB_PKGS  := pkg-config libncurses-dev libcurl4-openssl-dev libsqlite3-dev \
              libjansson-dev libcmocka-dev libmicrohttpd-dev
 # Tools the tests and benchmarks run (checked with `command -v`).
-TOOLS     := tmux curl
-DEB_TOOLS := tmux curl
+TOOLS     := tmux curl sqlite3
+DEB_TOOLS := tmux curl sqlite3
 
 SAN ?=
 ifeq ($(SAN),1)

@@ -18,12 +18,16 @@ static bool needs_config(const cli_command *cmd)
 }
 
 static const cli_command commands[] = {
-    {"rules", cli_rules, "COMMAND", "IP policy rules: create, list, get, delete, import, export",
+    {"rules", cli_rules, "COMMAND", "IP policy rules: create, list, get, delete, import, export, retry, discard",
      NULL, 0, -1},
-    {"creds", cli_creds, "COMMAND", "tunnel credentials: create, list, get, delete, token",
+    {"creds", cli_creds, "COMMAND", "tunnel credentials: create, list, get, delete, token, retry, discard",
      NULL, 0, -1},
     {"serve-api", cli_serve_api, "--listen ADDR --db FILE [OPTIONS]",
      "run the remote API on this machine (reference server, sandbox, tests)", NULL, 0, -1},
+    {"plan", cli_plan, "[--json]", "what the next sync would do (+ - ! ~); sends nothing",
+     NULL, 0, 0},
+    {"sync", cli_sync, "[--push-only|--pull-only] [--json]",
+     "push queued changes, pull the remote's complete listings", NULL, 0, 0},
     {"status", cli_status, "[--json]", "what is cached, per sync state; where data lives",
      NULL, 0, 0},
     {"help", show_help, "", "this overview", NULL, 0, 0},

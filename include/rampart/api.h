@@ -6,20 +6,39 @@
  * - One client owns one libcurl easy handle, reused for keep-alive; not
  *   thread-safe (one client per thread).
  * - Every request carries `Authorization: Bearer <key>`, the version header
- *   (configurable name, value "2"), `User-Agent: rampart/<version>`, and
- *   `Content-Type: application/json` when it has a body. Creates go out on a fresh
+ *   (configurable name, value "2"), `User-Agent: rampart/<version>`,
+ *   `Accept: application/json`, and `Content-Type: application/json` when it has
+ *   a body. Creates go out on a fresh
  *   connection that is not reused (libcurl would silently re-send a POST whose
  *   reused connection died).
- * - Timeouts: connect, total and low-speed; proxies from the environment as libcurl
- *   reads them; TLS verification on; redirects not followed. Response bodies are
+ * - Timeouts: connect, total and low-speed (under 1 byte/s for 30 s); proxies
+ *   from the environment as libcurl reads them, except that a loopback base URL
+ *   is never proxied; TLS verification on; redirects not followed (a 3xx is
+ *   REJECTED). Response bodies are
  *   capped (API_BODY_MAX); a bigger one is an error, not a crash.
- * - Non-loopback base URLs must be https:// (config.c refuses others).
+ * - Non-loopback base URLs must be https:// (config.c refuses others, and so does
+ *   api_client_new, more strictly: 127.x must be a dotted quad). Only the http and
+ *   https schemes are ever spoken.
  * - Error bodies are decoded into the result's message with the operation id
  *   ("host bits set … (operation op_…)"); a body that is not JSON never reaches the
  *   user raw. The API key and tokens never appear in a message.
- * - List pages: the first page is GET <base>/<collection>; after that the engine
- *   passes next_page_uri back verbatim. A next_page_uri on another host than the
- *   base URL is refused (the key would go there).
+ * - List pages: the first page is GET <base>/<collection> with no query (the
+ *   server's default limit); after that the engine passes next_page_uri back
+ *   verbatim. A next_page_uri whose scheme, host or port differs from the base
+ *   URL's is refused with SYNC_REJECTED (the key would go there); a path-only one
+ *   ("/ip_policy_rules?…") is taken relative to the base. A page whose items lack
+ *   ids of their kind, or whose next_page_uri is the page itself, is AMBIGUOUS
+ *   (an incomplete listing).
+ * - Creates: a 2xx whose body does not decode, or lacks an id of its kind (or, for
+ *   a credential, its token), is AMBIGUOUS: it may have been created. Deletes of
+ *   an id that is not a remote id of the right kind are REJECTED without sending.
+ * - The operation id comes from the error body or, failing that, from a response
+ *   header whose name ends in "operation-id" (any case).
+ * - libcurl's global state: api_client_new calls curl_global_init and
+ *   api_client_free curl_global_cleanup (reference-counted by libcurl). That is
+ *   thread-safe with libcurl 7.84+ built "threadsafe" (Debian's is); with another
+ *   build, make the first client before starting threads. Nobody else needs to
+ *   call curl_global_init.
  */
 #ifndef RAMPART_API_H
 #define RAMPART_API_H
@@ -30,18 +49,23 @@
 #include "rampart/sync.h"
 
 #define API_BODY_MAX (16u * 1024u * 1024u)
+#define API_KEY_MAX 1024                          /* bytes */
+#define API_DEFAULT_VERSION_HEADER "Service-Version"
 
 typedef struct api_config {
     const char *base_url;        /* "https://api.example.com" (no trailing slash needed) */
     const char *api_key;         /* copied by the client, wiped on free */
-    const char *version_header;  /* e.g. "Service-Version" */
+    const char *version_header;  /* NULL/"": API_DEFAULT_VERSION_HEADER */
     long connect_timeout_ms;     /* 0: default 10 s */
     long total_timeout_ms;       /* 0: default 60 s */
 } api_config;
 
 typedef struct api_client api_client;
 
-/* Make a client; *out is released with api_client_free. */
+/* Make a client from a copy of `cfg` (the base URL without trailing slashes);
+ * *out is released with api_client_free. ERROR_CONFIG when the configuration is
+ * unusable (see api_check_config in sync/api_internal.h), ERROR_NOMEM. No I/O:
+ * the first connection is made by the first request. */
 error_code api_client_new(const api_config *cfg, api_client **out, error_info *err);
 
 /* Free the client and wipe its copy of the key. NULL is a no-op. */

@@ -65,6 +65,25 @@ int cli_rules(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_status(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_serve_api(cli_ctx *ctx, const char *path, int argc, char **argv);
+int cli_sync(cli_ctx *ctx, const char *path, int argc, char **argv);
+int cli_plan(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+struct sync_report;
+/*
+ * Run a sync now (push and/or pull) against the configured remote, drawing
+ * progress on stderr when it is a terminal and printing the report (JSON with
+ * `json`). Returns CLI_EXIT_OK when it converged, CLI_EXIT_NOT_CONVERGED when rows
+ * are pending or failed, CLI_EXIT_USAGE when no remote is configured or the key
+ * was refused. `report` receives the figures.
+ */
+int cli_sync_now(cli_ctx *ctx, bool push, bool pull, bool verbose, bool json,
+                 struct sync_report *report);
+
+/* store_rule_retry or store_cred_retry. */
+typedef error_code (*cli_retry_fn)(store *st, const char *id, error_info *err);
+
+/* `retry ID` and `discard ID` of a group, printing what happened. */
+int cli_retry_ids(cli_ctx *ctx, cli_retry_fn retry, int count, char **ids);
 
 /*
  * --sandbox: start a private serve-api on a loopback port (its files under

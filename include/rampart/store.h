@@ -193,4 +193,124 @@ error_code store_cred_get(store *st, const char *id, model_cred *out, error_info
 error_code store_token_get(store *st, const char *cred_id, char **token,
                            error_info *err);
 
+/* ---- the sync engine's outbox (store_outbox.c) ---------------------------- */
+
+/*
+ * The right to sync this database, exclusive between processes and handles: an
+ * advisory lock (flock) on "<database>-sync.lock" beside it, released by the
+ * kernel if the process dies, so a crash never leaves it stuck. Two syncs at once
+ * could both send a row one of them has in flight. ERROR_STATE when another sync
+ * holds it; ERROR_IO when the lock file cannot be opened. An in-memory database
+ * has nothing to share: the lock is granted. Release with store_sync_unlock.
+ */
+typedef struct store_sync_lock store_sync_lock;
+error_code store_sync_lock_take(store *st, store_sync_lock **out, error_info *err);
+void store_sync_unlock(store_sync_lock *lock); /* NULL is a no-op */
+
+/*
+ * Claim a new row for sending: new -> creating, counting the attempt, in one
+ * statement, so two syncs never send the same row. ERROR_STATE when the row is no
+ * longer new (another sync took it, the user discarded it); ERROR_NOT_FOUND.
+ */
+error_code store_rule_claim(store *st, const char *id, error_info *err);
+error_code store_cred_claim(store *st, const char *id, error_info *err);
+
+/*
+ * An orphaned credential (created remotely, token lost) whose remote copy is now
+ * deleted: it becomes new again under the local id it was first created with (its
+ * alias is dropped), so the next push creates it afresh and receives a token.
+ * ERROR_STATE unless orphaned; ERROR_NOT_FOUND.
+ */
+error_code store_cred_requeue(store *st, const char *id, error_info *err);
+
+/*
+ * `retry ID`, for rows waiting for the user:
+ * - failed: new again, its error cleared (the next sync sends it);
+ * - remote_deleted: new under a fresh local id (the next sync creates it again;
+ *   a credential's old token is dropped, the new one arrives with the create);
+ * - orphaned (credentials): left as it is and ERROR_OK: the next sync already
+ *   deletes the remote copy and creates it again.
+ * ERROR_STATE for any other state ("nothing to retry"), ERROR_NOT_FOUND, and
+ * ERROR_CONFLICT when a recreated rule's policy has a live rule for its cidr.
+ */
+error_code store_rule_retry(store *st, const char *id, error_info *err);
+error_code store_cred_retry(store *st, const char *id, error_info *err);
+
+/*
+ * `discard ID`: new, failed and remote_deleted rows are removed locally
+ * (STORE_DELETE_REMOVED); an orphaned credential is marked deleting
+ * (STORE_DELETE_MARKED): the next sync deletes its remote copy, whose token is
+ * lost, and does not create it again. ERROR_STATE for other states (synced: use
+ * delete; creating/unknown: sync first). `result` may be NULL.
+ */
+error_code store_rule_discard(store *st, const char *id, store_delete_result *result,
+                              error_info *err);
+error_code store_cred_discard(store *st, const char *id, store_delete_result *result,
+                              error_info *err);
+
+/* ---- pull staging and merge (store_pull.c) -------------------------------- */
+
+/*
+ * A pull writes the complete remote listings into staging tables, page by page
+ * (each page its own short transaction; staged rows are not durable until the
+ * merge: a crash just discards them), then store_pull_merge replaces the cached
+ * snapshot with them in ONE transaction. An interrupted pull leaves the cache as
+ * it was. Call store_pull_merge only after both listings were staged completely:
+ * absence from staging is taken as deletion on the remote.
+ */
+
+/* Empty the staging tables: the start of every pull. */
+error_code store_pull_begin(store *st, error_info *err);
+
+/* Stage one page of pulled rules (as the remote sent them; an id seen twice keeps
+ * the last copy). ERROR_INVALID for a row without id, cidr or policy. */
+error_code store_pull_stage_rules(store *st, const model_rule *rules, size_t n,
+                                  error_info *err);
+
+/*
+ * Stage one page of pulled credentials. `markers[i]` is the local id found in the
+ * creation marker of creds[i] (NULL or "" when none; markers itself may be NULL);
+ * creds[i].metadata must already have the marker line stripped. Tokens are
+ * ignored. ERROR_INVALID for a row without id or with a line break in an ACL rule.
+ */
+error_code store_pull_stage_creds(store *st, const model_cred *creds,
+                                  const char *const *markers, size_t n,
+                                  error_info *err);
+
+/* What one merge did to one kind of row. */
+typedef struct store_pull_stats {
+    size_t pulled;         /* rows in the staged listing */
+    size_t added;          /* remote additions, inserted as synced */
+    size_t updated;        /* cached rows whose remote fields changed */
+    size_t remote_deleted; /* synced rows absent remotely: now remote_deleted */
+    size_t gone;           /* deleting rows absent remotely: removed */
+    size_t adopted;        /* rules: local creates found by natural key: synced */
+    size_t orphaned;       /* credentials found by creation marker: token lost */
+    size_t requeued;       /* creating/unknown not found, or orphaned gone: new */
+    size_t conflicts;      /* rules: the remote holds the key with the other action */
+    size_t strays;         /* credentials: extra copies of our own creates: deleting */
+} store_pull_stats;
+
+/*
+ * Merge the staged listings into the cache in one transaction, then empty the
+ * staging tables. Rules (natural key: policy, cidr, action):
+ * - a cached row whose id is listed takes the remote fields (remote_deleted comes
+ *   back as synced; deleting stays deleting: its delete is still to be sent);
+ * - synced and absent: remote_deleted (kept for review); deleting and absent: gone;
+ * - a local new/creating/unknown/failed row whose natural key is listed under an
+ *   unknown id is adopted: it takes that id (the local id stays an alias), synced;
+ *   with the other action it becomes failed, naming the remote rule;
+ * - creating/unknown rows still unmatched: new (the remote never got them);
+ * - listed rules not cached are inserted as synced (skipped while a local live
+ *   rule holds their key: that row's failure names it).
+ * Credentials: the same by id, and a local new/creating/unknown/failed row whose
+ * local id is a listed credential's creation marker takes that id as orphaned
+ * (created remotely, token lost); an orphaned row absent remotely is new again
+ * under its local id; a listed credential carrying the marker of one of our rows
+ * that already has its remote copy is inserted as deleting (a second copy).
+ * `rules`/`creds` may be NULL.
+ */
+error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats *creds,
+                            error_info *err);
+
 #endif

@@ -127,7 +127,12 @@ typedef struct sync_options {
     bool push;                 /* push the outbox */
     bool pull;                 /* pull and reconcile */
     int rate_per_min;          /* 0: unpaced */
-    int max_attempts;          /* per create before failed; 0: default 5 */
+    int max_attempts;          /* tries of one request; 0: default 5. A create
+                                  refused with 429 that often becomes failed with
+                                  the server's message; deletes and list pages are
+                                  retried that often (not_sent, 429, ambiguous);
+                                  not_sent that many times in a row stops the run
+                                  (unreachable: rows stay new) */
     double max_backoff_s;      /* clamp of Retry-After and backoff; 0: default 60 */
     sync_clock clock;          /* NULL functions: the real clock */
     void (*on_progress)(void *ctx, const sync_progress *p);
@@ -144,17 +149,30 @@ typedef struct sync_report {
     size_t adopted;                      /* ambiguous creates found remotely */
     size_t orphans_deleted;              /* credentials whose token was lost: deleted
                                             remotely and queued again */
-    size_t pending;                      /* rows still not settled afterwards */
-    bool converged;                      /* nothing pending, no error */
+    size_t pending;                      /* rows a sync still has to send or settle
+                                            afterwards (new, creating, unknown,
+                                            deleting, orphaned) */
+    size_t attention;                    /* failed rows afterwards: the user fixes,
+                                            retries or discards them */
+    bool converged;                      /* nothing pending, nothing failed, no error */
     bool auth_failed;
+    bool cancelled;                      /* stopped by the cancel flag (ERROR_OK) */
     char last_error[512];
 } sync_report;
 
 /*
  * Run one sync over `st` through `ops`. Returns ERROR_OK when the run itself
- * worked (even if some rows failed validation remotely: see the report);
- * ERROR_CONFIG on an auth failure; ERROR_IO on a database failure or when the
- * remote could not be reached at all.
+ * worked (even if some rows failed validation remotely: see the report; also when
+ * cancelled: report->cancelled); ERROR_CONFIG on an auth failure; ERROR_IO on a
+ * database failure, when the remote could not be reached at all (not_sent
+ * max_attempts times in a row: rows stay new, never failed) or when a listing
+ * could not be completed; ERROR_STATE when another sync of the same database is
+ * running (store_sync_lock_take): nothing was sent.
+ * Rounds: creating/unknown rows are settled by a listing before anything is
+ * sent; then push + pull, repeated (at most 3 times) while a pull queues work
+ * again (a create the listing lacked, an orphaned credential deleted remotely and
+ * created afresh in the same run, so no credential stays on the server without
+ * its token here).
  */
 error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
                     const sync_options *opt, sync_report *report, error_info *err);

@@ -417,3 +417,27 @@ void cli_put_json_string(FILE *out, const char *s)
     }
     fputc('"', out);
 }
+
+int cli_retry_ids(cli_ctx *ctx, cli_retry_fn retry, int count, char **ids)
+{
+    store *st = cli_store(ctx);
+    if (!st)
+        return ctx->store_exit;
+    error_info e = {0};
+    error_code rc = store_begin(st, &e);
+    if (rc == ERROR_OK) {
+        for (int i = 0; rc == ERROR_OK && i < count; i++)
+            rc = retry(st, ids[i], &e);
+        if (rc == ERROR_OK)
+            rc = store_commit(st, &e);
+        else
+            store_rollback(st);
+    }
+    if (rc != ERROR_OK) {
+        error_prefix(&e, "nothing changed");
+        return cli_fail(ctx, &e);
+    }
+    for (int i = 0; i < count; i++)
+        fprintf(ctx->out, "%s: queued for the next sync\n", ids[i]);
+    return CLI_EXIT_OK;
+}

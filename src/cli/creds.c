@@ -4,6 +4,7 @@
 
 #include "rampart/cli.h"
 #include "rampart/codec.h"
+#include "rampart/sync.h"
 #include "rampart/validate.h"
 
 enum { PAGE_ROWS = 256 };
@@ -13,12 +14,14 @@ static int creds_list(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int creds_get(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int creds_delete(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int creds_token(cli_ctx *ctx, const char *path, int argc, char **argv);
+static int creds_retry(cli_ctx *ctx, const char *path, int argc, char **argv);
+static int creds_discard(cli_ctx *ctx, const char *path, int argc, char **argv);
 
-enum { CMD_CREATE, CMD_LIST, CMD_GET, CMD_DELETE, CMD_TOKEN };
+enum { CMD_CREATE, CMD_LIST, CMD_GET, CMD_DELETE, CMD_TOKEN, CMD_RETRY, CMD_DISCARD };
 
 static const cli_command creds_commands[] = {
     [CMD_CREATE] = {"create", creds_create,
-     "[--description S] [--metadata S] [--acl RULE]... [--owner ID] [--json]",
+     "[--description S] [--metadata S] [--acl RULE]... [--owner ID] [--sync] [--json]",
      "Queue a new tunnel credential; its token arrives with the sync that creates it.",
      "Options:\n"
      "  --description TEXT  who or what will use it (up to 255 bytes); agents can\n"
@@ -28,6 +31,8 @@ static const cli_command creds_commands[] = {
      "                      bind:*.example.com, bind:env=prod, bind:host.example.net:20002,\n"
      "                      bind:*; or '*' alone (no restriction, like no --acl)\n"
      "  --owner ID          owner (usr_ID or bot_ID); default: the API key's owner\n"
+     "  --sync              push it now and print its token (shown this once here;\n"
+     "                      'creds token ID' prints it again on this machine)\n"
      "  --json              print the new credential as JSON\n",
      0, 0},
     [CMD_LIST] = {"list", creds_list, "[--filter TEXT] [--json]",
@@ -47,6 +52,16 @@ static const cli_command creds_commands[] = {
      "The remote API hands a token out once, when the credential is created, so only\n"
      "the machine whose sync created it holds it. Exit status 3 when it is not held.\n",
      1, 1},
+    [CMD_RETRY] = {"retry", creds_retry, "ID...",
+     "Queue failed, orphaned or remotely deleted credentials for the next sync again.",
+     "failed: sent again as it is (fix it first by discarding and recreating if the\n"
+     "server's reason says so); remote_deleted: created again, with a new token;\n"
+     "orphaned: the next sync deletes the copy whose token was lost and creates a\n"
+     "new one.\n", 1, -1},
+    [CMD_DISCARD] = {"discard", creds_discard, "ID...",
+     "Drop credentials the server refused or never received.",
+     "An orphaned credential (its token was lost) is deleted remotely by the next\n"
+     "sync and not created again.\n", 1, -1},
 };
 
 /* ---- output ---- */
@@ -123,6 +138,40 @@ static void put_row(cli_ctx *ctx, const cred_columns *w, const model_cred *c)
 
 /* ---- create ---- */
 
+/*
+ * create --sync: push the queue now (the report goes to stderr so stdout keeps the
+ * credential), then show the credential as the remote made it, with its token.
+ */
+static int push_and_show(cli_ctx *ctx, const model_cred *local, bool json)
+{
+    sync_report report;
+    FILE *out = ctx->out;
+    ctx->out = ctx->err;
+    int rc = cli_sync_now(ctx, true, false, false, false, &report);
+    ctx->out = out;
+    model_cred cred = {0};
+    char *token = NULL;
+    error_info e = {0};
+    if (store_cred_get(ctx->st, local->id, &cred, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    if (store_token_get(ctx->st, cred.id, &token, &e) == ERROR_OK)
+        model_cred_set_token(&cred, token, &e);
+    if (token) {
+        model_wipe(token, strlen(token));
+        free(token);
+    }
+    if (json) {
+        cli_put_json(ctx, codec_cred_encode(&cred, CODEC_WITH_STATE | CODEC_PRETTY));
+    } else {
+        fprintf(ctx->out, "credential %s (%s)\n", cred.id, model_state_name(cred.state));
+        if (cred.token)
+            fprintf(ctx->out, "token: %s\n", cred.token);
+    }
+    model_cred_clear(&cred);
+    return rc;
+}
+
+
 static error_code fill_cred(model_cred *cred, const char *desc, const char *meta,
                             const char *owner, const cli_list *acl, error_info *err)
 {
@@ -130,6 +179,11 @@ static error_code fill_cred(model_cred *cred, const char *desc, const char *meta
         return ERROR_INVALID;
     if (owner && validate_owner_id(owner, err) != ERROR_OK)
         return ERROR_INVALID;
+    if (strlen(meta) > SYNC_USER_METADATA_MAX)
+        return error_set(err, ERROR_INVALID,
+                         "metadata is %zu bytes; a credential's limit is %d (rampart keeps "
+                         "the rest of the API's 4096 for its creation marker)",
+                         strlen(meta), SYNC_USER_METADATA_MAX);
     model_copy_text(cred->description, sizeof cred->description, desc);
     model_copy_text(cred->metadata, sizeof cred->metadata, meta);
     model_copy_text(cred->owner_id, sizeof cred->owner_id, owner ? owner : "");
@@ -145,11 +199,11 @@ static int creds_create(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     const char *desc = "", *meta = "", *owner = NULL;
     cli_list acl = {0};
-    bool json = false;
+    bool json = false, sync_now = false;
     const cli_opt opts[] = {
         {"description", CLI_OPT_STRING, &desc}, {"metadata", CLI_OPT_STRING, &meta},
         {"owner", CLI_OPT_STRING, &owner},      {"acl", CLI_OPT_LIST, &acl},
-        {"json", CLI_OPT_FLAG, &json},
+        {"json", CLI_OPT_FLAG, &json},          {"sync", CLI_OPT_FLAG, &sync_now},
     };
     int first, rc;
     if (!cli_parse(ctx, path, &creds_commands[CMD_CREATE], opts, sizeof opts / sizeof opts[0],
@@ -164,6 +218,8 @@ static int creds_create(cli_ctx *ctx, const char *path, int argc, char **argv)
         rc = ctx->store_exit;
     } else if (store_cred_insert(st, &cred, &e) != ERROR_OK) {
         rc = cli_fail(ctx, &e);
+    } else if (sync_now) {
+        rc = push_and_show(ctx, &cred, json);
     } else if (json) {
         rc = put_cred(ctx, &cred, true);
     } else {
@@ -288,6 +344,22 @@ static int creds_token(cli_ctx *ctx, const char *path, int argc, char **argv)
     model_wipe(token, strlen(token));
     free(token);
     return CLI_EXIT_OK;
+}
+
+static int creds_retry(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    int first, rc;
+    if (!cli_parse(ctx, path, &creds_commands[CMD_RETRY], NULL, 0, argc, argv, &first, &rc))
+        return rc;
+    return cli_retry_ids(ctx, store_cred_retry, argc - first, argv + first);
+}
+
+static int creds_discard(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    int first, rc;
+    if (!cli_parse(ctx, path, &creds_commands[CMD_DISCARD], NULL, 0, argc, argv, &first, &rc))
+        return rc;
+    return cli_delete_ids(ctx, store_cred_discard, argc - first, argv + first);
 }
 
 int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv)

@@ -5,6 +5,7 @@
 
 #include "rampart/cli.h"
 #include "rampart/codec.h"
+#include "rampart/sync.h"
 #include "rampart/validate.h"
 
 enum { PAGE_ROWS = 256, PROGRESS_EVERY = 50000 };
@@ -73,13 +74,16 @@ static int rules_get(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int rules_delete(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int rules_import(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int rules_export(cli_ctx *ctx, const char *path, int argc, char **argv);
+static int rules_retry(cli_ctx *ctx, const char *path, int argc, char **argv);
+static int rules_discard(cli_ctx *ctx, const char *path, int argc, char **argv);
 
-enum { CMD_CREATE, CMD_LIST, CMD_GET, CMD_DELETE, CMD_IMPORT, CMD_EXPORT };
+enum { CMD_CREATE, CMD_LIST, CMD_GET, CMD_DELETE, CMD_IMPORT, CMD_EXPORT, CMD_RETRY,
+       CMD_DISCARD };
 
 static const cli_command rules_commands[] = {
     [CMD_CREATE] = {"create", rules_create,
      "--cidr CIDR --policy ipp_ID --action allow|deny [--description S] [--metadata S] "
-     "[--json]",
+     "[--sync] [--json]",
      "Queue a new rule for the next sync.",
      "Options:\n"
      "  --cidr CIDR         IPv4 or IPv6 range with its mask, at the network address\n"
@@ -88,6 +92,7 @@ static const cli_command rules_commands[] = {
      "  --action ACTION     allow or deny\n"
      "  --description TEXT  up to 255 bytes\n"
      "  --metadata TEXT     up to 4096 bytes\n"
+     "  --sync              push it (and the rest of the queue) now\n"
      "  --json              print the new rule as JSON\n",
      0, 0},
     [CMD_LIST] = {"list", rules_list, "[--policy ipp_ID] [--filter TEXT] [--json]",
@@ -114,18 +119,39 @@ static const cli_command rules_commands[] = {
      "The output can be read back with 'rules import'. Rules marked for deletion\n"
      "or deleted remotely are left out. --json is accepted for symmetry: the\n"
      "output is always JSON.\n", 0, 0},
+    [CMD_RETRY] = {"retry", rules_retry, "ID...",
+     "Queue failed or remotely deleted rules for the next sync again.", NULL, 1, -1},
+    [CMD_DISCARD] = {"discard", rules_discard, "ID...",
+     "Drop rules the server refused, never received, or deleted remotely.", NULL, 1, -1},
 };
 
 /* ---- create ---- */
 
+/* create --sync: push now (report on stderr), then show the rule as it is now. */
+static int push_and_show(cli_ctx *ctx, const char *local_id, bool json)
+{
+    sync_report report;
+    FILE *out = ctx->out;
+    ctx->out = ctx->err;
+    int rc = cli_sync_now(ctx, true, false, false, false, &report);
+    ctx->out = out;
+    model_rule rule;
+    error_info e = {0};
+    if (store_rule_get(ctx->st, local_id, &rule, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    int shown = put_rule(ctx, &rule, json);
+    return rc != CLI_EXIT_OK ? rc : shown;
+}
+
 static int rules_create(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     const char *cidr = NULL, *policy = NULL, *action = NULL, *desc = "", *meta = "";
-    bool json = false;
+    bool json = false, sync_now = false;
     const cli_opt opts[] = {
         {"cidr", CLI_OPT_STRING, &cidr},         {"policy", CLI_OPT_STRING, &policy},
         {"action", CLI_OPT_STRING, &action},     {"description", CLI_OPT_STRING, &desc},
         {"metadata", CLI_OPT_STRING, &meta},     {"json", CLI_OPT_FLAG, &json},
+        {"sync", CLI_OPT_FLAG, &sync_now},
     };
     int first, rc;
     if (!cli_parse(ctx, path, &rules_commands[CMD_CREATE], opts, sizeof opts / sizeof opts[0],
@@ -153,6 +179,8 @@ static int rules_create(cli_ctx *ctx, const char *path, int argc, char **argv)
         return ctx->store_exit;
     if (store_rule_insert(st, &rule, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
+    if (sync_now)
+        return push_and_show(ctx, rule.id, json);
     if (json)
         return put_rule(ctx, &rule, true);
     fprintf(ctx->out, "created rule %s (%s %s in %s), queued for the next sync\n", rule.id,
@@ -369,6 +397,22 @@ static int rules_import(cli_ctx *ctx, const char *path, int argc, char **argv)
         fprintf(ctx->out, "imported %zu rules (%zu queued for creation, %zu already synced)\n",
                 imp.created + imp.synced, imp.created, imp.synced);
     return CLI_EXIT_OK;
+}
+
+static int rules_retry(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    int first, rc;
+    if (!cli_parse(ctx, path, &rules_commands[CMD_RETRY], NULL, 0, argc, argv, &first, &rc))
+        return rc;
+    return cli_retry_ids(ctx, store_rule_retry, argc - first, argv + first);
+}
+
+static int rules_discard(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    int first, rc;
+    if (!cli_parse(ctx, path, &rules_commands[CMD_DISCARD], NULL, 0, argc, argv, &first, &rc))
+        return rc;
+    return cli_delete_ids(ctx, store_rule_discard, argc - first, argv + first);
 }
 
 int cli_rules(cli_ctx *ctx, const char *path, int argc, char **argv)

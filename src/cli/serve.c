@@ -1,8 +1,251 @@
-/* `rampart serve-api`: placeholder until the reference server lands. */
+/* `rampart serve-api`: the reference server of the remote API, in the foreground
+ * until SIGINT/SIGTERM. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "rampart/cli.h"
+#include "rampart/emulator.h"
+#include "rampart/model.h"
+
+#define KEY_ENV "RAMPART_SERVE_API_KEY"
+
+enum { KEY_FILE_MAX = 4096, LOG_PATH_MAX = 200 };
+
+static int serve_api(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+static const cli_command serve_command = {
+    "serve-api", serve_api,
+    "--listen ADDR --db FILE [--api-key-file FILE] [--version-header NAME]\n"
+    "       [--accept-missing-version] [--base-url URL] [--faults SPEC] [--ready-file FILE]",
+    "Run the remote API on this machine (reference server, sandbox, tests).",
+    "Serves create/get/list/delete of /ip_policy_rules and /credentials, like the\n"
+    "production service, kept in its own database. Runs in the foreground until\n"
+    "SIGINT or SIGTERM; logs one line per request on stderr.\n"
+    "\n"
+    "Options:\n"
+    "  --listen ADDR        tcp:127.0.0.1:PORT (loopback only; PORT 0 picks a free\n"
+    "                       one), tcp:[::1]:PORT, or unix:PATH (socket mode 0600)\n"
+    "  --db FILE            the server's own database (created if missing); never\n"
+    "                       the cache of 'rampart rules'\n"
+    "  --api-key-file FILE  the API key clients must send as 'Authorization: Bearer\n"
+    "                       KEY': first line of FILE, which only you may read (0600).\n"
+    "                       Without it, the key comes from $" KEY_ENV ".\n"
+    "                       Never on the command line: other users can read argv.\n"
+    "  --version-header NAME  name of the version header (default Service-Version);\n"
+    "                       its value must be 2\n"
+    "  --accept-missing-version  accept requests without the version header\n"
+    "                       (default: 400)\n"
+    "  --base-url URL       base of the uris in replies (default http://ADDR;\n"
+    "                       http://localhost for a unix socket)\n"
+    "  --ready-file FILE    once listening, write ADDR (\"127.0.0.1:PORT\" or the\n"
+    "                       socket path) to FILE, for scripts to poll; removed at exit\n"
+    "  --faults SPEC        inject failures for clients' tests (below)\n"
+    "\n"
+    "Faults: SPEC is ENTRY[,ENTRY]... with ENTRY = OP:KIND@SELECT[:retry-after=S]\n"
+    "  OP      create_rule create_cred delete_rule delete_cred list_rules list_creds\n"
+    "          get_rule get_cred any\n"
+    "  KIND    drop       done (a create is committed), then closed with no reply\n"
+    "          reset      done, then the connection is reset (TCP RST)\n"
+    "          truncate   done, then half of the announced body and close\n"
+    "          delay=MS   done, then replied MS (1..60000) ms late\n"
+    "          429 500 502  refused before anything is done; 429 takes\n"
+    "                     :retry-after=S for a Retry-After header (none without)\n"
+    "  SELECT  N (the Nth request of OP, from 1), N-M, N+ (N and later), every=K\n"
+    "  Requests are counted per OP (any: all together) once the key and version\n"
+    "  header passed; the first entry selecting a request wins. Example:\n"
+    "    create_rule:drop@2,any:429@1:retry-after=2,list_rules:500@3-4\n"
+    "\n"
+    "Exit status: 0 after a clean stop, 1 when it cannot start (address in use,\n"
+    "database), 2 for bad usage.\n",
+    0, 0,
+};
 
 int cli_serve_api(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    return cli_usage_error(ctx, path, "not available in this build");
+    return serve_api(ctx, path, argc, argv);
+}
+
+/* The key never comes from argv. Any "--api…" word other than --api-key-file is
+ * refused before parsing: getopt would take "--api-key KEY" as an abbreviation of
+ * --api-key-file and use the key as a file name. */
+static bool key_on_argv(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--api", 5) != 0)
+            continue;
+        if (strcmp(a, "--api-key-file") == 0 || strncmp(a, "--api-key-file=", 15) == 0)
+            continue;
+        return true;
+    }
+    return false;
+}
+
+/* First line of a file only the caller can read; heap, wiped by the caller. */
+static char *read_key_file(cli_ctx *ctx, const char *file)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        fprintf(ctx->err, "%s: --api-key-file: cannot open %s: %s\n", ctx->program, file,
+                strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    const char *why = !S_ISREG(st.st_mode)         ? "is not a regular file"
+                      : (st.st_mode & 077) != 0    ? "can be read by others: chmod 600 it"
+                      : st.st_uid != geteuid()     ? "belongs to another user"
+                                                   : NULL;
+    char *buf = why ? NULL : calloc(1, KEY_FILE_MAX + 1);
+    ssize_t n = buf ? read(fd, buf, KEY_FILE_MAX) : -1;
+    close(fd);
+    if (why || n < 0) {
+        fprintf(ctx->err, "%s: --api-key-file: %s %s\n", ctx->program, file,
+                why ? why : "cannot be read");
+        free(buf);
+        return NULL;
+    }
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return buf;
+}
+
+/* The key from --api-key-file, else the environment. */
+static char *load_key(cli_ctx *ctx, const char *path, const char *file)
+{
+    if (file)
+        return read_key_file(ctx, file);
+    const char *env = getenv(KEY_ENV);
+    if (env && *env)
+        return strdup(env);
+    cli_usage_error(ctx, path, "no API key: set " KEY_ENV " or pass --api-key-file FILE");
+    return NULL;
+}
+
+static void wipe_key(char *key)
+{
+    if (!key)
+        return;
+    model_wipe(key, strlen(key));
+    free(key);
+}
+
+/* Control characters of a path must not reach the terminal. */
+static void log_line(void *ctx, const char *method, const char *rpath, int status,
+                     const char *fault, double ms)
+{
+    cli_ctx *c = ctx;
+    char clean[LOG_PATH_MAX + 1];
+    size_t n = 0;
+    for (; rpath[n] && n < LOG_PATH_MAX; n++) {
+        unsigned char ch = (unsigned char)rpath[n];
+        clean[n] = ch < 0x20 || ch == 0x7F ? '?' : (char)ch;
+    }
+    clean[n] = '\0';
+    fprintf(c->err, "%.16s %s %d %.1fms%s%s\n", method, clean, status, ms,
+            fault ? " fault=" : "", fault ? fault : "");
+}
+
+/* Write ADDR to FILE in one rename, so a poller never reads half of it. */
+static bool write_ready(cli_ctx *ctx, const char *file, const char *address)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    size_t len = strlen(address);
+    bool ok = fd >= 0 && write(fd, address, len) == (ssize_t)len;
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (ok && rename(tmp, file) == 0)
+        return true;
+    fprintf(ctx->err, "%s: --ready-file: cannot write %s: %s\n", ctx->program, file,
+            strerror(errno));
+    unlink(tmp);
+    return false;
+}
+
+typedef struct serve_opts {
+    const char *listen, *key_file, *version_header, *base_url, *faults, *ready_file;
+    bool accept_missing;
+} serve_opts;
+
+static int run_server(cli_ctx *ctx, const serve_opts *o, const char *key)
+{
+    emulator_config cfg = {
+        .listen = o->listen, .db_path = config_get(&ctx->cfg, CONFIG_DB), .api_key = key,
+        .version_header = o->version_header, .accept_missing_version = o->accept_missing,
+        .base_url = o->base_url, .faults = o->faults, .log = log_line, .log_ctx = ctx,
+    };
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    /* Blocked before the server's threads exist, so they inherit the mask and the
+     * signal reaches sigwait below. */
+    pthread_sigmask(SIG_BLOCK, &stop, &old);
+    signal(SIGPIPE, SIG_IGN);
+    emulator *em;
+    error_info e = {0};
+    if (emulator_start(&cfg, &em, &e) != ERROR_OK) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return cli_fail(ctx, &e);
+    }
+    fprintf(ctx->err, "listening on %s%s, base URL %s%s%s\n",
+            emulator_is_unix(em) ? "unix:" : "tcp:", emulator_address(em),
+            emulator_base_url(em), o->faults ? ", faults " : "", o->faults ? o->faults : "");
+    int rc = CLI_EXIT_OK;
+    if (o->ready_file && !write_ready(ctx, o->ready_file, emulator_address(em)))
+        rc = CLI_EXIT_FAILURE;
+    int sig = 0;
+    if (rc == CLI_EXIT_OK)
+        sigwait(&stop, &sig);
+    emulator_stop(em);
+    if (o->ready_file && rc == CLI_EXIT_OK)
+        unlink(o->ready_file);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (sig)
+        fprintf(ctx->err, "stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    return rc;
+}
+
+static int serve_api(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    if (key_on_argv(argc, argv))
+        return cli_usage_error(ctx, path, "the API key is never taken from the command line "
+                               "(other users can read it): set " KEY_ENV
+                               " or pass --api-key-file FILE (mode 0600)");
+    serve_opts o = {0};
+    const cli_opt opts[] = {
+        {"listen", CLI_OPT_STRING, &o.listen},
+        {"api-key-file", CLI_OPT_STRING, &o.key_file},
+        {"version-header", CLI_OPT_STRING, &o.version_header},
+        {"accept-missing-version", CLI_OPT_FLAG, &o.accept_missing},
+        {"base-url", CLI_OPT_STRING, &o.base_url},
+        {"faults", CLI_OPT_STRING, &o.faults},
+        {"ready-file", CLI_OPT_STRING, &o.ready_file},
+    };
+    int first, rc;
+    if (!cli_parse(ctx, path, &serve_command, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
+        return rc;
+    if (!o.listen)
+        return cli_usage_error(ctx, path, "--listen is required (e.g. --listen "
+                               "tcp:127.0.0.1:0)");
+    /* The default database is the user's cache: the server must never write there. */
+    if (ctx->cfg.sources[CONFIG_DB] != CONFIG_SRC_FLAG)
+        return cli_usage_error(ctx, path, "--db FILE is required: the server keeps its own "
+                               "database, apart from the cache");
+    char *key = load_key(ctx, path, o.key_file);
+    if (!key)
+        return CLI_EXIT_USAGE;
+    rc = run_server(ctx, &o, key);
+    wipe_key(key);
+    return rc;
 }

@@ -43,6 +43,42 @@ typedef enum store_stmt_id {
     STMT_CRED_CONFIRM,
     STMT_TOKEN_PUT,
     STMT_TOKEN_GET,
+    /* outbox (store_outbox.c) */
+    STMT_RULE_CLAIM,
+    STMT_CRED_CLAIM,
+    STMT_CRED_REQUEUE,
+    STMT_RULE_RECREATE,
+    STMT_CRED_RECREATE,
+    STMT_TOKEN_DELETE,
+    /* pull staging and merge (store_pull.c) */
+    STMT_PULL_RULES_CLEAR,
+    STMT_PULL_CREDS_CLEAR,
+    STMT_PULL_RULE_PUT,
+    STMT_PULL_CRED_PUT,
+    STMT_PULL_RULES_COUNT,
+    STMT_PULL_CREDS_COUNT,
+    STMT_MERGE_RULE_LOCAL_CREATES,
+    STMT_MERGE_CRED_LOCAL_CREATES,
+    STMT_MERGE_RULE_GONE_ALIASES,
+    STMT_MERGE_RULE_GONE,
+    STMT_MERGE_RULE_REMOTE_DELETED,
+    STMT_MERGE_RULE_UPDATE,
+    STMT_MERGE_RULE_ADOPT_ALIASES,
+    STMT_MERGE_RULE_ADOPT,
+    STMT_MERGE_RULE_CONFLICT,
+    STMT_MERGE_RULE_REQUEUE,
+    STMT_MERGE_RULE_ADD,
+    STMT_MERGE_CRED_GONE_ALIASES,
+    STMT_MERGE_CRED_GONE,
+    STMT_MERGE_CRED_REMOTE_DELETED,
+    STMT_MERGE_CRED_UNORPHAN,
+    STMT_MERGE_CRED_STALE_ALIASES,
+    STMT_MERGE_CRED_UPDATE,
+    STMT_MERGE_CRED_ORPHAN_ALIASES,
+    STMT_MERGE_CRED_ORPHAN,
+    STMT_MERGE_CRED_REQUEUE,
+    STMT_MERGE_CRED_STRAYS,
+    STMT_MERGE_CRED_ADD,
     STMT_COUNT
 } store_stmt_id;
 
@@ -102,6 +138,8 @@ const store_kind_info *store_kind_get(store_kind kind);
 const char *store_sql_text(store_stmt_id id);
 int store_sql_migration_count(void);
 const char *store_sql_migration(int index);
+/* The pull staging tables (TEMP, this connection), created if missing. */
+const char *store_sql_staging(void);
 
 /* store.c: statements, steps, errors */
 sqlite3_stmt *store_stmt(store *st, store_stmt_id id, error_info *err);

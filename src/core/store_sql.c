@@ -60,6 +60,40 @@ static const char *const migrations[] = {
     " token TEXT NOT NULL) WITHOUT ROWID;",
 };
 
+/*
+ * Staging for pulls: TEMP tables of this connection. A pull writes the remote
+ * listings here page by page and merges them into rules/credentials in one
+ * transaction, so an interrupted pull never touches the cache. Staged rows need
+ * no durability (a crash discards them, as it should), so they stay out of the
+ * WAL: no fsync per page, no checkpoint copying them (measured on 100,000 rules:
+ * staging took 1.2 s in the main database, 0.4 s here). Their
+ * page cache is SQLite's default for the temp schema; the rest spills to an
+ * unlinked temp file, so memory stays bounded. No index on (policy_id, cidr): the
+ * natural-key join probes rules_live_key instead. `marker` is the local id from a
+ * credential's creation marker ('' when none), looked up by the orphan join.
+ */
+static const char staging_schema[] =
+    "CREATE TEMP TABLE IF NOT EXISTS pull_rules ("
+    " id TEXT NOT NULL PRIMARY KEY,"
+    " uri TEXT NOT NULL,"
+    " created_at TEXT NOT NULL,"
+    " description TEXT NOT NULL,"
+    " metadata TEXT NOT NULL,"
+    " cidr TEXT NOT NULL,"
+    " policy_id TEXT NOT NULL,"
+    " policy_uri TEXT NOT NULL,"
+    " action TEXT NOT NULL CHECK (action IN ('allow', 'deny'))) WITHOUT ROWID;"
+    "CREATE TEMP TABLE IF NOT EXISTS pull_creds ("
+    " id TEXT NOT NULL PRIMARY KEY,"
+    " uri TEXT NOT NULL,"
+    " created_at TEXT NOT NULL,"
+    " description TEXT NOT NULL,"
+    " metadata TEXT NOT NULL,"
+    " owner_id TEXT NOT NULL,"
+    " acl TEXT NOT NULL,"
+    " marker TEXT NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS temp.pull_creds_marker ON pull_creds(marker);";
+
 /* An id or a local alias, as ?1: the row's current id. */
 #define RESOLVED_ID "coalesce((SELECT remote_id FROM aliases WHERE local_id = ?1), ?1)"
 /* Same text as rules_live_key's WHERE, so the planner can use that index. */
@@ -68,6 +102,31 @@ static const char *const migrations[] = {
 #define ATTEMPTS \
     "attempts = CASE ?2 WHEN 'creating' THEN attempts + 1 WHEN 'synced' THEN 0 " \
     "ELSE attempts END"
+/* The local id an orphaned credential was created under (its alias), else itself. */
+#define LOCAL_OF(id) \
+    "coalesce((SELECT a.local_id FROM aliases AS a WHERE a.remote_id = " id \
+    " AND a.kind = 'credential' ORDER BY a.local_id DESC LIMIT 1), " id ")"
+/* A listed row that is back in the listing after remote_deleted is synced again. */
+#define BACK_TO_SYNCED(t) \
+    "CASE " t ".state WHEN 'remote_deleted' THEN 'synced' ELSE " t ".state END"
+#define CHANGED(t, col) " OR " t "." col " IS NOT p." col
+/* Local rows a listing can settle: sent or about to be, never confirmed. */
+#define ADOPTABLE "('new', 'creating', 'unknown', 'failed')"
+/* Natural key of a local row that never got a remote id; the LIVE term lets the
+ * join probe rules_live_key (a partial index is used only when the query repeats
+ * its WHERE). */
+#define KEY_MATCH(r) \
+    "p.policy_id = " r ".policy_id AND p.cidr = " r ".cidr AND " r ".state IN " \
+    ADOPTABLE " AND " r "." LIVE
+#define UNSEEN(p) "NOT EXISTS (SELECT 1 FROM rules AS x WHERE x.id = " p ".id)"
+#define UNSEEN_CRED(p) "NOT EXISTS (SELECT 1 FROM credentials AS x WHERE x.id = " p ".id)"
+/* Two remote copies with one marker: the lowest id is the one a row adopts (the
+ * alias insert and the rename must agree); the other is a stray. */
+#define FIRST_COPY(p) \
+    p ".id = (SELECT min(q.id) FROM pull_creds AS q WHERE q.marker = " p ".marker)"
+#define CRED_FROM_PULL(state, error) \
+    "SELECT p.id, p.uri, p.created_at, p.description, p.metadata, p.owner_id, p.acl, " \
+    state ", " error ", ?1 FROM pull_creds AS p WHERE " UNSEEN_CRED("p")
 /* A confirm keeps what the remote's reply left empty. */
 #define KEEP(col, param) col " = CASE " param " WHEN '' THEN " col " ELSE " param " END"
 
@@ -118,6 +177,144 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_TOKEN_GET] = "SELECT c.id, t.token FROM credentials AS c"
                        " LEFT JOIN tokens AS t ON t.cred_id = c.id"
                        " WHERE c.id = " RESOLVED_ID,
+
+    /* ---- outbox ---- */
+    /* Compare-and-set: only a row still new is taken. */
+    [STMT_RULE_CLAIM] = "UPDATE rules SET state = 'creating', attempts = attempts + 1,"
+                        " updated_at = ?2 WHERE id = " RESOLVED_ID " AND state = 'new'",
+    [STMT_CRED_CLAIM] = "UPDATE credentials SET state = 'creating', attempts = attempts + 1,"
+                        " updated_at = ?2 WHERE id = " RESOLVED_ID " AND state = 'new'",
+    [STMT_CRED_REQUEUE] = "UPDATE credentials SET id = " LOCAL_OF("?1") ", uri = '',"
+                          " state = 'new', error = '', attempts = 0, updated_at = ?2"
+                          " WHERE id = ?1 AND state = 'orphaned'",
+    [STMT_RULE_RECREATE] = "UPDATE rules SET id = ?2, uri = '', state = 'new', error = '',"
+                           " attempts = 0, updated_at = ?3 WHERE id = ?1",
+    [STMT_CRED_RECREATE] = "UPDATE credentials SET id = ?2, uri = '', state = 'new',"
+                           " error = '', attempts = 0, updated_at = ?3 WHERE id = ?1",
+    [STMT_TOKEN_DELETE] = "DELETE FROM tokens WHERE cred_id = ?1",
+
+    /* ---- pull staging ---- */
+    [STMT_PULL_RULES_CLEAR] = "DELETE FROM pull_rules",
+    [STMT_PULL_CREDS_CLEAR] = "DELETE FROM pull_creds",
+    [STMT_PULL_RULE_PUT] = "INSERT OR REPLACE INTO pull_rules (id, uri, created_at,"
+                           " description, metadata, cidr, policy_id, policy_uri, action)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [STMT_PULL_CRED_PUT] = "INSERT OR REPLACE INTO pull_creds (id, uri, created_at,"
+                           " description, metadata, owner_id, acl, marker)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [STMT_PULL_RULES_COUNT] = "SELECT count(*) FROM pull_rules",
+    [STMT_PULL_CREDS_COUNT] = "SELECT count(*) FROM pull_creds",
+
+    /* Whether any local row waits for its create: else the key and marker steps
+     * cannot match and are skipped (each is a pass over the whole listing). */
+    [STMT_MERGE_RULE_LOCAL_CREATES] = "SELECT 1 FROM rules WHERE state IN " ADOPTABLE
+                                      " LIMIT 1",
+    [STMT_MERGE_CRED_LOCAL_CREATES] = "SELECT 1 FROM credentials WHERE state IN " ADOPTABLE
+                                      " LIMIT 1",
+
+    /* ---- merge: rules (?1 = now) ---- */
+    [STMT_MERGE_RULE_GONE_ALIASES] = "DELETE FROM aliases WHERE kind = 'rule' AND remote_id IN"
+                                     " (SELECT id FROM rules WHERE state = 'deleting'"
+                                     " AND id NOT IN (SELECT id FROM pull_rules))",
+    [STMT_MERGE_RULE_GONE] = "DELETE FROM rules WHERE state = 'deleting'"
+                             " AND id NOT IN (SELECT id FROM pull_rules)",
+    [STMT_MERGE_RULE_REMOTE_DELETED] = "UPDATE rules SET state = 'remote_deleted', error = '',"
+                                       " updated_at = ?1 WHERE state = 'synced'"
+                                       " AND id NOT IN (SELECT id FROM pull_rules)",
+    /* Only rows that changed are written: a pull of an unchanged 100,000-row
+     * listing rewrites nothing. OR IGNORE: a remote cidr change that would collide
+     * with a local live rule keeps the cached row as it was. */
+    [STMT_MERGE_RULE_UPDATE] = "UPDATE OR IGNORE rules SET uri = p.uri,"
+                               " created_at = p.created_at, description = p.description,"
+                               " metadata = p.metadata, cidr = p.cidr,"
+                               " policy_uri = p.policy_uri, state = " BACK_TO_SYNCED("rules")
+                               ", updated_at = ?1 FROM pull_rules AS p WHERE p.id = rules.id"
+                               " AND rules.state IN ('synced', 'deleting', 'remote_deleted')"
+                               " AND (rules.state = 'remote_deleted'" CHANGED("rules", "uri")
+                               CHANGED("rules", "created_at") CHANGED("rules", "description")
+                               CHANGED("rules", "metadata") CHANGED("rules", "cidr")
+                               CHANGED("rules", "policy_uri") ")",
+    /* Aliases first: the adopt below renames the rows. */
+    [STMT_MERGE_RULE_ADOPT_ALIASES] = "INSERT OR IGNORE INTO aliases (local_id, remote_id, kind)"
+                                      " SELECT r.id, p.id, 'rule' FROM pull_rules AS p"
+                                      " JOIN rules AS r ON " KEY_MATCH("r")
+                                      " AND p.action = r.action WHERE " UNSEEN("p"),
+    [STMT_MERGE_RULE_ADOPT] = "UPDATE rules SET id = p.id, uri = p.uri,"
+                              " created_at = p.created_at, description = p.description,"
+                              " metadata = p.metadata, policy_uri = p.policy_uri,"
+                              " state = 'synced', error = '', attempts = 0, updated_at = ?1"
+                              " FROM pull_rules AS p WHERE " KEY_MATCH("rules")
+                              " AND p.action = rules.action AND " UNSEEN("p"),
+    [STMT_MERGE_RULE_CONFLICT] = "UPDATE rules SET state = 'failed', error = 'the server"
+                                 " already has a rule for ' || p.cidr || ' in policy ' ||"
+                                 " p.policy_id || ' with action ' || p.action || ' (' || p.id"
+                                 " || '): discard this one, or delete that one and retry',"
+                                 " updated_at = ?1 FROM pull_rules AS p WHERE " KEY_MATCH("rules")
+                                 " AND p.action <> rules.action AND rules.state <> 'failed'"
+                                 " AND " UNSEEN("p"),
+    [STMT_MERGE_RULE_REQUEUE] = "UPDATE rules SET state = 'new', error = '', updated_at = ?1"
+                                " WHERE state IN ('creating', 'unknown')",
+    [STMT_MERGE_RULE_ADD] = "INSERT OR IGNORE INTO rules (id, uri, created_at, description,"
+                            " metadata, cidr, policy_id, policy_uri, action, state, error,"
+                            " updated_at) SELECT p.id, p.uri, p.created_at, p.description,"
+                            " p.metadata, p.cidr, p.policy_id, p.policy_uri, p.action,"
+                            " 'synced', '', ?1 FROM pull_rules AS p WHERE " UNSEEN("p"),
+
+    /* ---- merge: credentials (?1 = now) ---- */
+    [STMT_MERGE_CRED_GONE_ALIASES] = "DELETE FROM aliases WHERE kind = 'credential' AND"
+                                     " remote_id IN (SELECT id FROM credentials WHERE"
+                                     " state = 'deleting' AND id NOT IN"
+                                     " (SELECT id FROM pull_creds))",
+    [STMT_MERGE_CRED_GONE] = "DELETE FROM credentials WHERE state = 'deleting'"
+                             " AND id NOT IN (SELECT id FROM pull_creds)",
+    [STMT_MERGE_CRED_REMOTE_DELETED] = "UPDATE credentials SET state = 'remote_deleted',"
+                                       " error = '', updated_at = ?1 WHERE state = 'synced'"
+                                       " AND id NOT IN (SELECT id FROM pull_creds)",
+    [STMT_MERGE_CRED_UNORPHAN] = "UPDATE credentials SET id = " LOCAL_OF("credentials.id") ","
+                                 " uri = '', state = 'new', error = '', attempts = 0,"
+                                 " updated_at = ?1 WHERE state = 'orphaned'"
+                                 " AND id NOT IN (SELECT id FROM pull_creds)",
+    /* An alias named after a row's own id would hijack lookups of that row. */
+    [STMT_MERGE_CRED_STALE_ALIASES] = "DELETE FROM aliases WHERE kind = 'credential'"
+                                      " AND local_id IN (SELECT id FROM credentials)",
+    [STMT_MERGE_CRED_UPDATE] = "UPDATE credentials SET uri = p.uri, created_at = p.created_at,"
+                               " description = p.description, metadata = p.metadata,"
+                               " owner_id = p.owner_id, acl = p.acl,"
+                               " state = " BACK_TO_SYNCED("credentials") ", updated_at = ?1"
+                               " FROM pull_creds AS p WHERE p.id = credentials.id AND"
+                               " credentials.state IN ('synced', 'deleting', 'remote_deleted',"
+                               " 'orphaned') AND (credentials.state = 'remote_deleted'"
+                               CHANGED("credentials", "uri") CHANGED("credentials", "created_at")
+                               CHANGED("credentials", "description")
+                               CHANGED("credentials", "metadata")
+                               CHANGED("credentials", "owner_id")
+                               CHANGED("credentials", "acl") ")",
+    [STMT_MERGE_CRED_ORPHAN_ALIASES] = "INSERT OR IGNORE INTO aliases (local_id, remote_id, kind)"
+                                       " SELECT c.id, p.id, 'credential' FROM pull_creds AS p"
+                                       " JOIN credentials AS c ON c.id = p.marker"
+                                       " WHERE p.marker <> '' AND c.state IN " ADOPTABLE
+                                       " AND " FIRST_COPY("p") " AND " UNSEEN_CRED("p"),
+    [STMT_MERGE_CRED_ORPHAN] = "UPDATE credentials SET id = p.id, uri = p.uri,"
+                               " created_at = p.created_at, state = 'orphaned', error ="
+                               " 'created remotely as ' || p.id || ' but the reply with its"
+                               " token was lost: the next sync deletes it there and creates"
+                               " it again', updated_at = ?1 FROM pull_creds AS p"
+                               " WHERE p.marker = credentials.id AND p.marker <> ''"
+                               " AND credentials.state IN " ADOPTABLE " AND " FIRST_COPY("p")
+                               " AND " UNSEEN_CRED("p"),
+    [STMT_MERGE_CRED_REQUEUE] = "UPDATE credentials SET state = 'new', error = '',"
+                                " updated_at = ?1 WHERE state IN ('creating', 'unknown')",
+    [STMT_MERGE_CRED_STRAYS] = "INSERT OR IGNORE INTO credentials (id, uri, created_at,"
+                               " description, metadata, owner_id, acl, state, error,"
+                               " updated_at) " CRED_FROM_PULL("'deleting'", "'a second copy"
+                               " of ' || p.marker || ' created by an earlier sync: deleted"
+                               " remotely by the next sync'") " AND p.marker <> '' AND"
+                               " (EXISTS (SELECT 1 FROM aliases AS a WHERE a.local_id ="
+                               " p.marker AND a.kind = 'credential') OR EXISTS (SELECT 1"
+                               " FROM credentials AS c WHERE c.id = p.marker))",
+    [STMT_MERGE_CRED_ADD] = "INSERT OR IGNORE INTO credentials (id, uri, created_at,"
+                            " description, metadata, owner_id, acl, state, error,"
+                            " updated_at) " CRED_FROM_PULL("'synced'", "''"),
 };
 
 const char *store_sql_text(store_stmt_id id)
@@ -133,6 +330,11 @@ int store_sql_migration_count(void)
 const char *store_sql_migration(int index)
 {
     return migrations[index];
+}
+
+const char *store_sql_staging(void)
+{
+    return staging_schema;
 }
 
 #define LIKE3 " LIKE ?3 ESCAPE '\\'"

@@ -1,0 +1,193 @@
+/*
+ * http: a small embedding of libmicrohttpd (the only module that includes it), used
+ * by the reference server (serve-api) and the local agent endpoint.
+ *
+ * Contract:
+ * - Listens on "tcp:HOST:PORT" (HOST: a loopback IPv4 address, "localhost" or
+ *   "[::1]"; PORT 0 picks a free port, see http_server_address) or "unix:PATH" (a
+ *   socket file of mode 0600; a stale socket file left by a dead server is replaced,
+ *   anything else at PATH is refused). Nothing is ever bound to a non-loopback
+ *   address.
+ * - Threads: one thread per connection (libmicrohttpd's internal polling thread
+ *   accepts). A handler may block (a fault delay, an fsync in SQLite) without
+ *   stalling other clients, and the connection limit bounds the number of threads.
+ *   Hooks therefore run concurrently: whatever they share must be locked by them.
+ * - Each request goes: gate hook (headers only, before anything else: 401 comes
+ *   before 404) -> body read with a size cap (413) -> routing (404 for an unknown
+ *   path, 405 with Allow for a known path with another method) -> the route's
+ *   handler -> the reply, altered by the response's fault -> the log hook.
+ * - The layer's own replies (404, 405, 413) get their body from the error hook, so
+ *   every reply of a server has the same shape.
+ * - Requests and responses are views valid only during the hook call; the only
+ *   heap memory crossing the boundary is a response body, which the layer takes
+ *   over. No global state; every server is independent.
+ * - Errors: ERROR_INVALID for a bad listen address, ERROR_IO for socket and
+ *   libmicrohttpd failures (with the system's reason), ERROR_NOMEM.
+ */
+#ifndef RAMPART_HTTP_H
+#define RAMPART_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+
+enum {
+    HTTP_PARAMS_MAX = 4,    /* {name} segments in one route pattern */
+    HTTP_QUERY_MAX = 16,    /* query arguments kept per request */
+    HTTP_HEADERS_MAX = 8,   /* extra response headers */
+    HTTP_HEADER_NAME_MAX = 64,
+    HTTP_HEADER_VALUE_MAX = 256,
+    HTTP_ADDRESS_MAX = 128  /* "127.0.0.1:PORT", "[::1]:PORT" or a socket path */
+};
+
+/* A name/value pair: a path parameter or a query argument (value "" when the
+ * argument had no '='). */
+typedef struct http_param {
+    const char *name;
+    const char *value;
+} http_param;
+
+/* Who is calling. */
+typedef struct http_peer {
+    int family;        /* AF_INET, AF_INET6, AF_UNIX; 0 when unknown */
+    char addr[64];     /* numeric address for TCP; "" for unix sockets */
+    long uid;          /* unix sockets: the peer's uid (SO_PEERCRED); -1 otherwise */
+    long pid;          /* unix sockets: the peer's pid; -1 otherwise */
+} http_peer;
+
+typedef struct http_request {
+    const char *method;  /* "GET", "POST", … as sent */
+    const char *path;    /* decoded path, without the query */
+    http_param params[HTTP_PARAMS_MAX]; /* the route's {name} segments, in order */
+    size_t nparams;
+    http_param query[HTTP_QUERY_MAX];   /* query arguments in the order sent,
+                                           duplicates kept; decoded */
+    size_t nquery;
+    bool query_overflow; /* more than HTTP_QUERY_MAX arguments were sent */
+    const char *body;    /* NULL in the gate hook and when there is no body; else
+                            NUL-terminated after body_len bytes */
+    size_t body_len;
+    const void *route_data; /* the matched route's data (NULL in gate/error hooks) */
+    http_peer peer;
+    void *impl;          /* the layer's own state; not for hooks */
+} http_request;
+
+/* The value of request header `name` (case-insensitive), or NULL. */
+const char *http_request_header(const http_request *req, const char *name);
+
+/* The value of path parameter `name` ("id" for "{id}"), or NULL. */
+const char *http_request_param(const http_request *req, const char *name);
+
+/* What happens to a reply on the wire (fault injection for clients' tests). */
+typedef enum http_fault {
+    HTTP_FAULT_NONE,     /* send it */
+    HTTP_FAULT_DROP,     /* close the connection without a byte of reply */
+    HTTP_FAULT_RESET,    /* close with a TCP reset (unix sockets: as DROP) */
+    HTTP_FAULT_TRUNCATE  /* announce the full Content-Length, send about half the
+                            body, close; an empty body: as DROP */
+} http_fault;
+
+typedef struct http_header {
+    char name[HTTP_HEADER_NAME_MAX];
+    char value[HTTP_HEADER_VALUE_MAX];
+} http_header;
+
+/*
+ * A reply, filled by a hook. Starts zeroed (a status outside 100..599 is sent as
+ * 500). `body` is heap memory the layer takes over (and frees) whatever happens;
+ * NULL for no body. `content_type` defaults to "application/json" when there is
+ * a body. `delay_ms` delays the reply (after the handler ran) by up to 60 s; the
+ * wait ends early when the server stops. The log hook sees the response with
+ * `body` already handed over (NULL).
+ */
+typedef struct http_response {
+    int status;
+    char *body;
+    size_t body_len;
+    const char *content_type; /* static string or NULL */
+    http_header headers[HTTP_HEADERS_MAX];
+    size_t nheaders;
+    http_fault fault;
+    unsigned delay_ms;
+} http_response;
+
+/* Add a header; false (and nothing added) when the table is full or a name or
+ * value is too long or holds a line break. */
+bool http_response_header(http_response *resp, const char *name, const char *value);
+
+/* Set status and body (heap string, NUL-terminated, taken over; NULL: none).
+ * A body already set is freed. */
+void http_response_set(http_response *resp, int status, char *body);
+
+typedef void (*http_handler_fn)(void *ctx, const http_request *req, http_response *resp);
+
+/* A route: exact method, and a pattern of '/'-separated segments where "{name}"
+ * (name < 32 bytes) matches one non-empty segment. `data` is handed to the
+ * handler as req->route_data. */
+typedef struct http_route {
+    const char *method;
+    const char *pattern;
+    http_handler_fn handler;
+    const void *data;
+} http_route;
+
+/* Called with the headers only (req->body NULL), before routing and before the
+ * body is read. Return true to go on; false when `resp` holds the reply. */
+typedef bool (*http_gate_fn)(void *ctx, const http_request *req, http_response *resp);
+
+/* Fill the body of one of the layer's own replies (`status` with the reason `msg`:
+ * 404, 405, 413). Status and Allow are set by the layer. */
+typedef void (*http_error_fn)(void *ctx, const http_request *req, int status,
+                              const char *msg, http_response *resp);
+
+/* Called once per request after its reply was handed over, dropped or reset, with
+ * the time since the headers arrived. */
+typedef void (*http_log_fn)(void *ctx, const http_request *req, const http_response *resp,
+                            double elapsed_ms);
+
+typedef struct http_config {
+    const char *listen;       /* "tcp:HOST:PORT" or "unix:PATH" */
+    const http_route *routes; /* borrowed: must outlive the server */
+    size_t nroutes;
+    void *ctx;                /* handed to every hook */
+    http_gate_fn gate;        /* NULL: every request goes on */
+    http_error_fn error;      /* NULL: {"msg": "..."} bodies */
+    http_log_fn log;          /* NULL: no log */
+    size_t body_max;          /* request body cap in bytes; 0: 1 MiB */
+    size_t header_max;        /* per-connection memory for the request line and
+                                 headers; 0: 32 KiB (beyond it the library
+                                 answers with an error itself) */
+    unsigned connection_limit; /* 0: 256 */
+    unsigned per_ip_limit;    /* TCP only; 0: 64 */
+    unsigned timeout_s;       /* idle connection timeout; 0: 30 s */
+} http_config;
+
+typedef struct http_server http_server;
+
+/*
+ * Create the listening socket, not yet served: the address (with the port picked
+ * for PORT 0) is known before the first request can arrive, so a caller can derive
+ * what its handlers need from it. `cfg` is copied except `routes` and `ctx`, which
+ * are borrowed and must outlive the server. On failure *out is NULL.
+ */
+error_code http_server_open(const http_config *cfg, http_server **out, error_info *err);
+
+/* Start serving an opened server (once). */
+error_code http_server_start(http_server *srv, error_info *err);
+
+/* "127.0.0.1:PORT", "[::1]:PORT" (with the port actually bound) or the socket
+ * path. Valid until http_server_stop. */
+const char *http_server_address(const http_server *srv);
+
+/* True when listening on a unix socket. */
+bool http_server_is_unix(const http_server *srv);
+
+/*
+ * Stop (started or only opened): close the listener, end every connection
+ * (waiting for running hooks to return; delays are cut short), remove a unix
+ * socket file, free everything. NULL is a no-op.
+ */
+void http_server_stop(http_server *srv);
+
+#endif

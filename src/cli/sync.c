@@ -1,0 +1,297 @@
+/* `rampart sync` and `rampart plan`: push the queue, pull the remote, and show
+ * beforehand what a sync would do. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rampart/api.h"
+#include "rampart/cli.h"
+#include "rampart/codec.h"
+#include "rampart/sync.h"
+
+static int sync_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
+static int plan_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+static const cli_command sync_command = {
+    "sync", sync_cmd, "[--push-only|--pull-only] [--rate N] [--verbose] [--json]",
+    "Push queued changes to the remote API, then pull its complete listings.",
+    "Options:\n"
+    "  --push-only   only send the queue (creates, deletes)\n"
+    "  --pull-only   only refresh the cache from the remote\n"
+    "  --rate N      request budget per minute (default: RAMPART_RATE or 120, the\n"
+    "                production limit; 0: unpaced)\n"
+    "  --verbose     a line per request settled\n"
+    "  --json        print the report as JSON\n"
+    "Exit status: 0 when everything converged, 4 when rows are still pending or\n"
+    "failed (see 'rampart plan'), 2 when the API key was refused.\n",
+    0, 0};
+
+static const cli_command plan_command = {
+    "plan", plan_cmd, "[--json]", "Show what the next sync would do; nothing is sent.",
+    "Lines start with + (create), - (delete), ! (needs attention: failed, orphaned,\n"
+    "outcome unknown) or ~ (changed remotely: deleted there, kept here for review).\n",
+    0, 0};
+
+/* ---- reporting while the engine runs ---- */
+
+typedef struct sync_view {
+    cli_ctx *ctx;
+    bool tty;
+    bool verbose;
+    bool drawn; /* a progress line is on screen and must be cleared first */
+} sync_view;
+
+static const char *phase_name(sync_phase phase)
+{
+    static const char *const names[] = {
+        [SYNC_PHASE_PUSH] = "push", [SYNC_PHASE_PULL] = "pull",
+        [SYNC_PHASE_RECONCILE] = "reconcile", [SYNC_PHASE_WAIT] = "waiting",
+        [SYNC_PHASE_DONE] = "done"};
+    return names[phase];
+}
+
+static void clear_line(sync_view *v)
+{
+    if (v->drawn)
+        fputs("\r\033[K", v->ctx->err);
+    v->drawn = false;
+}
+
+/* "push   12/40 [######------] eta 30s" on one self-overwriting stderr line. */
+static void on_progress(void *ctxp, const sync_progress *p)
+{
+    sync_view *v = ctxp;
+    if (!v->tty)
+        return;
+    enum { BAR = 24 };
+    char bar[BAR + 1];
+    size_t full = p->total ? p->done * BAR / p->total : 0;
+    for (size_t i = 0; i < BAR; i++)
+        bar[i] = i < full ? '#' : '-';
+    bar[BAR] = '\0';
+    fprintf(v->ctx->err, "\r\033[K%-9s", phase_name(p->phase));
+    if (p->phase == SYNC_PHASE_WAIT)
+        fprintf(v->ctx->err, " %.0fs (request budget or server rate limit)", p->wait_s);
+    else if (p->total)
+        fprintf(v->ctx->err, " %zu/%zu [%s]", p->done, p->total, bar);
+    else
+        fprintf(v->ctx->err, " %zu", p->done);
+    if (p->eta_s >= 0 && p->phase != SYNC_PHASE_WAIT)
+        fprintf(v->ctx->err, " eta %.0fs", p->eta_s);
+    fflush(v->ctx->err);
+    v->drawn = true;
+}
+
+static void on_log(void *ctxp, sync_log_level level, const char *line)
+{
+    sync_view *v = ctxp;
+    if (level == SYNC_LOG_INFO && !v->verbose)
+        return;
+    clear_line(v);
+    fprintf(v->ctx->err, "%s%s\n", level == SYNC_LOG_ERROR ? "error: "
+                                   : level == SYNC_LOG_WARN ? "warning: "
+                                                            : "",
+            line);
+}
+
+static void put_report_json(cli_ctx *ctx, const sync_report *r)
+{
+    fprintf(ctx->out,
+            "{\"converged\": %s, \"created\": %zu, \"deleted\": %zu, \"failed\": %zu, "
+            "\"retried\": %zu, \"pulled_rules\": %zu, \"pulled_creds\": %zu, "
+            "\"remote_added\": %zu, \"remote_deleted\": %zu, \"adopted\": %zu, "
+            "\"orphans_deleted\": %zu, \"pending\": %zu, \"auth_failed\": %s, \"error\": ",
+            r->converged ? "true" : "false", r->created, r->deleted, r->failed, r->retried,
+            r->pulled_rules, r->pulled_creds, r->remote_added, r->remote_deleted, r->adopted,
+            r->orphans_deleted, r->pending, r->auth_failed ? "true" : "false");
+    cli_put_json_string(ctx->out, r->last_error);
+    fputs("}\n", ctx->out);
+}
+
+static void put_report(cli_ctx *ctx, const sync_report *r)
+{
+    fprintf(ctx->out, "sync: %zu created, %zu deleted, %zu failed", r->created, r->deleted,
+            r->failed);
+    if (r->pulled_rules || r->pulled_creds)
+        fprintf(ctx->out, "; remote has %zu rules, %zu credentials", r->pulled_rules,
+                r->pulled_creds);
+    if (r->remote_added || r->remote_deleted)
+        fprintf(ctx->out, "; %zu new there, %zu deleted there", r->remote_added,
+                r->remote_deleted);
+    if (r->adopted)
+        fprintf(ctx->out, "; %zu unsure creates found remotely", r->adopted);
+    if (r->orphans_deleted)
+        fprintf(ctx->out, "; %zu credentials without their token deleted and queued again",
+                r->orphans_deleted);
+    fputc('\n', ctx->out);
+    if (r->pending)
+        fprintf(ctx->out, "%zu rows still pending or failed: see '%s plan'\n", r->pending,
+                ctx->program);
+}
+
+/* ---- running a sync ---- */
+
+static error_code make_client(cli_ctx *ctx, api_client **client, error_info *e)
+{
+    const config *cfg = &ctx->cfg;
+    if (!config_remote_configured(cfg))
+        return error_set(e, ERROR_CONFIG,
+                         "no remote configured: set RAMPART_API_URL and RAMPART_API_KEY (or "
+                         "api_url/api_key in the config file), or try '%s --sandbox sync'",
+                         ctx->program);
+    api_config ac = {
+        .base_url = config_get(cfg, CONFIG_API_URL),
+        .api_key = config_get(cfg, CONFIG_API_KEY),
+        .version_header = config_get(cfg, CONFIG_VERSION_HEADER),
+    };
+    return api_client_new(&ac, client, e);
+}
+
+int cli_sync_now(cli_ctx *ctx, bool push, bool pull, bool verbose, bool json,
+                 sync_report *report)
+{
+    store *st = cli_store(ctx);
+    if (!st)
+        return ctx->store_exit;
+    api_client *client = NULL;
+    error_info e = {0};
+    if (make_client(ctx, &client, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    sync_view view = {.ctx = ctx, .tty = isatty(fileno(ctx->err)) == 1, .verbose = verbose};
+    sync_options opt = {
+        .push = push,
+        .pull = pull,
+        .rate_per_min = atoi(config_get(&ctx->cfg, CONFIG_RATE)),
+        .on_progress = on_progress,
+        .on_log = on_log,
+        .cb_ctx = &view,
+    };
+    memset(report, 0, sizeof *report);
+    error_code rc = sync_run(st, api_ops(), client, &opt, report, &e);
+    api_client_free(client);
+    clear_line(&view);
+    if (json)
+        put_report_json(ctx, report);
+    else if (rc == ERROR_OK)
+        put_report(ctx, report);
+    if (rc != ERROR_OK)
+        return cli_fail(ctx, &e) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_NOT_CONVERGED;
+    return report->converged ? CLI_EXIT_OK : CLI_EXIT_NOT_CONVERGED;
+}
+
+static int sync_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    bool push_only = false, pull_only = false, verbose = false, json = false;
+    const char *rate = NULL;
+    const cli_opt opts[] = {
+        {"push-only", CLI_OPT_FLAG, &push_only}, {"pull-only", CLI_OPT_FLAG, &pull_only},
+        {"rate", CLI_OPT_STRING, &rate},         {"verbose", CLI_OPT_FLAG, &verbose},
+        {"json", CLI_OPT_FLAG, &json},
+    };
+    int first, rc;
+    if (!cli_parse(ctx, path, &sync_command, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
+        return rc;
+    if (push_only && pull_only)
+        return cli_usage_error(ctx, path, "--push-only and --pull-only exclude each other");
+    error_info e = {0};
+    if (rate && config_set(&ctx->cfg, CONFIG_RATE, rate, CONFIG_SRC_FLAG, &e) != ERROR_OK) {
+        error_prefix(&e, "--rate");
+        return cli_fail(ctx, &e);
+    }
+    sync_report report;
+    return cli_sync_now(ctx, !pull_only, !push_only, verbose, json, &report);
+}
+
+/* ---- plan ---- */
+
+typedef struct plan_view {
+    cli_ctx *ctx;
+    bool json;
+    size_t count[4]; /* + - ! ~ */
+} plan_view;
+
+static size_t sign_index(char sign)
+{
+    return sign == '+' ? 0 : sign == '-' ? 1 : sign == '!' ? 2 : 3;
+}
+
+static void put_plan_human(cli_ctx *ctx, const sync_plan_item *it)
+{
+    fprintf(ctx->out, "%c %-4s ", it->sign, it->is_rule ? "rule" : "cred");
+    if (it->is_rule) {
+        const model_rule *r = it->rule;
+        fprintf(ctx->out, "%-33s %-5s %-18s %s  ", r->id, model_action_name(r->action),
+                r->cidr, r->policy_id);
+    } else {
+        fprintf(ctx->out, "%-33s ", it->cred->id);
+        cli_put_cell(ctx->out, it->cred->description[0] ? it->cred->description : "-", 30,
+                     30);
+        fputs("  ", ctx->out);
+    }
+    cli_put_cell(ctx->out, it->why, 0, 0);
+    fputc('\n', ctx->out);
+}
+
+static void put_plan_json(plan_view *v, const sync_plan_item *it, size_t index)
+{
+    char *obj = it->is_rule ? codec_rule_encode(it->rule, CODEC_WITH_STATE)
+                            : codec_cred_encode(it->cred, CODEC_WITH_STATE);
+    cli_json_array_sep(v->ctx, index);
+    fprintf(v->ctx->out, "{\"action\": \"%c\", \"kind\": \"%s\", \"why\": ", it->sign,
+            it->is_rule ? "rule" : "credential");
+    cli_put_json_string(v->ctx->out, it->why);
+    fprintf(v->ctx->out, ", \"object\": %s}", obj ? obj : "null");
+    free(obj);
+}
+
+static error_code plan_item(void *ctxp, const sync_plan_item *it, error_info *err)
+{
+    (void)err;
+    plan_view *v = ctxp;
+    size_t index = v->count[0] + v->count[1] + v->count[2] + v->count[3];
+    if (v->json)
+        put_plan_json(v, it, index);
+    else
+        put_plan_human(v->ctx, it);
+    v->count[sign_index(it->sign)]++;
+    return ERROR_OK;
+}
+
+static int plan_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    plan_view v = {.ctx = ctx};
+    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &v.json}};
+    int first, rc;
+    if (!cli_parse(ctx, path, &plan_command, opts, 1, argc, argv, &first, &rc))
+        return rc;
+    store *st = cli_store(ctx);
+    if (!st)
+        return ctx->store_exit;
+    error_info e = {0};
+    if (sync_plan(st, plan_item, &v, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    size_t total = v.count[0] + v.count[1] + v.count[2] + v.count[3];
+    if (v.json) {
+        cli_json_array_end(ctx, total);
+        return CLI_EXIT_OK;
+    }
+    if (total == 0)
+        fprintf(ctx->out, "Nothing to do: the cache matches the last sync.\n");
+    else
+        fprintf(ctx->out,
+                "\nPlan: %zu to create, %zu to delete, %zu need attention, %zu changed "
+                "remotely.\n",
+                v.count[0], v.count[1], v.count[2], v.count[3]);
+    return CLI_EXIT_OK;
+}
+
+int cli_sync(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return sync_cmd(ctx, path, argc, argv);
+}
+
+int cli_plan(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return plan_cmd(ctx, path, argc, argv);
+}

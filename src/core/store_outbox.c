@@ -1,0 +1,283 @@
+/* store: the sync engine's outbox moves and the user's retry/discard of rows. */
+#include "store_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+/* Bind `n` texts to a cached statement and run it; *changes gets the rows hit. */
+static error_code exec_texts(store *st, store_stmt_id id, const char *const *args, int n,
+                             int *changes, error_info *err)
+{
+    sqlite3_stmt *s = store_stmt(st, id, err);
+    if (!s || store_bind_texts(st, s, args, n, err) || store_exec(st, s, err))
+        return err->code;
+    if (changes)
+        *changes = sqlite3_changes(st->db);
+    return ERROR_OK;
+}
+
+/* ---- the sync lock -------------------------------------------------------- */
+
+struct store_sync_lock {
+    int fd; /* -1: nothing to lock (in-memory database) */
+};
+
+error_code store_sync_lock_take(store *st, store_sync_lock **out, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    *out = NULL;
+    store_sync_lock *lock = calloc(1, sizeof *lock);
+    if (!lock)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    lock->fd = -1;
+    const char *db = sqlite3_db_filename(st->db, "main");
+    if (!db || !*db) {
+        *out = lock;
+        return ERROR_OK;
+    }
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s-sync.lock", db) >= (int)sizeof path) {
+        free(lock);
+        return error_set(err, ERROR_IO, "database path is too long for its sync lock");
+    }
+    lock->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lock->fd < 0) {
+        free(lock);
+        return error_set(err, ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+    }
+    if (flock(lock->fd, LOCK_EX | LOCK_NB) != 0) {
+        int saved = errno;
+        store_sync_unlock(lock);
+        if (saved == EWOULDBLOCK)
+            return error_set(err, ERROR_STATE, "another sync of this database is running: "
+                             "try again when it has finished");
+        return error_set(err, ERROR_IO, "cannot lock %s: %s", path, strerror(saved));
+    }
+    *out = lock;
+    return ERROR_OK;
+}
+
+/* Closing the descriptor drops the lock; the file stays (removing it would race
+ * with a process about to lock it). */
+void store_sync_unlock(store_sync_lock *lock)
+{
+    if (!lock)
+        return;
+    if (lock->fd >= 0)
+        close(lock->fd);
+    free(lock);
+}
+
+/* ---- claim ---------------------------------------------------------------- */
+
+static error_code claim(store *st, store_kind kind, const char *id, error_info *err)
+{
+    char now[MODEL_TIME_MAX + 1];
+    ids_now_rfc3339(now, sizeof now);
+    const char *args[] = {id, now};
+    store_op op;
+    if (store_op_begin(st, false, &op, err))
+        return err->code;
+    int changes = 0;
+    error_code rc = exec_texts(st, kind == STORE_KIND_RULE ? STMT_RULE_CLAIM : STMT_CRED_CLAIM,
+                               args, 2, &changes, err);
+    if (rc == ERROR_OK && changes == 0) {
+        char canon[MODEL_ID_MAX + 1];
+        model_state state;
+        rc = store_row_resolve(st, kind, id, canon, &state, err);
+        if (rc == ERROR_OK)
+            rc = error_set(err, ERROR_STATE, "%s %s is %s, not new: not sent",
+                           store_kind_get(kind)->noun, canon, model_state_name(state));
+    }
+    return store_op_end(st, op, rc, err);
+}
+
+error_code store_rule_claim(store *st, const char *id, error_info *err)
+{
+    error_info scratch;
+    return claim(st, STORE_KIND_RULE, id, err ? err : &scratch);
+}
+
+error_code store_cred_claim(store *st, const char *id, error_info *err)
+{
+    error_info scratch;
+    return claim(st, STORE_KIND_CRED, id, err ? err : &scratch);
+}
+
+/* ---- requeue -------------------------------------------------------------- */
+
+/* Inside an op: orphaned `canon` back to new under its local id, alias dropped. */
+static error_code requeue_in_op(store *st, const char *canon, error_info *err)
+{
+    char now[MODEL_TIME_MAX + 1];
+    ids_now_rfc3339(now, sizeof now);
+    const char *args[] = {canon, now};
+    if (exec_texts(st, STMT_CRED_REQUEUE, args, 2, NULL, err))
+        return err->code;
+    return exec_texts(st, STMT_ALIAS_DELETE, &canon, 1, NULL, err);
+}
+
+static error_code requeue(store *st, const char *id, error_info *err)
+{
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    if (store_row_resolve(st, STORE_KIND_CRED, id, canon, &state, err))
+        return err->code;
+    if (state != MODEL_STATE_ORPHANED)
+        return error_set(err, ERROR_STATE, "credential %s is %s, not orphaned", canon,
+                         model_state_name(state));
+    return requeue_in_op(st, canon, err);
+}
+
+error_code store_cred_requeue(store *st, const char *id, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    return store_op_end(st, op, requeue(st, id, err), err);
+}
+
+/* ---- retry ---------------------------------------------------------------- */
+
+static error_code set_state_in_op(store *st, store_kind kind, const char *canon,
+                                  model_state state, const char *error_text,
+                                  error_info *err)
+{
+    char now[MODEL_TIME_MAX + 1];
+    ids_now_rfc3339(now, sizeof now);
+    const char *args[] = {canon, model_state_name(state), error_text, now};
+    return exec_texts(st, store_kind_get(kind)->set_state, args, 4, NULL, err);
+}
+
+/* Inside an op: a remote_deleted row becomes a new local create of the same
+ * content. Its remote id, aliases (and a credential's dead token) go. */
+static error_code recreate_in_op(store *st, store_kind kind, const char *canon,
+                                 error_info *err)
+{
+    char fresh[MODEL_ID_MAX + 1];
+    if (ids_generate(&st->idgen, "local", fresh, sizeof fresh, err))
+        return err->code;
+    if (kind == STORE_KIND_CRED && exec_texts(st, STMT_TOKEN_DELETE, &canon, 1, NULL, err))
+        return err->code;
+    if (exec_texts(st, STMT_ALIAS_DELETE, &canon, 1, NULL, err))
+        return err->code;
+    char now[MODEL_TIME_MAX + 1];
+    ids_now_rfc3339(now, sizeof now);
+    const char *args[] = {canon, fresh, now};
+    error_code rc = exec_texts(st, kind == STORE_KIND_RULE ? STMT_RULE_RECREATE
+                                                          : STMT_CRED_RECREATE,
+                               args, 3, NULL, err);
+    if (rc == ERROR_CONFLICT)
+        return error_set(err, ERROR_CONFLICT, "%s %s cannot be created again: its policy "
+                         "already has a live rule for the same cidr",
+                         store_kind_get(kind)->noun, canon);
+    return rc;
+}
+
+static error_code retry_in_op(store *st, store_kind kind, const char *id, error_info *err)
+{
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    if (store_row_resolve(st, kind, id, canon, &state, err))
+        return err->code;
+    switch (state) {
+    case MODEL_STATE_FAILED:
+        return set_state_in_op(st, kind, canon, MODEL_STATE_NEW, "", err);
+    case MODEL_STATE_REMOTE_DELETED:
+        return recreate_in_op(st, kind, canon, err);
+    case MODEL_STATE_ORPHANED:
+        return ERROR_OK; /* already queued: delete remotely, then create again */
+    default:
+        break;
+    }
+    return error_set(err, ERROR_STATE, "%s %s is %s: nothing to retry (only failed, "
+                     "orphaned and remote_deleted rows are)", store_kind_get(kind)->noun,
+                     canon, model_state_name(state));
+}
+
+static error_code retry(store *st, store_kind kind, const char *id, error_info *err)
+{
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    return store_op_end(st, op, retry_in_op(st, kind, id, err), err);
+}
+
+error_code store_rule_retry(store *st, const char *id, error_info *err)
+{
+    error_info scratch;
+    return retry(st, STORE_KIND_RULE, id, err ? err : &scratch);
+}
+
+error_code store_cred_retry(store *st, const char *id, error_info *err)
+{
+    error_info scratch;
+    return retry(st, STORE_KIND_CRED, id, err ? err : &scratch);
+}
+
+/* ---- discard -------------------------------------------------------------- */
+
+static error_code discard_in_op(store *st, store_kind kind, const char *id,
+                                store_delete_result *result, error_info *err)
+{
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    if (store_row_resolve(st, kind, id, canon, &state, err))
+        return err->code;
+    const char *noun = store_kind_get(kind)->noun;
+    switch (state) {
+    case MODEL_STATE_NEW:
+    case MODEL_STATE_FAILED:
+    case MODEL_STATE_REMOTE_DELETED:
+        *result = STORE_DELETE_REMOVED;
+        if (exec_texts(st, STMT_ALIAS_DELETE, (const char *const[]){canon}, 1, NULL, err))
+            return err->code;
+        return exec_texts(st, store_kind_get(kind)->remove, (const char *const[]){canon}, 1,
+                          NULL, err);
+    case MODEL_STATE_ORPHANED:
+        *result = STORE_DELETE_MARKED;
+        return set_state_in_op(st, kind, canon, MODEL_STATE_DELETING, "", err);
+    case MODEL_STATE_SYNCED:
+        return error_set(err, ERROR_STATE, "%s %s is synced: delete it instead of "
+                         "discarding it", noun, canon);
+    default:
+        break;
+    }
+    return error_set(err, ERROR_STATE, "%s %s is %s: only new, failed, orphaned and "
+                     "remote_deleted rows can be discarded (sync first)", noun, canon,
+                     model_state_name(state));
+}
+
+static error_code discard(store *st, store_kind kind, const char *id,
+                          store_delete_result *result, error_info *err)
+{
+    store_delete_result ignored;
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    error_code rc = discard_in_op(st, kind, id, result ? result : &ignored, err);
+    return store_op_end(st, op, rc, err);
+}
+
+error_code store_rule_discard(store *st, const char *id, store_delete_result *result,
+                              error_info *err)
+{
+    error_info scratch;
+    return discard(st, STORE_KIND_RULE, id, result, err ? err : &scratch);
+}
+
+error_code store_cred_discard(store *st, const char *id, store_delete_result *result,
+                              error_info *err)
+{
+    error_info scratch;
+    return discard(st, STORE_KIND_CRED, id, result, err ? err : &scratch);
+}

@@ -1,0 +1,287 @@
+/*
+ * store: pull staging and the merge of a complete remote snapshot into the cache.
+ * The rules of the merge are in store.h (store_pull_merge); the SQL is in
+ * store_sql.c, one set-based statement per step, all in one transaction.
+ */
+#include "store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Run a cached statement with up to `n` texts (a merge step binds "now" only when
+ * it writes a timestamp). */
+static error_code exec_id(store *st, store_stmt_id id, const char *const *args, int n,
+                          size_t *changes, error_info *err)
+{
+    sqlite3_stmt *s = store_stmt(st, id, err);
+    if (s && sqlite3_bind_parameter_count(s) < n)
+        n = sqlite3_bind_parameter_count(s);
+    if (!s || store_bind_texts(st, s, args, n, err) || store_exec(st, s, err))
+        return err->code;
+    if (changes)
+        *changes = (size_t)sqlite3_changes(st->db);
+    return ERROR_OK;
+}
+
+/* The staging tables live in this connection's temp schema: make them on first
+ * use (a no-op afterwards). */
+static error_code ensure_staging(store *st, error_info *err)
+{
+    int rc = sqlite3_exec(st->db, store_sql_staging(), NULL, NULL, NULL);
+    return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
+}
+
+typedef error_code (*stage_fn)(store *st, const void *items, const char *const *markers,
+                               size_t n, error_info *err);
+
+/* One page in its own short transaction (or the caller's). */
+static error_code staged_write(store *st, stage_fn fn, const void *items,
+                               const char *const *markers, size_t n, error_info *err)
+{
+    if (ensure_staging(st, err))
+        return err->code;
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    return store_op_end(st, op, fn(st, items, markers, n, err), err);
+}
+
+error_code store_pull_begin(store *st, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if (ensure_staging(st, err))
+        return err->code;
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    error_code rc = exec_id(st, STMT_PULL_RULES_CLEAR, NULL, 0, NULL, err);
+    if (rc == ERROR_OK)
+        rc = exec_id(st, STMT_PULL_CREDS_CLEAR, NULL, 0, NULL, err);
+    return store_op_end(st, op, rc, err);
+}
+
+/* ---- rules ---------------------------------------------------------------- */
+
+static error_code stage_rules(store *st, const void *items, const char *const *markers,
+                              size_t n, error_info *err)
+{
+    (void)markers;
+    const model_rule *rules = items;
+    for (size_t i = 0; i < n; i++) {
+        const model_rule *r = &rules[i];
+        if (!r->id[0] || !r->cidr[0] || !r->policy_id[0])
+            return error_set(err, ERROR_INVALID, "pulled rule %zu has no %s", i + 1,
+                             !r->id[0] ? "id" : !r->cidr[0] ? "cidr" : "policy");
+        if ((unsigned)r->action > MODEL_ACTION_DENY)
+            return error_set(err, ERROR_INVALID, "pulled rule %s has an invalid action",
+                             r->id);
+        const char *args[] = {r->id, r->uri, r->created_at, r->description, r->metadata,
+                              r->cidr, r->policy_id, r->policy_uri,
+                              model_action_name(r->action)};
+        if (exec_id(st, STMT_PULL_RULE_PUT, args, 9, NULL, err))
+            return err->code;
+    }
+    return ERROR_OK;
+}
+
+error_code store_pull_stage_rules(store *st, const model_rule *rules, size_t n,
+                                  error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if (n == 0)
+        return ERROR_OK;
+    return staged_write(st, stage_rules, rules, NULL, n, err);
+}
+
+/* ---- credentials ---------------------------------------------------------- */
+
+/* The ACL column holds one rule per line, as store_creds.c keeps it. */
+static error_code acl_text(const model_cred *c, char **out, error_info *err)
+{
+    size_t total = 1;
+    for (size_t i = 0; i < c->acl.count; i++) {
+        if (strchr(c->acl.rules[i], '\n'))
+            return error_set(err, ERROR_INVALID, "pulled credential %s: acl rule %zu "
+                             "contains a line break", c->id, i + 1);
+        total += strlen(c->acl.rules[i]) + 1;
+    }
+    char *text = malloc(total);
+    if (!text)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    char *p = text;
+    for (size_t i = 0; i < c->acl.count; i++) {
+        size_t len = strlen(c->acl.rules[i]);
+        if (i)
+            *p++ = '\n';
+        memcpy(p, c->acl.rules[i], len);
+        p += len;
+    }
+    *p = '\0';
+    *out = text;
+    return ERROR_OK;
+}
+
+static error_code stage_one_cred(store *st, const model_cred *c, const char *marker,
+                                 error_info *err)
+{
+    if (!c->id[0])
+        return error_set(err, ERROR_INVALID, "a pulled credential has no id");
+    char *acl = NULL;
+    if (acl_text(c, &acl, err))
+        return err->code;
+    const char *args[] = {c->id, c->uri, c->created_at, c->description, c->metadata,
+                          c->owner_id, acl, marker ? marker : ""};
+    error_code rc = exec_id(st, STMT_PULL_CRED_PUT, args, 8, NULL, err);
+    free(acl);
+    return rc;
+}
+
+static error_code stage_creds(store *st, const void *items, const char *const *markers,
+                              size_t n, error_info *err)
+{
+    const model_cred *creds = items;
+    for (size_t i = 0; i < n; i++) {
+        if (stage_one_cred(st, &creds[i], markers ? markers[i] : NULL, err))
+            return err->code;
+    }
+    return ERROR_OK;
+}
+
+error_code store_pull_stage_creds(store *st, const model_cred *creds,
+                                  const char *const *markers, size_t n,
+                                  error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if (n == 0)
+        return ERROR_OK;
+    return staged_write(st, stage_creds, creds, markers, n, err);
+}
+
+/* ---- merge ---------------------------------------------------------------- */
+
+/* One step of a merge: a statement and the counter its changes go to (or none). */
+typedef struct merge_step {
+    store_stmt_id stmt;
+    size_t offset;      /* of a size_t in store_pull_stats; SIZE_MAX: not counted */
+    bool local_creates; /* only matters while a local row waits for its create */
+} merge_step;
+
+#define NO_COUNTER SIZE_MAX
+#define COUNTED(field) offsetof(store_pull_stats, field), false
+#define UNCOUNTED NO_COUNTER, false
+#define IF_CREATES(field) offsetof(store_pull_stats, field), true
+#define IF_CREATES_UNCOUNTED NO_COUNTER, true
+
+/*
+ * Order matters: absences first (they free natural keys: a remote_deleted rule is
+ * no longer live), then rows matched by id, then local creates matched by key or
+ * marker (aliases before the renames), then what is left unmatched, and the remote
+ * additions last, once every local row that could claim them has.
+ */
+static const merge_step rule_steps[] = {
+    {STMT_MERGE_RULE_GONE_ALIASES, UNCOUNTED},
+    {STMT_MERGE_RULE_GONE, COUNTED(gone)},
+    {STMT_MERGE_RULE_REMOTE_DELETED, COUNTED(remote_deleted)},
+    {STMT_MERGE_RULE_UPDATE, COUNTED(updated)},
+    {STMT_MERGE_RULE_ADOPT_ALIASES, IF_CREATES_UNCOUNTED},
+    {STMT_MERGE_RULE_ADOPT, IF_CREATES(adopted)},
+    {STMT_MERGE_RULE_CONFLICT, IF_CREATES(conflicts)},
+    {STMT_MERGE_RULE_REQUEUE, IF_CREATES(requeued)},
+    {STMT_MERGE_RULE_ADD, COUNTED(added)},
+};
+
+static const merge_step cred_steps[] = {
+    {STMT_MERGE_CRED_GONE_ALIASES, UNCOUNTED},
+    {STMT_MERGE_CRED_GONE, COUNTED(gone)},
+    {STMT_MERGE_CRED_REMOTE_DELETED, COUNTED(remote_deleted)},
+    {STMT_MERGE_CRED_UNORPHAN, COUNTED(requeued)},
+    {STMT_MERGE_CRED_STALE_ALIASES, UNCOUNTED},
+    {STMT_MERGE_CRED_UPDATE, COUNTED(updated)},
+    {STMT_MERGE_CRED_ORPHAN_ALIASES, IF_CREATES_UNCOUNTED},
+    {STMT_MERGE_CRED_ORPHAN, IF_CREATES(orphaned)},
+    {STMT_MERGE_CRED_REQUEUE, IF_CREATES(requeued)},
+    {STMT_MERGE_CRED_STRAYS, COUNTED(strays)},
+    {STMT_MERGE_CRED_ADD, COUNTED(added)},
+};
+
+static error_code count_staged(store *st, store_stmt_id id, size_t *out, error_info *err)
+{
+    sqlite3_stmt *s = store_stmt(st, id, err);
+    bool row;
+    if (!s || store_step(st, s, &row, err))
+        return err->code;
+    *out = row ? (size_t)sqlite3_column_int64(s, 0) : 0;
+    store_reset(s);
+    return ERROR_OK;
+}
+
+/* A query's first row exists? */
+static error_code exists(store *st, store_stmt_id id, bool *out, error_info *err)
+{
+    sqlite3_stmt *s = store_stmt(st, id, err);
+    if (!s || store_step(st, s, out, err))
+        return err->code;
+    store_reset(s);
+    return ERROR_OK;
+}
+
+static error_code run_steps(store *st, const merge_step *steps, size_t n, const char *now,
+                            store_stmt_id creates_query, store_pull_stats *stats,
+                            error_info *err)
+{
+    bool creates = false;
+    if (exists(st, creates_query, &creates, err))
+        return err->code;
+    for (size_t i = 0; i < n; i++) {
+        if (steps[i].local_creates && !creates)
+            continue;
+        size_t changes = 0;
+        if (exec_id(st, steps[i].stmt, &now, 1, &changes, err))
+            return err->code;
+        if (steps[i].offset != NO_COUNTER)
+            *(size_t *)((char *)stats + steps[i].offset) += changes;
+    }
+    return ERROR_OK;
+}
+
+static error_code merge_in_op(store *st, store_pull_stats *rules, store_pull_stats *creds,
+                              error_info *err)
+{
+    char now[MODEL_TIME_MAX + 1];
+    ids_now_rfc3339(now, sizeof now);
+    if (count_staged(st, STMT_PULL_RULES_COUNT, &rules->pulled, err) ||
+        count_staged(st, STMT_PULL_CREDS_COUNT, &creds->pulled, err))
+        return err->code;
+    if (run_steps(st, rule_steps, sizeof rule_steps / sizeof rule_steps[0], now,
+                  STMT_MERGE_RULE_LOCAL_CREATES, rules, err) ||
+        run_steps(st, cred_steps, sizeof cred_steps / sizeof cred_steps[0], now,
+                  STMT_MERGE_CRED_LOCAL_CREATES, creds, err))
+        return err->code;
+    /* The snapshot is in the cache now: staging would only take space. */
+    if (exec_id(st, STMT_PULL_RULES_CLEAR, NULL, 0, NULL, err))
+        return err->code;
+    return exec_id(st, STMT_PULL_CREDS_CLEAR, NULL, 0, NULL, err);
+}
+
+error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats *creds,
+                            error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    store_pull_stats rule_stats = {0}, cred_stats = {0};
+    if (ensure_staging(st, err))
+        return err->code;
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    if (store_op_end(st, op, merge_in_op(st, &rule_stats, &cred_stats, err), err))
+        return err->code;
+    if (rules)
+        *rules = rule_stats;
+    if (creds)
+        *creds = cred_stats;
+    return ERROR_OK;
+}

@@ -1,0 +1,195 @@
+/*
+ * engine: one sync run. Reconcile interrupted creates first (a listing before any
+ * re-send, or a credential would be created twice), then rounds of push + pull:
+ * another round only when the pull queued work again (an ambiguous create the
+ * listing lacked, an orphaned credential to delete and create afresh).
+ */
+#include "engine_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+    DEFAULT_MAX_ATTEMPTS = 5,
+    /* push + pull rounds in one run: enough for ambiguous -> listing -> resend, and
+     * orphan -> delete -> create -> listing; bounded so a remote that keeps failing
+     * cannot hold the run. */
+    MAX_ROUNDS = 3
+};
+
+static const double DEFAULT_MAX_BACKOFF_S = 60.0;
+
+static const char *const outcome_names[] = {
+    [SYNC_OK] = "ok",
+    [SYNC_NOT_SENT] = "not_sent",
+    [SYNC_AMBIGUOUS] = "ambiguous",
+    [SYNC_REJECTED] = "rejected",
+    [SYNC_RATE_LIMITED] = "rate_limited",
+    [SYNC_AUTH] = "auth",
+    [SYNC_NOT_FOUND] = "not_found",
+};
+
+const char *sync_outcome_name(sync_outcome outcome)
+{
+    if ((unsigned)outcome >= sizeof outcome_names / sizeof outcome_names[0])
+        return "unknown";
+    return outcome_names[outcome];
+}
+
+/* ---- the real clock ------------------------------------------------------- */
+
+static double real_now(void *ctx)
+{
+    (void)ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void real_sleep(void *ctx, double seconds)
+{
+    (void)ctx;
+    if (seconds <= 0)
+        return;
+    struct timespec ts;
+    ts.tv_sec = (time_t)seconds;
+    ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* ---- the run -------------------------------------------------------------- */
+
+static void fill_defaults(sync_options *o)
+{
+    if (o->max_attempts <= 0)
+        o->max_attempts = DEFAULT_MAX_ATTEMPTS;
+    if (o->max_backoff_s <= 0)
+        o->max_backoff_s = DEFAULT_MAX_BACKOFF_S;
+    if (o->rate_per_min < 0)
+        o->rate_per_min = 0;
+    if (!o->clock.now || !o->clock.sleep)
+        o->clock = (sync_clock){.now = real_now, .sleep = real_sleep, .ctx = NULL};
+}
+
+static bool valid_ops(const sync_api_ops *ops)
+{
+    return ops && ops->rule_create && ops->rule_delete && ops->rule_list_page &&
+           ops->cred_create && ops->cred_delete && ops->cred_list_page;
+}
+
+/* Rows in `states` over both kinds (cred_extra: states counted for credentials
+ * only). */
+static error_code count_states(engine *e, unsigned states, unsigned cred_extra,
+                               size_t *out, error_info *err)
+{
+    size_t rules[MODEL_STATE_COUNT], creds[MODEL_STATE_COUNT];
+    if (store_rule_state_counts(e->st, rules, err) || store_cred_state_counts(e->st, creds, err))
+        return err->code;
+    *out = 0;
+    for (int s = 0; s < MODEL_STATE_COUNT; s++) {
+        if (states & (1u << s))
+            *out += rules[s] + creds[s];
+        else if (cred_extra & (1u << s))
+            *out += creds[s];
+    }
+    return ERROR_OK;
+}
+
+#define BIT(s) (1u << MODEL_STATE_##s)
+
+/* Creates whose outcome a listing must settle before anything is sent again. */
+static bool reconcile_first(engine *e)
+{
+    size_t inflight = 0;
+    error_info err;
+    if (count_states(e, BIT(CREATING) | BIT(UNKNOWN), 0, &inflight, &err)) {
+        engine_db_fail(e, &err);
+        return false;
+    }
+    if (inflight == 0)
+        return true;
+    if (!e->opt.pull) {
+        engine_log(e, SYNC_LOG_WARN, "%zu creates of unknown outcome wait for a sync "
+                   "that pulls", inflight);
+        return true;
+    }
+    engine_log(e, SYNC_LOG_INFO, "%zu creates were interrupted or ambiguous: checking "
+               "the remote listing before sending anything", inflight);
+    return engine_pull(e);
+}
+
+static void rounds(engine *e)
+{
+    for (int round = 0; round < MAX_ROUNDS && e->stop == ENGINE_GO; round++) {
+        size_t before = e->requests;
+        if (e->opt.push)
+            engine_push(e);
+        if (e->stop != ENGINE_GO || !e->opt.pull)
+            return;
+        /* Nothing sent since the last listing: it still stands. */
+        if (e->pulled && e->requests == before)
+            return;
+        if (!engine_pull(e) || !e->opt.push || e->requeued == 0)
+            return;
+    }
+}
+
+static void finish_report(engine *e)
+{
+    sync_report *r = e->report;
+    error_info err;
+    size_t pending = 0, failed = 0;
+    if (count_states(e, BIT(NEW) | BIT(CREATING) | BIT(UNKNOWN) | BIT(DELETING),
+                     BIT(ORPHANED), &pending, &err) ||
+        count_states(e, BIT(FAILED), 0, &failed, &err))
+        engine_db_fail(e, &err);
+    r->pending = pending;
+    r->attention = failed;
+    r->cancelled = e->stop == ENGINE_CANCELLED;
+    r->converged = e->stop == ENGINE_GO && pending == 0 && failed == 0;
+    if (e->stop != ENGINE_GO)
+        snprintf(r->last_error, sizeof r->last_error, "%s", e->err.msg);
+}
+
+static error_code result_code(const engine *e, error_info *err)
+{
+    switch (e->stop) {
+    case ENGINE_GO:
+    case ENGINE_CANCELLED:
+        return ERROR_OK;
+    case ENGINE_AUTH:
+        return error_set(err, ERROR_CONFIG, "%s", e->err.msg);
+    default:
+        return error_set(err, ERROR_IO, "%s", e->err.msg);
+    }
+}
+
+error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
+                    const sync_options *opt, sync_report *report, error_info *err)
+{
+    memset(report, 0, sizeof *report);
+    if (!st || !opt || !valid_ops(ops))
+        return error_set(err, ERROR_INVALID, "sync_run needs a store, options and every "
+                         "API operation");
+    store_sync_lock *lock = NULL;
+    if (store_sync_lock_take(st, &lock, err)) {
+        snprintf(report->last_error, sizeof report->last_error, "%s", err->msg);
+        return err->code;
+    }
+    engine e = {.st = st, .ops = ops, .api = api_ctx, .opt = *opt, .report = report};
+    fill_defaults(&e.opt);
+    error_code rc = engine_pace_init(&e, err);
+    if (rc == ERROR_OK) {
+        if (reconcile_first(&e))
+            rounds(&e);
+        finish_report(&e);
+        engine_phase(&e, SYNC_PHASE_DONE, 0);
+        rc = result_code(&e, err);
+    }
+    engine_pace_free(&e);
+    store_sync_unlock(lock);
+    return rc;
+}

@@ -1,0 +1,138 @@
+/*
+ * sync_plan: what the next sync would do, from the cache alone (no network),
+ * Terraform style: + create, - delete, ! needs attention, ~ changed remotely.
+ */
+#include "rampart/sync.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PLAN_PAGE = 32 };
+
+typedef struct plan_line {
+    char sign;
+    const char *why;  /* fixed reason; NULL: the row's error (with a fallback) */
+    const char *fallback;
+} plan_line;
+
+/* Per state; sign 0: the row is settled and not shown. */
+static const plan_line lines[MODEL_STATE_COUNT] = {
+    [MODEL_STATE_NEW] = {'+', "create", NULL},
+    [MODEL_STATE_CREATING] = {'+', "create (interrupted: the listing is checked first)",
+                              NULL},
+    [MODEL_STATE_DELETING] = {'-', "delete", NULL},
+    [MODEL_STATE_FAILED] = {'!', NULL, "the server refused it"},
+    [MODEL_STATE_UNKNOWN] = {'!', "create outcome unknown: the next sync checks the "
+                                  "remote listing", NULL},
+    [MODEL_STATE_ORPHANED] = {'!', NULL, "created remotely but its token was lost: the "
+                                        "next sync deletes it there and creates it again"},
+    [MODEL_STATE_REMOTE_DELETED] = {'~', "deleted remotely: review, then discard or retry",
+                                    NULL},
+};
+
+static unsigned shown_states(void)
+{
+    unsigned mask = 0;
+    for (int s = 0; s < MODEL_STATE_COUNT; s++) {
+        if (lines[s].sign)
+            mask |= 1u << s;
+    }
+    return mask;
+}
+
+static void fill_item(sync_plan_item *item, model_state state, const char *error_text,
+                      char *why, size_t size)
+{
+    const plan_line *l = &lines[state];
+    item->sign = l->sign;
+    if (l->why) {
+        item->why = l->why;
+        return;
+    }
+    if (!error_text[0]) {
+        item->why = l->fallback;
+        return;
+    }
+    /* A failed row's error is the server's message (or the engine's reason). */
+    snprintf(why, size, "%s", error_text);
+    item->why = why;
+}
+
+static error_code plan_rules(store *st, model_rule *rows,
+                             error_code (*fn)(void *, const sync_plan_item *, error_info *),
+                             void *ctx, error_info *err)
+{
+    store_query q = {.states = shown_states()};
+    char cursor[MODEL_ID_MAX + 1] = "";
+    char why[MODEL_ERROR_MAX + 1];
+    size_t n = PLAN_PAGE;
+    while (n == PLAN_PAGE) {
+        if (store_rule_page(st, &q, cursor, STORE_FORWARD, PLAN_PAGE, rows, &n, err))
+            return err->code;
+        for (size_t i = 0; i < n; i++) {
+            sync_plan_item item = {.is_rule = true, .rule = &rows[i]};
+            fill_item(&item, rows[i].state, rows[i].error, why, sizeof why);
+            error_code rc = fn(ctx, &item, err);
+            if (rc != ERROR_OK)
+                return rc;
+        }
+        if (n)
+            memcpy(cursor, rows[n - 1].id, sizeof cursor);
+    }
+    return ERROR_OK;
+}
+
+static void clear_creds(model_cred *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        model_cred_clear(&rows[i]);
+}
+
+static error_code plan_creds(store *st, model_cred *rows,
+                             error_code (*fn)(void *, const sync_plan_item *, error_info *),
+                             void *ctx, error_info *err)
+{
+    store_query q = {.states = shown_states()};
+    char cursor[MODEL_ID_MAX + 1] = "";
+    char why[MODEL_ERROR_MAX + 1];
+    size_t n = PLAN_PAGE;
+    while (n == PLAN_PAGE) {
+        if (store_cred_page(st, &q, cursor, STORE_FORWARD, PLAN_PAGE, rows, &n, err))
+            return err->code;
+        error_code rc = ERROR_OK;
+        for (size_t i = 0; i < n && rc == ERROR_OK; i++) {
+            sync_plan_item item = {.is_rule = false, .cred = &rows[i]};
+            fill_item(&item, rows[i].state, rows[i].error, why, sizeof why);
+            rc = fn(ctx, &item, err);
+        }
+        if (n)
+            memcpy(cursor, rows[n - 1].id, sizeof cursor);
+        clear_creds(rows, n);
+        if (rc != ERROR_OK)
+            return rc;
+    }
+    return ERROR_OK;
+}
+
+error_code sync_plan(store *st,
+                     error_code (*fn)(void *ctx, const sync_plan_item *item, error_info *err),
+                     void *ctx, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if (!st || !fn)
+        return error_set(err, ERROR_INVALID, "sync_plan needs a store and a callback");
+    model_rule *rules = malloc(PLAN_PAGE * sizeof *rules);
+    model_cred *creds = calloc(PLAN_PAGE, sizeof *creds);
+    error_code rc;
+    if (!rules || !creds)
+        rc = error_set(err, ERROR_NOMEM, "out of memory");
+    else
+        rc = plan_rules(st, rules, fn, ctx, err);
+    if (rc == ERROR_OK)
+        rc = plan_creds(st, creds, fn, ctx, err);
+    free(rules);
+    free(creds);
+    return rc;
+}

@@ -1,0 +1,80 @@
+#!/bin/sh
+# Sync end to end: real rampart processes against a real serve-api over loopback.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/server.sh"
+
+P1=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a
+A="$tmp/a.db"
+B="$tmp/b.db"
+start_server main || exit 1
+
+# Offline edits on machine A, then a plan, then the sync.
+run --db "$A" rules create --cidr 10.0.0.0/8 --policy $P1 --action allow --description office
+run --db "$A" rules create --cidr 2001:db8::/32 --policy $P1 --action deny
+run --db "$A" creds create --description "web agent" --acl 'bind:*.example.com'
+run --db "$A" plan
+check "plan: two rules and a credential to create" out_has "Plan: 3 to create"
+check "plan: sent nothing" [ "$(server_count ip_policy_rules)" -eq 0 ]
+run --db "$A" sync
+check "sync: converged (exit 0)" status_is 0
+check "sync: says what it did" out_has "3 created"
+check "server holds 2 rules" [ "$(server_count ip_policy_rules)" -eq 2 ]
+check "server holds 1 credential" [ "$(server_count credentials)" -eq 1 ]
+run --db "$A" plan
+check "plan after sync: nothing to do" out_has "Nothing to do"
+cred=$(server_ids credentials)
+run --db "$A" creds token "$cred"
+check "machine A holds the token of the credential it created" out_has "_"
+token=$(cat "$tmp/out")
+check "the token is the credential's (id body + _ + 21 chars)" \
+    [ "${token%_*}" = "${cred#cr_}" ]
+run --db "$A" creds list --json
+check "credential list never shows the token" out_lacks "$token"
+
+# A second machine pulls the same state.
+run --db "$B" sync --pull-only
+check "machine B: pull converged" status_is 0
+run --db "$B" rules list
+check "machine B sees both rules" out_lines 3
+run --db "$B" creds token "$cred"
+check "machine B does not hold the token: exit 3" refused 3 "this machine does not hold its token"
+
+# A rule deleted on the server is shown for review, not recreated.
+rule=$(server_ids ip_policy_rules | head -n 1)
+api DELETE "/ip_policy_rules/$rule" >/dev/null
+run --db "$A" sync
+check "sync after a remote deletion: exit 0" status_is 0
+run --db "$A" plan
+check "plan shows the remote deletion with ~" out_has "^~ rule $rule"
+check "the deleted rule was not recreated" [ "$(server_count ip_policy_rules)" -eq 1 ]
+
+# A delete whose object is already gone on the server (404) counts as done.
+other=$(server_ids ip_policy_rules | head -n 1)
+run --db "$B" rules delete "$other"
+api DELETE "/ip_policy_rules/$other" >/dev/null
+run --db "$B" sync
+check "404 on delete counts as done" status_is 0
+run --db "$B" rules get "$other"
+check "... and the row is gone" status_is 3
+
+# Rejected by the server: failed, with its message, shown by plan.
+run --db "$A" rules create --cidr 10.0.0.0/8 --policy $P1 --action deny
+check "local check catches the duplicate before the server" refused 2 "already has a rule"
+
+# create --sync: created and pushed at once; creds print the token.
+run --db "$A" creds create --description "db agent" --sync
+check "creds create --sync: exit 0" status_is 0
+check "creds create --sync prints the token" out_has "^token: "
+run --db "$A" rules create --cidr 192.168.0.0/16 --policy $P1 --action allow --sync
+check "rules create --sync: on the server" [ "$(server_count ip_policy_rules)" -eq 1 ]
+
+# Bad key: the sync stops and says so; nothing is marked deleted.
+RAMPART_API_KEY=wrong run --db "$A" sync
+check "bad API key: exit 2 with a reason" refused 2 "API key"
+run --db "$A" plan
+check "after the auth failure nothing was marked deleted" out_lacks "^~ rule [^ ]* .*192.168"
+
+# No remote configured: a clear message.
+env -u RAMPART_API_URL "$RAMPART" --db "$A" sync >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "no remote configured: says how" refused 2 "RAMPART_API_URL"

@@ -1,0 +1,737 @@
+/* sync engine: every state transition, pacing and reconciliation, against a
+ * scripted remote (fake_remote.h) and a fake clock. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "fake_remote.h"
+#include "rampart/store.h"
+#include "rampart/sync.h"
+
+static const char POLICY[] = "ipp_2Zz1lqOxDdQyVpYcAAAAAAAAAAA";
+
+enum { LOG_MAX = 16384 };
+
+typedef struct fixture {
+    store *st;
+    fake_remote *remote;
+    fake_clock clock;
+    sync_options opt;
+    sync_report report;
+    error_info err;
+    char log[LOG_MAX];
+    sync_phase phases_seen[8];
+    size_t nphases;
+    bool eta_seen;
+    volatile bool cancel;
+    const char *cancel_after; /* set cancel when a log line contains this */
+} fixture;
+
+static void on_log(void *ctx, sync_log_level level, const char *line)
+{
+    fixture *f = ctx;
+    (void)level;
+    size_t len = strlen(f->log);
+    snprintf(f->log + len, sizeof f->log - len, "%s\n", line);
+    if (f->cancel_after && strstr(line, f->cancel_after))
+        f->cancel = true;
+}
+
+static void on_progress(void *ctx, const sync_progress *p)
+{
+    fixture *f = ctx;
+    if (f->nphases == 0 || f->phases_seen[f->nphases - 1] != p->phase) {
+        if (f->nphases < 8)
+            f->phases_seen[f->nphases++] = p->phase;
+    }
+    if (p->phase == SYNC_PHASE_PUSH && p->eta_s >= 0)
+        f->eta_seen = true;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    error_info err;
+    assert_int_equal(store_open(":memory:", 0, &f->st, &err), ERROR_OK);
+    f->remote = calloc(1, sizeof *f->remote);
+    assert_non_null(f->remote);
+    f->remote->limit = 10;
+    f->remote->clock = &f->clock;
+    f->clock.now = 1000;
+    f->opt = (sync_options){
+        .push = true,
+        .pull = true,
+        .clock = {.now = fake_now, .sleep = fake_sleep, .ctx = &f->clock},
+        .on_progress = on_progress,
+        .on_log = on_log,
+        .cb_ctx = f,
+        .cancel = &f->cancel,
+    };
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    store_close(f->st);
+    fake_free(f->remote);
+    free(f);
+    return 0;
+}
+
+static error_code run(fixture *f)
+{
+    f->log[0] = '\0';
+    f->clock.slept = 0;
+    return sync_run(f->st, &fake_ops, f->remote, &f->opt, &f->report, &f->err);
+}
+
+static void new_rule(fixture *f, const char *cidr, model_action action, char *id_out)
+{
+    model_rule r;
+    memset(&r, 0, sizeof r);
+    strcpy(r.policy_id, POLICY);
+    strcpy(r.cidr, cidr);
+    r.action = action;
+    r.state = MODEL_STATE_NEW;
+    error_info err;
+    assert_int_equal(store_rule_insert(f->st, &r, &err), ERROR_OK);
+    if (id_out)
+        strcpy(id_out, r.id);
+}
+
+static void new_cred(fixture *f, const char *description, const char *metadata, char *id_out)
+{
+    model_cred c = {0};
+    strcpy(c.description, description);
+    strcpy(c.metadata, metadata);
+    c.state = MODEL_STATE_NEW;
+    error_info err;
+    assert_int_equal(store_cred_insert(f->st, &c, &err), ERROR_OK);
+    if (id_out)
+        strcpy(id_out, c.id);
+    model_cred_clear(&c);
+}
+
+static model_rule get_rule(fixture *f, const char *id)
+{
+    model_rule r;
+    error_info err;
+    assert_int_equal(store_rule_get(f->st, id, &r, &err), ERROR_OK);
+    return r;
+}
+
+static model_state cred_state(fixture *f, const char *id)
+{
+    model_cred c = {0};
+    error_info err;
+    assert_int_equal(store_cred_get(f->st, id, &c, &err), ERROR_OK);
+    model_state s = c.state;
+    model_cred_clear(&c);
+    return s;
+}
+
+static size_t rule_count(fixture *f)
+{
+    size_t n = 0;
+    error_info err;
+    assert_int_equal(store_rule_count(f->st, NULL, &n, &err), ERROR_OK);
+    return n;
+}
+
+/* The invariant the sync exists for: every credential on the server has its
+ * token on this machine. */
+static void assert_every_remote_cred_has_its_token(fixture *f)
+{
+    for (size_t i = 0; i < f->remote->ncreds; i++) {
+        char *token = NULL;
+        error_info err;
+        assert_int_equal(store_token_get(f->st, f->remote->creds[i].id, &token, &err),
+                         ERROR_OK);
+        assert_string_equal(token, f->remote->tokens[i]);
+        model_wipe(token, strlen(token));
+        free(token);
+    }
+}
+
+/* ---- push ----------------------------------------------------------------- */
+
+static void test_creates_rules_and_creds(void **state)
+{
+    fixture *f = *state;
+    char rid[MODEL_ID_MAX + 1], cid[MODEL_ID_MAX + 1];
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, rid);
+    new_cred(f, "agent one", "owner=ops", cid);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_true(f->report.converged);
+    assert_int_equal(f->report.created, 2);
+    assert_int_equal(f->report.pulled_rules, 1);
+    assert_int_equal(f->report.pulled_creds, 1);
+    model_rule r = get_rule(f, rid);
+    assert_string_equal(r.id, f->remote->rules[0].id);
+    assert_int_equal(r.state, MODEL_STATE_SYNCED);
+    char line[128];
+    snprintf(line, sizeof line, "created rule %s (10.0.0.0/8)", r.id);
+    assert_non_null(strstr(f->log, line));
+    /* The marker travels to the server; the cache keeps the user's metadata. */
+    char sent[256];
+    snprintf(sent, sizeof sent, "owner=ops\n" SYNC_MARKER_KEY "%s", cid);
+    assert_string_equal(f->remote->creds[0].metadata, sent);
+    model_cred c = {0};
+    error_info err;
+    assert_int_equal(store_cred_get(f->st, cid, &c, &err), ERROR_OK);
+    assert_string_equal(c.metadata, "owner=ops");
+    assert_int_equal(c.state, MODEL_STATE_SYNCED);
+    model_cred_clear(&c);
+    assert_every_remote_cred_has_its_token(f);
+    /* The token never reaches a log line. */
+    assert_null(strstr(f->log, f->remote->tokens[0]));
+    assert_true(f->eta_seen);
+    assert_int_equal(f->phases_seen[0], SYNC_PHASE_PUSH);
+    assert_int_equal(f->phases_seen[f->nphases - 1], SYNC_PHASE_DONE);
+}
+
+static void test_deletes_and_404_is_done(void **state)
+{
+    fixture *f = *state;
+    fake_add_rule(f->remote, POLICY, "10.0.0.0/8", MODEL_ACTION_ALLOW);
+    fake_add_rule(f->remote, POLICY, "10.1.0.0/16", MODEL_ACTION_DENY);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.remote_added, 2);
+    char a[MODEL_ID_MAX + 1], b[MODEL_ID_MAX + 1];
+    strcpy(a, f->remote->rules[0].id);
+    strcpy(b, f->remote->rules[1].id);
+    error_info err;
+    assert_int_equal(store_rule_delete(f->st, a, NULL, &err), ERROR_OK);
+    assert_int_equal(store_rule_delete(f->st, b, NULL, &err), ERROR_OK);
+    /* b is already gone remotely: its DELETE answers 404. */
+    f->remote->nrules = 1;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.deleted, 2);
+    assert_true(f->report.converged);
+    assert_int_equal(rule_count(f), 0);
+    assert_int_equal(f->remote->nrules, 0);
+    assert_non_null(strstr(f->log, "already gone"));
+}
+
+static void test_rejected_create_fails_with_message(void **state)
+{
+    fixture *f = *state;
+    char id[MODEL_ID_MAX + 1];
+    new_rule(f, "10.0.0.1/8", MODEL_ACTION_ALLOW, id);
+    fake_script(f->remote, OP_RULE_CREATE, SYNC_REJECTED, false, -1,
+                "host bits set: did you mean 10.0.0.0/8? (operation op_1)");
+    assert_int_equal(run(f), ERROR_OK);
+    model_rule r = get_rule(f, id);
+    assert_int_equal(r.state, MODEL_STATE_FAILED);
+    assert_non_null(strstr(r.error, "host bits set"));
+    char line[128];
+    snprintf(line, sizeof line, "server refused %s: host bits set", id);
+    assert_non_null(strstr(f->log, line));
+    assert_int_equal(f->report.failed, 1);
+    assert_int_equal(f->report.attention, 1);
+    assert_false(f->report.converged);
+    /* A failed row is not sent again by the next sync. */
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 1);
+}
+
+static void test_auth_error_on_create_stops(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1], b[MODEL_ID_MAX + 1];
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, a);
+    new_rule(f, "10.1.0.0/16", MODEL_ACTION_ALLOW, b);
+    fake_script(f->remote, OP_RULE_CREATE, SYNC_AUTH, false, -1, "invalid API key");
+    assert_int_equal(run(f), ERROR_CONFIG);
+    assert_true(f->report.auth_failed);
+    assert_int_equal(f->remote->ncalls, 1); /* stopped at once */
+    assert_int_equal(get_rule(f, a).state, MODEL_STATE_NEW);
+    assert_int_equal(get_rule(f, b).state, MODEL_STATE_NEW);
+}
+
+/* ---- ambiguous creates ---------------------------------------------------- */
+
+static void test_ambiguous_rule_found_by_listing(void **state)
+{
+    fixture *f = *state;
+    char id[MODEL_ID_MAX + 1];
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_DENY, id);
+    fake_script(f->remote, OP_RULE_CREATE, SYNC_AMBIGUOUS, true, -1, "connection reset");
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 1); /* never re-sent */
+    assert_int_equal(f->remote->nrules, 1);
+    assert_int_equal(f->report.adopted, 1);
+    model_rule r = get_rule(f, id);
+    assert_string_equal(r.id, f->remote->rules[0].id);
+    assert_int_equal(r.state, MODEL_STATE_SYNCED);
+    assert_int_equal(rule_count(f), 1);
+    assert_true(f->report.converged);
+}
+
+static void test_ambiguous_rule_not_created_is_resent(void **state)
+{
+    fixture *f = *state;
+    char id[MODEL_ID_MAX + 1];
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, id);
+    fake_script(f->remote, OP_RULE_CREATE, SYNC_AMBIGUOUS, false, -1, "502 bad gateway");
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 2);
+    assert_int_equal(f->remote->nrules, 1);
+    assert_int_equal(get_rule(f, id).state, MODEL_STATE_SYNCED);
+    assert_true(f->report.converged);
+}
+
+static void test_ambiguous_cred_orphaned_then_recreated(void **state)
+{
+    fixture *f = *state;
+    char id[MODEL_ID_MAX + 1];
+    new_cred(f, "agent", "", id);
+    fake_script(f->remote, OP_CRED_CREATE, SYNC_AMBIGUOUS, true, -1, "timeout");
+    assert_int_equal(run(f), ERROR_OK);
+    /* Created twice, the first copy (token lost) deleted: one left, token held. */
+    assert_int_equal(f->remote->calls[OP_CRED_CREATE], 2);
+    assert_int_equal(f->remote->calls[OP_CRED_DELETE], 1);
+    assert_int_equal(f->remote->ncreds, 1);
+    assert_int_equal(f->report.orphans_deleted, 1);
+    assert_true(f->report.converged);
+    assert_int_equal(cred_state(f, id), MODEL_STATE_SYNCED);
+    assert_every_remote_cred_has_its_token(f);
+    assert_non_null(strstr(f->log, "token was lost"));
+}
+
+static void test_crash_in_creating_reconciles_first(void **state)
+{
+    fixture *f = *state;
+    /* A crash after the row was claimed: the server got one request, the other
+     * never left. */
+    char cid[MODEL_ID_MAX + 1], rid[MODEL_ID_MAX + 1];
+    new_cred(f, "agent", "", cid);
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, rid);
+    error_info err;
+    assert_int_equal(store_cred_claim(f->st, cid, &err), ERROR_OK);
+    assert_int_equal(store_rule_claim(f->st, rid, &err), ERROR_OK);
+    model_cred sent = {0};
+    assert_int_equal(store_cred_get(f->st, cid, &sent, &err), ERROR_OK);
+    snprintf(sent.metadata, sizeof sent.metadata, SYNC_MARKER_KEY "%s", cid);
+    model_cred ignored = {0};
+    sync_result res;
+    fake_cred_create(f->remote, &sent, &ignored, &res);
+    model_cred_clear(&ignored);
+    model_cred_clear(&sent);
+    /* Other work is queued too: it must wait for the listing. */
+    new_rule(f, "10.1.0.0/16", MODEL_ACTION_ALLOW, NULL);
+    size_t before = f->remote->ncalls;
+    assert_int_equal(run(f), ERROR_OK);
+    /* The first requests of the run are listings, before any create. */
+    assert_int_equal(f->remote->order[before], OP_RULE_LIST);
+    assert_int_equal(f->remote->order[before + 1], OP_CRED_LIST);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 2);
+    assert_int_equal(f->remote->ncreds, 1);
+    assert_int_equal(f->remote->nrules, 2);
+    assert_int_equal(cred_state(f, cid), MODEL_STATE_SYNCED);
+    assert_int_equal(get_rule(f, rid).state, MODEL_STATE_SYNCED);
+    assert_every_remote_cred_has_its_token(f);
+    assert_true(f->report.converged);
+}
+
+/* ---- pull ----------------------------------------------------------------- */
+
+static void seed_remote_rules(fixture *f, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char cidr[32];
+        snprintf(cidr, sizeof cidr, "10.%d.0.0/16", i);
+        fake_add_rule(f->remote, POLICY, cidr, MODEL_ACTION_ALLOW);
+    }
+}
+
+static void test_auth_error_during_pull_marks_nothing(void **state)
+{
+    fixture *f = *state;
+    seed_remote_rules(f, 5);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(rule_count(f), 5);
+    f->remote->nrules = 0; /* as if everything were gone... */
+    fake_script(f->remote, OP_RULE_LIST, SYNC_AUTH, false, -1, "unauthorized");
+    assert_int_equal(run(f), ERROR_CONFIG);
+    assert_true(f->report.auth_failed);
+    assert_false(f->report.converged);
+    size_t counts[MODEL_STATE_COUNT];
+    error_info err;
+    assert_int_equal(store_rule_state_counts(f->st, counts, &err), ERROR_OK);
+    assert_int_equal(counts[MODEL_STATE_SYNCED], 5); /* ...nothing marked deleted */
+    assert_int_equal(counts[MODEL_STATE_REMOTE_DELETED], 0);
+}
+
+static void test_interrupted_pull_leaves_cache(void **state)
+{
+    fixture *f = *state;
+    seed_remote_rules(f, 25); /* three pages of 10 */
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.pulled_rules, 25);
+    assert_int_equal(f->remote->calls[OP_RULE_LIST], 3);
+    /* The remote changes, and the listing breaks on page 3. */
+    memmove(&f->remote->rules[0], &f->remote->rules[5], 20 * sizeof f->remote->rules[0]);
+    f->remote->nrules = 20;
+    fake_add_rule(f->remote, POLICY, "172.16.0.0/12", MODEL_ACTION_DENY);
+    fake_script(f->remote, OP_RULE_LIST, SYNC_OK, false, -1, NULL);
+    fake_script(f->remote, OP_RULE_LIST, SYNC_OK, false, -1, NULL);
+    fake_script(f->remote, OP_RULE_LIST, SYNC_REJECTED, false, -1, "bad request");
+    assert_int_equal(run(f), ERROR_IO);
+    assert_non_null(strstr(f->report.last_error, "bad request"));
+    size_t counts[MODEL_STATE_COUNT];
+    error_info err;
+    assert_int_equal(store_rule_state_counts(f->st, counts, &err), ERROR_OK);
+    assert_int_equal(counts[MODEL_STATE_SYNCED], 25);
+    assert_int_equal(rule_count(f), 25);
+    /* The next complete listing applies both changes. */
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.remote_deleted, 5);
+    assert_int_equal(f->report.remote_added, 1);
+}
+
+static void test_remote_additions_and_deletions(void **state)
+{
+    fixture *f = *state;
+    seed_remote_rules(f, 3);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.remote_added, 3);
+    char gone[MODEL_ID_MAX + 1];
+    strcpy(gone, f->remote->rules[1].id);
+    memmove(&f->remote->rules[1], &f->remote->rules[2], sizeof f->remote->rules[0]);
+    f->remote->nrules = 2;
+    fake_add_rule(f->remote, POLICY, "192.168.0.0/16", MODEL_ACTION_ALLOW);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.remote_added, 1);
+    assert_int_equal(f->report.remote_deleted, 1);
+    assert_int_equal(get_rule(f, gone).state, MODEL_STATE_REMOTE_DELETED);
+    /* Shown for review, never silently recreated. */
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 0);
+    assert_int_equal(f->remote->nrules, 3);
+    assert_true(f->report.converged);
+}
+
+static void test_empty_page_ends_listing(void **state)
+{
+    fixture *f = *state;
+    seed_remote_rules(f, 3);
+    f->remote->script[OP_RULE_LIST][0] = (fake_step){.outcome = SYNC_OK, .empty = true};
+    f->remote->script_len[OP_RULE_LIST] = 1;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_LIST], 1);
+    assert_int_equal(f->report.pulled_rules, 0);
+}
+
+static void test_push_only_and_pull_only(void **state)
+{
+    fixture *f = *state;
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, NULL);
+    f->opt.pull = false;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_LIST], 0);
+    assert_int_equal(f->remote->nrules, 1);
+    new_rule(f, "10.1.0.0/16", MODEL_ACTION_ALLOW, NULL);
+    f->opt.pull = true;
+    f->opt.push = false;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 1);
+    assert_int_equal(f->report.pending, 1);
+    assert_false(f->report.converged);
+}
+
+/* ---- pacing, rate limits, retries ----------------------------------------- */
+
+static void test_429_pauses_queue_for_retry_after(void **state)
+{
+    fixture *f = *state;
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, NULL);
+    new_rule(f, "10.1.0.0/16", MODEL_ACTION_ALLOW, NULL);
+    fake_script(f->remote, OP_RULE_CREATE, SYNC_RATE_LIMITED, false, 7, "slow down");
+    assert_int_equal(run(f), ERROR_OK);
+    assert_true(fabs(f->clock.slept - 7.0) < 1e-6);
+    /* Nothing at all went out during the pause. */
+    assert_true(f->remote->at[1] - f->remote->at[0] >= 7.0 - 1e-6);
+    assert_int_equal(f->report.retried, 1);
+    assert_int_equal(f->report.created, 2);
+    assert_true(f->report.converged);
+}
+
+static void test_retry_after_is_clamped(void **state)
+{
+    fixture *f = *state;
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, NULL);
+    fake_script(f->remote, OP_RULE_CREATE, SYNC_RATE_LIMITED, false, 3600, "slow down");
+    f->opt.max_backoff_s = 20;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_true(fabs(f->clock.slept - 20.0) < 1e-6);
+}
+
+static void test_backoff_without_retry_after(void **state)
+{
+    fixture *f = *state;
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, NULL);
+    fake_script_repeat(f->remote, OP_RULE_CREATE, SYNC_RATE_LIMITED, 2, "slow down");
+    assert_int_equal(run(f), ERROR_OK);
+    /* 1 s then 2 s, each with up to half of it taken off by jitter. */
+    assert_true(f->clock.slept >= 1.5 - 1e-6);
+    assert_true(f->clock.slept <= 3.0 + 1e-6);
+    assert_int_equal(f->report.created, 1);
+}
+
+static void test_max_attempts_then_failed(void **state)
+{
+    fixture *f = *state;
+    char id[MODEL_ID_MAX + 1];
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, id);
+    fake_script_repeat(f->remote, OP_RULE_CREATE, SYNC_RATE_LIMITED, 3, "too many requests");
+    f->opt.max_attempts = 3;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 3);
+    model_rule r = get_rule(f, id);
+    assert_int_equal(r.state, MODEL_STATE_FAILED);
+    assert_non_null(strstr(r.error, "too many requests"));
+    assert_non_null(strstr(r.error, "3 attempts"));
+    assert_int_equal(f->report.failed, 1);
+}
+
+static void test_not_sent_is_retried(void **state)
+{
+    fixture *f = *state;
+    char id[MODEL_ID_MAX + 1];
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, id);
+    fake_script_repeat(f->remote, OP_RULE_CREATE, SYNC_NOT_SENT, 2, "connection refused");
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(get_rule(f, id).state, MODEL_STATE_SYNCED);
+    assert_int_equal(f->report.retried, 2);
+    assert_true(f->clock.slept > 0);
+}
+
+static void test_unreachable_remote_stops(void **state)
+{
+    fixture *f = *state;
+    char id[MODEL_ID_MAX + 1];
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, id);
+    fake_script_repeat(f->remote, OP_RULE_CREATE, SYNC_NOT_SENT, 5, "connection refused");
+    assert_int_equal(run(f), ERROR_IO);
+    assert_non_null(strstr(f->report.last_error, "could not be reached"));
+    assert_int_equal(get_rule(f, id).state, MODEL_STATE_NEW); /* not failed: retried later */
+    assert_int_equal(f->remote->calls[OP_RULE_LIST], 0);
+}
+
+static void test_pacing_takes_n_minus_r_over_r_minutes(void **state)
+{
+    fixture *f = *state;
+    enum { R = 10, N = 30 };
+    for (int i = 0; i < N; i++) {
+        char cidr[32];
+        snprintf(cidr, sizeof cidr, "10.%d.0.0/16", i);
+        new_rule(f, cidr, MODEL_ACTION_ALLOW, NULL);
+    }
+    f->opt.pull = false;
+    f->opt.rate_per_min = R;
+    double start = f->clock.now;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.created, N);
+    assert_true(fabs((f->clock.now - start) - (double)(N - R) / R * 60.0) < 1e-6);
+    /* Never more than R requests in any rolling minute. */
+    for (size_t i = R; i < f->remote->ncalls; i++)
+        assert_true(f->remote->at[i] - f->remote->at[i - R] >= 60.0 - 1e-6);
+}
+
+static void test_cancel_between_requests(void **state)
+{
+    fixture *f = *state;
+    for (int i = 0; i < 5; i++) {
+        char cidr[32];
+        snprintf(cidr, sizeof cidr, "10.%d.0.0/16", i);
+        new_rule(f, cidr, MODEL_ACTION_ALLOW, NULL);
+    }
+    f->cancel_after = "created rule";
+    assert_int_equal(run(f), ERROR_OK);
+    assert_true(f->report.cancelled);
+    assert_false(f->report.converged);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 1);
+    assert_int_equal(f->report.pending, 4);
+    size_t counts[MODEL_STATE_COUNT];
+    error_info err;
+    assert_int_equal(store_rule_state_counts(f->st, counts, &err), ERROR_OK);
+    assert_int_equal(counts[MODEL_STATE_CREATING], 0); /* nothing left claimed */
+}
+
+static void test_reply_without_token_is_replaced(void **state)
+{
+    fixture *f = *state;
+    char id[MODEL_ID_MAX + 1];
+    new_cred(f, "agent", "", id);
+    f->remote->script[OP_CRED_CREATE][0] = (fake_step){.outcome = SYNC_OK, .no_token = true};
+    f->remote->script_len[OP_CRED_CREATE] = 1;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->ncreds, 1);
+    assert_int_equal(f->remote->calls[OP_CRED_CREATE], 2);
+    assert_every_remote_cred_has_its_token(f);
+    assert_true(f->report.converged);
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void test_one_sync_at_a_time(void **state)
+{
+    fixture *f = *state;
+    char dir[] = "/tmp/rampart-engine-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/rampart.db", dir);
+    store *mine = NULL, *other = NULL;
+    error_info err;
+    assert_int_equal(store_open(path, 0, &mine, &err), ERROR_OK);
+    assert_int_equal(store_open(path, 0, &other, &err), ERROR_OK);
+    model_rule r;
+    memset(&r, 0, sizeof r);
+    strcpy(r.policy_id, POLICY);
+    strcpy(r.cidr, "10.0.0.0/8");
+    assert_int_equal(store_rule_insert(mine, &r, &err), ERROR_OK);
+    store_sync_lock *held = NULL;
+    assert_int_equal(store_sync_lock_take(other, &held, &err), ERROR_OK);
+    assert_int_equal(sync_run(mine, &fake_ops, f->remote, &f->opt, &f->report, &err),
+                     ERROR_STATE);
+    assert_non_null(strstr(err.msg, "another sync"));
+    assert_int_equal(f->remote->ncalls, 0);
+    store_sync_unlock(held);
+    assert_int_equal(sync_run(mine, &fake_ops, f->remote, &f->opt, &f->report, &err),
+                     ERROR_OK);
+    assert_int_equal(f->remote->nrules, 1);
+    store_close(mine);
+    store_close(other);
+    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- orphans and the plan ------------------------------------------------- */
+
+static void test_discarded_orphan_is_deleted_not_recreated(void **state)
+{
+    fixture *f = *state;
+    char id[MODEL_ID_MAX + 1];
+    new_cred(f, "agent", "", id);
+    fake_script(f->remote, OP_CRED_CREATE, SYNC_AMBIGUOUS, true, -1, "timeout");
+    f->opt.push = false;
+    assert_int_equal(store_cred_claim(f->st, id, NULL), ERROR_OK);
+    model_cred sent = {0};
+    error_info err;
+    assert_int_equal(store_cred_get(f->st, id, &sent, &err), ERROR_OK);
+    snprintf(sent.metadata, sizeof sent.metadata, SYNC_MARKER_KEY "%s", id);
+    model_cred out = {0};
+    sync_result res;
+    fake_cred_create(f->remote, &sent, &out, &res); /* reply lost */
+    model_cred_clear(&sent);
+    assert_int_equal(run(f), ERROR_OK); /* pull only: finds the orphan */
+    assert_int_equal(cred_state(f, id), MODEL_STATE_ORPHANED);
+    assert_int_equal(store_cred_discard(f->st, id, NULL, &err), ERROR_OK);
+    f->opt.push = true;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->ncreds, 0);
+    assert_int_equal(f->remote->calls[OP_CRED_CREATE], 1);
+    assert_int_equal(store_cred_get(f->st, id, &out, &err), ERROR_NOT_FOUND);
+    assert_true(f->report.converged);
+}
+
+typedef struct plan_seen {
+    char signs[16];
+    char ids[16][MODEL_ID_MAX + 1];
+    char why[16][MODEL_ERROR_MAX + 1];
+    size_t n;
+} plan_seen;
+
+static error_code collect_plan(void *ctx, const sync_plan_item *item, error_info *err)
+{
+    (void)err;
+    plan_seen *p = ctx;
+    p->signs[p->n] = item->sign;
+    strcpy(p->ids[p->n], item->is_rule ? item->rule->id : item->cred->id);
+    snprintf(p->why[p->n], sizeof p->why[0], "%s", item->why);
+    p->n++;
+    return ERROR_OK;
+}
+
+static void test_plan_from_cache(void **state)
+{
+    fixture *f = *state;
+    seed_remote_rules(f, 2);
+    assert_int_equal(run(f), ERROR_OK);
+    char doomed[MODEL_ID_MAX + 1], gone[MODEL_ID_MAX + 1];
+    strcpy(doomed, f->remote->rules[0].id);
+    strcpy(gone, f->remote->rules[1].id);
+    error_info err;
+    assert_int_equal(store_rule_delete(f->st, doomed, NULL, &err), ERROR_OK);
+    assert_int_equal(store_rule_set_state(f->st, gone, MODEL_STATE_REMOTE_DELETED, NULL, &err),
+                     ERROR_OK);
+    char add[MODEL_ID_MAX + 1], bad[MODEL_ID_MAX + 1], cred[MODEL_ID_MAX + 1];
+    new_rule(f, "192.168.0.0/16", MODEL_ACTION_ALLOW, add);
+    new_rule(f, "192.169.0.1/16", MODEL_ACTION_ALLOW, bad);
+    assert_int_equal(store_rule_set_state(f->st, bad, MODEL_STATE_FAILED,
+                                          "host bits set: did you mean 192.169.0.0/16?", &err),
+                     ERROR_OK);
+    new_cred(f, "agent", "", cred);
+    size_t calls = f->remote->ncalls;
+    plan_seen p = {0};
+    assert_int_equal(sync_plan(f->st, collect_plan, &p, &err), ERROR_OK);
+    assert_int_equal(f->remote->ncalls, calls); /* no network */
+    assert_int_equal(p.n, 5);
+    /* Rules by id (remote ids sort before local ones), then credentials. */
+    assert_string_equal(p.ids[0], doomed);
+    assert_int_equal(p.signs[0], '-');
+    assert_string_equal(p.ids[1], gone);
+    assert_int_equal(p.signs[1], '~');
+    assert_int_equal(p.signs[2], '+');
+    assert_int_equal(p.signs[3], '!');
+    assert_string_equal(p.ids[3], bad);
+    assert_non_null(strstr(p.why[3], "host bits set"));
+    assert_string_equal(p.ids[4], cred);
+    assert_int_equal(p.signs[4], '+');
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_creates_rules_and_creds),
+        T(test_deletes_and_404_is_done),
+        T(test_rejected_create_fails_with_message),
+        T(test_auth_error_on_create_stops),
+        T(test_ambiguous_rule_found_by_listing),
+        T(test_ambiguous_rule_not_created_is_resent),
+        T(test_ambiguous_cred_orphaned_then_recreated),
+        T(test_crash_in_creating_reconciles_first),
+        T(test_auth_error_during_pull_marks_nothing),
+        T(test_interrupted_pull_leaves_cache),
+        T(test_remote_additions_and_deletions),
+        T(test_empty_page_ends_listing),
+        T(test_push_only_and_pull_only),
+        T(test_429_pauses_queue_for_retry_after),
+        T(test_retry_after_is_clamped),
+        T(test_backoff_without_retry_after),
+        T(test_max_attempts_then_failed),
+        T(test_not_sent_is_retried),
+        T(test_unreachable_remote_stops),
+        T(test_pacing_takes_n_minus_r_over_r_minutes),
+        T(test_cancel_between_requests),
+        T(test_reply_without_token_is_replaced),
+        T(test_one_sync_at_a_time),
+        T(test_discarded_orphan_is_deleted_not_recreated),
+        T(test_plan_from_cache),
+    };
+#undef T
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
