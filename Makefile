@@ -51,7 +51,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all run test bench install uninstall clean deps deps-check help
+.PHONY: all run test bench soak install uninstall clean deps deps-check help
 
 all: $(BIN)
 
@@ -82,7 +82,11 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WCONV) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-# Recursive make after deps-check: pkg-config flags above are read when make
+# Recursive make after # The kill -9 crash test, many more rounds than CI runs.
+soak: all
+	@RAMPART=$(abspath $(BIN)) CRASH_ROUNDS=500 sh tests/e2e/crash.sh
+
+deps-check: pkg-config flags above are read when make
 # starts, so a run that just installed packages needs a fresh parse.
 run: deps-check
 	@$(MAKE) --no-print-directory all
@@ -95,6 +99,10 @@ test: deps-check
 bench: deps-check
 	@$(MAKE) --no-print-directory SAN= BUILD=build $(BENCH_SRC:tests/bench/%.c=build/bench/%) build/rampart
 	@sh tests/bench/run.sh build
+
+# The kill -9 crash test, many more rounds than CI runs.
+soak: all
+	@RAMPART=$(abspath $(BIN)) CRASH_ROUNDS=500 sh tests/e2e/crash.sh
 
 deps-check:
 	@missing=""; \

@@ -57,6 +57,12 @@ int store_schema_version(void);
  */
 error_code store_open(const char *path, unsigned flags, store **out, error_info *err);
 
+/*
+ * Create the missing directories above the file `path` (like mkdir -p, each new
+ * one 0700), as store_open does for the database; for files kept beside it.
+ */
+error_code store_make_parent_dirs(const char *path, error_info *err);
+
 /* Close the handle (NULL is a no-op). Rolls back an open transaction. */
 void store_close(store *st);
 

@@ -39,8 +39,8 @@ static error_code make_paths(cli_ctx *ctx, sandbox_paths *p, error_info *e)
     snprintf(p->remote, sizeof p->remote, "%s/remote.db", p->dir);
     snprintf(p->ready, sizeof p->ready, "%s/ready", p->dir);
     snprintf(p->log, sizeof p->log, "%s/serve-api.log", p->dir);
-    if (mkdir(p->dir, 0700) != 0 && errno != EEXIST)
-        return error_set(e, ERROR_IO, "cannot create %s: %s", p->dir, strerror(errno));
+    if (store_make_parent_dirs(p->remote, e) != ERROR_OK)
+        return e->code;
     if (ctx->cfg.sources[CONFIG_DB] == CONFIG_SRC_DEFAULT) {
         char cache[CONFIG_PATH_MAX + 16];
         snprintf(cache, sizeof cache, "%s/cache.db", p->dir);

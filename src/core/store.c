@@ -244,7 +244,7 @@ static error_code make_private_dir(const char *dir, error_info *err)
  * new one 0700 as the XDG base directory spec asks (a fresh account may not have
  * ~/.local/share yet). Existing directories keep their mode.
  */
-static error_code ensure_dir(const char *path, error_info *err)
+error_code store_make_parent_dirs(const char *path, error_info *err)
 {
     char dir[PATH_MAX];
     if (!model_copy_text(dir, sizeof dir, path))
@@ -297,7 +297,7 @@ static error_code prepare_path(const char *path, bool readonly, error_info *err)
                              strerror(errno));
         return ERROR_OK;
     }
-    if (ensure_dir(path, err))
+    if (store_make_parent_dirs(path, err))
         return err->code;
     return ensure_file(path, err);
 }

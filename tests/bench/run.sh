@@ -41,3 +41,82 @@ printf '%-34s %14s %14s %7s  %s\n' "page at 90% depth, us (20 rows)" "$deep" "$f
     "$(awk -v a="$deep" -v b="$first" 'BEGIN { printf "%.2f", a / b }')" \
     "ratio <= 1.5 (baseline: first page)"
 printf '%-34s %14s\n' "state counts over all rows, ms" "$(figure state_counts_ms "$work/pages.txt")"
+
+# ---- sync over loopback against serve-api ----
+pull_rows=${BENCH_PULL_ROWS:-100000}
+push_rows=${BENCH_PUSH_ROWS:-10000}
+key=bench_key_$$
+export RAMPART_SERVE_API_KEY=$key RAMPART_API_KEY=$key RAMPART_RATE=0
+server_pid=""
+start_server() { # DB: a serve-api on a free port; sets $url
+    rm -f "$work/ready"
+    "$build/rampart" serve-api --listen tcp:127.0.0.1:0 --db "$1" --ready-file "$work/ready" \
+        2>/dev/null &
+    server_pid=$!
+    while [ ! -s "$work/ready" ]; do sleep 0.02; done # poll for the ready file
+    url="http://$(cat "$work/ready")"
+    export RAMPART_API_URL=$url
+}
+stop_server() { kill "$server_pid"; wait "$server_pid" 2>/dev/null; }
+
+# The server's rules, written straight into its database (remote ids: synced rows).
+awk -v n="$pull_rows" 'BEGIN {
+    printf "[";
+    for (i = 0; i < n; i++)
+        printf "%s{\"id\":\"ipr_%027d\",\"cidr\":\"10.%d.%d.%d/32\",\"ip_policy\":{\"id\":\"ipp_bench%05d\"},\"action\":\"allow\",\"created_at\":\"2026-01-01T00:00:00Z\"}",
+            (i ? ",\n" : ""), i, int(i / 65536) % 256, int(i / 256) % 256, i % 256, i % 100;
+    print "]" }' >"$work/server.json"
+"$build/rampart" --db "$work/pull-server.db" rules import "$work/server.json" >/dev/null
+start_server "$work/pull-server.db"
+t0=$(now)
+"$build/rampart" --db "$work/pull-client.db" sync --pull-only >/dev/null
+t1=$(now)
+# Baseline: a plain curl loop following next_page_uri, as a script would.
+next="$url/ip_policy_rules"
+pages=0
+while [ -n "$next" ]; do
+    next=$(curl -sS -H "Authorization: Bearer $key" -H "Service-Version: 2" "$next" |
+        sed -n 's/.*"next_page_uri":"\([^"]*\)".*/\1/p')
+    pages=$((pages + 1))
+done
+t2=$(now)
+stop_server
+pull_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+curl_pull_s=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }')
+
+# Push: the same creates through rampart and through one curl process (keep-alive).
+awk -v n="$push_rows" 'BEGIN {
+    printf "[";
+    for (i = 0; i < n; i++)
+        printf "%s{\"cidr\":\"10.%d.%d.0/24\",\"ip_policy_id\":\"ipp_push\",\"action\":\"deny\"}",
+            (i ? ",\n" : ""), int(i / 256) % 256, i % 256;
+    print "]" }' >"$work/push.json"
+"$build/rampart" --db "$work/push-client.db" rules import "$work/push.json" >/dev/null
+start_server "$work/push-server.db"
+t0=$(now)
+"$build/rampart" --db "$work/push-client.db" sync --push-only >/dev/null
+t1=$(now)
+stop_server
+start_server "$work/push-server2.db"
+awk -v n="$push_rows" -v u="$url" -v k="$key" 'BEGIN {
+    for (i = 0; i < n; i++) {
+        if (i) print "next";
+        printf "url = \"%s/ip_policy_rules\"\nsilent\noutput = /dev/null\n", u;
+        printf "header = \"Authorization: Bearer %s\"\nheader = \"Service-Version: 2\"\n", k;
+        printf "header = \"Content-Type: application/json\"\n";
+        printf "data = \"{\\\"cidr\\\":\\\"10.%d.%d.0/24\\\",\\\"ip_policy_id\\\":\\\"ipp_push\\\",\\\"action\\\":\\\"deny\\\"}\"\n",
+            int(i / 256) % 256, i % 256;
+    } }' >"$work/curl-push.cfg"
+t2=$(now)
+curl -K "$work/curl-push.cfg"
+t3=$(now)
+stop_server
+push_rate=$(awk -v n="$push_rows" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')
+curl_push_rate=$(awk -v n="$push_rows" -v a="$t2" -v b="$t3" 'BEGIN { printf "%.0f", n / (b - a) }')
+
+printf '%-34s %14s %14s %7s  %s\n' "pull $pull_rows rules, s (sync)" "$pull_s" "$curl_pull_s" \
+    "$(awk -v a="$pull_s" -v b="$curl_pull_s" 'BEGIN { printf "%.2f", a / b }')" \
+    "ratio <= 1.5 (baseline: curl per page following next_page_uri, $pages pages)"
+printf '%-34s %14s %14s %7s  %s\n' "push $push_rows creates, req/s" "$push_rate" \
+    "$curl_push_rate" "$(awk -v a="$curl_push_rate" -v b="$push_rate" 'BEGIN { printf "%.2f", a / b }')" \
+    "ratio <= 1.5 (baseline: one curl process, keep-alive POSTs; ratio = baseline/rampart)"
