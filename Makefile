@@ -82,11 +82,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WCONV) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-# Recursive make after # The kill -9 crash test, many more rounds than CI runs.
-soak: all
-	@RAMPART=$(abspath $(BIN)) CRASH_ROUNDS=500 sh tests/e2e/crash.sh
-
-deps-check: pkg-config flags above are read when make
+# Recursive make after deps-check: pkg-config flags above are read when make
 # starts, so a run that just installed packages needs a fresh parse.
 run: deps-check
 	@$(MAKE) --no-print-directory all

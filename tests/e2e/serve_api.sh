@@ -73,9 +73,10 @@ req() {
 creates() {
     : >"$tmp/batch.curl"
     while IFS= read -r line; do
+        [ -s "$tmp/batch.curl" ] && echo next >>"$tmp/batch.curl"
         cat "$tmp/auth.curl" >>"$tmp/batch.curl"
         esc=$(printf '%s' "$line" | sed 's/\\/\\\\/g; s/"/\\"/g')
-        printf 'url = "%s"\nheader = "Content-Type: application/json"\ndata-binary = "%s"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\nnext\n' \
+        printf 'url = "%s"\nheader = "Content-Type: application/json"\ndata-binary = "%s"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\n' \
             "$1" "$esc" >>"$tmp/batch.curl"
     done
     curl -sS -K "$tmp/batch.curl" >"$tmp/codes" 2>"$tmp/err"
@@ -94,7 +95,6 @@ raw() {
 
 is() { [ "$status" = "$1" ]; }
 hdr_has() { tr -d '\r' <"$tmp/hdr" | grep -qi -e "$1"; }
-hdr_lacks() { ! hdr_has "$1"; }
 body_empty() { [ ! -s "$tmp/out" ]; }
 crc_is() { [ "$crc" -eq "$1" ]; }
 # The first "NAME":"value" of the body.
