@@ -174,6 +174,10 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
     if (!st || !opt || !valid_ops(ops))
         return error_set(err, ERROR_INVALID, "sync_run needs a store, options and every "
                          "API operation");
+    /* Inside the caller's transaction every state move would wait for its commit,
+     * across network calls: a crash would lose the claim made before a create. */
+    if (store_in_transaction(st))
+        return error_set(err, ERROR_STATE, "sync_run cannot run inside a transaction");
     store_sync_lock *lock = NULL;
     if (store_sync_lock_take(st, &lock, err)) {
         snprintf(report->last_error, sizeof report->last_error, "%s", err->msg);

@@ -57,41 +57,10 @@ static sync_outcome send_list(engine *e, void *arg, sync_result *res)
     return e->ops->cred_list_page(e->api, l->url, &l->creds, res);
 }
 
-/* Drop rules without an id (they cannot be matched to anything). */
-static size_t keep_rules_with_ids(engine *e, codec_rule_page *p)
+/* Id of item i of the page in `l` ("" when the item has none). */
+static const char *item_id(const list_job *l, size_t i)
 {
-    size_t kept = 0;
-    for (size_t i = 0; i < p->count; i++) {
-        if (!p->items[i].id[0]) {
-            engine_log(e, SYNC_LOG_WARN, "the listing has a rule without an id: skipped");
-            continue;
-        }
-        if (kept != i)
-            p->items[kept] = p->items[i];
-        kept++;
-    }
-    p->count = kept;
-    return kept;
-}
-
-static size_t keep_creds_with_ids(engine *e, codec_cred_page *p)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < p->count; i++) {
-        if (!p->items[i].id[0]) {
-            engine_log(e, SYNC_LOG_WARN, "the listing has a credential without an id: "
-                       "skipped");
-            model_cred_clear(&p->items[i]);
-            continue;
-        }
-        if (kept != i) {
-            p->items[kept] = p->items[i];
-            memset(&p->items[i], 0, sizeof p->items[i]); /* moved: owned by `kept` */
-        }
-        kept++;
-    }
-    p->count = kept;
-    return kept;
+    return l->is_rule ? l->rules.items[i].id : l->creds.items[i].id;
 }
 
 static error_code stage_creds(engine *e, codec_cred_page *p, error_info *err)
@@ -113,14 +82,11 @@ static error_code stage_creds(engine *e, codec_cred_page *p, error_info *err)
     return rc;
 }
 
-/* Stage the page in `l`; *rows gets its size. */
-static error_code stage_page(engine *e, list_job *l, size_t *rows, error_info *err)
+/* Stage the page in `l`. */
+static error_code stage_page(engine *e, list_job *l, error_info *err)
 {
-    if (l->is_rule) {
-        *rows = keep_rules_with_ids(e, &l->rules);
+    if (l->is_rule)
         return store_pull_stage_rules(e->st, l->rules.items, l->rules.count, err);
-    }
-    *rows = keep_creds_with_ids(e, &l->creds);
     return stage_creds(e, &l->creds, err);
 }
 
@@ -144,9 +110,17 @@ static bool list_page(engine *e, list_job *l, size_t *total)
         engine_fail(e, ENGINE_PULL_FAILED, "listing %s failed: %s", plural, res.message);
         return false;
     }
-    size_t listed = page_size(l), staged = 0;
+    size_t listed = page_size(l);
+    /* An item without an id cannot be matched: the listing is not one to trust
+     * with absence, so the pull stops here rather than skipping it. */
+    for (size_t i = 0; i < listed; i++) {
+        if (!item_id(l, i)[0]) {
+            engine_fail(e, ENGINE_PULL_FAILED, "listing %s: item without an id", plural);
+            return false;
+        }
+    }
     error_info err;
-    if (stage_page(e, l, &staged, &err)) {
+    if (stage_page(e, l, &err)) {
         engine_db_fail(e, &err);
         return false;
     }
@@ -155,24 +129,40 @@ static bool list_page(engine *e, list_job *l, size_t *total)
     return true;
 }
 
+/*
+ * Pages come newest first, so each page's last id is older than the one before.
+ * A page that does not move back (a server handing out pages in a loop) would
+ * make the pull endless. Ids of different lengths (older ids can be shorter) do
+ * not compare as text, so only equal lengths are checked.
+ */
+static bool moves_back(const char *prev_last, const char *last)
+{
+    if (!prev_last[0] || strlen(prev_last) != strlen(last))
+        return true;
+    return strcmp(last, prev_last) < 0;
+}
+
 /* Follow next_page_uri verbatim until it is null or a page is empty. */
 static bool list_all(engine *e, bool is_rule, size_t *total)
 {
     list_job l = {.is_rule = is_rule};
     char url[MODEL_URI_MAX + 1] = "";
+    char prev_last[MODEL_ID_MAX + 1] = "";
     bool ok = true;
     *total = 0;
     for (;;) {
         l.url = url[0] ? url : NULL;
         if (!(ok = list_page(e, &l, total)) || page_size(&l) == 0 || !next_uri(&l)[0])
             break;
-        if (strcmp(next_uri(&l), url) == 0) {
+        const char *last = item_id(&l, page_size(&l) - 1);
+        if (!moves_back(prev_last, last) || strcmp(next_uri(&l), url) == 0) {
             engine_fail(e, ENGINE_PULL_FAILED, "listing %s does not advance: the server "
-                        "sent the same next page twice", is_rule ? "rules" : "credentials");
+                        "handed out a page it had already sent", is_rule ? "rules" : "credentials");
             ok = false;
             break;
         }
         memcpy(url, next_uri(&l), sizeof url);
+        memcpy(prev_last, last, sizeof prev_last);
     }
     codec_rule_page_free(&l.rules);
     codec_cred_page_free(&l.creds);

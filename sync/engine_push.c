@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PAGE_ROWS = 32 };
+enum { PAGE_ROWS = 32, CONFIRM_TRIES = 3 };
 
 static unsigned bit(model_state state)
 {
@@ -119,7 +119,10 @@ static void delete_done(engine *e, const delete_job *d, model_state state, bool 
     error_code rc;
     if (state == MODEL_STATE_ORPHANED) {
         rc = store_cred_requeue(e->st, d->id, &err);
-        if (rc == ERROR_OK) {
+        if (rc == ERROR_STATE) {
+            /* The user discarded it meanwhile (now deleting): the delete settled it. */
+            rc = store_cred_remove(e->st, d->id, &err);
+        } else if (rc == ERROR_OK) {
             e->report->orphans_deleted++;
             engine_log(e, SYNC_LOG_INFO, "deleted credential %s remotely (its token was "
                        "lost): creating it again", d->id);
@@ -208,10 +211,12 @@ static void create_done(engine *e, create_job *j)
         return;
     }
     error_info err;
-    error_code rc = j->is_rule ? store_rule_confirm_create(e->st, j->local_id, &j->rule_out,
-                                                           &err)
-                               : store_cred_confirm_create(e->st, j->local_id, &j->cred_out,
-                                                           &err);
+    error_code rc = ERROR_IO;
+    /* The token exists only in memory now: a busy database (another writer past
+     * the busy timeout) gets a few more tries before it is given up. */
+    for (int attempt = 0; attempt < CONFIRM_TRIES && rc == ERROR_IO; attempt++)
+        rc = j->is_rule ? store_rule_confirm_create(e->st, j->local_id, &j->rule_out, &err)
+                        : store_cred_confirm_create(e->st, j->local_id, &j->cred_out, &err);
     const char *noun = j->is_rule ? "rule" : "credential";
     if (rc == ERROR_OK) {
         e->report->created++;

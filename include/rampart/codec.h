@@ -84,6 +84,8 @@ error_code codec_cred_decode(const char *json, size_t len, model_cred *out,
 /*
  * A list page {"ip_policy_rules": [...], "uri", "next_page_uri"}. The array is
  * required; a bad item fails the page, named from 1 ("rule 3: cidr: …").
+ * "next_page_uri" must be present: null on the last page, else a non-empty string
+ * (a missing or empty one would make an incomplete listing look complete).
  */
 error_code codec_rule_page_decode(const char *json, size_t len, codec_rule_page *out,
                                   error_info *err);

@@ -73,6 +73,9 @@ error_code store_begin(store *st, error_info *err);
 error_code store_commit(store *st, error_info *err);
 void store_rollback(store *st);
 
+/* Whether a store_begin transaction is open on this handle. */
+bool store_in_transaction(const store *st);
+
 typedef enum store_sort {
     STORE_SORT_ID,   /* id order: remote ids sort by creation time */
     STORE_SORT_COUNT

@@ -41,7 +41,9 @@ static error_code make_paths(cli_ctx *ctx, sandbox_paths *p, error_info *e)
     snprintf(p->log, sizeof p->log, "%s/serve-api.log", p->dir);
     if (store_make_parent_dirs(p->remote, e) != ERROR_OK)
         return e->code;
-    if (ctx->cfg.sources[CONFIG_DB] == CONFIG_SRC_DEFAULT) {
+    /* Only an explicit --db keeps its cache: one from RAMPART_DB or the config file
+     * is the real remote's, and sandbox ids must never land in it. */
+    if (ctx->cfg.sources[CONFIG_DB] != CONFIG_SRC_FLAG) {
         char cache[CONFIG_PATH_MAX + 16];
         snprintf(cache, sizeof cache, "%s/cache.db", p->dir);
         return config_set(&ctx->cfg, CONFIG_DB, cache, CONFIG_SRC_SANDBOX, e);

@@ -142,15 +142,14 @@ static void log_line(void *ctx, const char *method, const char *rpath, int statu
                      const char *fault, double ms)
 {
     cli_ctx *c = ctx;
-    char clean[LOG_PATH_MAX + 1];
-    size_t n = 0;
-    for (; rpath[n] && n < LOG_PATH_MAX; n++) {
-        unsigned char ch = (unsigned char)rpath[n];
-        clean[n] = ch < 0x20 || ch == 0x7F ? '?' : (char)ch;
-    }
-    clean[n] = '\0';
-    fprintf(c->err, "%.16s %s %d %.1fms%s%s\n", method, clean, status, ms,
-            fault ? " fault=" : "", fault ? fault : "");
+    /* Method and path come from the client: neutralised like any untrusted text
+     * on a terminal (C0, C1, invalid UTF-8). One lock: threads log at once. */
+    flockfile(c->err);
+    cli_put_cell(c->err, method, 0, 16);
+    fputc(' ', c->err);
+    cli_put_cell(c->err, rpath, 0, LOG_PATH_MAX);
+    fprintf(c->err, " %d %.1fms%s%s\n", status, ms, fault ? " fault=" : "", fault ? fault : "");
+    funlockfile(c->err);
 }
 
 /* Write ADDR to FILE in one rename, so a poller never reads half of it. */

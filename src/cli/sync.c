@@ -174,8 +174,12 @@ int cli_sync_now(cli_ctx *ctx, bool push, bool pull, bool verbose, bool json,
         put_report_json(ctx, report);
     else if (rc == ERROR_OK)
         put_report(ctx, report);
-    if (rc != ERROR_OK)
-        return cli_fail(ctx, &e) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_NOT_CONVERGED;
+    if (rc != ERROR_OK) {
+        /* A refused key is a configuration problem (2); anything else (another
+         * sync running, remote unreachable) leaves the cache not converged (4). */
+        int code = cli_fail(ctx, &e);
+        return rc == ERROR_CONFIG ? code : CLI_EXIT_NOT_CONVERGED;
+    }
     return report->converged ? CLI_EXIT_OK : CLI_EXIT_NOT_CONVERGED;
 }
 

@@ -353,6 +353,21 @@ static error_code page_envelope(const json_t *root, const char *key,
     return rc;
 }
 
+/*
+ * The end of a listing must be said (null), never implied by a missing or empty
+ * field: a sync takes absence from a complete listing as deletion. Checked after
+ * the items, whose errors say more.
+ */
+static error_code page_end_said(const json_t *root, const char *next, error_info *err)
+{
+    const json_t *v = json_object_get(root, "next_page_uri");
+    if (!v)
+        return error_set(err, ERROR_FORMAT, "next_page_uri: missing (null on the last page)");
+    if (json_is_string(v) && !next[0])
+        return error_set(err, ERROR_FORMAT, "next_page_uri: empty (null on the last page)");
+    return ERROR_OK;
+}
+
 static error_code rule_items(const json_t *items, codec_rule_page *out, error_info *err)
 {
     size_t n = json_array_size(items);
@@ -384,6 +399,8 @@ error_code codec_rule_page_decode(const char *json, size_t len, codec_rule_page 
                            err);
     if (rc == ERROR_OK)
         rc = rule_items(items, out, err);
+    if (rc == ERROR_OK)
+        rc = page_end_said(root, out->next_page_uri, err);
     json_decref(root);
     if (rc != ERROR_OK)
         codec_rule_page_free(out);
@@ -428,6 +445,8 @@ error_code codec_cred_page_decode(const char *json, size_t len, codec_cred_page 
         rc = page_envelope(root, "credentials", &items, out->uri, out->next_page_uri, err);
     if (rc == ERROR_OK)
         rc = cred_items(items, out, err);
+    if (rc == ERROR_OK)
+        rc = page_end_said(root, out->next_page_uri, err);
     json_decref(root);
     if (rc != ERROR_OK)
         codec_cred_page_free(out);

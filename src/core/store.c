@@ -219,6 +219,11 @@ void store_rollback(store *st)
     st->in_tx = false;
 }
 
+bool store_in_transaction(const store *st)
+{
+    return st && st->in_tx;
+}
+
 /* ---- files --------------------------------------------------------------- */
 
 /* mkdir with mode 0700 whatever the umask; an existing directory is fine. */

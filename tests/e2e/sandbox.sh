@@ -20,3 +20,8 @@ check "sandbox files are private (0600)" \
     [ "$(stat -c %a "$dir/remote.db")" = 600 ] && [ "$(stat -c %a "$dir/cache.db")" = 600 ]
 no_server() { ! pgrep -f "$dir/remote.db" >/dev/null; }
 check "no sandbox server is left running" no_server
+RAMPART_DB="$tmp/real.db" run --sandbox rules create --cidr 10.9.0.0/16 \
+    --policy ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a --action deny --sync
+check "with RAMPART_DB set, --sandbox still uses its own cache" out_has "^state  *synced"
+RAMPART_DB="$tmp/real.db" run rules list
+check "... and the real cache got nothing from the sandbox" err_has "no rules in the cache"

@@ -595,7 +595,8 @@ static void test_pages_refused(void **state)
              p->port);
     step steps[] = {
         {STEP_REPLY, reply_of(200, "OK", NULL, self)},
-        {STEP_REPLY, reply_of(200, "OK", NULL, "{\"credentials\":[{\"acl\":[]}]}")},
+        {STEP_REPLY, reply_of(200, "OK", NULL,
+                             "{\"credentials\":[{\"acl\":[]}],\"next_page_uri\":null}")},
     };
     p->steps = steps;
     p->nsteps = 2;

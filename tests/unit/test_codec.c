@@ -674,6 +674,9 @@ static void test_rule_pages(void **state)
          "{\"cidr\":2}]}",
          "rule 2: cidr: expected a string, got a number"},
         {"{\"ip_policy_rules\":[1]}", "rule 1: expected an object, got a number"},
+        {"{\"ip_policy_rules\":[]}", "next_page_uri: missing (null on the last page)"},
+        {"{\"ip_policy_rules\":[],\"next_page_uri\":\"\"}",
+         "next_page_uri: empty (null on the last page)"},
         {"[]", "expected an object, got an array"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -705,7 +708,8 @@ static void test_cred_pages(void **state)
     assert_string_equal(page.next_page_uri, "");
     codec_cred_page_free(&page);
 
-    const char *empty = "{\"credentials\":[],\"uri\":\"" BASE "/credentials\"}";
+    const char *empty =
+        "{\"credentials\":[],\"uri\":\"" BASE "/credentials\",\"next_page_uri\":null}";
     assert_int_equal(codec_cred_page_decode(empty, strlen(empty), &page, NULL), ERROR_OK);
     assert_int_equal(page.count, 0);
     assert_null(page.items);
