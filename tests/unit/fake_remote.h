@@ -40,6 +40,8 @@ typedef struct fake_step {
     const char *msg;
     bool empty;           /* list: an empty page that still has a next_page_uri */
     bool no_token;        /* credential create: a 201 whose body lacks the token */
+    bool no_ids;          /* rule list: the items come without their ids */
+    bool rewind;          /* rule list: next_page_uri leads back to the first page */
 } fake_step;
 
 typedef struct fake_remote {
@@ -268,9 +270,15 @@ static sync_outcome fake_rule_list(void *ctx, const char *url, codec_rule_page *
     bool more;
     size_t n = fake_page(f, f->nrules, rule_id_at, before, idx, &more);
     page->items = calloc(n ? n : 1, sizeof *page->items);
-    for (size_t i = 0; i < n && !step.empty; i++)
-        page->items[page->count++] = f->rules[idx[i]];
-    if (more || step.empty)
+    for (size_t i = 0; i < n && !step.empty; i++) {
+        page->items[page->count] = f->rules[idx[i]];
+        if (step.no_ids)
+            page->items[page->count].id[0] = '\0';
+        page->count++;
+    }
+    if (step.rewind)
+        fake_next(f, "rules", "zzzzzzzz", page->next_page_uri); /* before everything */
+    else if (more || step.empty)
         fake_next(f, "rules", n ? f->rules[idx[n - 1]].id : "x", page->next_page_uri);
     res->http_status = 200;
     return SYNC_OK;

@@ -432,6 +432,38 @@ static void test_empty_page_ends_listing(void **state)
     assert_int_equal(f->report.pulled_rules, 0);
 }
 
+/* Items without ids cannot be matched: the listing is not complete evidence. */
+static void test_item_without_id_fails_the_pull(void **state)
+{
+    fixture *f = *state;
+    seed_remote_rules(f, 5);
+    assert_int_equal(run(f), ERROR_OK);
+    f->remote->script[OP_RULE_LIST][0] = (fake_step){.outcome = SYNC_OK, .no_ids = true};
+    f->remote->script_len[OP_RULE_LIST] = 1;
+    f->remote->script_pos[OP_RULE_LIST] = 0;
+    assert_int_equal(run(f), ERROR_IO);
+    assert_non_null(strstr(f->report.last_error, "without an id"));
+    size_t counts[MODEL_STATE_COUNT];
+    error_info err;
+    assert_int_equal(store_rule_state_counts(f->st, counts, &err), ERROR_OK);
+    assert_int_equal(counts[MODEL_STATE_SYNCED], 5);
+    assert_int_equal(counts[MODEL_STATE_REMOTE_DELETED], 0);
+}
+
+/* A server handing pages out in a loop stops the pull instead of looping forever. */
+static void test_listing_that_loops_fails_the_pull(void **state)
+{
+    fixture *f = *state;
+    seed_remote_rules(f, 25); /* three pages of 10 */
+    fake_script(f->remote, OP_RULE_LIST, SYNC_OK, false, -1, NULL);
+    f->remote->script[OP_RULE_LIST][1] = (fake_step){.outcome = SYNC_OK, .rewind = true};
+    f->remote->script_len[OP_RULE_LIST] = 2;
+    assert_int_equal(run(f), ERROR_IO);
+    assert_non_null(strstr(f->report.last_error, "does not advance"));
+    assert_true(f->remote->calls[OP_RULE_LIST] <= 4);
+    assert_int_equal(rule_count(f), 0); /* nothing merged */
+}
+
 static void test_push_only_and_pull_only(void **state)
 {
     fixture *f = *state;
@@ -716,6 +748,8 @@ int main(void)
         T(test_crash_in_creating_reconciles_first),
         T(test_auth_error_during_pull_marks_nothing),
         T(test_interrupted_pull_leaves_cache),
+        T(test_item_without_id_fails_the_pull),
+        T(test_listing_that_loops_fails_the_pull),
         T(test_remote_additions_and_deletions),
         T(test_empty_page_ends_listing),
         T(test_push_only_and_pull_only),
