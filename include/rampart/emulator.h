@@ -29,6 +29,8 @@
  *   ERR_INVALID_BODY 400 (JSON or types), ERR_VALIDATION 400, ERR_INVALID_QUERY 400,
  *   ERR_NOT_FOUND 404, ERR_METHOD_NOT_ALLOWED 405, ERR_TOO_LARGE 413,
  *   ERR_RATE_LIMITED 429, ERR_INTERNAL 500, ERR_BAD_GATEWAY 502.
+ * - Rate limit (optional): past `rate_limit` requests in a rolling 60 s, a 429
+ *   ERR_RATE_LIMITED without a Retry-After header, as the production service does.
  * - Threads: the http layer runs hooks on one thread per connection; the store,
  *   the id generator and the fault counters are shared under one mutex, held only
  *   around store calls (never across a delay).
@@ -144,6 +146,9 @@ typedef struct emulator_config {
     const char *base_url;        /* NULL or "": http://<listen address>
                                     (unix sockets: http://localhost) */
     const char *faults;          /* SPEC or NULL */
+    int rate_limit;              /* requests per rolling 60 s, as the production service
+                                    (120) answers past it: 429 without Retry-After;
+                                    0: no limit */
     emulator_log_fn log;         /* NULL: no log; called from server threads */
     void *log_ctx;
 } emulator_config;

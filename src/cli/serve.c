@@ -23,7 +23,8 @@ static int serve_api(cli_ctx *ctx, const char *path, int argc, char **argv);
 static const cli_command serve_command = {
     "serve-api", serve_api,
     "--listen ADDR --db FILE [--api-key-file FILE] [--version-header NAME]\n"
-    "       [--accept-missing-version] [--base-url URL] [--faults SPEC] [--ready-file FILE]",
+    "       [--accept-missing-version] [--base-url URL] [--faults SPEC] [--ready-file FILE]\n"
+    "       [--rate-limit N]",
     "Run the remote API on this machine (reference server, sandbox, tests).",
     "Serves create/get/list/delete of /ip_policy_rules and /credentials, like the\n"
     "production service, kept in its own database. Runs in the foreground until\n"
@@ -47,6 +48,8 @@ static const cli_command serve_command = {
     "  --ready-file FILE    once listening, write ADDR (\"127.0.0.1:PORT\" or the\n"
     "                       socket path) to FILE, for scripts to poll; removed at exit\n"
     "  --faults SPEC        inject failures for clients' tests (below)\n"
+    "  --rate-limit N       answer 429 (no Retry-After) past N requests in a rolling\n"
+    "                       60 s, as the production service does at 120; default: none\n"
     "\n"
     "Faults: SPEC is ENTRY[,ENTRY]... with ENTRY = OP:KIND@SELECT[:retry-after=S]\n"
     "  OP      create_rule create_cred delete_rule delete_cred list_rules list_creds\n"
@@ -172,6 +175,7 @@ static bool write_ready(cli_ctx *ctx, const char *file, const char *address)
 
 typedef struct serve_opts {
     const char *listen, *key_file, *version_header, *base_url, *faults, *ready_file;
+    const char *rate_limit;
     bool accept_missing;
 } serve_opts;
 
@@ -181,6 +185,7 @@ static int run_server(cli_ctx *ctx, const serve_opts *o, const char *key)
         .listen = o->listen, .db_path = config_get(&ctx->cfg, CONFIG_DB), .api_key = key,
         .version_header = o->version_header, .accept_missing_version = o->accept_missing,
         .base_url = o->base_url, .faults = o->faults, .log = log_line, .log_ctx = ctx,
+        .rate_limit = o->rate_limit ? atoi(o->rate_limit) : 0,
     };
     sigset_t stop, old;
     sigemptyset(&stop);
@@ -229,11 +234,16 @@ static int serve_api(cli_ctx *ctx, const char *path, int argc, char **argv)
         {"base-url", CLI_OPT_STRING, &o.base_url},
         {"faults", CLI_OPT_STRING, &o.faults},
         {"ready-file", CLI_OPT_STRING, &o.ready_file},
+        {"rate-limit", CLI_OPT_STRING, &o.rate_limit},
     };
     int first, rc;
     if (!cli_parse(ctx, path, &serve_command, opts, sizeof opts / sizeof opts[0], argc, argv,
                    &first, &rc))
         return rc;
+    if (o.rate_limit && (strspn(o.rate_limit, "0123456789") != strlen(o.rate_limit) ||
+                         !*o.rate_limit || strlen(o.rate_limit) > 6))
+        return cli_usage_error(ctx, path, "--rate-limit takes a whole number of requests "
+                               "per 60 s (120 is the production limit; 0: none)");
     if (!o.listen)
         return cli_usage_error(ctx, path, "--listen is required (e.g. --listen "
                                "tcp:127.0.0.1:0)");

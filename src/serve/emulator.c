@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 
 #include "rampart/codec.h"
@@ -210,10 +211,40 @@ static void refuse(const emulator_fault *f, http_response *resp)
         emu_error(resp, 500, "ERR_INTERNAL", "internal error (injected by --faults)");
 }
 
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The production limit: a rolling window of the last rate_limit requests. */
+static bool over_rate(emulator *em)
+{
+    if (em->rate_limit <= 0)
+        return false;
+    double now = monotonic_s();
+    pthread_mutex_lock(&em->lock);
+    bool over = em->rate_count == em->rate_limit && now - em->rate_times[em->rate_next] < 60.0;
+    if (!over) {
+        em->rate_times[em->rate_next] = now;
+        em->rate_next = (em->rate_next + 1) % em->rate_limit;
+        if (em->rate_count < em->rate_limit)
+            em->rate_count++;
+    }
+    pthread_mutex_unlock(&em->lock);
+    return over;
+}
+
 static void on_route(void *ctx, const http_request *req, http_response *resp)
 {
     emulator *em = ctx;
     const op_route *route = req->route_data;
+    if (over_rate(em)) {
+        emu_error(resp, 429, "ERR_RATE_LIMITED", "too many requests: at most %d per 60 s",
+                  em->rate_limit);
+        return;
+    }
     emulator_fault fault;
     bool faulty = pick_fault(em, route->op, &fault);
     if (faulty && fault.kind == EMULATOR_FAULT_STATUS) {
@@ -293,6 +324,12 @@ static error_code apply_settings(emulator *em, const emulator_config *cfg, error
     memcpy(em->api_key, cfg->api_key, em->key_len + 1);
     em->log = cfg->log;
     em->log_ctx = cfg->log_ctx;
+    if (cfg->rate_limit > 0) {
+        em->rate_times = calloc((size_t)cfg->rate_limit, sizeof *em->rate_times);
+        if (!em->rate_times)
+            return error_set(err, ERROR_NOMEM, "out of memory");
+        em->rate_limit = cfg->rate_limit;
+    }
     return ERROR_OK;
 }
 
@@ -359,5 +396,6 @@ void emulator_stop(emulator *em)
         free(em->api_key);
     }
     pthread_mutex_destroy(&em->lock);
+    free(em->rate_times);
     free(em);
 }

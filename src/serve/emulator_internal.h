@@ -29,6 +29,9 @@ struct emulator {
     ids_gen gen;
     emulator_faults faults;
     http_server *http;
+    int rate_limit;                /* 0: none */
+    double *rate_times;            /* ring of the last rate_limit request times */
+    int rate_next, rate_count;     /* when full, rate_times[rate_next] is the oldest */
 };
 
 /* Error reply: body {"error_code","status_code","msg","details":{"operation_id"}}

@@ -448,3 +448,19 @@ check "stop is logged" grep -q '^stopped (SIGTERM)' "$tmp/s1.log"
 start s1
 req GET "$base/ip_policy_rules"
 check "restart on the same database: rules kept" sh -c '[ "$0" = 200 ] && grep -q "2001:db8::/32" "$1"' "$status" "$tmp/out"
+
+# ---- the production rate limit (--rate-limit): 429 without Retry-After ----
+start rl --rate-limit 3
+n=0
+while [ $n -lt 3 ]; do
+    req GET "$base/ip_policy_rules"
+    n=$((n + 1))
+done
+check "--rate-limit 3: the third request in the window is served" is 200
+req GET "$base/ip_policy_rules"
+check "--rate-limit 3: the fourth is a 429" is 429
+check "... with the API's error body" error_shape ERR_RATE_LIMITED 429
+check "... and no Retry-After, like the production service" sh -c '! tr -d "\r" <"$0" | grep -qi "^Retry-After"' "$tmp/hdr"
+stop rl
+run serve-api --listen tcp:127.0.0.1:0 --db "$tmp/k.db" --rate-limit lots
+check "bad --rate-limit: refused" refused 2 "rate-limit takes a whole number"
