@@ -65,6 +65,8 @@ typedef struct http_request {
                                            duplicates kept; decoded */
     size_t nquery;
     bool query_overflow; /* more than HTTP_QUERY_MAX arguments were sent */
+    bool query_nul;      /* an argument decoded to text holding a NUL ("%00"): the C
+                            string would silently stop there, so refuse the request */
     const char *body;    /* NULL in the gate hook and when there is no body; else
                             NUL-terminated after body_len bytes */
     size_t body_len;

@@ -82,6 +82,10 @@ static bool parse_query(const http_request *req, const collection *c, list_query
 {
     q->limit = LIMIT_MAX;
     q->before_id = NULL;
+    if (req->query_nul) {
+        emu_error(resp, 400, "ERR_INVALID_QUERY", "a query parameter holds a NUL character");
+        return false;
+    }
     if (req->query_overflow) {
         emu_error(resp, 400, "ERR_INVALID_QUERY", "too many query parameters: the supported "
                   "ones are limit and before_id");

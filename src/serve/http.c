@@ -277,8 +277,8 @@ static enum MHD_Result route(exchange *x)
         rt->handler(srv->cfg.ctx, &x->req, &resp);
     } else if (allow[0]) {
         char msg[HTTP_ALLOW_MAX + 64];
-        snprintf(msg, sizeof msg, "method %.16s not allowed here; allowed: %s",
-                 x->req.method, allow);
+        /* The method is the client's text: not echoed into a JSON body. */
+        snprintf(msg, sizeof msg, "method not allowed here; allowed: %s", allow);
         layer_error(x, 405, msg, &resp);
         http_response_header(&resp, "Allow", allow);
     } else {
@@ -290,10 +290,12 @@ static enum MHD_Result route(exchange *x)
 /* ---- the request's life ---- */
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                                   const char *value)
+                                   size_t key_size, const char *value, size_t value_size)
 {
     (void)kind;
     http_request *req = cls;
+    if ((key && strlen(key) != key_size) || (value && strlen(value) != value_size))
+        req->query_nul = true;
     if (req->nquery == HTTP_QUERY_MAX) {
         req->query_overflow = true;
         return MHD_NO;
@@ -353,7 +355,7 @@ static exchange *exchange_new(http_server *srv, struct MHD_Connection *conn,
     x->req.method = method;
     x->req.path = x->path;
     x->req.impl = x;
-    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &x->req);
+    MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &x->req);
     fill_peer(x);
     return x;
 }

@@ -464,3 +464,11 @@ check "... and no Retry-After, like the production service" sh -c '! tr -d "\r" 
 stop rl
 run serve-api --listen tcp:127.0.0.1:0 --db "$tmp/k.db" --rate-limit lots
 check "bad --rate-limit: refused" refused 2 "rate-limit takes a whole number"
+
+# ---- a NUL hidden in a query value is refused, not cut short ----
+start nul
+req GET "$base/ip_policy_rules?limit=1%00"
+check "limit=1%00: 400, not a page of 1" is 400
+check "... saying why" out_has "NUL character"
+req GET "$base/ip_policy_rules?before_id=cr_zzz%00x"
+check "before_id with a NUL: 400" is 400
