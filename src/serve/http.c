@@ -27,7 +27,8 @@ enum {
     DEFAULT_PER_IP = 64,
     DEFAULT_TIMEOUT_S = 30,
     DELAY_MAX_MS = 60000,
-    DELAY_SLICE_MS = 20
+    DELAY_SLICE_MS = 20,
+    DROP_MAX_FACTOR = 4 /* body_max times this, read past the cap, then the cut */
 };
 
 struct http_server {
@@ -48,6 +49,7 @@ typedef struct exchange {
     char *body;
     size_t len, cap;
     bool too_large;
+    size_t dropped;  /* body bytes read and dropped after too_large */
     bool replied;    /* a reply was queued before the body (gate, 413) */
     char names[HTTP_PARAMS_MAX][HTTP_PARAM_NAME_MAX]; /* from the matched pattern */
 } exchange;
@@ -445,6 +447,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (*upload_size) {
         if (!x->replied)
             append_body(x, upload, *upload_size);
+        /* Dropping keeps the 413 clean for an honest client; one that streams on
+         * (a chunked body never ends) would hold its thread: cut it off. */
+        if (x->too_large && (x->dropped += *upload_size) > DROP_MAX_FACTOR * srv->cfg.body_max)
+            return MHD_NO;
         *upload_size = 0;
         return MHD_YES;
     }

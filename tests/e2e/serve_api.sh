@@ -165,6 +165,12 @@ check "256-byte description: 400" sh -c '[ "$0" = 400 ] && grep -q "255" "$1"' "
 head -c 2000000 /dev/zero | tr '\0' 'x' >"$tmp/big"
 req POST "$B1/ip_policy_rules" "" --data-binary "@$tmp/big"
 check "2 MB body: 413" error_shape ERR_TOO_LARGE 413
+req POST "$B1/ip_policy_rules" "" -H "Transfer-Encoding: chunked" --data-binary "@$tmp/big"
+check "2 MB chunked body (no length given): 413 once read" error_shape ERR_TOO_LARGE 413
+head -c 8000000 /dev/zero >"$tmp/huge"
+req POST "$B1/ip_policy_rules" "" -H "Transfer-Encoding: chunked" --data-binary "@$tmp/huge"
+check "a chunked body that goes on far past the cap: cut off (curl 52 or 55/56)" \
+    sh -c '[ "$0" -ne 0 ] && [ "$1" != 413 ]' "$crc" "$status"
 
 # ---- rules: get / delete ----
 req GET "$B1/ip_policy_rules/$RID"
