@@ -20,6 +20,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "rampart/model.h"
+
 enum {
     DEFAULT_BODY_MAX = 1 << 20,
     DEFAULT_HEADER_MAX = 32 * 1024,
@@ -176,12 +178,24 @@ static struct MHD_Response *truncated_response(http_response *resp)
     return r;
 }
 
+/* A reply body may carry a secret (a credential's token in a create reply, later
+ * the agent's token replies): wiped before the memory goes back. Bodies are
+ * NUL-terminated (http_response_set). */
+static void wipe_free(void *body)
+{
+    if (!body)
+        return;
+    model_wipe(body, strlen(body));
+    free(body);
+}
+
 static struct MHD_Response *plain_response(http_response *resp)
 {
     if (!resp->body || resp->body_len == 0)
         return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     struct MHD_Response *r =
-        MHD_create_response_from_buffer(resp->body_len, resp->body, MHD_RESPMEM_MUST_FREE);
+        MHD_create_response_from_buffer_with_free_callback(resp->body_len, resp->body,
+                                                           wipe_free);
     if (r)
         resp->body = NULL;
     return r;
