@@ -368,40 +368,76 @@ static error_code page_end_said(const json_t *root, const char *next, error_info
     return ERROR_OK;
 }
 
-static error_code rule_items(const json_t *items, codec_rule_page *out, error_info *err)
+/* One kind of list page: its array's key, how items are named and decoded. */
+typedef struct page_kind {
+    const char *key;  /* "ip_policy_rules" */
+    const char *noun; /* "rule": errors say "rule 3: …" */
+    size_t item_size;
+    error_code (*decode)(const json_t *value, void *item, error_info *err);
+} page_kind;
+
+static error_code rule_item(const json_t *value, void *item, error_info *err)
 {
-    size_t n = json_array_size(items);
+    return codec_rule_from_json(value, item, err);
+}
+
+static error_code cred_item(const json_t *value, void *item, error_info *err)
+{
+    return cred_from_json(value, item, err);
+}
+
+static const page_kind rule_pages = {"ip_policy_rules", "rule", sizeof(model_rule), rule_item};
+static const page_kind cred_pages = {"credentials", "credential", sizeof(model_cred),
+                                     cred_item};
+
+/* The items into a heap array; *count counts the decoded ones, even on failure,
+ * so the caller's free releases exactly those. */
+static error_code decode_items(const json_t *array, const page_kind *k, void **items,
+                               size_t *count, error_info *err)
+{
+    size_t n = json_array_size(array);
     if (n == 0)
         return ERROR_OK;
-    out->items = calloc(n, sizeof *out->items);
-    if (!out->items)
+    char *buf = calloc(n, k->item_size);
+    if (!buf)
         return error_set(err, ERROR_NOMEM, "out of memory");
+    *items = buf;
     for (size_t i = 0; i < n; i++) {
-        error_code rc = codec_rule_from_json(json_array_get(items, i), &out->items[i], err);
+        error_code rc = k->decode(json_array_get(array, i), buf + i * k->item_size, err);
         if (rc != ERROR_OK) {
-            error_prefix(err, "rule %zu", i + 1);
+            error_prefix(err, "%s %zu", k->noun, i + 1);
             return rc;
         }
-        out->count++;
+        (*count)++;
     }
     return ERROR_OK;
+}
+
+/* Envelope, items, and the end of the listing, for either kind of page. */
+static error_code decode_page(const char *json, size_t len, const page_kind *k, void **items,
+                              size_t *count, char *uri, char *next, error_info *err)
+{
+    json_t *root;
+    const json_t *array = NULL;
+    error_code rc = codec_load(json, len, &root, err);
+    if (rc == ERROR_OK)
+        rc = page_envelope(root, k->key, &array, uri, next, err);
+    if (rc == ERROR_OK)
+        rc = decode_items(array, k, items, count, err);
+    if (rc == ERROR_OK)
+        rc = page_end_said(root, next, err);
+    json_decref(root);
+    return rc;
 }
 
 error_code codec_rule_page_decode(const char *json, size_t len, codec_rule_page *out,
                                   error_info *err)
 {
     memset(out, 0, sizeof *out);
-    json_t *root;
-    const json_t *items = NULL;
-    error_code rc = codec_load(json, len, &root, err);
-    if (rc == ERROR_OK)
-        rc = page_envelope(root, "ip_policy_rules", &items, out->uri, out->next_page_uri,
-                           err);
-    if (rc == ERROR_OK)
-        rc = rule_items(items, out, err);
-    if (rc == ERROR_OK)
-        rc = page_end_said(root, out->next_page_uri, err);
-    json_decref(root);
+    void *items = NULL;
+    error_code rc = decode_page(json, len, &rule_pages, &items, &out->count, out->uri,
+                                out->next_page_uri, err);
+    out->items = items;
     if (rc != ERROR_OK)
         codec_rule_page_free(out);
     return rc;
@@ -415,39 +451,14 @@ void codec_rule_page_free(codec_rule_page *page)
     memset(page, 0, sizeof *page);
 }
 
-static error_code cred_items(const json_t *items, codec_cred_page *out, error_info *err)
-{
-    size_t n = json_array_size(items);
-    if (n == 0)
-        return ERROR_OK;
-    out->items = calloc(n, sizeof *out->items);
-    if (!out->items)
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        error_code rc = cred_from_json(json_array_get(items, i), &out->items[i], err);
-        if (rc != ERROR_OK) {
-            error_prefix(err, "credential %zu", i + 1);
-            return rc;
-        }
-        out->count++;
-    }
-    return ERROR_OK;
-}
-
 error_code codec_cred_page_decode(const char *json, size_t len, codec_cred_page *out,
                                   error_info *err)
 {
     memset(out, 0, sizeof *out);
-    json_t *root;
-    const json_t *items = NULL;
-    error_code rc = codec_load(json, len, &root, err);
-    if (rc == ERROR_OK)
-        rc = page_envelope(root, "credentials", &items, out->uri, out->next_page_uri, err);
-    if (rc == ERROR_OK)
-        rc = cred_items(items, out, err);
-    if (rc == ERROR_OK)
-        rc = page_end_said(root, out->next_page_uri, err);
-    json_decref(root);
+    void *items = NULL;
+    error_code rc = decode_page(json, len, &cred_pages, &items, &out->count, out->uri,
+                                out->next_page_uri, err);
+    out->items = items;
     if (rc != ERROR_OK)
         codec_cred_page_free(out);
     return rc;
