@@ -22,56 +22,50 @@ static unsigned bit(model_state state)
 typedef void (*rule_fn)(engine *e, const model_rule *row);
 typedef void (*cred_fn)(engine *e, const model_cred *row);
 
-/* Keyset walk over the rules in `states`: rows that leave those states (or take a
- * remote id) while we act on them never come back. */
+typedef struct outbox_walk {
+    engine *e;
+    rule_fn on_rule;
+    cred_fn on_cred;
+} outbox_walk;
+
+/* Any code but ERROR_OK ends the store's walk: the engine's own stop uses
+ * ERROR_STATE, told apart from a database failure by e->stop. */
+static error_code visit_rules(void *wp, model_rule *rows, size_t n, error_info *err)
+{
+    (void)err;
+    outbox_walk *w = wp;
+    for (size_t i = 0; i < n && w->e->stop == ENGINE_GO; i++)
+        w->on_rule(w->e, &rows[i]);
+    return w->e->stop == ENGINE_GO ? ERROR_OK : ERROR_STATE;
+}
+
+static error_code visit_creds(void *wp, model_cred *rows, size_t n, error_info *err)
+{
+    (void)err;
+    outbox_walk *w = wp;
+    for (size_t i = 0; i < n && w->e->stop == ENGINE_GO; i++)
+        w->on_cred(w->e, &rows[i]);
+    return w->e->stop == ENGINE_GO ? ERROR_OK : ERROR_STATE;
+}
+
+/* Keyset walks over the rows in `states`: rows that leave those states (or take
+ * a remote id) while we act on them never come back. */
 static void each_rule(engine *e, unsigned states, rule_fn fn)
 {
-    model_rule *rows = malloc(PAGE_ROWS * sizeof *rows);
-    if (!rows) {
-        engine_fail(e, ENGINE_DB, "out of memory");
-        return;
-    }
     store_query q = {.states = states};
-    char cursor[MODEL_ID_MAX + 1] = "";
-    size_t n = PAGE_ROWS;
-    while (e->stop == ENGINE_GO && n == PAGE_ROWS) {
-        error_info err;
-        if (store_rule_page(e->st, &q, cursor, STORE_FORWARD, PAGE_ROWS, rows, &n, &err)) {
-            engine_db_fail(e, &err);
-            break;
-        }
-        for (size_t i = 0; i < n && e->stop == ENGINE_GO; i++)
-            fn(e, &rows[i]);
-        if (n)
-            memcpy(cursor, rows[n - 1].id, sizeof cursor);
-    }
-    free(rows);
+    outbox_walk w = {.e = e, .on_rule = fn};
+    error_info err;
+    if (store_rule_walk(e->st, &q, PAGE_ROWS, visit_rules, &w, &err) && e->stop == ENGINE_GO)
+        engine_db_fail(e, &err);
 }
 
 static void each_cred(engine *e, unsigned states, cred_fn fn)
 {
-    model_cred *rows = calloc(PAGE_ROWS, sizeof *rows);
-    if (!rows) {
-        engine_fail(e, ENGINE_DB, "out of memory");
-        return;
-    }
     store_query q = {.states = states};
-    char cursor[MODEL_ID_MAX + 1] = "";
-    size_t n = PAGE_ROWS;
-    while (e->stop == ENGINE_GO && n == PAGE_ROWS) {
-        error_info err;
-        if (store_cred_page(e->st, &q, cursor, STORE_FORWARD, PAGE_ROWS, rows, &n, &err)) {
-            engine_db_fail(e, &err);
-            break;
-        }
-        for (size_t i = 0; i < n && e->stop == ENGINE_GO; i++)
-            fn(e, &rows[i]);
-        if (n)
-            memcpy(cursor, rows[n - 1].id, sizeof cursor);
-        for (size_t i = 0; i < n; i++)
-            model_cred_clear(&rows[i]);
-    }
-    free(rows);
+    outbox_walk w = {.e = e, .on_cred = fn};
+    error_info err;
+    if (store_cred_walk(e->st, &q, PAGE_ROWS, visit_creds, &w, &err) && e->stop == ENGINE_GO)
+        engine_db_fail(e, &err);
 }
 
 error_code engine_outbox_size(engine *e, size_t *out, error_info *err)

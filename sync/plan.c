@@ -59,60 +59,35 @@ static void fill_item(sync_plan_item *item, model_state state, const char *error
     item->why = why;
 }
 
-static error_code plan_rules(store *st, model_rule *rows,
-                             error_code (*fn)(void *, const sync_plan_item *, error_info *),
-                             void *ctx, error_info *err)
+typedef struct plan_walk {
+    error_code (*fn)(void *ctx, const sync_plan_item *item, error_info *err);
+    void *ctx;
+} plan_walk;
+
+static error_code plan_rule_page(void *wp, model_rule *rows, size_t n, error_info *err)
 {
-    store_query q = {.states = shown_states()};
-    char cursor[MODEL_ID_MAX + 1] = "";
+    plan_walk *w = wp;
     char why[MODEL_ERROR_MAX + 1];
-    size_t n = PLAN_PAGE;
-    while (n == PLAN_PAGE) {
-        if (store_rule_page(st, &q, cursor, STORE_FORWARD, PLAN_PAGE, rows, &n, err))
-            return err->code;
-        for (size_t i = 0; i < n; i++) {
-            sync_plan_item item = {.is_rule = true, .rule = &rows[i]};
-            fill_item(&item, rows[i].state, rows[i].error, why, sizeof why);
-            error_code rc = fn(ctx, &item, err);
-            if (rc != ERROR_OK)
-                return rc;
-        }
-        if (n)
-            memcpy(cursor, rows[n - 1].id, sizeof cursor);
+    error_code rc = ERROR_OK;
+    for (size_t i = 0; i < n && rc == ERROR_OK; i++) {
+        sync_plan_item item = {.is_rule = true, .rule = &rows[i]};
+        fill_item(&item, rows[i].state, rows[i].error, why, sizeof why);
+        rc = w->fn(w->ctx, &item, err);
     }
-    return ERROR_OK;
+    return rc;
 }
 
-static void clear_creds(model_cred *rows, size_t n)
+static error_code plan_cred_page(void *wp, model_cred *rows, size_t n, error_info *err)
 {
-    for (size_t i = 0; i < n; i++)
-        model_cred_clear(&rows[i]);
-}
-
-static error_code plan_creds(store *st, model_cred *rows,
-                             error_code (*fn)(void *, const sync_plan_item *, error_info *),
-                             void *ctx, error_info *err)
-{
-    store_query q = {.states = shown_states()};
-    char cursor[MODEL_ID_MAX + 1] = "";
+    plan_walk *w = wp;
     char why[MODEL_ERROR_MAX + 1];
-    size_t n = PLAN_PAGE;
-    while (n == PLAN_PAGE) {
-        if (store_cred_page(st, &q, cursor, STORE_FORWARD, PLAN_PAGE, rows, &n, err))
-            return err->code;
-        error_code rc = ERROR_OK;
-        for (size_t i = 0; i < n && rc == ERROR_OK; i++) {
-            sync_plan_item item = {.is_rule = false, .cred = &rows[i]};
-            fill_item(&item, rows[i].state, rows[i].error, why, sizeof why);
-            rc = fn(ctx, &item, err);
-        }
-        if (n)
-            memcpy(cursor, rows[n - 1].id, sizeof cursor);
-        clear_creds(rows, n);
-        if (rc != ERROR_OK)
-            return rc;
+    error_code rc = ERROR_OK;
+    for (size_t i = 0; i < n && rc == ERROR_OK; i++) {
+        sync_plan_item item = {.is_rule = false, .cred = &rows[i]};
+        fill_item(&item, rows[i].state, rows[i].error, why, sizeof why);
+        rc = w->fn(w->ctx, &item, err);
     }
-    return ERROR_OK;
+    return rc;
 }
 
 error_code sync_plan(store *st,
@@ -123,16 +98,10 @@ error_code sync_plan(store *st,
     err = err ? err : &scratch;
     if (!st || !fn)
         return error_set(err, ERROR_INVALID, "sync_plan needs a store and a callback");
-    model_rule *rules = malloc(PLAN_PAGE * sizeof *rules);
-    model_cred *creds = calloc(PLAN_PAGE, sizeof *creds);
-    error_code rc;
-    if (!rules || !creds)
-        rc = error_set(err, ERROR_NOMEM, "out of memory");
-    else
-        rc = plan_rules(st, rules, fn, ctx, err);
+    store_query q = {.states = shown_states()};
+    plan_walk w = {fn, ctx};
+    error_code rc = store_rule_walk(st, &q, PLAN_PAGE, plan_rule_page, &w, err);
     if (rc == ERROR_OK)
-        rc = plan_creds(st, creds, fn, ctx, err);
-    free(rules);
-    free(creds);
+        rc = store_cred_walk(st, &q, PLAN_PAGE, plan_cred_page, &w, err);
     return rc;
 }

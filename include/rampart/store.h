@@ -113,6 +113,25 @@ error_code store_cred_page(store *st, const store_query *q, const char *cursor,
                            store_dir dir, size_t limit, model_cred *rows,
                            size_t *count, error_info *err);
 
+/* Called by store_rule_walk with one page of rows (count >= 1); the rows belong
+ * to the walk. Return ERROR_OK to go on; anything else stops the walk and is
+ * returned as is. */
+typedef error_code (*store_rule_visit)(void *ctx, model_rule *rows, size_t count,
+                                       error_info *err);
+typedef error_code (*store_cred_visit)(void *ctx, model_cred *rows, size_t count,
+                                       error_info *err);
+
+/*
+ * Every row matching `q` (NULL = all), forward in id order, `page_rows` at a time
+ * through keyset pages. The callback may change the rows it is given (a state
+ * move): the walk goes on after the page's last id, so a row never comes twice.
+ * Credential rows are cleared after each callback.
+ */
+error_code store_rule_walk(store *st, const store_query *q, size_t page_rows,
+                           store_rule_visit fn, void *ctx, error_info *err);
+error_code store_cred_walk(store *st, const store_query *q, size_t page_rows,
+                           store_cred_visit fn, void *ctx, error_info *err);
+
 /* Number of rows matching `q` (NULL = all). */
 error_code store_rule_count(store *st, const store_query *q, size_t *out, error_info *err);
 error_code store_cred_count(store *st, const store_query *q, size_t *out, error_info *err);

@@ -235,65 +235,53 @@ static int creds_create(cli_ctx *ctx, const char *path, int argc, char **argv)
 
 /* ---- list ---- */
 
-static void emit_page(cli_ctx *ctx, bool json, const model_cred *rows, size_t count,
-                      size_t seen, cred_columns *w)
+typedef struct cred_walk {
+    cli_ctx *ctx;
+    bool json;
+    size_t seen;
+    cred_columns widths;
+} cred_walk;
+
+static error_code emit_page(void *wp, model_cred *rows, size_t count, error_info *err)
 {
-    if (!json && seen == 0) {
-        *w = measure(rows, count);
-        fprintf(ctx->out, "%-*s  %-*s  %-*s  %-*s  %s\n", w->id, "ID", w->state, "STATE",
-                w->owner, "OWNER", w->description, "DESCRIPTION", "ACL");
+    (void)err;
+    cred_walk *w = wp;
+    if (!w->json && w->seen == 0) {
+        w->widths = measure(rows, count);
+        fprintf(w->ctx->out, "%-*s  %-*s  %-*s  %-*s  %s\n", w->widths.id, "ID",
+                w->widths.state, "STATE", w->widths.owner, "OWNER", w->widths.description,
+                "DESCRIPTION", "ACL");
     }
-    for (size_t i = 0; i < count; i++) {
-        if (!json) {
-            put_row(ctx, w, &rows[i]);
+    for (size_t i = 0; i < count; i++, w->seen++) {
+        if (!w->json) {
+            put_row(w->ctx, &w->widths, &rows[i]);
             continue;
         }
         char *text = codec_cred_encode(&rows[i], CODEC_WITH_STATE);
-        cli_json_array_sep(ctx, seen + i);
-        fputs(text ? text : "null", ctx->out);
+        cli_json_array_sep(w->ctx, w->seen);
+        fputs(text ? text : "null", w->ctx->out);
         free(text);
     }
-}
-
-static void clear_rows(model_cred *rows, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        model_cred_clear(&rows[i]);
+    return ERROR_OK;
 }
 
 static int creds_list(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     store_query q = {0};
-    bool json = false;
-    const cli_opt opts[] = {{"filter", CLI_OPT_STRING, &q.filter}, {"json", CLI_OPT_FLAG, &json}};
+    cred_walk w = {.ctx = ctx};
+    const cli_opt opts[] = {{"filter", CLI_OPT_STRING, &q.filter}, {"json", CLI_OPT_FLAG, &w.json}};
     int first, rc;
     if (!cli_parse(ctx, path, &creds_commands[CMD_LIST], opts, 2, argc, argv, &first, &rc))
         return rc;
     store *st = cli_store(ctx);
-    model_cred *rows = st ? calloc(PAGE_ROWS, sizeof *rows) : NULL;
-    if (!rows)
-        return st ? cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"})
-                  : ctx->store_exit;
-    char cursor[MODEL_ID_MAX + 1] = "";
-    size_t count = 0, seen = 0;
-    cred_columns w = {0};
+    if (!st)
+        return ctx->store_exit;
     error_info e = {0};
-    error_code status;
-    do {
-        status = store_cred_page(st, &q, cursor, STORE_FORWARD, PAGE_ROWS, rows, &count, &e);
-        if (status != ERROR_OK || count == 0)
-            break;
-        emit_page(ctx, json, rows, count, seen, &w);
-        seen += count;
-        memcpy(cursor, rows[count - 1].id, sizeof cursor);
-        clear_rows(rows, count);
-    } while (count == PAGE_ROWS);
-    free(rows);
-    if (status != ERROR_OK)
+    if (store_cred_walk(st, &q, PAGE_ROWS, emit_page, &w, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
-    if (json)
-        cli_json_array_end(ctx, seen);
-    else if (seen == 0)
+    if (w.json)
+        cli_json_array_end(ctx, w.seen);
+    else if (w.seen == 0)
         fprintf(ctx->err, "no credentials%s\n", q.filter ? " match" : " in the cache");
     return CLI_EXIT_OK;
 }

@@ -196,54 +196,42 @@ typedef struct rule_walk {
     bool json;
     unsigned codec_flags;
     rule_columns widths;
+    size_t seen;
 } rule_walk;
 
-static void walk_emit(rule_walk *w, const model_rule *rows, size_t count, size_t seen)
+static error_code walk_emit(void *wp, model_rule *rows, size_t count, error_info *err)
 {
-    if (!w->json && seen == 0) {
+    (void)err;
+    rule_walk *w = wp;
+    if (!w->json && w->seen == 0) {
         w->widths = measure(rows, count);
         put_header(w->ctx, &w->widths);
     }
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < count; i++, w->seen++) {
         if (!w->json) {
             put_row(w->ctx, &w->widths, &rows[i]);
             continue;
         }
         char *text = codec_rule_encode(&rows[i], w->codec_flags);
-        cli_json_array_sep(w->ctx, seen + i);
+        cli_json_array_sep(w->ctx, w->seen);
         fputs(text ? text : "null", w->ctx->out);
         free(text);
     }
+    return ERROR_OK;
 }
 
-/* Page through every matching row with the store's keyset cursor. */
+/* Every matching row through the store's keyset walk. */
 static int walk_rules(rule_walk *w)
 {
     store *st = cli_store(w->ctx);
     if (!st)
         return w->ctx->store_exit;
-    model_rule *rows = calloc(PAGE_ROWS, sizeof *rows);
-    if (!rows)
-        return cli_fail(w->ctx, &(error_info){ERROR_NOMEM, "out of memory"});
-    char cursor[MODEL_ID_MAX + 1] = "";
-    size_t count = 0, seen = 0;
     error_info e = {0};
-    error_code status;
-    do {
-        status = store_rule_page(st, &w->query, cursor, STORE_FORWARD, PAGE_ROWS, rows,
-                                 &count, &e);
-        if (status != ERROR_OK || count == 0)
-            break;
-        walk_emit(w, rows, count, seen);
-        seen += count;
-        memcpy(cursor, rows[count - 1].id, sizeof cursor);
-    } while (count == PAGE_ROWS);
-    free(rows);
-    if (status != ERROR_OK)
+    if (store_rule_walk(st, &w->query, PAGE_ROWS, walk_emit, w, &e) != ERROR_OK)
         return cli_fail(w->ctx, &e);
     if (w->json)
-        cli_json_array_end(w->ctx, seen);
-    else if (seen == 0)
+        cli_json_array_end(w->ctx, w->seen);
+    else if (w->seen == 0)
         fprintf(w->ctx->err, "no rules%s\n",
                 w->query.filter || w->query.policy_id ? " match" : " in the cache");
     return CLI_EXIT_OK;

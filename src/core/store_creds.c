@@ -312,3 +312,27 @@ error_code store_token_get(store *st, const char *cred_id, char **token,
                      "credential %s was created elsewhere or its token was lost: "
                      "this machine does not hold its token", canon);
 }
+
+error_code store_cred_walk(store *st, const store_query *q, size_t page_rows,
+                           store_cred_visit fn, void *ctx, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    model_cred *rows = calloc(page_rows, sizeof *rows);
+    if (!rows)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    char cursor[MODEL_ID_MAX + 1] = "";
+    size_t n = page_rows;
+    error_code rc = ERROR_OK;
+    while (rc == ERROR_OK && n == page_rows) {
+        rc = store_cred_page(st, q, cursor, STORE_FORWARD, page_rows, rows, &n, err);
+        if (rc != ERROR_OK || n == 0)
+            break;
+        memcpy(cursor, rows[n - 1].id, sizeof cursor);
+        rc = fn(ctx, rows, n, err);
+        for (size_t i = 0; i < n; i++)
+            model_cred_clear(&rows[i]);
+    }
+    free(rows);
+    return rc;
+}

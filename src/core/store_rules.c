@@ -1,6 +1,7 @@
 /* store: IP policy rules. */
 #include "store_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct text_field {
@@ -250,4 +251,26 @@ error_code store_rule_confirm_create(store *st, const char *local_id,
     if (store_op_begin(st, true, &op, err))
         return err->code;
     return store_op_end(st, op, confirm_in_op(st, local_id, remote, err), err);
+}
+
+error_code store_rule_walk(store *st, const store_query *q, size_t page_rows,
+                           store_rule_visit fn, void *ctx, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    model_rule *rows = malloc(page_rows * sizeof *rows);
+    if (!rows)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    char cursor[MODEL_ID_MAX + 1] = "";
+    size_t n = page_rows;
+    error_code rc = ERROR_OK;
+    while (rc == ERROR_OK && n == page_rows) {
+        rc = store_rule_page(st, q, cursor, STORE_FORWARD, page_rows, rows, &n, err);
+        if (rc != ERROR_OK || n == 0)
+            break;
+        memcpy(cursor, rows[n - 1].id, sizeof cursor);
+        rc = fn(ctx, rows, n, err);
+    }
+    free(rows);
+    return rc;
 }

@@ -865,6 +865,49 @@ static void test_query_plans(void **state)
 
 /* ---- transactions and concurrency ---------------------------------------- */
 
+/* The walk hands out every matching row once, even when the callback moves rows
+ * out of the walked states, and stops at the callback's first non-OK code. */
+typedef struct walk_seen {
+    store *st;
+    size_t rows, pages;
+    bool stop;
+} walk_seen;
+
+static error_code claim_page(void *ctx, model_rule *rows, size_t n, error_info *err)
+{
+    walk_seen *w = ctx;
+    w->pages++;
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(rows[i].state, MODEL_STATE_NEW);
+        assert_int_equal(store_rule_set_state(w->st, rows[i].id, MODEL_STATE_CREATING, NULL,
+                                              err), ERROR_OK);
+        w->rows++;
+    }
+    return w->stop ? ERROR_STATE : ERROR_OK;
+}
+
+static void test_walk(void **state)
+{
+    fixture *f = *state;
+    for (int i = 0; i < 25; i++) {
+        char cidr[32];
+        snprintf(cidr, sizeof cidr, "10.%d.0.0/16", i);
+        insert_rule(f->st, POLICY_A, cidr, MODEL_STATE_NEW, NULL);
+    }
+    store_query q = {.states = 1u << MODEL_STATE_NEW};
+    walk_seen w = {.st = f->st, .stop = true};
+    error_info err;
+    assert_int_equal(store_rule_walk(f->st, &q, 7, claim_page, &w, &err), ERROR_STATE);
+    assert_int_equal(w.rows, 7);
+    w = (walk_seen){.st = f->st};
+    assert_int_equal(store_rule_walk(f->st, &q, 7, claim_page, &w, &err), ERROR_OK);
+    assert_int_equal(w.rows, 18);
+    assert_int_equal(w.pages, 3);
+    w = (walk_seen){.st = f->st};
+    assert_int_equal(store_rule_walk(f->st, &q, 7, claim_page, &w, &err), ERROR_OK);
+    assert_int_equal(w.rows, 0);
+}
+
 static void test_transactions(void **state)
 {
     fixture *f = *state;
@@ -990,6 +1033,7 @@ int main(void)
         T(test_paging_edges),
         T(test_cred_paging),
         T(test_query_plans),
+        T(test_walk),
         T(test_transactions),
         T(test_concurrent_reader),
     };
