@@ -221,6 +221,35 @@ error_code store_cred_get(store *st, const char *id, model_cred *out, error_info
 error_code store_token_get(store *st, const char *cred_id, char **token,
                            error_info *err);
 
+/* ---- lookups (store_lookup.c) ---------------------------------------------- */
+
+/*
+ * The policy ids that have rules in the cache (any state), in order, after `after`
+ * (NULL or "": from the first), at most `max` into `ids`; *count says how many.
+ * One index seek per id, so it is cheap at any cache size. Page through with the
+ * last id returned.
+ */
+error_code store_policy_ids(store *st, const char *after, char (*ids)[MODEL_ID_MAX + 1],
+                            size_t max, size_t *count, error_info *err);
+
+/*
+ * The live credentials (every state but deleting, remote_deleted) whose
+ * description is exactly `name`, in id order: up to `max` ids into `ids`, and in
+ * *count how many match in all, capped at max + 1 (so *count > max means "more
+ * than the ids shown"). One indexed query.
+ */
+error_code store_cred_find_by_name(store *st, const char *name,
+                                   char (*ids)[MODEL_ID_MAX + 1], size_t max,
+                                   size_t *count, error_info *err);
+
+/*
+ * SQLite's data_version for this connection: it changes when another connection
+ * (another process, a sync worker's handle) commits, not on this handle's own
+ * writes. Readers poll it to know when to rebuild what they derived (the agent's
+ * policy index, the console's row count).
+ */
+error_code store_data_version(store *st, long long *out, error_info *err);
+
 /* ---- the sync engine's outbox (store_outbox.c) ---------------------------- */
 
 /*

@@ -43,6 +43,10 @@ typedef enum store_stmt_id {
     STMT_CRED_CONFIRM,
     STMT_TOKEN_PUT,
     STMT_TOKEN_GET,
+    /* lookups (store_lookup.c) */
+    STMT_POLICY_IDS,
+    STMT_CRED_BY_NAME,
+    STMT_DATA_VERSION,
     /* outbox (store_outbox.c) */
     STMT_RULE_CLAIM,
     STMT_CRED_CLAIM,

@@ -58,6 +58,8 @@ static const char *const migrations[] = {
     " cred_id TEXT PRIMARY KEY"
     "  REFERENCES credentials(id) ON UPDATE CASCADE ON DELETE CASCADE,"
     " token TEXT NOT NULL) WITHOUT ROWID;",
+    /* 2: agents ask for a token by name (the credential's description). */
+    "CREATE INDEX credentials_description ON credentials(description);",
 };
 
 /*
@@ -174,6 +176,11 @@ static const char *const statements[STMT_COUNT] = {
                           " WHERE id = ?1",
     [STMT_TOKEN_PUT] = "INSERT OR REPLACE INTO tokens (cred_id, token) VALUES (?1, ?2)",
     /* One indexed query: no credential row -> no result; no token -> NULL. */
+    [STMT_POLICY_IDS] = "SELECT min(policy_id) FROM rules WHERE policy_id > ?1",
+    [STMT_CRED_BY_NAME] = "SELECT id FROM credentials WHERE description = ?1"
+                          " AND state NOT IN ('deleting', 'remote_deleted')"
+                          " ORDER BY id LIMIT ?2",
+    [STMT_DATA_VERSION] = "PRAGMA data_version",
     [STMT_TOKEN_GET] = "SELECT c.id, t.token FROM credentials AS c"
                        " LEFT JOIN tokens AS t ON t.cred_id = c.id"
                        " WHERE c.id = " RESOLVED_ID,

@@ -1,0 +1,93 @@
+/*
+ * policy: "is this address allowed by IP policy P?", decided from the cached rules
+ * with a prefix structure (never a scan of the rules).
+ *
+ * Contract:
+ * - An address is allowed by a policy iff it lies inside at least one allow rule
+ *   of that policy and inside no deny rule of it (deny wins, whatever the prefix
+ *   lengths). A policy with no rules allows nothing.
+ * - IPv4 and IPv6 are separate families: an IPv4 address never matches an IPv6
+ *   rule. An IPv4-mapped IPv6 address ("::ffff:10.0.0.1") is checked as the IPv4
+ *   address it carries, because that is the peer a dual-stack socket reports.
+ * - The index is built once and then read only: any number of threads may call
+ *   policy_check on the same index at once without locks. To follow changes,
+ *   build a new index and swap it in (the agent does so when the store's
+ *   data_version moves).
+ * - Which rules count: policy_index_load takes the rules the admin means to be in
+ *   force: every state but deleting, remote_deleted and failed. A decision says
+ *   whether the deciding rule is already synced.
+ * - No allocation and no error path in policy_check beyond parsing the address.
+ */
+#ifndef RAMPART_POLICY_H
+#define RAMPART_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rampart/error.h"
+#include "rampart/model.h"
+#include "rampart/store.h"
+
+typedef struct policy_index policy_index;
+
+/* A parsed address: family 4 or 6, bytes in network order (v4 in bytes[0..3]). */
+typedef struct policy_addr {
+    int family;
+    uint8_t bytes[16];
+} policy_addr;
+
+/*
+ * Parse "10.1.2.3", "2001:db8::1" or an IPv4-mapped IPv6 address (checked as IPv4)
+ * into *out. No prefix, no zone, no surrounding space, no leading zeros in IPv4
+ * octets. ERROR_INVALID with a reason that does not quote the text ("not an IPv4
+ * or IPv6 address").
+ */
+error_code policy_addr_parse(const char *text, policy_addr *out, error_info *err);
+
+/* An empty index. *out is NULL on failure; free with policy_index_free. */
+error_code policy_index_new(policy_index **out, error_info *err);
+
+/*
+ * Add one rule. `cidr` must be canonical (as validate leaves it: no host bits);
+ * ERROR_INVALID otherwise. `rule_id` and `policy_id` are copied. `synced` is
+ * reported back in decisions. The same cidr twice in one policy with both
+ * actions is allowed (deny wins).
+ */
+error_code policy_index_add(policy_index *ix, const char *policy_id, const char *cidr,
+                            model_action action, const char *rule_id, bool synced,
+                            error_info *err);
+
+/*
+ * Build an index from every rule in force in `st` (see the contract), walking
+ * the cache page by page. *out is NULL on failure.
+ */
+error_code policy_index_load(store *st, policy_index **out, error_info *err);
+
+/* Rules held, and distinct policies. */
+size_t policy_index_rule_count(const policy_index *ix);
+size_t policy_index_policy_count(const policy_index *ix);
+
+/* Free the index. NULL is a no-op. */
+void policy_index_free(policy_index *ix);
+
+typedef struct policy_decision {
+    bool allowed;
+    bool policy_known;               /* the policy has at least one rule here */
+    /* The rule that decided: the deny rule that refused, else the most specific
+     * allow rule that matched; rule_id "" when none matched. */
+    char rule_id[MODEL_ID_MAX + 1];
+    char cidr[MODEL_CIDR_MAX + 1];
+    model_action action;
+    bool synced;                     /* that rule is confirmed by the remote */
+} policy_decision;
+
+/* Decide for a parsed address. Never fails; thread-safe on a built index. */
+void policy_check_addr(const policy_index *ix, const char *policy_id,
+                       const policy_addr *addr, policy_decision *out);
+
+/* Parse `ip` then decide. ERROR_INVALID for a bad address (see policy_addr_parse). */
+error_code policy_check(const policy_index *ix, const char *policy_id, const char *ip,
+                        policy_decision *out, error_info *err);
+
+#endif

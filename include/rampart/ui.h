@@ -1,0 +1,55 @@
+/*
+ * ui: the console (ncurses). The only public entry of the ui/ folder; everything
+ * else under ui/ is reached through the ui_*.h headers by the folder itself.
+ *
+ * Contract:
+ * - ui_run takes over the terminal until the user quits, and restores it on every
+ *   exit path (quit, error, SIGINT, SIGTERM, SIGHUP).
+ * - Headless (opt->script set): no terminal at all. Keys come from the script, the
+ *   screen is a `width` x `height` text grid, and "dump" steps write it to
+ *   opt->dump (plain text, trailing spaces trimmed, one "----" line after each
+ *   screen). The same code draws both, so a headless screen is what a terminal
+ *   shows.
+ * - Script syntax (one step per line, '#' comments): `key NAME…` where NAME is a
+ *   character, or <Up> <Down> <Left> <Right> <PgUp> <PgDn> <Home> <End> <Enter>
+ *   <Esc> <Tab> <BTab> <Space> <Backspace> <Del> <C-x> (control keys) <F1>…;
+ *   `type TEXT` (each character as a key); `resize WxH`; `wait-sync` (until a
+ *   running sync ends); `dump`; `repeat N key NAME`. Bad steps are ERROR_INVALID
+ *   naming the line.
+ * - The console never prints to stdout/stderr while it owns the terminal; errors
+ *   go to its log view and status line.
+ * - Returns a process exit status (0 quit normally, 1 failure, 2 usage) and fills
+ *   err on failure.
+ */
+#ifndef RAMPART_UI_H
+#define RAMPART_UI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rampart/api.h"
+#include "rampart/error.h"
+#include "rampart/store.h"
+
+typedef struct ui_options {
+    store *st;               /* the cache, owned by the caller, used by the ui thread */
+    const char *db_path;     /* the same cache's path: the sync worker and the agent
+                                open their own handles */
+    bool remote;             /* a remote is configured (else `s` explains how) */
+    api_config api;          /* how to reach it (strings borrowed for the whole run) */
+    int rate_per_min;        /* sync pacing (0 unpaced) */
+    bool readonly;           /* hide and refuse every mutating key */
+    bool ascii;              /* no UTF-8 line drawing even when the locale has it */
+    bool no_color;           /* also set when NO_COLOR is in the environment */
+    bool agent;              /* start the local agent endpoint while open */
+    const char *agent_listen;/* NULL: the agent's default socket */
+    /* headless */
+    const char *script;      /* path of a key script; NULL: a real terminal */
+    FILE *dump;              /* where dumps go (headless) */
+    int width, height;       /* headless screen size; 0: 80x24 */
+} ui_options;
+
+/* Run the console. See the contract for the exit status. */
+int ui_run(const ui_options *opt, error_info *err);
+
+#endif

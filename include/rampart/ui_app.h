@@ -1,0 +1,203 @@
+/*
+ * ui_app: what the console's loop (ui/app.c) offers to the parts drawn inside it
+ * (views, overlays) and what those parts offer back. The loop owns the terminal,
+ * the canvas and every piece of state below; nothing here is thread-safe except
+ * ui_app_post, the one door for other threads (the sync worker, the agent).
+ *
+ * Contract:
+ * - Keys become requests through a table (ui/keymap.c), per view, like tig: a key
+ *   means one ui_request; views and overlays act on requests, not on raw keys,
+ *   except overlays that take text (forms, the filter and command line), which
+ *   get the raw key first.
+ * - An overlay (form, dialog, help) sits on top of the current view and gets
+ *   every key until it closes itself; several may stack (a confirmation above a
+ *   form). The loop draws the view, then the overlays bottom to top.
+ * - Mutations (create, delete, retry, discard, sync) go through the ui_action_*
+ *   functions (ui/actions.c and ui/form.c), which check the read-only flag
+ *   themselves: a refused action says so in the status line and changes nothing.
+ * - Memory: a pushed overlay's state is owned by the loop from then on and freed
+ *   through its ops->free when it closes or the console ends.
+ */
+#ifndef RAMPART_UI_APP_H
+#define RAMPART_UI_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+#include "rampart/model.h"
+#include "rampart/store.h"
+#include "rampart/sync.h"
+#include "rampart/ui.h"
+#include "rampart/ui_canvas.h"
+
+typedef struct ui_app ui_app;
+
+/* Keys: Unicode code points for characters, these above them for the rest. */
+enum ui_key {
+    UI_KEY_NONE = 0,
+    UI_KEY_CTRL_BASE = 0,      /* Ctrl-A..Ctrl-Z are 1..26 */
+    UI_KEY_TAB = 9,
+    UI_KEY_ENTER = 13,
+    UI_KEY_ESC = 27,
+    UI_KEY_BACKSPACE = 127,
+    UI_KEY_SPECIAL = 0x110000, /* beyond Unicode */
+    UI_KEY_UP, UI_KEY_DOWN, UI_KEY_LEFT, UI_KEY_RIGHT,
+    UI_KEY_PGUP, UI_KEY_PGDN, UI_KEY_HOME, UI_KEY_END,
+    UI_KEY_BTAB, UI_KEY_DEL, UI_KEY_INSERT,
+    UI_KEY_F1, /* F1..F12 follow */
+    UI_KEY_RESIZE = UI_KEY_F1 + 12
+};
+
+typedef enum ui_request {
+    UI_REQ_NONE,
+    UI_REQ_UP, UI_REQ_DOWN, UI_REQ_PAGE_UP, UI_REQ_PAGE_DOWN,
+    UI_REQ_HALF_UP, UI_REQ_HALF_DOWN, UI_REQ_FIRST, UI_REQ_LAST,
+    UI_REQ_ENTER,        /* details of the row */
+    UI_REQ_FILTER,       /* '/' live filter */
+    UI_REQ_POLICY,       /* 'p' rules of one policy */
+    UI_REQ_SORT,         /* 'o' next sort column; 'O' reverses */
+    UI_REQ_SORT_REVERSE,
+    UI_REQ_MARK,         /* space */
+    UI_REQ_MARK_RANGE,   /* 'V': marks from the last mark to the cursor */
+    UI_REQ_UNMARK_ALL,
+    UI_REQ_CREATE,       /* 'c' */
+    UI_REQ_DELETE,       /* 'd' */
+    UI_REQ_RETRY,        /* 'r' a failed row */
+    UI_REQ_DISCARD,      /* 'x' a failed/remote-deleted row */
+    UI_REQ_REVEAL,       /* 't' show a held token (asks first) */
+    UI_REQ_SYNC,         /* 's' */
+    UI_REQ_HELP,         /* '?' */
+    UI_REQ_PROMPT,       /* ':' */
+    UI_REQ_VIEW_NEXT,    /* Tab */
+    UI_REQ_VIEW_PREV,    /* BTab */
+    UI_REQ_VIEW_RULES, UI_REQ_VIEW_CREDS, UI_REQ_VIEW_PENDING, UI_REQ_VIEW_LOG, /* 1..4 */
+    UI_REQ_REDRAW,       /* Ctrl-L */
+    UI_REQ_BACK,         /* 'q': close the overlay/clear, or quit at the top */
+    UI_REQ_CANCEL,       /* Esc */
+    UI_REQ_QUIT,         /* 'Q' or :quit */
+    UI_REQ_COUNT
+} ui_request;
+
+/* Which table a row came from. */
+typedef enum ui_kind { UI_KIND_RULE, UI_KIND_CRED } ui_kind;
+
+/* ---- overlays -------------------------------------------------------------- */
+
+typedef enum ui_overlay_result {
+    UI_OVERLAY_KEEP,   /* stays open */
+    UI_OVERLAY_CLOSE   /* close it (the loop frees it) */
+} ui_overlay_result;
+
+typedef struct ui_overlay_ops {
+    const char *name;  /* "confirm", "create rule": for logs and the header */
+    /* Draw inside the screen `area` (the whole canvas minus the header/status). */
+    void (*draw)(void *self, ui_app *app, ui_canvas *c, ui_rect area);
+    /* A raw key (ui_key) and the request the current keymap gives it. */
+    ui_overlay_result (*key)(void *self, ui_app *app, int key, ui_request req);
+    void (*free)(void *self);
+} ui_overlay_ops;
+
+/* Push an overlay; the loop owns `self` from now on (freed through ops->free). */
+error_code ui_app_push(ui_app *app, const ui_overlay_ops *ops, void *self, error_info *err);
+
+/* ---- services of the loop ------------------------------------------------- */
+
+store *ui_app_store(ui_app *app);
+const ui_options *ui_app_options(ui_app *app);
+bool ui_app_readonly(ui_app *app);
+
+/* A message in the status line until the next key (error: styled as one, and
+ * also added to the log view). printf-style. */
+void ui_app_status(ui_app *app, bool error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Append a line to the log view (time-stamped by the loop). */
+void ui_app_log(ui_app *app, sync_log_level level, const char *line);
+
+/* The cache changed under the views (a create, a delete, a sync): re-read the
+ * visible pages and counts before the next draw, keeping the cursor's row. */
+void ui_app_reload(ui_app *app);
+
+/* The row under the cursor of the current view: false when the view is empty
+ * or is not a rules/credentials table. */
+bool ui_app_current(ui_app *app, ui_kind *kind, char id[MODEL_ID_MAX + 1]);
+
+/* The marked rows of the current view (ids copied into `ids`, at most `max`);
+ * returns how many are marked in all. */
+size_t ui_app_marked(ui_app *app, ui_kind *kind, char (*ids)[MODEL_ID_MAX + 1], size_t max);
+
+/* Forget the marks of the current view (after a delete). */
+void ui_app_unmark_all(ui_app *app);
+
+/* The rules view's policy filter ("" when none): the create form offers it first. */
+const char *ui_app_policy(ui_app *app);
+
+/* ---- events from other threads ------------------------------------------- */
+
+typedef enum ui_event_kind {
+    UI_EVENT_SYNC_PROGRESS, /* progress */
+    UI_EVENT_SYNC_LOG,      /* level + line */
+    UI_EVENT_SYNC_DONE,     /* report + code + line (the error message) */
+    UI_EVENT_AGENT_LOG      /* line (an audit line) */
+} ui_event_kind;
+
+typedef struct ui_event {
+    ui_event_kind kind;
+    sync_progress progress;
+    sync_log_level level;
+    sync_report report;
+    error_code code;
+    char line[512];
+} ui_event;
+
+/* Queue an event for the loop and wake it. Thread-safe; never blocks for long.
+ * Returns false when the queue is full (progress events may be dropped; the loop
+ * keeps the last one). */
+bool ui_app_post(ui_app *app, const ui_event *ev);
+
+/* ---- actions (ui/actions.c, ui/form.c, ui/sync_worker.c) ------------------ */
+
+/* 'c' in the rules / credentials view: open the create form. */
+void ui_action_create(ui_app *app, ui_kind kind);
+
+/* 'd': confirm (default No) then delete the marked rows, or the current row when
+ * none is marked. */
+void ui_action_delete(ui_app *app);
+
+/* 'r' / 'x' on the current row (and marked rows). */
+void ui_action_retry(ui_app *app);
+void ui_action_discard(ui_app *app);
+
+/* 't' on a credential: confirm, then show its token once (OSC 52 copy offered). */
+void ui_action_reveal(ui_app *app);
+
+/* 's': start a sync in the worker thread (refused while one runs). */
+void ui_action_sync(ui_app *app);
+
+/* Whether a sync is running, and the header's text for the sync state
+ * ("synced 12s ago", "pushing 3 of 40, 5s left", "offline, retry in 30s",
+ * "2 failed", "never synced") into buf. */
+bool ui_sync_running(ui_app *app);
+void ui_sync_state_text(ui_app *app, char *buf, size_t size);
+
+/* The loop hands every sync event to the worker's side first (so it can keep the
+ * state for the header and, on DONE, show the tokens of credentials created in
+ * this console: once, then masked). */
+void ui_sync_on_event(ui_app *app, const ui_event *ev);
+
+/* Wait for a running sync to end (headless `wait-sync`, and when quitting: the
+ * worker is asked to stop between requests first). */
+void ui_sync_join(ui_app *app, bool cancel);
+
+/* Per-console state of the worker side, kept by the loop (opaque to it). */
+typedef struct ui_sync ui_sync;
+ui_sync *ui_app_sync(ui_app *app);
+error_code ui_sync_new(ui_sync **out, error_info *err);
+void ui_sync_free(ui_sync *s); /* joins a running worker (cancelling it) first */
+
+/* Remember a credential created in this console: its token is shown once after
+ * the sync that creates it. */
+void ui_sync_expect_token(ui_app *app, const char *local_id);
+
+#endif
