@@ -26,7 +26,7 @@ done
 
 RAMPART=$(cd "$build" && pwd)/rampart
 export RAMPART
-for t in "$here"/e2e/*.sh; do
+for t in "$here"/e2e/*.sh "$here"/tui/*.sh; do
     [ -f "$t" ] || continue
     out=$(sh "$t" 2>&1)
     status=$?
