@@ -1,0 +1,151 @@
+/* store: the small lookups of store_lookup.c (policy ids, credentials by name,
+ * data_version) over real database files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rampart/store.h"
+
+typedef struct fixture {
+    char dir[64];
+    char path[128];
+    store *st;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    strcpy(f->dir, "/tmp/rampart-lookup.XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->path, sizeof f->path, "%s/cache.db", f->dir);
+    error_info err;
+    assert_int_equal(store_open(f->path, 0, &f->st, &err), ERROR_OK);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    store_close(f->st);
+    char side[160];
+    const char *suffixes[] = {"", "-wal", "-shm", "-sync.lock"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        snprintf(side, sizeof side, "%s%s", f->path, suffixes[i]);
+        unlink(side);
+    }
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+static void add_rule(store *st, const char *policy, const char *cidr, model_state state)
+{
+    model_rule r;
+    memset(&r, 0, sizeof r);
+    strcpy(r.cidr, cidr);
+    strcpy(r.policy_id, policy);
+    r.action = MODEL_ACTION_ALLOW;
+    r.state = state;
+    error_info err;
+    assert_int_equal(store_rule_insert(st, &r, &err), ERROR_OK);
+}
+
+static void add_cred(store *st, const char *description, model_state state, char *id_out)
+{
+    model_cred c;
+    memset(&c, 0, sizeof c);
+    strcpy(c.description, description);
+    c.state = state;
+    error_info err;
+    assert_int_equal(store_cred_insert(st, &c, &err), ERROR_OK);
+    if (id_out)
+        strcpy(id_out, c.id);
+    model_cred_clear(&c);
+}
+
+static void policy_ids_in_order_and_paged(void **state)
+{
+    fixture *f = *state;
+    add_rule(f->st, "ipp_b", "10.0.0.0/8", MODEL_STATE_NEW);
+    add_rule(f->st, "ipp_a", "10.0.0.0/8", MODEL_STATE_SYNCED);
+    add_rule(f->st, "ipp_b", "10.1.0.0/16", MODEL_STATE_NEW);
+    add_rule(f->st, "ipp_c", "::/0", MODEL_STATE_DELETING);
+    char ids[2][MODEL_ID_MAX + 1];
+    size_t n = 99;
+    error_info err;
+    assert_int_equal(store_policy_ids(f->st, NULL, ids, 2, &n, &err), ERROR_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(ids[0], "ipp_a");
+    assert_string_equal(ids[1], "ipp_b");
+    assert_int_equal(store_policy_ids(f->st, ids[1], ids, 2, &n, &err), ERROR_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(ids[0], "ipp_c");
+    assert_int_equal(store_policy_ids(f->st, "ipp_c", ids, 2, &n, &err), ERROR_OK);
+    assert_int_equal(n, 0);
+}
+
+static void policy_ids_of_an_empty_cache(void **state)
+{
+    fixture *f = *state;
+    char ids[4][MODEL_ID_MAX + 1];
+    size_t n = 99;
+    assert_int_equal(store_policy_ids(f->st, "", ids, 4, &n, NULL), ERROR_OK);
+    assert_int_equal(n, 0);
+}
+
+static void cred_by_name_counts_live_rows_only(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1], b[MODEL_ID_MAX + 1];
+    add_cred(f->st, "web-1", MODEL_STATE_SYNCED, a);
+    add_cred(f->st, "web-2", MODEL_STATE_NEW, NULL);
+    add_cred(f->st, "web-1", MODEL_STATE_NEW, b);
+    add_cred(f->st, "web-1", MODEL_STATE_REMOTE_DELETED, NULL);
+    char ids[1][MODEL_ID_MAX + 1];
+    size_t n = 0;
+    error_info err;
+    assert_int_equal(store_cred_find_by_name(f->st, "web-1", ids, 1, &n, &err), ERROR_OK);
+    assert_int_equal(n, 2); /* more than max: the caller knows the name is ambiguous */
+    assert_string_equal(ids[0], strcmp(a, b) < 0 ? a : b);
+    assert_int_equal(store_cred_find_by_name(f->st, "web-2", ids, 1, &n, &err), ERROR_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(store_cred_find_by_name(f->st, "WEB-2", ids, 1, &n, &err), ERROR_OK);
+    assert_int_equal(n, 0); /* exact match: names are what agents were configured with */
+}
+
+static void data_version_moves_on_another_connections_commit(void **state)
+{
+    fixture *f = *state;
+    store *reader = NULL;
+    error_info err;
+    assert_int_equal(store_open(f->path, STORE_READONLY, &reader, &err), ERROR_OK);
+    long long v1 = 0, v2 = 0, v3 = 0;
+    assert_int_equal(store_data_version(reader, &v1, &err), ERROR_OK);
+    assert_int_equal(store_data_version(reader, &v2, &err), ERROR_OK);
+    assert_true(v1 == v2);
+    add_rule(f->st, "ipp_a", "192.0.2.0/24", MODEL_STATE_NEW);
+    assert_int_equal(store_data_version(reader, &v3, &err), ERROR_OK);
+    assert_true(v3 != v2);
+    store_close(reader);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(policy_ids_in_order_and_paged, setup, teardown),
+        cmocka_unit_test_setup_teardown(policy_ids_of_an_empty_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(cred_by_name_counts_live_rows_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(data_version_moves_on_another_connections_commit,
+                                        setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
