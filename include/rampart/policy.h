@@ -1,6 +1,9 @@
 /*
  * policy: "is this address allowed by IP policy P?", decided from the cached rules
- * with a prefix structure (never a scan of the rules).
+ * with a prefix structure (never a scan of the rules): per policy and family a
+ * path-compressed binary trie whose nodes say which allow and deny rule ends
+ * there; a check walks the address's bits once (jump tables stand for several
+ * levels at a time in large subtrees). Policies are found by a hash of their id.
  *
  * Contract:
  * - An address is allowed by a policy iff it lies inside at least one allow rule
@@ -9,14 +12,18 @@
  * - IPv4 and IPv6 are separate families: an IPv4 address never matches an IPv6
  *   rule. An IPv4-mapped IPv6 address ("::ffff:10.0.0.1") is checked as the IPv4
  *   address it carries, because that is the peer a dual-stack socket reports.
- * - The index is built once and then read only: any number of threads may call
- *   policy_check on the same index at once without locks. To follow changes,
- *   build a new index and swap it in (the agent does so when the store's
- *   data_version moves).
+ * - The index is built once (policy_index_new/add/finish, or policy_index_load)
+ *   and then read only: any number of threads may call policy_check on the same
+ *   index at once without locks; nothing may add to it meanwhile. To follow
+ *   changes, build a new index and swap it in (the agent does so when the
+ *   store's data_version moves).
  * - Which rules count: policy_index_load takes the rules the admin means to be in
  *   force: every state but deleting, remote_deleted and failed. A decision says
  *   whether the deciding rule is already synced.
  * - No allocation and no error path in policy_check beyond parsing the address.
+ * - Memory: about 140 bytes per rule (ids and cidrs included), some 135 MB for
+ *   a million rules; policy_index_bytes says. While the agent swaps indexes,
+ *   two are alive.
  */
 #ifndef RAMPART_POLICY_H
 #define RAMPART_POLICY_H
@@ -60,13 +67,35 @@ error_code policy_index_add(policy_index *ix, const char *policy_id, const char 
 
 /*
  * Build an index from every rule in force in `st` (see the contract), walking
- * the cache page by page. *out is NULL on failure.
+ * the cache page by page, and finish it (policy_index_finish). A cached cidr in
+ * another valid form ("2001:DB8::/32", as a remote listing may send it) is taken
+ * in its canonical form; one validate refuses fails the load with
+ * ERROR_INVALID naming the rule (no decision is better than one that ignores a
+ * deny rule). *out is NULL on failure.
  */
 error_code policy_index_load(store *st, policy_index **out, error_info *err);
 
-/* Rules held, and distinct policies. */
+/* The same for the rules of one policy only (one indexed range of the cache:
+ * what a single check needs). ERROR_INVALID for an empty id. */
+error_code policy_index_load_policy(store *st, const char *policy_id, policy_index **out,
+                                    error_info *err);
+
+/*
+ * Lay the index out for fast checks (breadth-first node order, jump tables) and
+ * give back spare memory; call once all rules are added (policy_index_load
+ * does). Optional: an index answers the same before and after, and rules may
+ * still be added after it (a trie added to loses its table until the next
+ * call). On ERROR_NOMEM the index still answers correctly, maybe slower.
+ */
+error_code policy_index_finish(policy_index *ix, error_info *err);
+
+/* Rules held, and distinct policies. A rule repeating the prefix and action of
+ * an earlier one of its policy is not held (the earlier one decides). */
 size_t policy_index_rule_count(const policy_index *ix);
 size_t policy_index_policy_count(const policy_index *ix);
+
+/* Heap bytes the index holds (for figures and logs). */
+size_t policy_index_bytes(const policy_index *ix);
 
 /* Free the index. NULL is a no-op. */
 void policy_index_free(policy_index *ix);
@@ -74,19 +103,22 @@ void policy_index_free(policy_index *ix);
 typedef struct policy_decision {
     bool allowed;
     bool policy_known;               /* the policy has at least one rule here */
-    /* The rule that decided: the deny rule that refused, else the most specific
-     * allow rule that matched; rule_id "" when none matched. */
+    /* The rule that decided: the most specific deny rule that matched, else the
+     * most specific allow rule that matched; rule_id and cidr "" (and action
+     * deny, synced false) when none matched. */
     char rule_id[MODEL_ID_MAX + 1];
     char cidr[MODEL_CIDR_MAX + 1];
     model_action action;
     bool synced;                     /* that rule is confirmed by the remote */
 } policy_decision;
 
-/* Decide for a parsed address. Never fails; thread-safe on a built index. */
+/* Decide for a parsed address. Never fails; thread-safe on a built index. A NULL
+ * index, policy id or address, or an unknown policy: not allowed, not known. */
 void policy_check_addr(const policy_index *ix, const char *policy_id,
                        const policy_addr *addr, policy_decision *out);
 
-/* Parse `ip` then decide. ERROR_INVALID for a bad address (see policy_addr_parse). */
+/* Parse `ip` then decide. ERROR_INVALID for a bad address (see policy_addr_parse);
+ * `out` then says not allowed, policy not known, no rule. */
 error_code policy_check(const policy_index *ix, const char *policy_id, const char *ip,
                         policy_decision *out, error_info *err);
 

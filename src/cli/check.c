@@ -1,0 +1,174 @@
+/* `rampart check POLICY IP…`: would the cached rules of a policy let these
+ * addresses in? The same decision the agent's check route gives. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rampart/cli.h"
+#include "rampart/policy.h"
+#include "rampart/validate.h"
+
+static int check_run(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+static const cli_command check_command = {
+    "check", check_run, "POLICY_ID IP... [--json]",
+    "Decide, from the cached rules, whether each address is allowed by the IP policy.",
+    "An address is allowed when it lies inside at least one allow rule of the policy\n"
+    "and inside no deny rule of it (deny wins, whatever the prefix lengths). The rules\n"
+    "in force are every cached rule but those being deleted, deleted remotely or\n"
+    "failed; a rule not yet confirmed by the remote shows as \"pending\". An\n"
+    "IPv4-mapped IPv6 address (::ffff:10.0.0.1) is checked as IPv4.\n\n"
+    "For each address: the decision and the rule that made it (the most specific\n"
+    "matching deny rule, else the most specific matching allow rule).\n\n"
+    "Options:\n"
+    "  --json   a JSON array of {\"ip\", \"policy\", \"allowed\", \"policy_known\", \"action\",\n"
+    "           \"cidr\", \"synced\", \"rule_id\"}, as the agent's check route answers\n\n"
+    "Exit status: 0 every address is allowed; 1 at least one is denied (or the cache\n"
+    "could not be read: either way, not all allowed); 2 bad usage, policy id or\n"
+    "address (nothing is decided); 3 the policy has no rules in force here.\n",
+    2, -1};
+
+typedef struct check_columns {
+    int ip, cidr, rule;
+} check_columns;
+
+static int widest(int w, size_t n)
+{
+    return (size_t)w > n ? w : (int)n;
+}
+
+static check_columns measure(char **ips, const policy_decision *d, size_t n)
+{
+    check_columns w = {2, 4, 4};
+    for (size_t i = 0; i < n; i++) {
+        w.ip = widest(w.ip, strlen(ips[i]));
+        w.cidr = widest(w.cidr, strlen(d[i].cidr));
+        w.rule = widest(w.rule, strlen(d[i].rule_id));
+    }
+    return w;
+}
+
+static void put_human(cli_ctx *ctx, char **ips, const policy_decision *d, size_t n)
+{
+    check_columns w = measure(ips, d, n);
+    fprintf(ctx->out, "%-*s  %-8s  %-6s  %-*s  %-*s  %s\n", w.ip, "IP", "DECISION", "ACTION",
+            w.cidr, "CIDR", w.rule, "RULE", "SYNC");
+    for (size_t i = 0; i < n; i++) {
+        const policy_decision *x = &d[i];
+        bool ruled = x->rule_id[0] != '\0';
+        /* The address passed the strict parser: printable ASCII only. */
+        fprintf(ctx->out, "%-*s  %-8s  %-6s  %-*s  %-*s  %s\n", w.ip, ips[i],
+                x->allowed ? "allowed" : "denied",
+                ruled ? model_action_name(x->action) : "-", w.cidr, ruled ? x->cidr : "-",
+                w.rule, ruled ? x->rule_id : "-",
+                !ruled ? "-" : x->synced ? "synced" : "pending");
+    }
+}
+
+static void put_json(cli_ctx *ctx, const char *policy, char **ips, const policy_decision *d,
+                     size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const policy_decision *x = &d[i];
+        cli_json_array_sep(ctx, i);
+        fputs("  {\"ip\": ", ctx->out);
+        cli_put_json_string(ctx->out, ips[i]);
+        fputs(", \"policy\": ", ctx->out);
+        cli_put_json_string(ctx->out, policy);
+        fprintf(ctx->out, ", \"allowed\": %s, \"policy_known\": %s",
+                x->allowed ? "true" : "false", x->policy_known ? "true" : "false");
+        if (!x->rule_id[0]) {
+            fputs(", \"action\": null, \"cidr\": null, \"synced\": null, \"rule_id\": null}",
+                  ctx->out);
+            continue;
+        }
+        fprintf(ctx->out, ", \"action\": \"%s\", \"cidr\": ", model_action_name(x->action));
+        cli_put_json_string(ctx->out, x->cidr);
+        fprintf(ctx->out, ", \"synced\": %s, \"rule_id\": ", x->synced ? "true" : "false");
+        cli_put_json_string(ctx->out, x->rule_id);
+        fputc('}', ctx->out);
+    }
+    cli_json_array_end(ctx, n);
+}
+
+/* Every address is parsed before anything is decided: one bad one, no output. */
+static int parse_all(cli_ctx *ctx, const char *path, char **ips, size_t n, policy_addr *out)
+{
+    int rc = CLI_EXIT_OK;
+    for (size_t i = 0; i < n; i++) {
+        error_info e = {0};
+        if (policy_addr_parse(ips[i], &out[i], &e) != ERROR_OK)
+            rc = cli_usage_error(ctx, path, "address #%zu: %s", i + 1, e.msg);
+    }
+    return rc;
+}
+
+static int decide(cli_ctx *ctx, const char *policy, char **ips, size_t n,
+                  const policy_addr *addrs, bool json)
+{
+    store *st = cli_store(ctx);
+    if (!st)
+        return ctx->store_exit;
+    policy_index *ix = NULL;
+    error_info e = {0};
+    if (policy_index_load_policy(st, policy, &ix, &e) != ERROR_OK) {
+        /* A cached rule that cannot be read (or a database failure) decides
+         * nothing: status 1 like a denial, never 2 (the arguments were fine). */
+        cli_fail(ctx, &e);
+        return CLI_EXIT_FAILURE;
+    }
+    policy_decision *d = calloc(n, sizeof *d);
+    if (!d) {
+        policy_index_free(ix);
+        error_set(&e, ERROR_NOMEM, "out of memory");
+        return cli_fail(ctx, &e);
+    }
+    bool all_allowed = true;
+    for (size_t i = 0; i < n; i++) {
+        policy_check_addr(ix, policy, &addrs[i], &d[i]);
+        all_allowed &= d[i].allowed;
+    }
+    bool known = policy_index_policy_count(ix) > 0;
+    policy_index_free(ix);
+    if (json)
+        put_json(ctx, policy, ips, d, n);
+    else
+        put_human(ctx, ips, d, n);
+    free(d);
+    if (!known) {
+        fprintf(ctx->err, "%s: policy %s has no rules in force in this cache, so nothing "
+                "is allowed (see: %s rules list --policy %s)\n", ctx->program, policy,
+                ctx->program, policy);
+        return CLI_EXIT_NOT_FOUND;
+    }
+    return all_allowed ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
+
+static int check_run(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    bool json = false;
+    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &json}};
+    int first, rc;
+    if (!cli_parse(ctx, path, &check_command, opts, 1, argc, argv, &first, &rc))
+        return rc;
+    const char *policy = argv[first];
+    error_info e = {0};
+    if (validate_id(policy, "ipp", "policy id", &e) != ERROR_OK)
+        return cli_usage_error(ctx, path, "%s", e.msg);
+    char **ips = argv + first + 1;
+    size_t n = (size_t)(argc - first - 1);
+    policy_addr *addrs = calloc(n, sizeof *addrs);
+    if (!addrs) {
+        error_set(&e, ERROR_NOMEM, "out of memory");
+        return cli_fail(ctx, &e);
+    }
+    rc = parse_all(ctx, path, ips, n, addrs);
+    if (rc == CLI_EXIT_OK)
+        rc = decide(ctx, policy, ips, n, addrs, json);
+    free(addrs);
+    return rc;
+}
+
+int cli_check(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return check_run(ctx, path, argc, argv);
+}

@@ -1,0 +1,779 @@
+/* policy: decisions from the prefix index (tables of cases, a differential test
+ * against a plain scan of the rules), address parsing, and loading from a store. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/core/policy_internal.h" /* to see that jump tables get built */
+#include "rampart/policy.h"
+#include "rampart/validate.h"
+
+#define A MODEL_ACTION_ALLOW
+#define D MODEL_ACTION_DENY
+
+struct trule {
+    const char *policy;
+    const char *cidr;
+    model_action action;
+    const char *id;
+};
+
+static const struct trule table_rules[] = {
+    /* overlapping allow and deny, both ways round, both families */
+    {"ipp_A", "10.0.0.0/8", A, "ipr_a1"},
+    {"ipp_A", "10.1.2.3/32", D, "ipr_d1"},
+    {"ipp_A", "10.1.0.0/16", A, "ipr_a5"},
+    {"ipp_A", "192.168.0.0/16", D, "ipr_d2"},
+    {"ipp_A", "192.168.1.7/32", A, "ipr_a2"},
+    {"ipp_A", "2001:db8::/32", A, "ipr_a3"},
+    {"ipp_A", "2001:db8:dead::/48", D, "ipr_d3"},
+    {"ipp_A", "2001:db8:dead:beef::1/128", A, "ipr_a4"},
+    /* /0 rules */
+    {"ipp_B", "0.0.0.0/0", A, "ipr_b1"},
+    {"ipp_B", "203.0.113.9/32", D, "ipr_b3"},
+    {"ipp_B", "::/0", A, "ipr_b4"},
+    /* the same cidr with both actions: deny wins */
+    {"ipp_C", "198.51.100.0/24", A, "ipr_c1"},
+    {"ipp_C", "198.51.100.0/24", D, "ipr_c2"},
+    /* deny only */
+    {"ipp_D", "::/0", D, "ipr_d9"},
+    /* host routes */
+    {"ipp_E", "127.0.0.1/32", A, "ipr_e1"},
+    {"ipp_E", "::1/128", A, "ipr_e2"},
+    /* deny /8, allow /0 under it; a second deny deeper: the deepest deny speaks */
+    {"ipp_F", "0.0.0.0/0", A, "ipr_f1"},
+    {"ipp_F", "10.0.0.0/8", D, "ipr_f2"},
+    {"ipp_F", "10.9.0.0/16", D, "ipr_f3"},
+    {"ipp_F", "10.9.9.0/24", A, "ipr_f4"},
+};
+
+struct tcase {
+    const char *policy;
+    const char *ip;
+    bool known;
+    bool allowed;
+    const char *rule; /* "" none */
+};
+
+static const struct tcase table_cases[] = {
+    {"ipp_A", "10.9.9.9", true, true, "ipr_a1"},
+    {"ipp_A", "10.1.9.9", true, true, "ipr_a5"},
+    {"ipp_A", "10.1.2.3", true, false, "ipr_d1"},
+    {"ipp_A", "10.1.2.4", true, true, "ipr_a5"},
+    {"ipp_A", "10.1.2.2", true, true, "ipr_a5"},
+    {"ipp_A", "11.0.0.1", true, false, ""},
+    {"ipp_A", "9.255.255.255", true, false, ""},
+    {"ipp_A", "10.255.255.255", true, true, "ipr_a1"},
+    {"ipp_A", "192.168.1.7", true, false, "ipr_d2"},
+    {"ipp_A", "192.168.2.1", true, false, "ipr_d2"},
+    {"ipp_A", "2001:db8::1", true, true, "ipr_a3"},
+    {"ipp_A", "2001:DB8:ffff::1", true, true, "ipr_a3"},
+    {"ipp_A", "2001:db8:dead:beef::1", true, false, "ipr_d3"},
+    {"ipp_A", "2001:db8:dead::1", true, false, "ipr_d3"},
+    {"ipp_A", "2001:db9::1", true, false, ""},
+    {"ipp_A", "2001:db7:ffff:ffff:ffff:ffff:ffff:ffff", true, false, ""},
+    {"ipp_A", "::ffff:10.9.9.9", true, true, "ipr_a1"},
+    {"ipp_A", "::FFFF:10.1.2.3", true, false, "ipr_d1"},
+    {"ipp_A", "::ffff:a09:909", true, true, "ipr_a1"},
+    {"ipp_A", "::10.9.9.9", true, false, ""}, /* IPv4-compatible: plain IPv6 */
+    {"ipp_B", "1.2.3.4", true, true, "ipr_b1"},
+    {"ipp_B", "0.0.0.0", true, true, "ipr_b1"},
+    {"ipp_B", "255.255.255.255", true, true, "ipr_b1"},
+    {"ipp_B", "203.0.113.9", true, false, "ipr_b3"},
+    {"ipp_B", "203.0.113.8", true, true, "ipr_b1"},
+    {"ipp_B", "203.0.113.10", true, true, "ipr_b1"},
+    {"ipp_B", "::", true, true, "ipr_b4"},
+    {"ipp_B", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true, true, "ipr_b4"},
+    {"ipp_B", "::ffff:203.0.113.9", true, false, "ipr_b3"},
+    {"ipp_C", "198.51.100.1", true, false, "ipr_c2"},
+    {"ipp_C", "198.51.101.1", true, false, ""},
+    {"ipp_D", "2001:db8::1", true, false, "ipr_d9"},
+    {"ipp_D", "1.2.3.4", true, false, ""},          /* no IPv4 rule */
+    {"ipp_D", "::ffff:1.2.3.4", true, false, ""},   /* checked as IPv4 */
+    {"ipp_E", "127.0.0.1", true, true, "ipr_e1"},
+    {"ipp_E", "127.0.0.2", true, false, ""},
+    {"ipp_E", "127.0.0.0", true, false, ""},
+    {"ipp_E", "::1", true, true, "ipr_e2"},
+    {"ipp_E", "::2", true, false, ""},
+    {"ipp_E", "::", true, false, ""},
+    {"ipp_E", "::ffff:127.0.0.1", true, true, "ipr_e1"},
+    {"ipp_F", "10.9.9.9", true, false, "ipr_f3"},
+    {"ipp_F", "10.8.0.1", true, false, "ipr_f2"},
+    {"ipp_F", "11.0.0.1", true, true, "ipr_f1"},
+    {"ipp_F", "::1", true, false, ""},
+    /* unknown policies: nothing is allowed */
+    {"ipp_Z", "10.0.0.1", false, false, ""},
+    {"ipp_", "10.0.0.1", false, false, ""},
+    {"", "10.0.0.1", false, false, ""},
+    {"ipp_a", "10.0.0.1", false, false, ""}, /* ids are case-sensitive */
+};
+
+static policy_index *table_index(void)
+{
+    policy_index *ix = NULL;
+    error_info err;
+    assert_int_equal(policy_index_new(&ix, &err), ERROR_OK);
+    for (size_t i = 0; i < sizeof table_rules / sizeof table_rules[0]; i++) {
+        const struct trule *r = &table_rules[i];
+        assert_int_equal(policy_index_add(ix, r->policy, r->cidr, r->action, r->id,
+                                          i % 2 == 0, &err), ERROR_OK);
+    }
+    assert_int_equal(policy_index_finish(ix, &err), ERROR_OK);
+    return ix;
+}
+
+static const struct trule *table_rule(const char *id)
+{
+    for (size_t i = 0; i < sizeof table_rules / sizeof table_rules[0]; i++) {
+        if (strcmp(table_rules[i].id, id) == 0)
+            return &table_rules[i];
+    }
+    return NULL;
+}
+
+static void decisions_table(void **state)
+{
+    (void)state;
+    policy_index *ix = table_index();
+    assert_int_equal(policy_index_rule_count(ix), sizeof table_rules / sizeof table_rules[0]);
+    assert_int_equal(policy_index_policy_count(ix), 6);
+    for (size_t i = 0; i < sizeof table_cases / sizeof table_cases[0]; i++) {
+        const struct tcase *c = &table_cases[i];
+        policy_decision d;
+        memset(&d, 0x55, sizeof d);
+        error_info err;
+        error_code rc = policy_check(ix, c->policy, c->ip, &d, &err);
+        if (rc != ERROR_OK || d.allowed != c->allowed || d.policy_known != c->known ||
+            strcmp(d.rule_id, c->rule) != 0)
+            fail_msg("case %zu (%s %s): rc %d allowed %d known %d rule '%s'", i, c->policy,
+                     c->ip, rc, d.allowed, d.policy_known, d.rule_id);
+        const struct trule *r = table_rule(c->rule);
+        if (!r) {
+            assert_string_equal(d.cidr, "");
+            continue;
+        }
+        assert_string_equal(d.cidr, r->cidr);
+        assert_int_equal(d.action, r->action);
+        assert_int_equal(d.synced, (size_t)(r - table_rules) % 2 == 0);
+    }
+    policy_index_free(ix);
+}
+
+struct pcase {
+    const char *text;
+    int family;       /* 0: refused */
+    const char *as;   /* the address it stands for, in the family's plain form */
+};
+
+static const struct pcase parse_cases[] = {
+    {"10.1.2.3", 4, "10.1.2.3"},
+    {"0.0.0.0", 4, "0.0.0.0"},
+    {"255.255.255.255", 4, "255.255.255.255"},
+    {"::ffff:10.1.2.3", 4, "10.1.2.3"},
+    {"::ffff:0a01:0203", 4, "10.1.2.3"},
+    {"0:0:0:0:0:ffff:10.1.2.3", 4, "10.1.2.3"},
+    {"2001:db8::1", 6, "2001:db8::1"},
+    {"2001:0db8:0000:0000:0000:0000:0000:0001", 6, "2001:db8::1"},
+    {"::", 6, "::"},
+    {"::1", 6, "::1"},
+    {"::0012", 6, "::12"},
+    {"::ffff:1:2", 4, "0.1.0.2"},
+    {"::fffe:1:2", 6, "::fffe:1:2"},
+    {"::1:ffff:1:2", 6, "::1:ffff:1:2"},
+    {"64:ff9b::10.1.2.3", 6, "64:ff9b::a01:203"},
+    {"", 0, NULL},
+    {" 10.1.2.3", 0, NULL},
+    {"10.1.2.3 ", 0, NULL},
+    {"10.1.2.3\n", 0, NULL},
+    {"10.1.2.3\t", 0, NULL},
+    {"10.1.2.03", 0, NULL},
+    {"010.1.2.3", 0, NULL},
+    {"10.01.2.3", 0, NULL},
+    {"00.1.2.3", 0, NULL},
+    {"::ffff:010.1.2.3", 0, NULL},
+    {"10.1.2.3/32", 0, NULL},
+    {"2001:db8::/32", 0, NULL},
+    {"fe80::1%eth0", 0, NULL},
+    {"fe80::1%1", 0, NULL},
+    {"10.1.2", 0, NULL},
+    {"10.1.2.256", 0, NULL},
+    {"10.1.2.3.4", 0, NULL},
+    {"0x0a.1.2.3", 0, NULL},
+    {"10.1.2.3:80", 0, NULL},
+    {"[::1]", 0, NULL},
+    {"2001:db8:::1", 0, NULL},
+    {"2001:db8::1::2", 0, NULL},
+    {"12345::", 0, NULL},
+    {"gggg::", 0, NULL},
+    {"hello", 0, NULL},
+    {"10.1.2.3\xc2\xa0", 0, NULL},
+    {"1111:2222:3333:4444:5555:6666:7777:8888:9999", 0, NULL},
+    {"1111:2222:3333:4444:5555:6666:255.255.255.255.1", 0, NULL},
+    {"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 0, NULL},
+};
+
+static void addr_parse_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof parse_cases / sizeof parse_cases[0]; i++) {
+        const struct pcase *c = &parse_cases[i];
+        policy_addr a;
+        error_info err;
+        error_clear(&err);
+        error_code rc = policy_addr_parse(c->text, &a, &err);
+        if (!c->family) {
+            if (rc != ERROR_INVALID)
+                fail_msg("case %zu should be refused", i);
+            assert_int_equal(err.code, ERROR_INVALID);
+            assert_true(err.msg[0] != '\0');
+            /* The message never repeats the input. */
+            if (strlen(c->text) >= 3 && strstr(err.msg, c->text))
+                fail_msg("case %zu: message quotes the input: %s", i, err.msg);
+            continue;
+        }
+        if (rc != ERROR_OK)
+            fail_msg("case %zu (%s) refused: %s", i, c->text, err.msg);
+        assert_int_equal(a.family, c->family);
+        char buf[INET6_ADDRSTRLEN];
+        assert_non_null(inet_ntop(a.family == 4 ? AF_INET : AF_INET6, a.bytes, buf,
+                                  sizeof buf));
+        assert_string_equal(buf, c->as);
+    }
+    policy_addr a;
+    assert_int_equal(policy_addr_parse(NULL, &a, NULL), ERROR_INVALID);
+}
+
+static void bad_address_in_check(void **state)
+{
+    (void)state;
+    policy_index *ix = table_index();
+    policy_decision d;
+    error_info err;
+    assert_int_equal(policy_check(ix, "ipp_A", "10.0.0.1/8", &d, &err), ERROR_INVALID);
+    assert_false(d.allowed);
+    assert_string_equal(d.rule_id, "");
+    assert_null(strstr(err.msg, "10.0.0.1"));
+    policy_index_free(ix);
+}
+
+static void add_refuses_bad_rules(void **state)
+{
+    (void)state;
+    policy_index *ix = NULL;
+    error_info err;
+    assert_int_equal(policy_index_new(&ix, &err), ERROR_OK);
+    assert_int_equal(policy_index_add(ix, "ipp_A", "10.0.0.1/8", A, "ipr_1", true, &err),
+                     ERROR_INVALID);
+    assert_non_null(strstr(err.msg, "10.0.0.0/8"));
+    assert_int_equal(policy_index_add(ix, "ipp_A", "2001:DB8::/32", A, "ipr_1", true, &err),
+                     ERROR_INVALID);
+    assert_non_null(strstr(err.msg, "2001:db8::/32"));
+    assert_int_equal(policy_index_add(ix, "ipp_A", "10.0.0.1", A, "ipr_1", true, &err),
+                     ERROR_INVALID);
+    assert_int_equal(policy_index_add(ix, "ipp_A", "bogus", A, "ipr_1", true, &err),
+                     ERROR_INVALID);
+    assert_int_equal(policy_index_add(ix, "ipp_A", NULL, A, "ipr_1", true, &err),
+                     ERROR_INVALID);
+    assert_int_equal(policy_index_add(ix, "", "10.0.0.0/8", A, "ipr_1", true, &err),
+                     ERROR_INVALID);
+    assert_int_equal(policy_index_add(ix, "ipp_A", "10.0.0.0/8", A, "", true, &err),
+                     ERROR_INVALID);
+    char longid[MODEL_ID_MAX + 2];
+    memset(longid, 'a', sizeof longid - 1);
+    longid[sizeof longid - 1] = '\0';
+    assert_int_equal(policy_index_add(ix, longid, "10.0.0.0/8", A, "ipr_1", true, &err),
+                     ERROR_INVALID);
+    assert_int_equal(policy_index_add(ix, "ipp_A", "10.0.0.0/8", (model_action)7, "ipr_1",
+                                      true, &err), ERROR_INVALID);
+    assert_int_equal(policy_index_rule_count(ix), 0);
+    assert_int_equal(policy_index_policy_count(ix), 0);
+    /* Nothing half-added: the index still answers. */
+    policy_decision d;
+    assert_int_equal(policy_check(ix, "ipp_A", "10.0.0.1", &d, &err), ERROR_OK);
+    assert_false(d.allowed);
+    assert_false(d.policy_known);
+    policy_index_free(ix);
+    policy_index_free(NULL);
+}
+
+static void empty_and_null_index(void **state)
+{
+    (void)state;
+    policy_index *ix = NULL;
+    error_info err;
+    assert_int_equal(policy_index_new(&ix, &err), ERROR_OK);
+    policy_decision d;
+    assert_int_equal(policy_check(ix, "ipp_A", "::1", &d, &err), ERROR_OK);
+    assert_false(d.allowed);
+    assert_false(d.policy_known);
+    assert_int_equal(policy_check(NULL, "ipp_A", "::1", &d, &err), ERROR_OK);
+    assert_false(d.allowed);
+    assert_int_equal(policy_index_rule_count(NULL), 0);
+    policy_index_free(ix);
+}
+
+static void duplicate_rule_keeps_first(void **state)
+{
+    (void)state;
+    policy_index *ix = NULL;
+    error_info err;
+    assert_int_equal(policy_index_new(&ix, &err), ERROR_OK);
+    assert_int_equal(policy_index_add(ix, "ipp_A", "10.0.0.0/8", A, "ipr_1", true, &err),
+                     ERROR_OK);
+    assert_int_equal(policy_index_add(ix, "ipp_A", "10.0.0.0/8", A, "ipr_2", false, &err),
+                     ERROR_OK);
+    assert_int_equal(policy_index_rule_count(ix), 1);
+    policy_decision d;
+    assert_int_equal(policy_check(ix, "ipp_A", "10.0.0.1", &d, &err), ERROR_OK);
+    assert_true(d.allowed);
+    assert_string_equal(d.rule_id, "ipr_1");
+    assert_true(d.synced);
+    policy_index_free(ix);
+}
+
+/* ---- differential test against a scan ------------------------------------ */
+
+typedef struct rrule {
+    int policy;
+    int family;
+    uint8_t bytes[16];
+    unsigned len;
+    model_action action;
+    char id[48];
+    bool kept; /* false: the same prefix and action came earlier in its policy */
+} rrule;
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint64_t rnd(void)
+{
+    uint64_t x = rng_state; /* xorshift64*, fixed seed: reproducible */
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    rng_state = x;
+    return x * 0x2545f4914f6cdd1du;
+}
+
+static void truncate_bytes(uint8_t *b, size_t n, unsigned len)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned lo = (unsigned)i * 8;
+        if (len >= lo + 8)
+            continue;
+        b[i] = len <= lo ? 0 : (uint8_t)(b[i] & (0xff << (8 - (len - lo))));
+    }
+}
+
+static bool in_prefix(const uint8_t *a, const rrule *r)
+{
+    uint8_t t[16];
+    size_t n = r->family == 4 ? 4 : 16;
+    memcpy(t, a, n);
+    truncate_bytes(t, n, r->len);
+    return memcmp(t, r->bytes, n) == 0;
+}
+
+/* A few shared stems, so rules nest and overlap as real ones do. */
+static void random_bytes(int family, uint8_t *b)
+{
+    static const uint8_t stems[4][4] = {
+        {10, 0, 0, 0}, {192, 168, 0, 0}, {0x20, 0x01, 0x0d, 0xb8}, {0xfd, 0, 0, 0}};
+    size_t n = family == 4 ? 4 : 16;
+    for (size_t i = 0; i < n; i++)
+        b[i] = (uint8_t)rnd();
+    uint64_t r = rnd() % 8;
+    if (r < 4)
+        memcpy(b, stems[r], (size_t)(1 + rnd() % 3));
+}
+
+static unsigned random_len(int family)
+{
+    unsigned max = family == 4 ? 32 : 128;
+    uint64_t r = rnd() % 10;
+    if (r == 0)
+        return (unsigned)(rnd() % 4);     /* short, even /0 */
+    if (r == 1)
+        return max;                       /* host routes */
+    return (unsigned)(rnd() % (max + 1));
+}
+
+static void format_cidr(const rrule *r, char *buf, size_t size)
+{
+    char addr[INET6_ADDRSTRLEN];
+    assert_non_null(inet_ntop(r->family == 4 ? AF_INET : AF_INET6, r->bytes, addr,
+                              sizeof addr));
+    snprintf(buf, size, "%s/%u", addr, r->len);
+    /* The index takes the canonical form validate writes. */
+    char canon[MODEL_CIDR_MAX + 1];
+    error_info err;
+    assert_int_equal(validate_cidr(buf, NULL, canon, sizeof canon, &err), ERROR_OK);
+    snprintf(buf, size, "%s", canon);
+}
+
+static void scan(const rrule *rules, size_t n, int policy, const policy_addr *a,
+                 bool *allowed, const char **rule)
+{
+    const rrule *allow = NULL, *deny = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const rrule *r = &rules[i];
+        if (!r->kept || r->policy != policy || r->family != a->family ||
+            !in_prefix(a->bytes, r))
+            continue;
+        const rrule **best = r->action == D ? &deny : &allow;
+        if (!*best || r->len > (*best)->len)
+            *best = r;
+    }
+    *allowed = !deny && allow;
+    *rule = deny ? deny->id : allow ? allow->id : "";
+}
+
+static void random_addr(const rrule *rules, size_t n, int family, policy_addr *a)
+{
+    memset(a, 0, sizeof *a);
+    a->family = family;
+    size_t bytes = family == 4 ? 4 : 16;
+    random_bytes(family, a->bytes);
+    if (rnd() % 2 == 0) {
+        /* Inside a rule's prefix (of the family), random below it. */
+        for (int tries = 0; tries < 16; tries++) {
+            const rrule *r = &rules[rnd() % n];
+            if (r->family != family)
+                continue;
+            uint8_t low[16];
+            for (size_t i = 0; i < bytes; i++)
+                low[i] = (uint8_t)rnd();
+            for (size_t i = 0; i < bytes; i++) {
+                unsigned lo = (unsigned)i * 8;
+                uint8_t keep = r->len >= lo + 8 ? 0xff : r->len <= lo ? 0
+                             : (uint8_t)(0xff << (8 - (r->len - lo)));
+                a->bytes[i] = (uint8_t)((r->bytes[i] & keep) | (low[i] & ~keep));
+            }
+            break;
+        }
+    }
+}
+
+enum { DIFF_POLICIES = 3, DIFF_ROUNDS = 6, DIFF_CHECKS = 1500 };
+
+typedef struct diff_stats {
+    size_t checked, allowed, denied_by_rule;
+} diff_stats;
+
+/* Make rules[from..to) and add them; *kept counts those the index holds. */
+static void add_random_rules(policy_index *ix, rrule *rules, size_t from, size_t to,
+                             size_t round, size_t *kept)
+{
+    for (size_t i = from; i < to; i++) {
+        rrule *r = &rules[i];
+        r->policy = (int)(rnd() % DIFF_POLICIES);
+        r->family = rnd() % 2 ? 4 : 6;
+        random_bytes(r->family, r->bytes);
+        r->len = random_len(r->family);
+        truncate_bytes(r->bytes, r->family == 4 ? 4 : 16, r->len);
+        r->action = rnd() % 3 == 0 ? D : A; /* more allows, or little is allowed */
+        snprintf(r->id, sizeof r->id, "ipr_%zu_%zu", round, i);
+        r->kept = true;
+        for (size_t j = 0; j < i && r->kept; j++) {
+            const rrule *o = &rules[j];
+            if (o->policy == r->policy && o->family == r->family && o->len == r->len &&
+                o->action == r->action && memcmp(o->bytes, r->bytes, 16) == 0)
+                r->kept = false;
+        }
+        *kept += r->kept;
+        char cidr[MODEL_CIDR_MAX + 1], policy[24];
+        format_cidr(r, cidr, sizeof cidr);
+        snprintf(policy, sizeof policy, "ipp_%d", r->policy);
+        error_info err;
+        if (policy_index_add(ix, policy, cidr, r->action, r->id, false, &err) != ERROR_OK)
+            fail_msg("add %s: %s", cidr, err.msg);
+    }
+    assert_int_equal(policy_index_rule_count(ix), *kept);
+}
+
+static void compare(const policy_index *ix, const rrule *rules, size_t n, const char *phase,
+                    diff_stats *st)
+{
+    for (size_t k = 0; k < DIFF_CHECKS; k++) {
+        policy_addr a;
+        random_addr(rules, n, rnd() % 2 ? 4 : 6, &a);
+        int p = (int)(rnd() % DIFF_POLICIES);
+        char policy[24];
+        snprintf(policy, sizeof policy, "ipp_%d", p);
+        bool want_allowed;
+        const char *want_rule;
+        scan(rules, n, p, &a, &want_allowed, &want_rule);
+        policy_decision d;
+        policy_check_addr(ix, policy, &a, &d);
+        if (d.allowed != want_allowed || strcmp(d.rule_id, want_rule) != 0) {
+            char buf[INET6_ADDRSTRLEN];
+            inet_ntop(a.family == 4 ? AF_INET : AF_INET6, a.bytes, buf, sizeof buf);
+            fail_msg("%s, %zu rules, %s in %s: index says %d by '%s', scan %d by '%s'",
+                     phase, n, buf, policy, d.allowed, d.rule_id, want_allowed, want_rule);
+        }
+        st->checked++;
+        st->allowed += d.allowed;
+        st->denied_by_rule += !d.allowed && d.rule_id[0];
+    }
+}
+
+/* Tables in the index, and how many of them hang below another one. */
+static void count_tables(const policy_index *ix, size_t *tables, size_t *nested)
+{
+    size_t tops = 0, all = 0;
+    for (size_t i = 0; i < ix->nnodes; i++)
+        all += ix->nodes[i].jump != POLICY_NONE;
+    for (size_t p = 0; p < ix->npolicies; p++) {
+        for (int f = 0; f < 2; f++) {
+            /* The top table hangs at the first node with two children. */
+            uint32_t n = ix->policies[p].trie[f].root;
+            while (n != POLICY_NONE && ix->nodes[n].jump == POLICY_NONE &&
+                   (ix->nodes[n].child[0] == POLICY_NONE ||
+                    ix->nodes[n].child[1] == POLICY_NONE))
+                n = ix->nodes[n].child[0] != POLICY_NONE ? ix->nodes[n].child[0]
+                                                         : ix->nodes[n].child[1];
+            tops += n != POLICY_NONE && ix->nodes[n].jump != POLICY_NONE;
+        }
+    }
+    *tables += all;
+    *nested += all - tops;
+}
+
+/*
+ * Each round: the index as built, then finished (new layout, jump tables), then
+ * with more rules added after finishing (the changed tries drop their tables),
+ * then finished again; every phase against a scan of the same rules.
+ */
+static void differential(void **state)
+{
+    (void)state;
+    static const size_t sizes[DIFF_ROUNDS] = {1, 8, 40, 200, 800, 4000};
+    diff_stats st = {0};
+    size_t tables = 0, nested = 0;
+    for (size_t round = 0; round < DIFF_ROUNDS; round++) {
+        size_t n = sizes[round], first = n - n / 4, kept = 0;
+        rrule *rules = calloc(n, sizeof *rules);
+        assert_non_null(rules);
+        policy_index *ix = NULL;
+        error_info err;
+        assert_int_equal(policy_index_new(&ix, &err), ERROR_OK);
+        add_random_rules(ix, rules, 0, first, round, &kept);
+        compare(ix, rules, first, "as built", &st);
+        assert_int_equal(policy_index_finish(ix, &err), ERROR_OK);
+        count_tables(ix, &tables, &nested);
+        compare(ix, rules, first, "finished", &st);
+        add_random_rules(ix, rules, first, n, round, &kept);
+        compare(ix, rules, n, "added after finish", &st);
+        assert_int_equal(policy_index_finish(ix, &err), ERROR_OK);
+        compare(ix, rules, n, "finished again", &st);
+        policy_index_free(ix);
+        free(rules);
+    }
+    /* Both outcomes and the jump tables must be exercised, or this proves little. */
+    assert_int_equal(st.checked, (size_t)DIFF_ROUNDS * 4 * DIFF_CHECKS);
+    assert_true(st.allowed > st.checked / 10);
+    assert_true(st.denied_by_rule > st.checked / 20);
+    assert_true(tables >= 4);
+    assert_true(nested >= 1);
+}
+
+/* ---- readers on many threads --------------------------------------------- */
+
+typedef struct reader {
+    const policy_index *ix;
+    size_t mismatches;
+} reader;
+
+static void *read_table(void *arg)
+{
+    reader *r = arg;
+    for (int round = 0; round < 200; round++) {
+        for (size_t i = 0; i < sizeof table_cases / sizeof table_cases[0]; i++) {
+            const struct tcase *c = &table_cases[i];
+            policy_decision d;
+            if (policy_check(r->ix, c->policy, c->ip, &d, NULL) != ERROR_OK ||
+                d.allowed != c->allowed || strcmp(d.rule_id, c->rule) != 0)
+                r->mismatches++;
+        }
+    }
+    return NULL;
+}
+
+static void readers_share_an_index(void **state)
+{
+    (void)state;
+    policy_index *ix = table_index();
+    enum { THREADS = 4 };
+    pthread_t t[THREADS];
+    reader r[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        r[i] = (reader){.ix = ix};
+        assert_int_equal(pthread_create(&t[i], NULL, read_table, &r[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        assert_int_equal(r[i].mismatches, 0);
+    }
+    policy_index_free(ix);
+}
+
+/* ---- loading from a store ------------------------------------------------ */
+
+static void add_stored(store *st, const char *cidr, model_action action, model_state state,
+                       char *id)
+{
+    model_rule r;
+    memset(&r, 0, sizeof r);
+    strcpy(r.cidr, cidr);
+    strcpy(r.policy_id, "ipp_L");
+    r.action = action;
+    r.state = state;
+    error_info err;
+    if (store_rule_insert(st, &r, &err) != ERROR_OK)
+        fail_msg("insert %s: %s", cidr, err.msg);
+    strcpy(id, r.id);
+}
+
+static void load_takes_rules_in_force(void **state)
+{
+    (void)state;
+    store *st = NULL;
+    error_info err;
+    assert_int_equal(store_open(":memory:", 0, &st, &err), ERROR_OK);
+    char synced[MODEL_ID_MAX + 1], fresh[MODEL_ID_MAX + 1], creating[MODEL_ID_MAX + 1];
+    char unknown[MODEL_ID_MAX + 1], failed[MODEL_ID_MAX + 1], deleting[MODEL_ID_MAX + 1];
+    char gone[MODEL_ID_MAX + 1];
+    add_stored(st, "10.0.0.0/8", A, MODEL_STATE_SYNCED, synced);
+    add_stored(st, "10.1.0.0/16", A, MODEL_STATE_NEW, fresh);
+    add_stored(st, "2001:db8::/32", A, MODEL_STATE_CREATING, creating);
+    add_stored(st, "10.2.0.0/16", D, MODEL_STATE_UNKNOWN, unknown);
+    add_stored(st, "10.3.0.0/16", D, MODEL_STATE_FAILED, failed);
+    add_stored(st, "10.4.0.0/16", D, MODEL_STATE_DELETING, deleting);
+    add_stored(st, "10.5.0.0/16", D, MODEL_STATE_REMOTE_DELETED, gone);
+    policy_index *ix = NULL;
+    assert_int_equal(policy_index_load(st, &ix, &err), ERROR_OK);
+    assert_int_equal(policy_index_rule_count(ix), 4);
+    assert_int_equal(policy_index_policy_count(ix), 1);
+    struct {
+        const char *ip;
+        bool allowed;
+        const char *rule;
+        bool synced;
+    } want[] = {
+        {"10.0.0.1", true, synced, true},    {"10.1.0.1", true, fresh, false},
+        {"2001:db8::5", true, creating, false}, {"10.2.0.1", false, unknown, false},
+        {"10.3.0.1", true, synced, true},    {"10.4.0.1", true, synced, true},
+        {"10.5.0.1", true, synced, true},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        policy_decision d;
+        assert_int_equal(policy_check(ix, "ipp_L", want[i].ip, &d, &err), ERROR_OK);
+        assert_int_equal(d.allowed, want[i].allowed);
+        assert_string_equal(d.rule_id, want[i].rule);
+        assert_int_equal(d.synced, want[i].synced);
+    }
+    policy_index_free(ix);
+    store_close(st);
+}
+
+/* Pulled rows are not validated by the store: the load copes with another form
+ * of a valid cidr and refuses, naming the rule, one that is not. */
+static void load_canonicalises_or_refuses(void **state)
+{
+    (void)state;
+    store *st = NULL;
+    error_info err;
+    assert_int_equal(store_open(":memory:", 0, &st, &err), ERROR_OK);
+    char upper[MODEL_ID_MAX + 1], bad[MODEL_ID_MAX + 1];
+    add_stored(st, "2001:DB8:0::/32", A, MODEL_STATE_SYNCED, upper);
+    policy_index *ix = NULL;
+    assert_int_equal(policy_index_load(st, &ix, &err), ERROR_OK);
+    policy_decision d;
+    assert_int_equal(policy_check(ix, "ipp_L", "2001:db8::1", &d, &err), ERROR_OK);
+    assert_true(d.allowed);
+    assert_string_equal(d.rule_id, upper);
+    assert_string_equal(d.cidr, "2001:db8::/32");
+    policy_index_free(ix);
+
+    add_stored(st, "10.0.0.1/8", D, MODEL_STATE_SYNCED, bad);
+    ix = (policy_index *)&err; /* must come back NULL */
+    assert_int_equal(policy_index_load(st, &ix, &err), ERROR_INVALID);
+    assert_null(ix);
+    assert_non_null(strstr(err.msg, bad));
+    assert_non_null(strstr(err.msg, "host bits"));
+    assert_int_equal(policy_index_load_policy(st, "ipp_other", &ix, &err), ERROR_OK);
+    assert_int_equal(policy_index_policy_count(ix), 0);
+    policy_index_free(ix);
+    assert_int_equal(policy_index_load_policy(st, "", &ix, &err), ERROR_INVALID);
+    assert_null(ix);
+    store_close(st);
+}
+
+static void load_one_policy(void **state)
+{
+    (void)state;
+    store *st = NULL;
+    error_info err;
+    assert_int_equal(store_open(":memory:", 0, &st, &err), ERROR_OK);
+    char id[MODEL_ID_MAX + 1];
+    add_stored(st, "10.0.0.0/8", A, MODEL_STATE_NEW, id);
+    model_rule r;
+    memset(&r, 0, sizeof r);
+    strcpy(r.cidr, "10.0.0.0/8");
+    strcpy(r.policy_id, "ipp_M");
+    r.action = D;
+    r.state = MODEL_STATE_NEW;
+    assert_int_equal(store_rule_insert(st, &r, &err), ERROR_OK);
+    policy_index *ix = NULL;
+    assert_int_equal(policy_index_load_policy(st, "ipp_L", &ix, &err), ERROR_OK);
+    assert_int_equal(policy_index_rule_count(ix), 1);
+    assert_int_equal(policy_index_policy_count(ix), 1);
+    policy_decision d;
+    assert_int_equal(policy_check(ix, "ipp_L", "10.1.1.1", &d, &err), ERROR_OK);
+    assert_true(d.allowed);
+    assert_int_equal(policy_check(ix, "ipp_M", "10.1.1.1", &d, &err), ERROR_OK);
+    assert_false(d.policy_known); /* not loaded */
+    policy_index_free(ix);
+    store_close(st);
+}
+
+static void load_empty_store(void **state)
+{
+    (void)state;
+    store *st = NULL;
+    error_info err;
+    assert_int_equal(store_open(":memory:", 0, &st, &err), ERROR_OK);
+    policy_index *ix = NULL;
+    assert_int_equal(policy_index_load(st, &ix, &err), ERROR_OK);
+    assert_non_null(ix);
+    assert_int_equal(policy_index_rule_count(ix), 0);
+    policy_index_free(ix);
+    store_close(st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(decisions_table),
+        cmocka_unit_test(addr_parse_table),
+        cmocka_unit_test(bad_address_in_check),
+        cmocka_unit_test(add_refuses_bad_rules),
+        cmocka_unit_test(empty_and_null_index),
+        cmocka_unit_test(duplicate_rule_keeps_first),
+        cmocka_unit_test(differential),
+        cmocka_unit_test(readers_share_an_index),
+        cmocka_unit_test(load_takes_rules_in_force),
+        cmocka_unit_test(load_canonicalises_or_refuses),
+        cmocka_unit_test(load_one_policy),
+        cmocka_unit_test(load_empty_store),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
