@@ -5,6 +5,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "rampart/cli.h"
 
@@ -18,16 +19,22 @@ static bool needs_config(const cli_command *cmd)
 }
 
 static const cli_command commands[] = {
+    {"tui", cli_tui, "[--readonly] [--no-color] [--headless SCRIPT] ...",
+     "the console (what 'rampart' alone opens on a terminal)", NULL, 0, 0},
     {"rules", cli_rules, "COMMAND", "IP policy rules: create, list, get, delete, import, export, retry, discard",
      NULL, 0, -1},
     {"creds", cli_creds, "COMMAND", "tunnel credentials: create, list, get, delete, token, retry, discard",
      NULL, 0, -1},
     {"serve-api", cli_serve_api, "--listen ADDR --db FILE [OPTIONS]",
      "run the remote API on this machine (reference server, sandbox, tests)", NULL, 0, -1},
+    {"agent", cli_agent, "[--listen ADDR]... [OPTIONS]",
+     "serve tokens and policy checks to local agents (unix socket, loopback)", NULL, 0, -1},
     {"plan", cli_plan, "[--json]", "what the next sync would do (+ - ! ~); sends nothing",
      NULL, 0, 0},
     {"sync", cli_sync, "[--push-only|--pull-only] [--json]",
      "push queued changes, pull the remote's complete listings", NULL, 0, 0},
+    {"check", cli_check, "POLICY_ID IP... [--json]",
+     "is each address allowed by the policy's cached rules? (exit 0 all allowed)", NULL, 0, -1},
     {"status", cli_status, "[--json]", "what is cached, per sync state; where data lives",
      NULL, 0, 0},
     {"help", show_help, "", "this overview", NULL, 0, 0},
@@ -73,9 +80,13 @@ static int show_help(cli_ctx *ctx, const char *path, int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
-/* No command: until the console exists, the status and the overview. */
+/* No command: the console on a terminal; otherwise the status and the overview. */
 static int default_view(cli_ctx *ctx)
 {
+    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+        char *tui_argv[] = {"tui", NULL};
+        return cli_tui(ctx, "tui", 1, tui_argv);
+    }
     char *argv[] = {"status", NULL};
     int rc = cli_status(ctx, "status", 1, argv);
     fputc('\n', ctx->out);

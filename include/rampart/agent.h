@@ -7,30 +7,51 @@
  * Contract:
  * - Built on http.h. Listeners: "unix:PATH" (the directory is created 0700, the
  *   socket is 0600; callers identified by SO_PEERCRED and only uids in the allow
- *   list get answers beyond /healthz) and "tcp:HOST:PORT" on loopback only
- *   (anything else is ERROR_INVALID naming the address), where every request
- *   needs "Authorization: Bearer <local key>" (checked in constant time) and
- *   requests carrying X-Forwarded-For or Origin, or a Host that is not a loopback
- *   name, are refused (DNS rebinding, SSRF).
+ *   list get answers beyond /healthz; other users reach the socket only if the
+ *   admin grants them the directory and socket, e.g. with setfacl) and
+ *   "tcp:HOST:PORT" on loopback only (anything else is ERROR_INVALID naming the
+ *   address), where every request, /healthz included, needs "Authorization:
+ *   Bearer <local key>" (checked in constant time) and a Host that is a loopback
+ *   name ("localhost", 127.x.y.z, [::1], with any port; DNS rebinding). On every
+ *   listener, requests relayed or made by a browser are refused: X-Forwarded-For,
+ *   Forwarded, X-Forwarded-Host, Origin or Sec-Fetch-Site present (SSRF).
  * - The local key lives in a file of mode 0600, created with a random key on first
  *   use (agent_key_ensure); it is never logged or put on argv.
- * - Routes (every reply JSON; token replies carry Cache-Control: no-store):
- *     GET /healthz
- *     GET /v1/credentials/{id}/token   -> {"id", "token"}; 404 unknown; 409 with a
- *                                         distinct message when the credential
- *                                         exists but this machine lacks its token
- *     GET /v1/tokens/{name}            -> by description; 404 none; 409 several
- *                                         (their ids listed)
- *     GET /v1/ip_policies/{id}/check?ip=ADDR -> {"ip","policy","allowed","rule_id",…}
+ * - Routes (every reply JSON; token replies carry Cache-Control: no-store; errors
+ *   in the remote API's shape {"error_code","status_code","msg","details"}):
+ *     GET /healthz                     -> {"status":"ok", …}; on a unix socket any
+ *                                         peer may ask (nothing secret in it)
+ *     GET /v1/credentials/{id}/token   -> {"id", "token"}; {id} may be a local id
+ *                                         (the reply names the current id); 404
+ *                                         unknown; 409 ERR_TOKEN_NOT_HELD when the
+ *                                         credential exists but this machine lacks
+ *                                         its token; 410 ERR_GONE when it is being
+ *                                         deleted or was deleted remotely
+ *     GET /v1/tokens/{name}            -> by description, among live credentials;
+ *                                         404 none; 409 ERR_AMBIGUOUS with "ids"
+ *     GET /v1/ip_policies/{id}/check?ip=ADDR -> {"ip","policy","allowed",
+ *         "policy_known","action","cidr","synced","rule_id"}: allowed iff ADDR is in
+ *         an allow rule and in no deny rule of the policy (policy.h; rules in force:
+ *         every state but deleting, remote_deleted, failed); 400 for a bad address
  *     GET /credentials[/{id}], GET /ip_policy_rules[/{id}]: the mirror, same
- *         shapes, pagination and error bodies as the remote API, tokens null;
- *         other methods there answer 405.
- * - Each connection thread reads through its own read-only store handle (WAL:
- *   writers never block a lookup for long). The policy index is rebuilt when the
- *   store's data_version moves.
- * - An audit line per token lookup (time, peer uid or "key", credential id,
- *   result) goes to the log callback; it never contains a token. Per-peer rate
- *   limit: 429 with Retry-After.
+ *         shapes, pagination (limit 1..100, before_id, newest first) and error
+ *         bodies as the remote API, tokens null; other methods there answer 405.
+ *         Rows shown: what the cache believes is on the remote now: states synced,
+ *         deleting (its delete is not sent yet) and orphaned; rows never confirmed
+ *         (new, creating, unknown, failed) and remote_deleted ones are not. Every
+ *         uri (items, "uri", "next_page_uri") points back at the agent: absolute
+ *         "http://127.0.0.1:PORT/…" on TCP, path-only "/credentials?…" on a unix
+ *         socket (resolve it against the request's URL). A version header, when
+ *         sent, must say 2 (else 400 ERR_VERSION), as on the remote.
+ * - Each request reads through a read-only store handle of a pool (opened on
+ *   demand, AGENT_POOL_MAX at most; WAL: writers never block a lookup for long).
+ *   The policy index is rebuilt when the store's data_version moves.
+ * - An audit line per token lookup (time, peer "uid:N" or "key@ADDR", credential
+ *   id or name, result) goes to the log callback, and a line per refusal; none
+ *   ever contains a token or the key. Per-peer rate limit (token bucket, a burst
+ *   of twice the rate): 429 ERR_RATE_LIMITED with Retry-After.
+ * - Limits: request headers 8 KiB (beyond: the library's own 431/414), bodies
+ *   16 KiB (413), idle connections closed after idle_timeout_s.
  * - agent_stop ends every connection and frees everything; no global state.
  */
 #ifndef RAMPART_AGENT_H
@@ -41,7 +62,14 @@
 
 #include "rampart/error.h"
 
-enum { AGENT_LISTEN_MAX = 4, AGENT_UIDS_MAX = 16 };
+enum {
+    AGENT_LISTEN_MAX = 4,
+    AGENT_UIDS_MAX = 16,
+    AGENT_RATE_DEFAULT = 50,          /* requests per second per peer */
+    AGENT_IDLE_TIMEOUT_DEFAULT = 10   /* seconds */
+};
+
+#define AGENT_RATE_UNLIMITED 0xFFFFFFFFu
 
 typedef struct agent_options {
     const char *db_path;                 /* the cache (opened read-only per thread) */
@@ -51,7 +79,9 @@ typedef struct agent_options {
     const char *key_path;                /* NULL: agent_default_key_path */
     long allow_uids[AGENT_UIDS_MAX];     /* unix callers allowed; none: our own uid */
     size_t nuids;
-    unsigned rate_per_s;                 /* per peer; 0: default 50 */
+    unsigned rate_per_s;                 /* per peer; 0: AGENT_RATE_DEFAULT;
+                                            AGENT_RATE_UNLIMITED: no limit */
+    unsigned idle_timeout_s;             /* 0: AGENT_IDLE_TIMEOUT_DEFAULT */
     const char *version_header;          /* mirror replies' version header name;
                                             NULL: the default */
     /* Audit and error lines (one line, no newline, never a token). Called from
@@ -69,22 +99,33 @@ error_code agent_default_socket(char *buf, size_t size, error_info *err);
 /* "$XDG_CONFIG_HOME/rampart/agent.key" (~/.config/…) into buf. */
 error_code agent_default_key_path(char *buf, size_t size, error_info *err);
 
-/* Create the key file (0600, random key) if missing; refuse one others can read. */
+/* Create the key file (0600, 32 random bytes as 64 hex digits and a newline) if
+ * missing, with its missing parent directories (0700); ERROR_CONFIG for one that
+ * others can read or write, that is not a regular file of ours, or that holds no
+ * key. The key is loaded by agent_start only when a TCP listener needs it. */
 error_code agent_key_ensure(const char *path, error_info *err);
 
-/* Open every listener and start serving. *out is NULL on failure (then nothing
- * listens). */
+/* Open every listener and start serving. ERROR_INVALID for a bad listen address
+ * (the message names it: a TCP address that is not loopback says so), a bad uid or
+ * too many listeners; ERROR_CONFIG for an unsafe socket directory or key file;
+ * ERROR_IO from sockets and the store (the cache must exist: read-only handles
+ * never create it). *out is NULL on failure (then nothing listens). */
 error_code agent_start(const agent_options *opt, agent **out, error_info *err);
 
 typedef struct agent_stats {
     size_t requests;       /* answered */
     size_t lookups;        /* token lookups, successful or not */
     size_t refused;        /* refused by a peer, key, header or rate check */
-    char address[2][128];  /* the first two listeners, as bound ("" when unused) */
+    char address[2][128];  /* the first two listeners, as agent_address gives them
+                              ("" when unused) */
 } agent_stats;
 
 /* A snapshot of the counters; thread-safe. */
 void agent_stats_get(agent *ag, agent_stats *out);
+
+/* Listener i as bound ("unix:PATH" or "tcp:127.0.0.1:PORT"), or NULL past the
+ * last. Valid until agent_stop. */
+const char *agent_address(const agent *ag, size_t i);
 
 /* Stop serving and free. NULL is a no-op. */
 void agent_stop(agent *ag);

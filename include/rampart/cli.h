@@ -67,6 +67,9 @@ int cli_status(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_serve_api(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_sync(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_plan(cli_ctx *ctx, const char *path, int argc, char **argv);
+int cli_tui(cli_ctx *ctx, const char *path, int argc, char **argv);
+int cli_check(cli_ctx *ctx, const char *path, int argc, char **argv);
+int cli_agent(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 struct sync_report;
 /*

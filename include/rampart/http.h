@@ -8,10 +8,12 @@
  *   socket file of mode 0600; a stale socket file left by a dead server is replaced,
  *   anything else at PATH is refused). Nothing is ever bound to a non-loopback
  *   address.
- * - Threads: one thread per connection (libmicrohttpd's internal polling thread
- *   accepts). A handler may block (a fault delay, an fsync in SQLite) without
- *   stalling other clients, and the connection limit bounds the number of threads.
- *   Hooks therefore run concurrently: whatever they share must be locked by them.
+ * - Threads: by default one thread per connection (libmicrohttpd's internal
+ *   polling thread accepts). A handler may block (a fault delay, an fsync in
+ *   SQLite) without stalling other clients, and the connection limit bounds the
+ *   number of threads. With `threads` N, N event-loop threads (epoll) share the
+ *   connections instead, for servers whose hooks are quick. Either way hooks run
+ *   concurrently: whatever they share must be locked by them.
  * - Each request goes: gate hook (headers only, before anything else: 401 comes
  *   before 404) -> body read with a size cap (413) -> routing (404 for an unknown
  *   path, 405 with Allow for a known path with another method) -> the route's
@@ -119,7 +121,8 @@ typedef struct http_response {
 bool http_response_header(http_response *resp, const char *name, const char *value);
 
 /* Set status and body (heap string, NUL-terminated, taken over; NULL: none).
- * A body already set is freed. */
+ * A body already set is wiped and freed; every body the layer frees is wiped first
+ * (a reply may carry a token). */
 void http_response_set(http_response *resp, int status, char *body);
 
 typedef void (*http_handler_fn)(void *ctx, const http_request *req, http_response *resp);
@@ -163,6 +166,11 @@ typedef struct http_config {
     unsigned connection_limit; /* 0: 256 */
     unsigned per_ip_limit;    /* TCP only; 0: 64 */
     unsigned timeout_s;       /* idle connection timeout; 0: 30 s */
+    unsigned threads;         /* 0: one thread per connection (hooks may block);
+                                 N: N event-loop threads sharing the connections
+                                 (far fewer context switches under load, but a
+                                 hook that blocks stalls every connection of its
+                                 thread: only for quick hooks, no delays) */
 } http_config;
 
 typedef struct http_server http_server;

@@ -76,8 +76,22 @@ void store_rollback(store *st);
 /* Whether a store_begin transaction is open on this handle. */
 bool store_in_transaction(const store *st);
 
+/*
+ * Page orders. Every order is (key, id), so it is total and keyset cursors work;
+ * text keys compare as bytes (a cidr sorts as text: "10.0.0.0/8" before
+ * "9.0.0.0/8"). The cursor of a page in any order but STORE_SORT_ID is looked up
+ * by its id to find its key: it must be an existing row (a cursor that no longer
+ * exists yields an empty page; start again from NULL). Which orders an index
+ * serves (the others sort the matching rows for each page): rules by id, by
+ * policy; credentials by id, by description.
+ */
 typedef enum store_sort {
-    STORE_SORT_ID,   /* id order: remote ids sort by creation time */
+    STORE_SORT_ID,          /* id order: remote ids sort by creation time */
+    STORE_SORT_POLICY,      /* rules: policy id, then id */
+    STORE_SORT_CIDR,        /* rules: cidr text, then id */
+    STORE_SORT_ACTION,      /* rules: allow before deny, then id */
+    STORE_SORT_STATE,       /* state name, then id */
+    STORE_SORT_DESCRIPTION, /* credentials: description, then id */
     STORE_SORT_COUNT
 } store_sort;
 
@@ -98,9 +112,10 @@ typedef struct store_query {
  * row of the previous page going forward, the first row of the next page going
  * backward); NULL or "" starts at the beginning (forward) or the end (backward).
  * Fills up to `limit` rows into `rows` (each row fully overwritten), sets *count.
- * *count < limit means the end was reached in that direction. The cursor is a
- * position, not a lookup: it need not be an existing id. ERROR_INVALID for a bad
- * sort, state set or an overlong filter.
+ * *count < limit means the end was reached in that direction. In id order the
+ * cursor is a position, not a lookup: it need not be an existing id (other orders:
+ * see store_sort). ERROR_INVALID for a bad sort (or one the kind does not have),
+ * state set or an overlong filter.
  */
 error_code store_rule_page(store *st, const store_query *q, const char *cursor,
                            store_dir dir, size_t limit, model_rule *rows,

@@ -183,7 +183,10 @@ void ui_sync_state_text(ui_app *app, char *buf, size_t size);
 
 /* The loop hands every sync event to the worker's side first (so it can keep the
  * state for the header and, on DONE, show the tokens of credentials created in
- * this console: once, then masked). */
+ * this console: once, then masked). The loop itself then adds SYNC_LOG lines to
+ * the log view (the worker's side must not: they would show twice) and, on
+ * SYNC_DONE, reloads every view; anything else (the DONE message in the status
+ * line, errors on rows) is the worker side's. */
 void ui_sync_on_event(ui_app *app, const ui_event *ev);
 
 /* Wait for a running sync to end (headless `wait-sync`, and when quitting: the
@@ -199,5 +202,21 @@ void ui_sync_free(ui_sync *s); /* joins a running worker (cancelling it) first *
 /* Remember a credential created in this console: its token is shown once after
  * the sync that creates it. */
 void ui_sync_expect_token(ui_app *app, const char *local_id);
+
+/* ---- raw terminal output (ui/app_raw.c) ------------------------------------ */
+
+/*
+ * Bytes for the terminal itself, not for the screen grid: an OSC 52 clipboard
+ * copy (wrapped in tmux's DCS passthrough when $TMUX is set). ui_app_raw queues a
+ * copy (ui thread only; kept in the ui_sync state, so nothing to add to the loop).
+ * The terminal layer (ui/term.c), after its doupdate, writes the queued bytes as
+ * they are to the terminal and then calls ui_app_raw_clear, which wipes them (they
+ * may hold a token). It must do so even when no row changed. Headless: the runner
+ * may just clear them.
+ */
+void ui_app_raw(ui_app *app, const char *bytes, size_t n);
+/* The queued bytes (NULL and *n = 0 when none); valid until the next ui_app_raw*. */
+const char *ui_app_raw_peek(ui_app *app, size_t *n);
+void ui_app_raw_clear(ui_app *app);
 
 #endif

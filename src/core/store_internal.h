@@ -99,7 +99,9 @@ enum {
     STORE_PAGE_POLICY = 1u << 2,
     STORE_PAGE_FILTER = 1u << 3,
     STORE_PAGE_STATES = 1u << 4,
-    STORE_PAGE_VARIANTS = 32,
+    STORE_PAGE_VARIANTS = 32,  /* the clauses above, in one order */
+    STORE_PAGE_SORT_SHIFT = 5, /* the bits above them: the store_sort */
+    STORE_PAGE_SLOTS = STORE_PAGE_VARIANTS * STORE_SORT_COUNT,
     STORE_COUNT_VARIANTS = 8 /* policy, filter and states bits, shifted down */
 };
 
@@ -119,7 +121,7 @@ struct store {
     bool in_tx; /* store_begin is open */
     ids_gen idgen;
     sqlite3_stmt *stmts[STMT_COUNT];
-    sqlite3_stmt *pages[STORE_KIND_COUNT][STORE_PAGE_VARIANTS];
+    sqlite3_stmt *pages[STORE_KIND_COUNT][STORE_PAGE_SLOTS];
     sqlite3_stmt *counts[STORE_KIND_COUNT][STORE_COUNT_VARIANTS];
 };
 
@@ -204,7 +206,8 @@ error_code store_count_rows(store *st, store_kind kind, const store_query *q,
                             size_t *out, error_info *err);
 /* EXPLAIN QUERY PLAN of `sql` (details joined by "; "), for the store's tests. */
 error_code store_plan(store *st, const char *sql, char *out, size_t size, error_info *err);
-/* The same for page variant `variant`. */
+/* The same for page variant `variant` (sort bits included: store_sort <<
+ * STORE_PAGE_SORT_SHIFT). */
 error_code store_page_plan(store *st, store_kind kind, unsigned variant, char *out,
                            size_t size, error_info *err);
 

@@ -1,7 +1,8 @@
 /*
- * store: keyset pages and counts. Each query shape (direction, cursor, policy,
- * filter) is built once per handle and cached: every page is one index range
- * scan in id order, the same cost at any depth.
+ * store: keyset pages and counts. Each query shape (sort, direction, cursor,
+ * policy, filter, states) is built once per handle and cached. In id order every
+ * page is one index range scan, the same cost at any depth; other orders compare
+ * the row value (key, id) with the cursor row's, looked up by its id.
  */
 #include "store_internal.h"
 
@@ -28,15 +29,51 @@ static void add_where(char *buf, size_t size, int *nwhere, const char *clause)
     snprintf(buf + len, size - len, "%s%s", (*nwhere)++ ? " AND " : " WHERE ", clause);
 }
 
+/* The key column of `sort` for `kind`; NULL when the kind has no such order. */
+static const char *sort_column(store_kind kind, store_sort sort)
+{
+    static const char *const rule_cols[STORE_SORT_COUNT] = {
+        [STORE_SORT_ID] = "id",         [STORE_SORT_POLICY] = "policy_id",
+        [STORE_SORT_CIDR] = "cidr",     [STORE_SORT_ACTION] = "action",
+        [STORE_SORT_STATE] = "state",
+    };
+    static const char *const cred_cols[STORE_SORT_COUNT] = {
+        [STORE_SORT_ID] = "id",
+        [STORE_SORT_STATE] = "state",
+        [STORE_SORT_DESCRIPTION] = "description",
+    };
+    if ((unsigned)sort >= STORE_SORT_COUNT)
+        return NULL;
+    return kind == STORE_KIND_RULE ? rule_cols[sort] : cred_cols[sort];
+}
+
+/* "(key, id) > ((SELECT key FROM t WHERE id = ?1), ?1)": after the cursor row. */
+static void cursor_clause(const store_kind_info *k, const char *col, bool backward,
+                          char *buf, size_t size)
+{
+    const char *op = backward ? "<" : ">";
+    if (strcmp(col, "id") == 0)
+        snprintf(buf, size, "id %s ?1", op);
+    else
+        snprintf(buf, size, "(%s, id) %s ((SELECT %s FROM %s WHERE id = ?1), ?1)", col, op,
+                 col, k->table);
+}
+
 static void build_sql(store_kind kind, unsigned variant, bool count, char *buf,
                       size_t size)
 {
     const store_kind_info *k = store_kind_get(kind);
     bool backward = (variant & STORE_PAGE_BACKWARD) != 0;
+    const char *col = sort_column(kind, (store_sort)(variant >> STORE_PAGE_SORT_SHIFT));
+    if (!col)
+        col = "id";
     int nwhere = 0;
     snprintf(buf, size, "SELECT %s FROM %s", count ? "count(*)" : k->cols, k->table);
-    if (variant & STORE_PAGE_CURSOR)
-        add_where(buf, size, &nwhere, backward ? "id < ?1" : "id > ?1");
+    if (variant & STORE_PAGE_CURSOR) {
+        char clause[256];
+        cursor_clause(k, col, backward, clause, sizeof clause);
+        add_where(buf, size, &nwhere, clause);
+    }
     if (variant & STORE_PAGE_POLICY)
         add_where(buf, size, &nwhere, "policy_id = ?2");
     if (variant & STORE_PAGE_FILTER)
@@ -47,7 +84,11 @@ static void build_sql(store_kind kind, unsigned variant, bool count, char *buf,
     if (count)
         return;
     size_t len = strlen(buf);
-    snprintf(buf + len, size - len, " ORDER BY id%s LIMIT ?4", backward ? " DESC" : "");
+    const char *dir = backward ? " DESC" : "";
+    if (strcmp(col, "id") == 0)
+        snprintf(buf + len, size - len, " ORDER BY id%s LIMIT ?4", dir);
+    else
+        snprintf(buf + len, size - len, " ORDER BY %s%s, id%s LIMIT ?4", col, dir, dir);
 }
 
 static sqlite3_stmt *cached(store *st, store_kind kind, unsigned variant, bool count,
@@ -136,10 +177,11 @@ static error_code bind_query(store *st, sqlite3_stmt *s, unsigned variant,
     return ERROR_OK;
 }
 
-static error_code check_query(const store_query *q, error_info *err)
+static error_code check_query(store_kind kind, const store_query *q, error_info *err)
 {
-    if (q && (unsigned)q->sort >= STORE_SORT_COUNT)
-        return error_set(err, ERROR_INVALID, "invalid sort order %d", (int)q->sort);
+    if (q && !sort_column(kind, q->sort))
+        return error_set(err, ERROR_INVALID, "invalid sort order %d for %ss", (int)q->sort,
+                         store_kind_get(kind)->noun);
     if (q && (q->states >> MODEL_STATE_COUNT) != 0)
         return error_set(err, ERROR_INVALID, "invalid state set 0x%x", q->states);
     return ERROR_OK;
@@ -149,9 +191,11 @@ error_code store_page_stmt(store *st, store_kind kind, const store_query *q,
                            const char *cursor, store_dir dir, size_t limit,
                            sqlite3_stmt **out, error_info *err)
 {
-    if (check_query(q, err))
+    if (check_query(kind, q, err))
         return err->code;
     unsigned variant = query_variant(kind, q);
+    if (q)
+        variant |= (unsigned)q->sort << STORE_PAGE_SORT_SHIFT;
     if (dir == STORE_BACKWARD)
         variant |= STORE_PAGE_BACKWARD;
     if (has_text(cursor))
@@ -176,7 +220,7 @@ error_code store_count_rows(store *st, store_kind kind, const store_query *q,
                             size_t *out, error_info *err)
 {
     *out = 0;
-    if (check_query(q, err))
+    if (check_query(kind, q, err))
         return err->code;
     unsigned variant = query_variant(kind, q);
     sqlite3_stmt *s = cached(st, kind, variant, true, err);

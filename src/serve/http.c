@@ -100,6 +100,8 @@ bool http_response_header(http_response *resp, const char *name, const char *val
 
 void http_response_set(http_response *resp, int status, char *body)
 {
+    if (resp->body) /* it may have held a token */
+        model_wipe(resp->body, resp->body_len);
     free(resp->body);
     resp->status = status;
     resp->body = body;
@@ -156,6 +158,7 @@ static ssize_t truncated_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void truncated_free(void *cls)
 {
     truncated *t = cls;
+    model_wipe(t->body, strlen(t->body)); /* a create reply carries the token */
     free(t->body);
     free(t);
 }
@@ -512,14 +515,16 @@ error_code http_server_start(http_server *srv, error_info *err)
     err = err ? err : &scratch;
     if (srv->daemon)
         return error_set(err, ERROR_IO, "the server is already running");
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-                     MHD_USE_POLL | MHD_USE_ITC;
+    bool pool = srv->cfg.threads > 0;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
+                     (pool ? MHD_USE_EPOLL : MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL);
     if (srv->lis.family == AF_INET6)
         flags |= MHD_USE_IPv6;
     /* Per-IP counting means nothing on a unix socket: every peer is "local". */
     unsigned per_ip = srv->lis.family == AF_UNIX ? 0 : srv->cfg.per_ip_limit;
     srv->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, srv,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(pool ? srv->cfg.threads : 0),
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)srv->lis.fd,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)srv->cfg.connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)per_ip,

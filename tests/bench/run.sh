@@ -42,6 +42,27 @@ printf '%-34s %14s %14s %7s  %s\n' "page at 90% depth, us (20 rows)" "$deep" "$f
     "ratio <= 1.5 (baseline: first page)"
 printf '%-34s %14s\n' "state counts over all rows, ms" "$(figure state_counts_ms "$work/pages.txt")"
 
+# ---- policy decisions (rampart check, the agent's check route) ----
+policy_rules=${BENCH_POLICY_RULES:-100000}
+"$build/bench/bench_policy" "$policy_rules" >"$work/policy.txt"
+"$build/bench/bench_policy" "$rows" >"$work/policy-big.txt"
+checks=$(figure checks_per_s "$work/policy.txt")
+scan=$(figure scan_checks_per_s "$work/policy.txt")
+printf '%-34s %14s %14s %7s  %s\n' "policy checks/s ($policy_rules rules)" "$checks" "$scan" \
+    "$(figure ratio "$work/policy.txt")" \
+    ">= 2000000 checks/s, one core (baseline: scan of the rules; ratio = value/baseline)"
+printf '%-34s %14s %14s %7s  %s\n' "policy checks/s ($policy_rules rules)" "$checks" \
+    "$(figure hash_checks_per_s "$work/policy.txt")" "$(figure hash_ratio "$work/policy.txt")" \
+    "(stricter baseline: one exact-match hash probe per address, no prefixes)"
+printf '%-34s %14s\n' "same, parsing the address text" "$(figure parse_checks_per_s "$work/policy.txt")"
+printf '%-34s %14s %14s %7s  %s\n' "policy checks/s ($rows rules)" \
+    "$(figure checks_per_s "$work/policy-big.txt")" "$(figure scan_checks_per_s "$work/policy-big.txt")" \
+    "$(figure ratio "$work/policy-big.txt")" "(same, a larger index)"
+printf '%-34s %14s %14s\n' "policy index MB, bytes/rule ($rows)" \
+    "$(awk '$1 == "index_bytes" { printf "%.1f", $2 / 1048576 }' "$work/policy-big.txt")" \
+    "$(figure index_bytes_per_rule "$work/policy-big.txt")"
+printf '%-34s %14s\n' "policy index build, ms ($rows)" "$(figure build_ms "$work/policy-big.txt")"
+
 # ---- sync over loopback against serve-api ----
 pull_rows=${BENCH_PULL_ROWS:-100000}
 push_rows=${BENCH_PUSH_ROWS:-10000}
@@ -139,3 +160,6 @@ printf '%-34s %14s %14s %7s  %s\n' "push $push_rows creates, req/s" "$push_rate"
 printf '%-34s %14s %14s %7s  %s\n' "push $push_rows creates, req/s" "$push_rate" \
     "$loop_push_rate" "$(awk -v a="$loop_push_rate" -v b="$push_rate" 'BEGIN { printf "%.2f", a / b }')" \
     "ratio <= 1.5 (baseline: a curl process per POST, $loop_rows of them)"
+
+# ---- the agent endpoint: token lookups over loopback TCP against nginx ----
+sh "$(dirname "$0")/agent.sh" "$build"

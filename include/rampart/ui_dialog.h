@@ -1,0 +1,84 @@
+/*
+ * ui_dialog: the console's two dialogs. A confirmation that names what it is about
+ * and defaults to No; and the token of a new credential, shown once with a copy
+ * to the clipboard through OSC 52, then masked.
+ *
+ * Contract:
+ * - The models (ui/dialog_model.c: ui_confirm_*, ui_token_draw, ui_osc52_encode)
+ *   use no curses and no ui_app, so tests drive them directly. The overlays
+ *   (ui/dialog.c: ui_dialog_*) push them on the loop with ui_app_push.
+ * - Confirm keys: y answers yes; n, q and Esc answer no; Left/Right, Tab/BTab, h/l
+ *   move between the buttons; Enter answers the selected one, No at first.
+ * - Token dialog keys: c copies (OSC 52, wrapped in tmux's DCS passthrough when
+ *   $TMUX is set), Enter, q and Esc close it. The dialog keeps the only copy of
+ *   the token it shows and wipes it when it closes; the status line then shows the
+ *   token masked ("••••", "****" in ASCII mode).
+ */
+#ifndef RAMPART_UI_DIALOG_H
+#define RAMPART_UI_DIALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+#include "rampart/ui_app.h"
+#include "rampart/ui_canvas.h"
+
+/* ---- confirm model ------------------------------------------------------------- */
+
+typedef enum ui_answer { UI_ANSWER_NONE, UI_ANSWER_YES, UI_ANSWER_NO } ui_answer;
+
+typedef struct ui_confirm ui_confirm;
+
+/* A question titled `title` ("Delete 2 rules?") whose yes button says `yes_label`
+ * ("Delete"). Free with ui_confirm_free. */
+error_code ui_confirm_new(const char *title, const char *yes_label, ui_confirm **out,
+                          error_info *err);
+/* One line of the body (what will be affected), copied. */
+error_code ui_confirm_add_line(ui_confirm *d, const char *line, error_info *err);
+void ui_confirm_free(ui_confirm *d);
+
+/* A key: UI_ANSWER_NONE while no answer was given. */
+ui_answer ui_confirm_key(ui_confirm *d, int key);
+bool ui_confirm_yes_selected(const ui_confirm *d);
+
+/* Centred box: title, body lines, then "[ No ]  [ Delete ]" with the selected
+ * button in reverse video and between '>' '<'. */
+void ui_confirm_draw(const ui_confirm *d, ui_canvas *c, ui_rect area);
+
+/* ---- token ------------------------------------------------------------------------ */
+
+/* The token dialog's box: the credential, its token (wrapped), the keys; once
+ * `copied`, a line saying the copy was sent. */
+void ui_token_draw(const char *cred_id, const char *description, const char *token,
+                   bool copied, ui_canvas *c, ui_rect area);
+
+/* "••••" or "****" in ASCII mode: how a held token is shown when not revealed. */
+const char *ui_token_mask(bool ascii);
+
+/*
+ * The OSC 52 sequence that asks the terminal to put `text` on the clipboard
+ * (ESC ] 52 ; c ; base64 BEL); with `tmux`, wrapped in tmux's passthrough
+ * (ESC P tmux; … ESC \ with every ESC inside doubled). A heap string of *len bytes
+ * that the caller wipes (model_wipe) and frees; NULL when out of memory.
+ */
+char *ui_osc52_encode(const char *text, bool tmux, size_t *len);
+
+/* ---- overlays (ui/dialog.c) ---------------------------------------------------------- */
+
+/* Called with the confirm's context when the answer is yes. */
+typedef void (*ui_confirm_fn)(ui_app *app, void *ctx);
+
+/*
+ * Push `d` as an overlay. When answered yes, on_yes(app, ctx) runs; either way,
+ * when it closes, free_ctx(ctx) (may be NULL). Takes ownership of `d` and `ctx`
+ * even when it fails (ERROR_NOMEM: both are released then).
+ */
+error_code ui_dialog_confirm(ui_app *app, ui_confirm *d, ui_confirm_fn on_yes, void *ctx,
+                             void (*free_ctx)(void *), error_info *err);
+
+/* Push the token dialog for credential `cred_id` with a copy of `token`. */
+error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *description,
+                           const char *token, error_info *err);
+
+#endif

@@ -1,0 +1,159 @@
+/*
+ * ui_table: the console's paginated table widget. It holds only the rows on
+ * screen and pages through a row source with keyset cursors (the store's pages,
+ * the log ring), so a 1,000,000-row cache costs what a screenful does.
+ *
+ * Contract:
+ * - A source pages in ascending order of its sort, like store_rule_page: rows
+ *   after (STORE_FORWARD) or before (STORE_BACKWARD, still returned ascending) the
+ *   row whose key is `cursor`; NULL starts at the beginning / the end. For a
+ *   descending sort the widget asks for the other direction and reverses the rows:
+ *   sources never see "descending".
+ * - Position: the widget counts rows from the top as it pages (a keyset page has
+ *   no offset), and snaps to exact values at both ends, so "rows 201-220 of
+ *   1,000,000" / "page 11/50000" stay right while browsing; after a reload it keeps
+ *   the first visible row when that row still exists.
+ * - Changes (filter, sort, policy, height, reload) only mark the widget stale; the
+ *   next ui_table_refresh (done by ui_table_draw) re-reads the count and the page
+ *   once, however many keys came in between.
+ * - Marks are kept by key across pages, filters and sorts, until unmarked.
+ * - Errors of the source are kept in ui_table_error until the next successful read;
+ *   the widget then shows no rows.
+ * - Drawing is into a ui_canvas only (no curses): a two-column gutter (cursor
+ *   '>' in reverse, mark '*'), then the columns, titles on the first row.
+ */
+#ifndef RAMPART_UI_TABLE_H
+#define RAMPART_UI_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+#include "rampart/model.h"
+#include "rampart/store.h"
+#include "rampart/ui_canvas.h"
+
+enum {
+    UI_TABLE_COLS_MAX = 8,
+    UI_TABLE_CELL_MAX = 160, /* bytes kept per cell: more than any screen shows */
+    UI_TABLE_KEY_MAX = 80,
+    UI_TABLE_ROWS_MAX = 512  /* visible rows at most (taller screens show blank) */
+};
+
+typedef struct ui_table_col {
+    const char *title;
+    int min_width;  /* columns; the column is hidden when even this does not fit */
+    int max_width;  /* 0: takes what is left */
+    bool cut_middle;/* too long: keep both ends ("local_00V…k3J9x"): ids that share
+                       a prefix differ at the end */
+} ui_table_col;
+
+typedef struct ui_table_row {
+    char key[UI_TABLE_KEY_MAX];       /* the source's cursor for this row */
+    int kind;                         /* the source's (ui_kind for records) */
+    char id[MODEL_ID_MAX + 1];        /* the record's id; "" when not a record */
+    char cells[UI_TABLE_COLS_MAX][UI_TABLE_CELL_MAX];
+    ui_style style;                   /* of the row's cells (state colour) */
+    int style_col;                    /* only this column takes `style` (-1: all) */
+} ui_table_row;
+
+typedef struct ui_table_query {
+    const char *filter; /* "" none */
+    const char *policy; /* "" none (rules only) */
+    int sort;           /* index into the source's sort names */
+} ui_table_query;
+
+/* Lines of a row's details: label and value, one call each. */
+typedef void (*ui_table_detail_fn)(void *ctx, const char *label, const char *value);
+
+typedef struct ui_table_source {
+    const ui_table_col *cols;
+    int ncols;
+    const char *const *sorts; /* sort names ("id", "cidr", …), nsorts >= 1 */
+    int nsorts;
+    void *ctx;
+    error_code (*page)(void *ctx, const ui_table_query *q, const char *cursor,
+                       store_dir dir, size_t limit, ui_table_row *rows, size_t *count,
+                       error_info *err);
+    error_code (*count)(void *ctx, const ui_table_query *q, size_t *out, error_info *err);
+    /* The row's details, fresh from the source; may be NULL (no details). */
+    error_code (*details)(void *ctx, const ui_table_row *row, ui_table_detail_fn fn,
+                          void *fn_ctx, error_info *err);
+} ui_table_source;
+
+typedef struct ui_table_mark {
+    char key[UI_TABLE_KEY_MAX];
+    int kind;
+    char id[MODEL_ID_MAX + 1];
+} ui_table_mark;
+
+typedef struct ui_table {
+    const ui_table_source *src;
+    ui_table_row *rows;  /* `height` slots; nrows of them shown */
+    size_t nrows, height;
+    size_t cursor;       /* index into rows */
+    size_t top;          /* position of rows[0] among all rows, 0-based */
+    size_t total;
+    char filter[1025];
+    char policy[MODEL_ID_MAX + 1];
+    int sort;
+    bool descending;
+    bool stale;          /* count and page to be read again */
+    bool count_stale;
+    char anchor[UI_TABLE_KEY_MAX]; /* where the next read starts (inclusive); "" top */
+    size_t anchor_cursor;          /* cursor row to restore after it */
+    ui_table_mark *marks; /* sorted by key */
+    size_t nmarks, marks_cap;
+    char last_mark[UI_TABLE_KEY_MAX]; /* start of a 'V' range */
+    error_info error;
+} ui_table;
+
+/* A table over `src` (borrowed for the table's life), empty and stale. */
+error_code ui_table_init(ui_table *t, const ui_table_source *src, error_info *err);
+void ui_table_free(ui_table *t);
+
+/* The number of visible rows (from the screen size). Keeps the first row. */
+error_code ui_table_set_height(ui_table *t, size_t rows, error_info *err);
+
+/* Read the count and the page again if stale (or `force`). Errors land in
+ * t->error (and are returned). */
+error_code ui_table_refresh(ui_table *t, bool force);
+
+/* Everything changed (a sync, a delete): re-read, keeping the first visible row. */
+void ui_table_reload(ui_table *t);
+
+/* Query changes: each starts again at the top. */
+void ui_table_set_filter(ui_table *t, const char *filter);
+void ui_table_set_policy(ui_table *t, const char *policy);
+void ui_table_set_sort(ui_table *t, int sort, bool descending);
+
+/* Cursor movement. Each returns an error only when the source failed. */
+error_code ui_table_move(ui_table *t, long delta);   /* rows; pages past the screen */
+error_code ui_table_page(ui_table *t, int pages);    /* +1 PgDn, -1 PgUp */
+error_code ui_table_half(ui_table *t, int dir);      /* Ctrl-D / Ctrl-U */
+error_code ui_table_first(ui_table *t);
+error_code ui_table_last(ui_table *t);
+
+/* The row under the cursor, NULL when empty. */
+const ui_table_row *ui_table_current(const ui_table *t);
+
+/* Toggle the mark of the current row (and remember it as a range start). */
+error_code ui_table_mark_toggle(ui_table *t, error_info *err);
+/* Mark every row from the last mark to the cursor (walking the source when they
+ * are on other pages; at most `max` rows). ERROR_INVALID when nothing was marked
+ * before. */
+error_code ui_table_mark_range(ui_table *t, size_t max, size_t *added, error_info *err);
+bool ui_table_is_marked(const ui_table *t, const char *key);
+void ui_table_unmark_all(ui_table *t);
+
+/* "rows 201-220 of 1,000,000" and "page 11/50000" (empty: "no rows"). */
+void ui_table_position(const ui_table *t, char *rows, size_t rows_size, char *page,
+                       size_t page_size);
+
+/* Draw titles and rows into `area` of the canvas. */
+void ui_table_draw(ui_table *t, ui_canvas *c, ui_rect area);
+
+/* The rows that fit an area of `height` canvas rows (minus the title row). */
+size_t ui_table_rows_for(int height);
+
+#endif

@@ -1,0 +1,221 @@
+/* `rampart agent`: the local endpoint agents fetch their tunnel token from, in the
+ * foreground until SIGINT/SIGTERM. See rampart/agent.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rampart/agent.h"
+#include "rampart/cli.h"
+
+enum { HELP_MAX = 16384, PATH_MAX_LEN = 4096, RATE_MAX = 1000000, IDLE_MAX = 3600 };
+
+static const char help_text[] =
+    "Answers the agents on this machine: their tunnel token (the remote API hands\n"
+    "it out once, so only this cache still holds it), whether an address is allowed\n"
+    "by a policy, and a read-only mirror of the remote API's GET routes. Runs in the\n"
+    "foreground until SIGINT or SIGTERM; audit lines on stderr (never a token).\n"
+    "\n"
+    "Options:\n"
+    "  --listen ADDR      unix:PATH (socket 0600 in a 0700 directory; callers are\n"
+    "                     identified by their uid) or tcp:127.0.0.1:PORT, tcp:[::1]:PORT\n"
+    "                     (loopback only; PORT 0 picks one; every request needs\n"
+    "                     'Authorization: Bearer KEY'). Repeat for several, up to 4.\n"
+    "                     Default: unix:%s\n"
+    "  --key-file PATH    the key TCP clients send, created (0600, random) at first\n"
+    "                     use. Default: %s\n"
+    "  --allow-uid UID    a uid whose processes may ask over a unix socket (repeat;\n"
+    "                     default: yours). Others also need access to the socket.\n"
+    "  --rate N           requests per second per caller, bursts of 2N (default %d;\n"
+    "                     0: no limit); past it: 429 with Retry-After\n"
+    "  --idle-timeout S   close connections idle for S seconds (default %d)\n"
+    "  --ready-file FILE  once listening, write the addresses (unix:PATH, tcp:ADDR),\n"
+    "                     one a line, to FILE for scripts to poll; removed at exit\n"
+    "\n"
+    "Routes (every reply JSON):\n"
+    "  GET /v1/credentials/ID/token     {\"id\",\"token\"}; 404 unknown, 409 token not\n"
+    "                                   held here, 410 deleted\n"
+    "  GET /v1/tokens/NAME              by description; 409 when several match\n"
+    "  GET /v1/ip_policies/ID/check?ip=ADDR   {\"allowed\", \"rule_id\", …}\n"
+    "  GET /credentials[/ID], /ip_policy_rules[/ID]   the remote API's shapes, tokens\n"
+    "                                   null (rows synced, deleting, orphaned)\n"
+    "  GET /healthz\n"
+    "\n"
+    "Example: curl --unix-socket %s http://localhost/v1/tokens/web\n"
+    "\n"
+    "Exit status: 0 after a clean stop, 1 when it cannot start (address in use, no\n"
+    "cache), 2 for bad usage or an unsafe key file or socket directory.\n";
+
+static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+int cli_agent(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return agent_cmd(ctx, path, argc, argv);
+}
+
+/* Audit lines from server threads: one lock, so lines never interleave. */
+static void log_line(void *c, const char *line)
+{
+    cli_ctx *ctx = c;
+    flockfile(ctx->err);
+    fprintf(ctx->err, "%s\n", line);
+    fflush(ctx->err);
+    funlockfile(ctx->err);
+}
+
+/* Write the addresses to FILE in one rename, so a poller never reads half. */
+static bool write_ready(cli_ctx *ctx, const char *file, const agent *ag)
+{
+    char tmp[PATH_MAX_LEN + 64];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    bool ok = f != NULL;
+    for (size_t i = 0; ok && agent_address(ag, i); i++)
+        ok = fprintf(f, "%s\n", agent_address(ag, i)) > 0;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (ok && rename(tmp, file) == 0)
+        return true;
+    fprintf(ctx->err, "%s: --ready-file: cannot write %s: %s\n", ctx->program, file,
+            strerror(errno));
+    unlink(tmp);
+    return false;
+}
+
+/* A whole number in 0..max (digits only). */
+static bool parse_count(const char *text, long max, long *out)
+{
+    size_t len = strlen(text);
+    if (len == 0 || len > 10 || strspn(text, "0123456789") != len)
+        return false;
+    long v = strtol(text, NULL, 10);
+    if (v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+typedef struct agent_flags {
+    cli_list listen, uids;
+    const char *key_file, *rate, *idle, *ready_file;
+} agent_flags;
+
+/* Flags -> options; false after printing a usage error into *rc. */
+static bool build_options(cli_ctx *ctx, const char *path, const agent_flags *f,
+                          agent_options *o, int *rc)
+{
+    *rc = CLI_EXIT_USAGE;
+    if (f->listen.count > AGENT_LISTEN_MAX) {
+        cli_usage_error(ctx, path, "at most %d --listen addresses", AGENT_LISTEN_MAX);
+        return false;
+    }
+    for (size_t i = 0; i < f->listen.count; i++)
+        o->listen[o->nlisten++] = f->listen.items[i];
+    if (f->uids.count > AGENT_UIDS_MAX) {
+        cli_usage_error(ctx, path, "at most %d --allow-uid values", AGENT_UIDS_MAX);
+        return false;
+    }
+    for (size_t i = 0; i < f->uids.count; i++) {
+        if (!parse_count(f->uids.items[i], 0x7FFFFFFF, &o->allow_uids[o->nuids++])) {
+            cli_usage_error(ctx, path, "--allow-uid takes a numeric uid (see 'id -u USER')");
+            return false;
+        }
+    }
+    long v;
+    if (f->rate && !parse_count(f->rate, RATE_MAX, &v)) {
+        cli_usage_error(ctx, path, "--rate takes requests per second, 0 to %d (0: no limit)",
+                        RATE_MAX);
+        return false;
+    }
+    if (f->rate)
+        o->rate_per_s = v == 0 ? AGENT_RATE_UNLIMITED : (unsigned)v;
+    if (f->idle && (!parse_count(f->idle, IDLE_MAX, &v) || v == 0)) {
+        cli_usage_error(ctx, path, "--idle-timeout takes seconds, 1 to %d", IDLE_MAX);
+        return false;
+    }
+    if (f->idle)
+        o->idle_timeout_s = (unsigned)v;
+    o->key_path = f->key_file;
+    o->db_path = config_get(&ctx->cfg, CONFIG_DB);
+    o->version_header = config_get(&ctx->cfg, CONFIG_VERSION_HEADER);
+    o->on_log = log_line;
+    o->log_ctx = ctx;
+    return true;
+}
+
+static int serve(cli_ctx *ctx, const agent_options *o, const char *ready_file)
+{
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    /* Blocked before the server's threads exist, so they inherit the mask and the
+     * signal reaches sigwait below. */
+    pthread_sigmask(SIG_BLOCK, &stop, &old);
+    signal(SIGPIPE, SIG_IGN);
+    agent *ag;
+    error_info e = {0};
+    if (agent_start(o, &ag, &e) != ERROR_OK) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return cli_fail(ctx, &e);
+    }
+    int rc = CLI_EXIT_OK;
+    if (ready_file && !write_ready(ctx, ready_file, ag))
+        rc = CLI_EXIT_FAILURE;
+    int sig = 0;
+    if (rc == CLI_EXIT_OK)
+        sigwait(&stop, &sig);
+    agent_stats st;
+    agent_stats_get(ag, &st);
+    agent_stop(ag);
+    if (ready_file && rc == CLI_EXIT_OK)
+        unlink(ready_file);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (sig)
+        fprintf(ctx->err, "stopped (%s): %zu requests, %zu token lookups, %zu refused\n",
+                sig == SIGINT ? "SIGINT" : "SIGTERM", st.requests, st.lookups, st.refused);
+    return rc;
+}
+
+static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    char sock[PATH_MAX_LEN], key[PATH_MAX_LEN], help[HELP_MAX];
+    error_info e = {0};
+    if (agent_default_socket(sock, sizeof sock, &e) != ERROR_OK)
+        snprintf(sock, sizeof sock, "(none: %s)", e.msg);
+    if (agent_default_key_path(key, sizeof key, &e) != ERROR_OK)
+        snprintf(key, sizeof key, "(none: %s)", e.msg);
+    snprintf(help, sizeof help, help_text, sock, key, AGENT_RATE_DEFAULT,
+             AGENT_IDLE_TIMEOUT_DEFAULT, sock);
+    const cli_command cmd = {
+        "agent", agent_cmd,
+        "[--listen unix:PATH|tcp:127.0.0.1:PORT]... [--key-file PATH]\n"
+        "       [--allow-uid UID]... [--rate N] [--idle-timeout S] [--ready-file FILE]",
+        "Serve tokens, policy checks and a read-only API mirror to local agents.", help, 0, 0,
+    };
+    agent_flags f = {0};
+    const cli_opt opts[] = {
+        {"listen", CLI_OPT_LIST, &f.listen},
+        {"key-file", CLI_OPT_STRING, &f.key_file},
+        {"allow-uid", CLI_OPT_LIST, &f.uids},
+        {"rate", CLI_OPT_STRING, &f.rate},
+        {"idle-timeout", CLI_OPT_STRING, &f.idle},
+        {"ready-file", CLI_OPT_STRING, &f.ready_file},
+    };
+    int first, rc;
+    if (!cli_parse(ctx, path, &cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &first,
+                   &rc))
+        return rc;
+    agent_options o = {0};
+    if (!build_options(ctx, path, &f, &o, &rc))
+        return rc;
+    /* Created (and migrated) here if missing: the agent's handles are read-only.
+     * Kept open while serving, so the WAL files stay for the readers. */
+    if (!cli_store(ctx))
+        return ctx->store_exit;
+    return serve(ctx, &o, f.ready_file);
+}

@@ -1,0 +1,100 @@
+/* `rampart tui`: the console (also `rampart` with no command, on a terminal). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rampart/cli.h"
+#include "rampart/ui.h"
+
+static int tui_run(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+static const cli_command tui_command = {
+    "tui", tui_run,
+    "[--readonly] [--ascii] [--no-color] [--no-agent] [--headless SCRIPT [--size WxH]]",
+    "The console: browse, create, delete and sync rules and credentials.",
+    "Options:\n"
+    "  --readonly         browse only: every key that changes data is hidden and refused\n"
+    "  --ascii            no UTF-8 line drawing (also when the locale is not UTF-8)\n"
+    "  --no-color         no colours (also when NO_COLOR is set); selection and marks\n"
+    "                     stay visible as '>' and '*'\n"
+    "  --no-agent         do not serve the local agent endpoint while open\n"
+    "  --headless SCRIPT  no terminal: run the key script, print the screens it dumps\n"
+    "  --size WxH         the headless screen (default 80x24)\n"
+    "\n"
+    "Keys: ? lists them for the current view; : opens the command line (:help).\n"
+    "Script steps (one per line, # comments): key NAME..., type TEXT, repeat N key\n"
+    "NAME..., resize WxH, wait-sync, dump. Names: a character, or <Up> <Down> <PgUp>\n"
+    "<PgDn> <Home> <End> <Enter> <Esc> <Tab> <BTab> <Space> <Backspace> <Del> <C-x> <F1>.\n",
+    0, 0};
+
+/* "80x24" into width and height. */
+static bool parse_size(const char *text, int *w, int *h)
+{
+    char *end;
+    long lw = strtol(text, &end, 10);
+    if (end == text || *end != 'x')
+        return false;
+    const char *hs = end + 1;
+    long lh = strtol(hs, &end, 10);
+    if (end == hs || *end || lw < 1 || lw > 1000 || lh < 1 || lh > 1000)
+        return false;
+    *w = (int)lw;
+    *h = (int)lh;
+    return true;
+}
+
+static bool no_color_env(void)
+{
+    const char *v = getenv("NO_COLOR");
+    return v && *v;
+}
+
+static int tui_run(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    bool readonly = false, ascii = false, no_color = false, no_agent = false;
+    const char *script = NULL, *size = NULL;
+    const cli_opt opts[] = {
+        {"readonly", CLI_OPT_FLAG, &readonly}, {"ascii", CLI_OPT_FLAG, &ascii},
+        {"no-color", CLI_OPT_FLAG, &no_color}, {"no-agent", CLI_OPT_FLAG, &no_agent},
+        {"headless", CLI_OPT_STRING, &script}, {"size", CLI_OPT_STRING, &size},
+    };
+    int first, rc;
+    if (!cli_parse(ctx, path, &tui_command, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
+        return rc;
+    ui_options o = {
+        .readonly = readonly,
+        .ascii = ascii,
+        .no_color = no_color || no_color_env(),
+        .agent = !no_agent,
+        .script = script,
+        .dump = ctx->out,
+    };
+    if (size && !script)
+        return cli_usage_error(ctx, path, "--size is for --headless (a terminal has its own)");
+    if (size && !parse_size(size, &o.width, &o.height))
+        return cli_usage_error(ctx, path, "--size '%s' is not WIDTHxHEIGHT (1x1 to 1000x1000)",
+                               size);
+    o.st = cli_store(ctx);
+    if (!o.st)
+        return ctx->store_exit;
+    const config *cfg = &ctx->cfg;
+    o.db_path = config_get(cfg, CONFIG_DB);
+    o.remote = config_remote_configured(cfg);
+    o.api.base_url = config_get(cfg, CONFIG_API_URL);
+    o.api.api_key = config_get(cfg, CONFIG_API_KEY);
+    o.api.version_header = config_get(cfg, CONFIG_VERSION_HEADER);
+    o.rate_per_min = atoi(config_get(cfg, CONFIG_RATE));
+    error_info e = {0};
+    rc = ui_run(&o, &e);
+    if (e.code != ERROR_OK) {
+        fprintf(ctx->err, "%s: ", ctx->program);
+        cli_put_cell(ctx->err, e.msg, 0, 0);
+        fputc('\n', ctx->err);
+    }
+    return rc;
+}
+
+int cli_tui(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return tui_run(ctx, path, argc, argv);
+}

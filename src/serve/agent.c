@@ -1,0 +1,364 @@
+/*
+ * agent: lifecycle (listeners, key, limits), the pool of read-only store handles,
+ * the policy index and its refresh, log lines and counters. See rampart/agent.h.
+ *
+ * Why a pool of store handles: requests run on a few event-loop threads (http.h
+ * `threads`), and a handle is lent for one request and comes back, so there are
+ * never more open than requests running at once; opening SQLite (schema read,
+ * statements prepared) per connection would cost more than the lookup itself.
+ */
+#include "agent_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rampart/ids.h"
+#include "rampart/model.h"
+
+enum {
+    BODY_MAX = 16 * 1024,
+    HEADER_MAX = 8 * 1024,
+    CONNECTIONS = 128, /* per listener */
+    THREADS_MAX = 8,
+    LOG_LINE_MAX = 1024
+};
+
+#define DEFAULT_VERSION_HEADER "Service-Version"
+
+/* ---- log ---- */
+
+void agent_log(agent *ag, const char *fmt, ...)
+{
+    if (!ag->on_log)
+        return;
+    char line[LOG_LINE_MAX];
+    ids_now_rfc3339(line, sizeof line);
+    size_t n = strlen(line);
+    line[n++] = ' ';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - n, fmt, ap);
+    va_end(ap);
+    ag->on_log(ag->log_ctx, line);
+}
+
+void agent_log_text(char *out, size_t size, const char *text)
+{
+    size_t n = 0;
+    for (; text && *text && n + 1 < size; text++) {
+        unsigned char c = (unsigned char)*text;
+        out[n++] = c < ' ' || c >= 0x7F || c == '"' || c == '\\' ? '?' : (char)c;
+    }
+    if (size)
+        out[n] = '\0';
+}
+
+void agent_peer_name(const http_request *req, char *out, size_t size)
+{
+    if (req->peer.family == AF_UNIX)
+        snprintf(out, size, "uid:%ld", req->peer.uid);
+    else
+        snprintf(out, size, "key@%s", req->peer.addr);
+}
+
+static void on_http_log(void *ctx, const http_request *req, const http_response *resp,
+                        double ms)
+{
+    agent_listener *l = ctx;
+    atomic_fetch_add(&l->ag->requests, 1);
+    if (resp->status >= 500) {
+        char path[96];
+        agent_log_text(path, sizeof path, req->path);
+        agent_log(l->ag, "error path=\"%s\" status=%d %.1fms", path, resp->status, ms);
+    }
+}
+
+/* ---- store handles ---- */
+
+store *agent_store_take(agent *ag, error_info *err)
+{
+    pthread_mutex_lock(&ag->pool_lock);
+    while (ag->npool == 0 && ag->nopen >= AGENT_POOL_MAX)
+        pthread_cond_wait(&ag->pool_free, &ag->pool_lock);
+    if (ag->npool > 0) {
+        store *st = ag->pool[--ag->npool];
+        pthread_mutex_unlock(&ag->pool_lock);
+        return st;
+    }
+    ag->nopen++;
+    pthread_mutex_unlock(&ag->pool_lock);
+    store *st = NULL;
+    if (store_open(ag->db_path, STORE_READONLY, &st, err) == ERROR_OK)
+        return st;
+    pthread_mutex_lock(&ag->pool_lock);
+    ag->nopen--;
+    pthread_cond_signal(&ag->pool_free);
+    pthread_mutex_unlock(&ag->pool_lock);
+    return NULL;
+}
+
+void agent_store_give(agent *ag, store *st, bool broken)
+{
+    if (!st)
+        return;
+    if (broken)
+        store_close(st); /* a fresh one is opened when needed */
+    pthread_mutex_lock(&ag->pool_lock);
+    if (broken)
+        ag->nopen--;
+    else
+        ag->pool[ag->npool++] = st;
+    pthread_cond_signal(&ag->pool_free);
+    pthread_mutex_unlock(&ag->pool_lock);
+}
+
+/* ---- the policy index ---- */
+
+/* Rebuild the index when the cache changed since it was built (or never was).
+ * While another thread rebuilds, the current index answers: requests share a few
+ * event-loop threads, and a rebuild over a large cache must stall only its own. */
+static error_code refresh_index(agent *ag, error_info *err)
+{
+    if (pthread_mutex_trylock(&ag->watch_lock) != 0) {
+        pthread_rwlock_rdlock(&ag->index_lock);
+        bool have = ag->index != NULL;
+        pthread_rwlock_unlock(&ag->index_lock);
+        if (have)
+            return ERROR_OK;
+        pthread_mutex_lock(&ag->watch_lock); /* the first build: wait for it */
+    }
+    error_code rc = ERROR_OK;
+    if (!ag->watch)
+        rc = store_open(ag->db_path, STORE_READONLY, &ag->watch, err);
+    long long version = 0;
+    if (rc == ERROR_OK)
+        rc = store_data_version(ag->watch, &version, err);
+    if (rc == ERROR_OK && (!ag->index || version != ag->watch_version)) {
+        policy_index *fresh = NULL;
+        rc = policy_index_load(ag->watch, &fresh, err);
+        if (rc == ERROR_OK) {
+            pthread_rwlock_wrlock(&ag->index_lock);
+            policy_index *old = ag->index;
+            ag->index = fresh;
+            pthread_rwlock_unlock(&ag->index_lock);
+            policy_index_free(old);
+            ag->watch_version = version;
+        }
+    }
+    if (rc != ERROR_OK && ag->watch) {
+        store_close(ag->watch); /* reopened on the next check */
+        ag->watch = NULL;
+    }
+    pthread_mutex_unlock(&ag->watch_lock);
+    return rc;
+}
+
+error_code agent_policy_check(agent *ag, const char *policy_id, const char *ip,
+                              policy_decision *out, error_info *err)
+{
+    policy_addr addr;
+    if (policy_addr_parse(ip, &addr, err) != ERROR_OK)
+        return err->code;
+    if (refresh_index(ag, err) != ERROR_OK)
+        return err->code;
+    pthread_rwlock_rdlock(&ag->index_lock);
+    policy_check_addr(ag->index, policy_id, &addr, out);
+    pthread_rwlock_unlock(&ag->index_lock);
+    return ERROR_OK;
+}
+
+/* ---- starting ---- */
+
+static error_code take_settings(agent *ag, const agent_options *opt, error_info *err)
+{
+    if (!opt->db_path || !*opt->db_path)
+        return error_set(err, ERROR_INVALID, "no cache database given");
+    if (opt->nlisten > AGENT_LISTEN_MAX)
+        return error_set(err, ERROR_INVALID, "at most %d listeners", AGENT_LISTEN_MAX);
+    if (opt->nuids > AGENT_UIDS_MAX)
+        return error_set(err, ERROR_INVALID, "at most %d allowed uids", AGENT_UIDS_MAX);
+    for (size_t i = 0; i < opt->nuids; i++) {
+        if (opt->allow_uids[i] < 0)
+            return error_set(err, ERROR_INVALID, "uid %ld is not a user id",
+                             opt->allow_uids[i]);
+        ag->uids[i] = opt->allow_uids[i];
+    }
+    ag->nuids = opt->nuids;
+    if (ag->nuids == 0)
+        ag->uids[ag->nuids++] = (long)geteuid();
+    ag->rate = opt->rate_per_s == AGENT_RATE_UNLIMITED ? 0
+               : opt->rate_per_s ? opt->rate_per_s
+                                 : AGENT_RATE_DEFAULT;
+    const char *vh = opt->version_header && *opt->version_header ? opt->version_header
+                                                                 : DEFAULT_VERSION_HEADER;
+    if (strlen(vh) >= sizeof ag->version_header)
+        return error_set(err, ERROR_INVALID, "version header name too long");
+    memcpy(ag->version_header, vh, strlen(vh) + 1);
+    ag->on_log = opt->on_log;
+    ag->log_ctx = opt->log_ctx;
+    ag->db_path = strdup(opt->db_path);
+    if (!ag->db_path)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    return ERROR_OK;
+}
+
+/* The key, once, for the first TCP listener. */
+static error_code load_key(agent *ag, const agent_options *opt, error_info *err)
+{
+    if (ag->key)
+        return ERROR_OK;
+    char path[4096];
+    const char *p = opt->key_path;
+    if (!p || !*p) {
+        if (agent_default_key_path(path, sizeof path, err) != ERROR_OK)
+            return err->code;
+        p = path;
+    }
+    if (agent_key_ensure(p, err) != ERROR_OK)
+        return err->code;
+    return agent_key_load(p, &ag->key, &ag->key_len, err);
+}
+
+/* Lookups are quick (an indexed read from the WAL): a few event-loop threads, one
+ * per core, serve many connections with far fewer context switches than a thread
+ * each, and a slow client holds no thread. */
+static unsigned event_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 2 ? 2 : n > THREADS_MAX ? THREADS_MAX : (unsigned)n;
+}
+
+static error_code open_listener(agent *ag, const agent_options *opt, const char *spec,
+                                error_info *err)
+{
+    agent_listener *l = &ag->lis[ag->nlis];
+    l->ag = ag;
+    l->tcp = strncmp(spec, "tcp:", 4) == 0;
+    if (strncmp(spec, "unix:", 5) == 0 && spec[5] && agent_socket_dir_check(spec + 5, err))
+        return err->code;
+    if (l->tcp && load_key(ag, opt, err) != ERROR_OK)
+        return err->code;
+    http_config hc = {
+        .listen = spec, .routes = agent_routes, .nroutes = agent_nroutes, .ctx = l,
+        .gate = agent_gate, .error = agent_layer_error, .log = on_http_log,
+        .body_max = BODY_MAX, .header_max = HEADER_MAX, .connection_limit = CONNECTIONS,
+        .per_ip_limit = CONNECTIONS,
+        .timeout_s = opt->idle_timeout_s ? opt->idle_timeout_s : AGENT_IDLE_TIMEOUT_DEFAULT,
+        .threads = event_threads(),
+    };
+    if (http_server_open(&hc, &l->http, err) != ERROR_OK)
+        return error_prefix(err, "%.200s", spec);
+    const char *addr = http_server_address(l->http);
+    snprintf(l->address, sizeof l->address, "%s%s", l->tcp ? "tcp:" : "unix:", addr);
+    if (l->tcp)
+        snprintf(l->base, sizeof l->base, "http://%s", addr);
+    ag->nlis++;
+    return ERROR_OK;
+}
+
+static error_code open_listeners(agent *ag, const agent_options *opt, error_info *err)
+{
+    char def[4096 + 8];
+    if (opt->nlisten == 0) {
+        memcpy(def, "unix:", 5);
+        if (agent_default_socket(def + 5, sizeof def - 5, err) != ERROR_OK)
+            return err->code;
+        return open_listener(ag, opt, def, err);
+    }
+    for (size_t i = 0; i < opt->nlisten; i++) {
+        if (open_listener(ag, opt, opt->listen[i], err) != ERROR_OK)
+            return err->code;
+    }
+    return ERROR_OK;
+}
+
+static agent *agent_new(void)
+{
+    agent *ag = calloc(1, sizeof *ag);
+    if (!ag)
+        return NULL;
+    pthread_mutex_init(&ag->pool_lock, NULL);
+    pthread_cond_init(&ag->pool_free, NULL);
+    pthread_mutex_init(&ag->watch_lock, NULL);
+    pthread_rwlock_init(&ag->index_lock, NULL);
+    pthread_mutex_init(&ag->rate_lock, NULL);
+    atomic_init(&ag->requests, 0);
+    atomic_init(&ag->lookups, 0);
+    atomic_init(&ag->refused, 0);
+    return ag;
+}
+
+error_code agent_start(const agent_options *opt, agent **out, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    *out = NULL;
+    agent *ag = agent_new();
+    if (!ag)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    error_code rc = take_settings(ag, opt, err);
+    if (rc == ERROR_OK) {
+        /* One handle now: a missing or too new cache is said at start, not per request. */
+        store *st = agent_store_take(ag, err);
+        rc = st ? ERROR_OK : err->code;
+        agent_store_give(ag, st, false);
+    }
+    if (rc == ERROR_OK)
+        rc = open_listeners(ag, opt, err);
+    for (size_t i = 0; rc == ERROR_OK && i < ag->nlis; i++)
+        rc = http_server_start(ag->lis[i].http, err);
+    if (rc != ERROR_OK) {
+        agent_stop(ag);
+        return rc;
+    }
+    for (size_t i = 0; i < ag->nlis; i++)
+        agent_log(ag, "listening on %s", ag->lis[i].address);
+    *out = ag;
+    return ERROR_OK;
+}
+
+/* ---- state and stop ---- */
+
+void agent_stats_get(agent *ag, agent_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!ag)
+        return;
+    out->requests = atomic_load(&ag->requests);
+    out->lookups = atomic_load(&ag->lookups);
+    out->refused = atomic_load(&ag->refused);
+    for (size_t i = 0; i < ag->nlis && i < 2; i++)
+        snprintf(out->address[i], sizeof out->address[i], "%s", ag->lis[i].address);
+}
+
+const char *agent_address(const agent *ag, size_t i)
+{
+    return ag && i < ag->nlis ? ag->lis[i].address : NULL;
+}
+
+void agent_stop(agent *ag)
+{
+    if (!ag)
+        return;
+    for (size_t i = 0; i < ag->nlis; i++)
+        http_server_stop(ag->lis[i].http); /* no hook runs after this */
+    for (size_t i = 0; i < ag->npool; i++)
+        store_close(ag->pool[i]);
+    store_close(ag->watch);
+    policy_index_free(ag->index);
+    if (ag->key) {
+        model_wipe(ag->key, ag->key_len);
+        free(ag->key);
+    }
+    free(ag->db_path);
+    pthread_mutex_destroy(&ag->pool_lock);
+    pthread_cond_destroy(&ag->pool_free);
+    pthread_mutex_destroy(&ag->watch_lock);
+    pthread_rwlock_destroy(&ag->index_lock);
+    pthread_mutex_destroy(&ag->rate_lock);
+    free(ag);
+}

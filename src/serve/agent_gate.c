@@ -1,0 +1,280 @@
+/*
+ * agent: who may ask. Every request passes the gate before routing (headers only):
+ * relayed or browser-made requests are refused on every listener, then a unix
+ * peer's uid (SO_PEERCRED) or a TCP peer's Host and key are checked, then the
+ * peer's rate. Also the error replies, in the remote API's shape.
+ */
+#include "agent_internal.h"
+
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "rampart/codec.h"
+#include "rampart/ids.h"
+
+/* ---- replies ---- */
+
+void agent_error(http_response *resp, int status, const char *code, const char *fmt, ...)
+{
+    codec_api_error e = {.status_code = status};
+    snprintf(e.error_code, sizeof e.error_code, "%s", code);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+    va_end(ap);
+    memcpy(e.operation_id, "op_", 3);
+    if (ids_random_base62(e.operation_id + 3, IDS_BODY_LEN, NULL) != ERROR_OK)
+        snprintf(e.operation_id, sizeof e.operation_id, "op_0");
+    http_response_set(resp, status, codec_api_error_encode(&e));
+    http_response_header(resp, "Operation-Id", e.operation_id);
+}
+
+void agent_reply(http_response *resp, int status, char *json)
+{
+    if (!json) {
+        agent_error(resp, 500, "ERR_INTERNAL", "out of memory");
+        return;
+    }
+    http_response_set(resp, status, json);
+}
+
+void agent_store_error(http_response *resp, const error_info *e)
+{
+    if (e->code == ERROR_NOT_FOUND) {
+        agent_error(resp, 404, "ERR_NOT_FOUND", "%s", e->msg);
+        return;
+    }
+    agent_error(resp, 500, "ERR_INTERNAL", "the cache cannot be read: %s", e->msg);
+}
+
+void agent_layer_error(void *ctx, const http_request *req, int status, const char *msg,
+                       http_response *resp)
+{
+    (void)ctx, (void)req;
+    const char *code = status == 404   ? "ERR_NOT_FOUND"
+                       : status == 405 ? "ERR_METHOD_NOT_ALLOWED"
+                       : status == 413 ? "ERR_TOO_LARGE"
+                                       : "ERR_INTERNAL";
+    if (status == 405)
+        msg = "this endpoint is read-only: only GET is answered here";
+    agent_error(resp, status, code, "%s", msg);
+}
+
+/* ---- refusals ---- */
+
+static bool refuse(agent_listener *l, const http_request *req, http_response *resp,
+                   int status, const char *code, const char *msg)
+{
+    atomic_fetch_add(&l->ag->refused, 1);
+    agent_error(resp, status, code, "%s", msg);
+    char peer[80], path[96];
+    if (l->tcp) /* not known to hold the key yet */
+        snprintf(peer, sizeof peer, "tcp:%s", req->peer.addr);
+    else
+        agent_peer_name(req, peer, sizeof peer);
+    agent_log_text(path, sizeof path, req->path);
+    if (status != 429) /* a flood of 429s would flood the log */
+        agent_log(l->ag, "refused peer=%s path=\"%s\" status=%d %s", peer, path, status, code);
+    return false;
+}
+
+/* Headers a proxy or a browser adds: such a request was relayed (SSRF) or comes
+ * from a web page (DNS rebinding, CSRF), never from an agent. */
+static const char *const relayed_headers[] = {
+    "X-Forwarded-For", "Forwarded", "X-Forwarded-Host", "Origin", "Sec-Fetch-Site",
+};
+
+static const char *relayed(const http_request *req)
+{
+    for (size_t i = 0; i < sizeof relayed_headers / sizeof relayed_headers[0]; i++) {
+        if (http_request_header(req, relayed_headers[i]))
+            return relayed_headers[i];
+    }
+    return NULL;
+}
+
+/* A dotted quad 127.x.y.z (inet_pton: exactly four decimal parts, no leading
+ * zeros, so "127.1" or "0x7f.0.0.1" are not taken). */
+static bool loopback_v4(const char *h, size_t len)
+{
+    char text[INET_ADDRSTRLEN];
+    struct in_addr a;
+    if (len >= sizeof text)
+        return false;
+    memcpy(text, h, len);
+    text[len] = '\0';
+    return inet_pton(AF_INET, text, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
+/* Host: "localhost", 127.x.y.z or "[::1]", each with an optional ":PORT". */
+static bool loopback_host(const char *host)
+{
+    if (!host)
+        return false;
+    size_t len = strlen(host);
+    size_t name = len;
+    if (host[0] == '[') {
+        const char *close = strchr(host, ']');
+        if (!close)
+            return false;
+        name = (size_t)(close - host) + 1;
+    } else {
+        const char *colon = strchr(host, ':');
+        if (colon)
+            name = (size_t)(colon - host);
+    }
+    const char *port = host + name;
+    if (*port && (*port != ':' || !port[1] || strspn(port + 1, "0123456789") != strlen(port + 1) ||
+                  strlen(port + 1) > 5))
+        return false;
+    if (name == 9 && strncasecmp(host, "localhost", 9) == 0)
+        return true;
+    if (name == 5 && strncmp(host, "[::1]", 5) == 0)
+        return true;
+    return loopback_v4(host, name);
+}
+
+/* Constant time in the key's bytes: the loop never stops at the first mismatch. */
+static bool key_matches(const agent *ag, const char *given, size_t glen)
+{
+    unsigned diff = glen != ag->key_len;
+    for (size_t i = 0; i < ag->key_len; i++)
+        diff |= (unsigned char)ag->key[i] ^ (unsigned char)(i < glen ? given[i] : 0);
+    return diff == 0;
+}
+
+static bool authorized(const agent *ag, const char *header)
+{
+    if (!header || !ag->key || strncasecmp(header, "Bearer ", 7) != 0)
+        return false;
+    const char *key = header + 7;
+    while (*key == ' ')
+        key++;
+    size_t len = strlen(key);
+    while (len > 0 && key[len - 1] == ' ')
+        len--;
+    return key_matches(ag, key, len);
+}
+
+static bool uid_allowed(const agent *ag, long uid)
+{
+    for (size_t i = 0; i < ag->nuids; i++) {
+        if (ag->uids[i] == uid)
+            return true;
+    }
+    return false;
+}
+
+/* ---- rate ---- */
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static size_t peer_hash(const char *s)
+{
+    size_t h = 5381;
+    for (; *s; s++)
+        h = h * 33 + (unsigned char)*s;
+    return h;
+}
+
+/* The peer's slot: its own, else a free one, else the one idle the longest among
+ * a few probed (a forgotten peer starts again with a full bucket). */
+static agent_rate_slot *rate_slot(agent *ag, const char *peer, double now)
+{
+    enum { PROBES = 8 };
+    size_t h = peer_hash(peer);
+    agent_rate_slot *victim = NULL;
+    for (size_t i = 0; i < PROBES; i++) {
+        agent_rate_slot *s = &ag->slots[(h + i) % AGENT_RATE_SLOTS];
+        if (strcmp(s->peer, peer) == 0)
+            return s;
+        if (!victim || (victim->peer[0] && (!s->peer[0] || s->last < victim->last)))
+            victim = s;
+    }
+    snprintf(victim->peer, sizeof victim->peer, "%s", peer);
+    victim->tokens = 2.0 * ag->rate;
+    victim->last = now;
+    return victim;
+}
+
+/* Token bucket: `rate` per second, a burst of twice that. 0 when the request may
+ * go on, else the seconds to wait. */
+static unsigned rate_wait(agent *ag, const char *peer)
+{
+    if (ag->rate == 0)
+        return 0;
+    double now = monotonic_s();
+    pthread_mutex_lock(&ag->rate_lock);
+    agent_rate_slot *s = rate_slot(ag, peer, now);
+    double burst = 2.0 * ag->rate;
+    s->tokens += (now - s->last) * ag->rate;
+    if (s->tokens > burst)
+        s->tokens = burst;
+    s->last = now;
+    unsigned wait = 0;
+    if (s->tokens >= 1.0)
+        s->tokens -= 1.0;
+    else
+        wait = (unsigned)ceil((1.0 - s->tokens) / ag->rate);
+    pthread_mutex_unlock(&ag->rate_lock);
+    return wait;
+}
+
+/* ---- the gate ---- */
+
+static bool is_health(const http_request *req)
+{
+    return strcmp(req->path, "/healthz") == 0;
+}
+
+bool agent_gate(void *ctx, const http_request *req, http_response *resp)
+{
+    agent_listener *l = ctx;
+    agent *ag = l->ag;
+    const char *hop = relayed(req);
+    if (hop) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "requests carrying %s are refused: the agent endpoint "
+                 "answers local programs only, never relayed or browser requests", hop);
+        return refuse(l, req, resp, 403, "ERR_FORBIDDEN", msg);
+    }
+    if (l->tcp) {
+        if (!loopback_host(http_request_header(req, "Host")))
+            return refuse(l, req, resp, 403, "ERR_FORBIDDEN", "the Host header must name "
+                          "this machine's loopback (localhost, 127.0.0.1 or [::1])");
+        if (!authorized(ag, http_request_header(req, "Authorization"))) {
+            http_response_header(resp, "WWW-Authenticate", "Bearer");
+            return refuse(l, req, resp, 401, "ERR_UNAUTHORIZED", "missing or wrong key: send "
+                          "Authorization: Bearer <the agent's key file>");
+        }
+    } else if (!is_health(req) && !uid_allowed(ag, req->peer.uid)) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "uid %ld may not ask this agent (start it with "
+                 "--allow-uid %ld to allow it)", req->peer.uid, req->peer.uid);
+        return refuse(l, req, resp, 403, "ERR_FORBIDDEN", msg);
+    }
+    char peer[80];
+    agent_peer_name(req, peer, sizeof peer);
+    unsigned wait = rate_wait(ag, peer);
+    if (wait) {
+        char secs[16];
+        snprintf(secs, sizeof secs, "%u", wait);
+        http_response_header(resp, "Retry-After", secs);
+        char msg[96];
+        snprintf(msg, sizeof msg, "too many requests: at most %u per second, retry in %u s",
+                 ag->rate, wait);
+        return refuse(l, req, resp, 429, "ERR_RATE_LIMITED", msg);
+    }
+    return true;
+}

@@ -1,0 +1,165 @@
+/*
+ * agent internals shared by agent.c (lifecycle, store handles, policy index),
+ * agent_gate.c (who may ask: peer, headers, key, rate), agent_key.c (paths, the
+ * local key), agent_routes.c (tokens, policy check, health) and agent_mirror.c
+ * (the read-only mirror of the remote API). Not part of the contract (see
+ * rampart/agent.h).
+ */
+#ifndef RAMPART_AGENT_INTERNAL_H
+#define RAMPART_AGENT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/agent.h"
+#include "rampart/http.h"
+#include "rampart/policy.h"
+#include "rampart/store.h"
+
+enum {
+    AGENT_BASE_MAX = 160,         /* "http://127.0.0.1:PORT", "" for a unix socket */
+    AGENT_KEY_MAX = 512,          /* bytes of the local key */
+    AGENT_RATE_SLOTS = 64,        /* peers tracked by the rate limiter */
+    AGENT_HEADER_NAME_MAX = 64,
+    AGENT_POOL_MAX = 64           /* read-only store handles open at once */
+};
+
+typedef struct agent agent;
+
+/* One listener; its address is the ctx of its http server's hooks. */
+typedef struct agent_listener {
+    agent *ag;
+    http_server *http;
+    bool tcp;
+    char address[HTTP_ADDRESS_MAX + 8]; /* "unix:PATH" / "tcp:127.0.0.1:PORT" */
+    char base[AGENT_BASE_MAX];          /* prefix of the uris in mirror replies */
+} agent_listener;
+
+typedef struct agent_rate_slot {
+    char peer[80];      /* agent_peer_name; "" when free */
+    double tokens;
+    double last;        /* monotonic seconds of the last refill */
+} agent_rate_slot;
+
+struct agent {
+    char *db_path;
+    agent_listener lis[AGENT_LISTEN_MAX];
+    size_t nlis;
+    char *key;                        /* heap, wiped at stop; NULL without TCP */
+    size_t key_len;
+    long uids[AGENT_UIDS_MAX];
+    size_t nuids;
+    unsigned rate;                    /* per peer per second; 0: no limit */
+    char version_header[AGENT_HEADER_NAME_MAX];
+    void (*on_log)(void *ctx, const char *line);
+    void *log_ctx;
+
+    /* Read-only store handles, lent to one request at a time. */
+    pthread_mutex_t pool_lock;
+    pthread_cond_t pool_free;
+    store *pool[AGENT_POOL_MAX];      /* idle handles */
+    size_t npool;                     /* idle */
+    size_t nopen;                     /* idle + lent */
+
+    /* The policy index: readers hold index_lock shared while deciding; a refresh
+     * (serialised by watch_lock) builds the new index first and swaps it in. */
+    pthread_mutex_t watch_lock;
+    store *watch;                     /* polls data_version, loads the index */
+    long long watch_version;
+    pthread_rwlock_t index_lock;
+    policy_index *index;
+
+    pthread_mutex_t rate_lock;
+    agent_rate_slot slots[AGENT_RATE_SLOTS];
+
+    atomic_size_t requests, lookups, refused;
+};
+
+/* ---- agent.c ---- */
+
+/* Borrow a read-only handle (opened on demand, at most AGENT_POOL_MAX at once:
+ * beyond that, wait for one). NULL with `err` filled when none can be opened. */
+store *agent_store_take(agent *ag, error_info *err);
+
+/* Give a handle back (NULL is a no-op). A handle that failed is closed instead of
+ * reused when `broken`. */
+void agent_store_give(agent *ag, store *st, bool broken);
+
+/*
+ * Decide `ip` for `policy_id` from an index at least as new as the cache's last
+ * commit. ERROR_INVALID for a bad address (message without the text), ERROR_IO
+ * when the index cannot be (re)built.
+ */
+error_code agent_policy_check(agent *ag, const char *policy_id, const char *ip,
+                              policy_decision *out, error_info *err);
+
+/* One log line (printf-style, no newline); prefixed with the UTC time. Never give
+ * it a token. */
+void agent_log(agent *ag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Copy client text into `out` for a log line: printable ASCII only (the rest as
+ * '?'), at most size-1 bytes, quotes and backslashes as '?'. */
+void agent_log_text(char *out, size_t size, const char *text);
+
+/* Who asked, for audit lines and the rate limiter: "uid:1000" or "key@127.0.0.1". */
+void agent_peer_name(const http_request *req, char *out, size_t size);
+
+/* ---- agent_gate.c ---- */
+
+/* The http gate hook (ctx: the agent_listener). */
+bool agent_gate(void *ctx, const http_request *req, http_response *resp);
+
+/* The http error hook: the layer's 404/405/413 in the API's error shape. */
+void agent_layer_error(void *ctx, const http_request *req, int status, const char *msg,
+                       http_response *resp);
+
+/* An error reply in the remote API's shape ({"error_code","status_code","msg",
+ * "details":{"operation_id"}} and an Operation-Id header). */
+void agent_error(http_response *resp, int status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A 200 (or `status`) with a heap JSON body; NULL (out of memory): a 500. */
+void agent_reply(http_response *resp, int status, char *json);
+
+/* A store failure: ERROR_NOT_FOUND 404, the rest 500 ("the cache cannot be read"). */
+void agent_store_error(http_response *resp, const error_info *e);
+
+/* ---- agent_key.c ---- */
+
+/* Read the key (first line) of a file only we can read, into a heap string the
+ * caller wipes. ERROR_CONFIG when the file is unsafe or holds no usable key. */
+error_code agent_key_load(const char *path, char **key, size_t *len, error_info *err);
+
+/* The unix socket's directory: created 0700 when missing; refused when it is not
+ * a directory of ours that only we can write. */
+error_code agent_socket_dir_check(const char *socket_path, error_info *err);
+
+/* ---- agent_routes.c / agent_mirror.c ---- */
+
+/* The route table (every route's ctx is the agent_listener). */
+extern const http_route agent_routes[];
+extern const size_t agent_nroutes;
+
+void agent_mirror_list_rules(void *ctx, const http_request *req, http_response *resp);
+void agent_mirror_list_creds(void *ctx, const http_request *req, http_response *resp);
+void agent_mirror_get_rule(void *ctx, const http_request *req, http_response *resp);
+void agent_mirror_get_cred(void *ctx, const http_request *req, http_response *resp);
+
+/* ---- a growing JSON text (agent_routes.c) ---- */
+
+typedef struct agent_json {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} agent_json;
+
+void agent_json_raw(agent_json *b, const char *s, size_t n);
+void agent_json_text(agent_json *b, const char *s);       /* unquoted, as is */
+void agent_json_string(agent_json *b, const char *s);     /* quoted, escaped */
+/* The text, handed over (NULL when something failed: the buffer is wiped and
+ * freed). */
+char *agent_json_take(agent_json *b);
+
+#endif

@@ -1,0 +1,357 @@
+/*
+ * agent: the route table and the agent's own routes: a token by credential id or
+ * by name, a policy decision, health. The mirror of the remote API's GET routes is
+ * in agent_mirror.c.
+ *
+ * A token exists in memory in three places here: the copy store_token_get returns
+ * (wiped at once after the body is built), the reply body (wiped by the http
+ * layer when it is freed) and the JSON builder's buffers while they grow (wiped
+ * before each is freed). Audit lines carry ids and names, never a token.
+ */
+#include "agent_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rampart/model.h"
+#include "rampart/validate.h"
+
+enum { NAME_IDS_MAX = 8, AUDIT_TEXT_MAX = 80 };
+
+/* ---- a growing JSON text ---- */
+
+void agent_json_raw(agent_json *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        /* Not realloc: the old buffer may hold a token, and is wiped first. */
+        char *grown = malloc(cap);
+        if (!grown) {
+            b->failed = true;
+            return;
+        }
+        if (b->data) {
+            memcpy(grown, b->data, b->len);
+            model_wipe(b->data, b->cap);
+            free(b->data);
+        }
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void agent_json_text(agent_json *b, const char *s)
+{
+    agent_json_raw(b, s, strlen(s));
+}
+
+void agent_json_string(agent_json *b, const char *s)
+{
+    agent_json_raw(b, "\"", 1);
+    for (const char *run = s;; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c != 0 && c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        agent_json_raw(b, run, (size_t)(s - run));
+        if (c == 0)
+            break;
+        char esc[8];
+        if (c == '"' || c == '\\')
+            snprintf(esc, sizeof esc, "\\%c", c);
+        else
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+        agent_json_text(b, esc);
+        run = s + 1;
+    }
+    agent_json_raw(b, "\"", 1);
+}
+
+char *agent_json_take(agent_json *b)
+{
+    if (!b->failed)
+        return b->data;
+    if (b->data) {
+        model_wipe(b->data, b->cap);
+        free(b->data);
+    }
+    return NULL;
+}
+
+/* ---- tokens ---- */
+
+typedef struct lookup {
+    agent *ag;
+    const char *by;      /* "id" or "name" */
+    char asked[AUDIT_TEXT_MAX]; /* the id or name asked for, neutralised */
+    char peer[80];
+} lookup;
+
+static void audit(const lookup *lk, const char *cred_id, const char *result)
+{
+    agent_log(lk->ag, "token peer=%s by=%s %s=\"%s\" cred=%s result=%s", lk->peer, lk->by,
+              lk->by, lk->asked, cred_id && *cred_id ? cred_id : "-", result);
+}
+
+static void start_lookup(lookup *lk, agent_listener *l, const http_request *req,
+                         const char *by, const char *asked)
+{
+    lk->ag = l->ag;
+    lk->by = by;
+    agent_log_text(lk->asked, sizeof lk->asked, asked);
+    agent_peer_name(req, lk->peer, sizeof lk->peer);
+    atomic_fetch_add(&l->ag->lookups, 1);
+}
+
+static char *token_body(const char *id, const char *token)
+{
+    agent_json b = {0};
+    agent_json_text(&b, "{\"id\":");
+    agent_json_string(&b, id);
+    agent_json_text(&b, ",\"token\":");
+    agent_json_string(&b, token);
+    agent_json_text(&b, "}");
+    return agent_json_take(&b);
+}
+
+static bool gone(model_state s)
+{
+    return s == MODEL_STATE_DELETING || s == MODEL_STATE_REMOTE_DELETED;
+}
+
+/* The token of credential `id` (an id or a local alias) as the reply. */
+static void send_token(const lookup *lk, store *st, const char *id, http_response *resp)
+{
+    model_cred cred = {0};
+    error_info e = {0};
+    error_code rc = store_cred_get(st, id, &cred, &e);
+    if (rc == ERROR_NOT_FOUND) {
+        agent_error(resp, 404, "ERR_NOT_FOUND", "no credential %s in the cache", lk->asked);
+        audit(lk, NULL, "not_found");
+    } else if (rc != ERROR_OK) {
+        agent_store_error(resp, &e);
+        audit(lk, NULL, "error");
+    } else if (gone(cred.state)) {
+        agent_error(resp, 410, "ERR_GONE", "credential %s was deleted (%s): its token is no "
+                    "longer handed out", cred.id, model_state_name(cred.state));
+        audit(lk, cred.id, "deleted");
+    } else {
+        char *token = NULL;
+        rc = store_token_get(st, cred.id, &token, &e);
+        if (rc == ERROR_OK) {
+            agent_reply(resp, 200, token_body(cred.id, token));
+            model_wipe(token, strlen(token));
+            free(token);
+            http_response_header(resp, "Cache-Control", "no-store");
+            audit(lk, cred.id, resp->status == 200 ? "ok" : "error");
+        } else if (rc == ERROR_UNAVAILABLE) {
+            agent_error(resp, 409, "ERR_TOKEN_NOT_HELD", "%s", e.msg);
+            audit(lk, cred.id, "not_held");
+        } else {
+            agent_store_error(resp, &e);
+            audit(lk, cred.id, "error");
+        }
+    }
+    model_cred_clear(&cred);
+}
+
+static bool id_shape(const char *id)
+{
+    return id && (validate_id(id, "cr", "id", NULL) == ERROR_OK || validate_is_local_id(id));
+}
+
+static void token_by_id(void *ctx, const http_request *req, http_response *resp)
+{
+    agent_listener *l = ctx;
+    const char *id = http_request_param(req, "id");
+    lookup lk;
+    start_lookup(&lk, l, req, "id", id);
+    if (!id_shape(id)) {
+        agent_error(resp, 404, "ERR_NOT_FOUND", "no credential %s in the cache (ids look like "
+                    "cr_… or local_…)", lk.asked);
+        audit(&lk, NULL, "not_found");
+        return;
+    }
+    error_info e = {0};
+    store *st = agent_store_take(l->ag, &e);
+    if (!st) {
+        agent_store_error(resp, &e);
+        audit(&lk, NULL, "error");
+        return;
+    }
+    send_token(&lk, st, id, resp);
+    agent_store_give(l->ag, st, resp->status == 500);
+}
+
+/* "cr_a, cr_b, …" into msg, and the ids as a JSON array spliced into the body. */
+static void ambiguous(const lookup *lk, char (*ids)[MODEL_ID_MAX + 1], size_t shown,
+                      size_t count, http_response *resp)
+{
+    char list[NAME_IDS_MAX * (MODEL_ID_MAX + 2) + 16] = "";
+    agent_json arr = {0};
+    agent_json_text(&arr, ",\"ids\":[");
+    for (size_t i = 0; i < shown; i++) {
+        size_t n = strlen(list);
+        snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", ids[i]);
+        agent_json_text(&arr, i ? "," : "");
+        agent_json_string(&arr, ids[i]);
+    }
+    agent_json_text(&arr, "]}");
+    agent_error(resp, 409, "ERR_AMBIGUOUS", "%s credentials are named \"%s\": %s%s; ask by "
+                "id instead (/v1/credentials/ID/token)", count > shown ? "more than 8" : "several",
+                lk->asked, list, count > shown ? ", …" : "");
+    char *ids_json = agent_json_take(&arr);
+    size_t blen = resp->body ? strlen(resp->body) : 0;
+    char *body = ids_json && blen ? malloc(blen + strlen(ids_json)) : NULL;
+    if (body) { /* the error object without its closing brace, then ,"ids":[…]} */
+        memcpy(body, resp->body, blen - 1);
+        memcpy(body + blen - 1, ids_json, strlen(ids_json) + 1);
+        http_response_set(resp, 409, body); /* headers (Operation-Id) stay */
+    }
+    free(ids_json);
+    audit(lk, NULL, "ambiguous");
+}
+
+static void token_by_name(void *ctx, const http_request *req, http_response *resp)
+{
+    agent_listener *l = ctx;
+    const char *name = http_request_param(req, "name");
+    lookup lk;
+    start_lookup(&lk, l, req, "name", name);
+    if (!name || strlen(name) > MODEL_DESCRIPTION_MAX) {
+        agent_error(resp, 404, "ERR_NOT_FOUND", "no credential is named like that (names "
+                    "are descriptions, at most %d bytes)", MODEL_DESCRIPTION_MAX);
+        audit(&lk, NULL, "not_found");
+        return;
+    }
+    error_info e = {0};
+    store *st = agent_store_take(l->ag, &e);
+    if (!st) {
+        agent_store_error(resp, &e);
+        audit(&lk, NULL, "error");
+        return;
+    }
+    char ids[NAME_IDS_MAX][MODEL_ID_MAX + 1];
+    size_t count = 0;
+    error_code rc = store_cred_find_by_name(st, name, ids, NAME_IDS_MAX, &count, &e);
+    if (rc != ERROR_OK) {
+        agent_store_error(resp, &e);
+        audit(&lk, NULL, "error");
+    } else if (count == 0) {
+        agent_error(resp, 404, "ERR_NOT_FOUND", "no live credential is named \"%s\" in the "
+                    "cache", lk.asked);
+        audit(&lk, NULL, "not_found");
+    } else if (count > 1) {
+        ambiguous(&lk, ids, count > NAME_IDS_MAX ? NAME_IDS_MAX : count, count, resp);
+    } else {
+        send_token(&lk, st, ids[0], resp);
+    }
+    agent_store_give(l->ag, st, resp->status == 500);
+}
+
+/* ---- policy decisions ---- */
+
+static bool check_query(const http_request *req, const char **ip, http_response *resp)
+{
+    *ip = NULL;
+    if (req->query_nul || req->query_overflow) {
+        agent_error(resp, 400, "ERR_INVALID_QUERY", "the only query parameter is ip=ADDR");
+        return false;
+    }
+    for (size_t i = 0; i < req->nquery; i++) {
+        const http_param *p = &req->query[i];
+        if (strcmp(p->name, "ip") != 0 || *ip) {
+            agent_error(resp, 400, "ERR_INVALID_QUERY", "%s: the only query parameter is "
+                        "ip=ADDR, once", *ip ? "ip given twice" : "unknown parameter");
+            return false;
+        }
+        *ip = p->value;
+    }
+    if (!*ip || !**ip) {
+        agent_error(resp, 400, "ERR_INVALID_QUERY", "give the address to check: ?ip=ADDR "
+                    "(IPv4 or IPv6, no prefix)");
+        return false;
+    }
+    return true;
+}
+
+static char *decision_body(const char *ip, const char *policy, const policy_decision *d)
+{
+    agent_json b = {0};
+    agent_json_text(&b, "{\"ip\":");
+    agent_json_string(&b, ip);
+    agent_json_text(&b, ",\"policy\":");
+    agent_json_string(&b, policy);
+    agent_json_text(&b, d->allowed ? ",\"allowed\":true" : ",\"allowed\":false");
+    agent_json_text(&b, d->policy_known ? ",\"policy_known\":true" : ",\"policy_known\":false");
+    if (d->rule_id[0]) {
+        agent_json_text(&b, ",\"action\":");
+        agent_json_string(&b, model_action_name(d->action));
+        agent_json_text(&b, ",\"cidr\":");
+        agent_json_string(&b, d->cidr);
+        agent_json_text(&b, d->synced ? ",\"synced\":true,\"rule_id\":"
+                                      : ",\"synced\":false,\"rule_id\":");
+        agent_json_string(&b, d->rule_id);
+    } else {
+        agent_json_text(&b, ",\"action\":null,\"cidr\":null,\"synced\":null,\"rule_id\":null");
+    }
+    agent_json_text(&b, "}");
+    return agent_json_take(&b);
+}
+
+static void policy_check_route(void *ctx, const http_request *req, http_response *resp)
+{
+    agent_listener *l = ctx;
+    const char *policy = http_request_param(req, "id");
+    if (!policy || validate_id(policy, "ipp", "policy", NULL) != ERROR_OK) {
+        agent_error(resp, 400, "ERR_INVALID_QUERY", "not a policy id: policy ids look like "
+                    "ipp_…");
+        return;
+    }
+    const char *ip;
+    if (!check_query(req, &ip, resp))
+        return;
+    policy_decision d;
+    error_info e = {0};
+    error_code rc = agent_policy_check(l->ag, policy, ip, &d, &e);
+    if (rc == ERROR_INVALID) {
+        agent_error(resp, 400, "ERR_INVALID_QUERY", "ip: %s", e.msg);
+        return;
+    }
+    if (rc != ERROR_OK) {
+        agent_store_error(resp, &e);
+        return;
+    }
+    agent_reply(resp, 200, decision_body(ip, policy, &d));
+}
+
+/* ---- health ---- */
+
+static void health(void *ctx, const http_request *req, http_response *resp)
+{
+    (void)ctx, (void)req;
+    agent_reply(resp, 200, strdup("{\"status\":\"ok\",\"service\":\"rampart agent\","
+                                  "\"version\":\"" RAMPART_VERSION "\"}"));
+}
+
+/* ---- the table ---- */
+
+const http_route agent_routes[] = {
+    {"GET", "/healthz", health, NULL},
+    {"GET", "/v1/credentials/{id}/token", token_by_id, NULL},
+    {"GET", "/v1/tokens/{name}", token_by_name, NULL},
+    {"GET", "/v1/ip_policies/{id}/check", policy_check_route, NULL},
+    {"GET", "/credentials", agent_mirror_list_creds, NULL},
+    {"GET", "/credentials/{id}", agent_mirror_get_cred, NULL},
+    {"GET", "/ip_policy_rules", agent_mirror_list_rules, NULL},
+    {"GET", "/ip_policy_rules/{id}", agent_mirror_get_rule, NULL},
+};
+
+const size_t agent_nroutes = sizeof agent_routes / sizeof agent_routes[0];

@@ -1,0 +1,144 @@
+#!/bin/sh
+# make bench: token lookups from `rampart agent` over loopback TCP with keep-alive
+# (wrk, 2 threads, 64 connections, 10 s), against nginx serving a small static file
+# of the same size in the same run. Figures, not pass/fail.
+# usage: tests/bench/agent.sh BUILD_DIR   (rampart inside)
+set -u
+build=$(cd "$1" && pwd)
+secs=${BENCH_AGENT_SECONDS:-10}
+work=$(mktemp -d "${TMPDIR:-/tmp}/rampart-bench-agent.XXXXXX")
+pids=""
+cleanup() {
+    for p in $pids; do kill "$p" 2>/dev/null; done
+    for p in $pids; do wait "$p" 2>/dev/null; done
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+# wrk and nginx from Debian's packages when missing (sudo when not root).
+need=""
+command -v wrk >/dev/null 2>&1 || need="$need wrk"
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need="$need nginx-light"
+if [ -n "$need" ]; then
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo -n"
+    echo "agent bench: installing$need"
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+        --no-install-recommends $need; } >"$work/apt.log" 2>&1
+fi
+NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
+if ! command -v wrk >/dev/null 2>&1 || [ ! -x "$NGINX" ]; then
+    echo "agent bench: skipped (wrk or nginx missing and could not be installed:" \
+        "apt-get install wrk nginx-light)"
+    exit 0
+fi
+
+# poll FILE: wait (10 s at most) until FILE is non-empty.
+poll() {
+    i=0
+    while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+    [ -s "$1" ]
+}
+
+# ---- a cache holding one credential with its token, made by a real sync ----
+key=bench_agent_$$
+export RAMPART_SERVE_API_KEY=$key RAMPART_API_KEY=$key RAMPART_RATE=0
+export HOME="$work/home" XDG_CONFIG_HOME="$work/home/config" RAMPART_DB="$work/cache.db"
+"$build/rampart" serve-api --listen tcp:127.0.0.1:0 --db "$work/server.db" \
+    --ready-file "$work/server.ready" 2>/dev/null &
+pids="$pids $!"
+poll "$work/server.ready" || { echo "agent bench: serve-api did not start"; exit 0; }
+export RAMPART_API_URL="http://$(cat "$work/server.ready")"
+"$build/rampart" creds create --description bench --sync >"$work/created" 2>&1
+id=$(sed -n 's/^credential \([^ ]*\) .*/\1/p' "$work/created")
+
+"$build/rampart" agent --listen tcp:127.0.0.1:0 --key-file "$work/agent.key" --rate 0 \
+    --ready-file "$work/agent.ready" 2>"$work/agent.log" &
+agent_pid=$!
+pids="$pids $agent_pid"
+poll "$work/agent.ready" || { echo "agent bench: rampart agent did not start"; exit 0; }
+agent_addr=$(sed -n 's/^tcp://p' "$work/agent.ready")
+# The key reaches wrk through a script, not its argv.
+cat >"$work/key.lua" <<EOF
+local f = io.open("$work/agent.key")
+wrk.headers["Authorization"] = "Bearer " .. f:read("*l")
+f:close()
+EOF
+printf 'header = "Authorization: Bearer %s"\n' "$(head -n 1 "$work/agent.key")" >"$work/key.curl"
+curl -sS -o "$work/reply.json" -K "$work/key.curl" "http://$agent_addr/v1/credentials/$id/token"
+
+# ---- nginx: the same bytes as a static file, keep-alive, no access log ----
+mkdir -p "$work/www" "$work/nginx"
+cp "$work/reply.json" "$work/www/token.json"
+port=0
+for try in 1 2 3 4 5 6 7 8; do
+    port=$((20000 + ($$ * 7 + try * 997) % 40000))
+    cat >"$work/nginx.conf" <<EOF
+daemon off;
+worker_processes auto;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $work/nginx;
+    proxy_temp_path $work/nginx;
+    fastcgi_temp_path $work/nginx;
+    uwsgi_temp_path $work/nginx;
+    scgi_temp_path $work/nginx;
+    keepalive_requests 1000000;
+    default_type application/json;
+    server {
+        listen 127.0.0.1:$port;
+        root $work/www;
+    }
+}
+EOF
+    "$NGINX" -c "$work/nginx.conf" -p "$work/nginx" 2>>"$work/nginx/start.log" &
+    nginx_pid=$!
+    i=0
+    while [ $i -lt 100 ] && kill -0 "$nginx_pid" 2>/dev/null &&
+        ! curl -s -o /dev/null "http://127.0.0.1:$port/token.json"; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    if kill -0 "$nginx_pid" 2>/dev/null; then
+        pids="$pids $nginx_pid"
+        break
+    fi
+    port=0
+done
+if [ "$port" = 0 ]; then
+    echo "agent bench: nginx did not start (see its error log); skipped"
+    exit 0
+fi
+
+# ---- the runs ----
+# bench URL OUT: wrk with the key header; requests/s and p99 in ms into OUT.
+bench() {
+    wrk -t2 -c64 -d"${secs}s" --latency -s "$work/key.lua" "$1" >"$2.raw" 2>&1
+    awk '
+        function ms(v) {
+            if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
+            if (v ~ /s$/) return v * 1000; return v }
+        /Requests\/sec:/ { rps = $2 }
+        $1 == "99%" { p99 = ms($2) }
+        /Non-2xx/ { bad = $NF }
+        END { printf "rps %.0f\np99 %.2f\nbad %d\n", rps, p99, bad }' "$2.raw" >"$2"
+}
+bench "http://$agent_addr/v1/credentials/$id/token" "$work/agent.txt"
+bench "http://127.0.0.1:$port/token.json" "$work/nginx.txt"
+
+get() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+a_rps=$(get rps "$work/agent.txt")
+n_rps=$(get rps "$work/nginx.txt")
+a_p99=$(get p99 "$work/agent.txt")
+n_p99=$(get p99 "$work/nginx.txt")
+printf '%-34s %14s %14s %7s  %s\n' "agent token lookups, req/s" "$a_rps" "$n_rps" \
+    "$(awk -v a="$a_rps" -v b="$n_rps" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')" \
+    ">= 0.5 (baseline: nginx, static file of the same bytes; wrk -t2 -c64 -d${secs}s)"
+printf '%-34s %14s %14s %7s  %s\n' "agent token lookups, p99 ms" "$a_p99" "$n_p99" "" \
+    "<= 5 ms"
+bad=$(get bad "$work/agent.txt")
+[ "${bad:-0}" -gt 0 ] && echo "agent bench: $bad replies were not 2xx (see wrk's output)"
+exit 0

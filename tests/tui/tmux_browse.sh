@@ -1,0 +1,130 @@
+#!/bin/sh
+# The real binary in tmux: browse 10,000 rules page by page, filter, switch views,
+# resize, too small, several terminal types, NO_COLOR; quitting (q, SIGTERM, SIGINT)
+# gives the terminal back as it was.
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "not ok - tmux is not installed (make deps installs it)"
+    exit 1
+fi
+
+db="$tmp/cache.db"
+awk -v n=10000 'BEGIN {
+    printf "[";
+    for (i = 0; i < n; i++)
+        printf "%s{\"cidr\":\"10.%d.%d.%d/32\",\"ip_policy_id\":\"ipp_test%05d\",\"action\":\"%s\",\"description\":\"rule %d\"}",
+            (i ? ",\n" : ""), int(i / 65536) % 256, int(i / 256) % 256, i % 256, i % 7,
+            (i % 2 ? "allow" : "deny"), i;
+    print "]" }' >"$tmp/rules.json"
+"$RAMPART" --db "$db" rules import "$tmp/rules.json" >/dev/null || echo "not ok - import"
+
+# The console inside a shell that reports, once it ends, its exit status and
+# whether the terminal modes are what they were before.
+console() { # SIZE TERM [ENV...]
+    rm -f "$tmp/console.pid"
+    size=$1
+    term=$2
+    shift 2
+    cat >"$tmp/wrap.sh" <<EOF
+trap 'true' INT TERM
+before=\$(stty -g)
+sh -c 'echo \$\$ >"\$0"; exec "\$@"' "$tmp/console.pid" env $* "$RAMPART" --db "$db" tui --no-agent
+code=\$?
+[ "\$(stty -g)" = "\$before" ] && echo "TTY-RESTORED" || echo "TTY-CHANGED"
+echo "EXIT=\$code"
+EOF
+    tui_start "$size" "$term" "sh $tmp/wrap.sh"
+}
+
+# ---- browsing at 80x24, xterm-256color, UTF-8 ----
+console 80x24 xterm-256color LANG=C.UTF-8
+check "80x24: first page" tui_wait "rows 1-20 of 10,000  page 1/500"
+check "80x24: rows drawn" tui_wait "10.0.0.19/32"
+check "80x24: UTF-8 cursor" tui_wait "▶ local_"
+i=1
+while [ $i -le 5 ]; do
+    tui_keys PageDown
+    i=$((i + 1))
+done
+check "80x24: PgDn x5" tui_wait "rows 101-120 of 10,000  page 6/500"
+check "80x24: page 6 rows" tui_wait "10.0.0.100/32"
+tui_keys PageUp
+check "80x24: PgUp" tui_wait "page 5/500"
+tui_keys G
+check "80x24: G" tui_wait "rows 9,981-10,000 of 10,000  page 500/500"
+check "80x24: last row" tui_wait "10.0.39.15/32"
+tui_keys g
+check "80x24: g" tui_wait "rows 1-20 of 10,000  page 1/500"
+tui_keys /
+tui_type "10.0.39.1"
+check "80x24: live filter" tui_wait "rows 1-7 of 7"
+tui_keys Enter
+check "80x24: filter kept" tui_wait 'filter "10.0.39.1"'
+tui_keys Escape
+check "80x24: Esc clears the filter" tui_wait "rows 1-20 of 10,000"
+tui_keys 2
+check "80x24: credentials view" tui_wait "[2 Creds]"
+tui_keys Tab
+check "80x24: pending view" tui_wait "[3 Pending]"
+check "80x24: plan rows" tui_wait "+ rule"
+tui_keys : && tui_type "log" && tui_keys Enter
+check "80x24: :log" tui_wait "[4 Log]"
+tui_keys 1 ?
+check "80x24: help" tui_wait "Keys of the Rules view"
+tui_keys q
+check "80x24: help closes" tui_wait_gone "Keys of the Rules view"
+
+# ---- resize: bigger, too small, back ----
+tui_resize 100x30
+check "resize 100x30: more rows" tui_wait "rows 1-26 of 10,000"
+tui_resize 60x20
+check "resize 60x20: too small" tui_wait "terminal too small: need 64x14 (now 60x20)"
+tui_resize 80x24
+check "resize 80x24: drawn again" tui_wait "rows 1-20 of 10,000  page 1/500"
+tui_keys q
+check "80x24: q quits" tui_wait "EXIT=0"
+check "80x24: terminal restored" tui_wait "TTY-RESTORED"
+
+# ---- too small from the start ----
+console 60x20 xterm-256color LANG=C.UTF-8
+check "60x20: too small at start" tui_wait "terminal too small: need 64x14 (now 60x20)"
+tui_resize 80x24
+check "60x20 -> 80x24: drawn" tui_wait "rows 1-20 of 10,000"
+tui_keys q
+check "60x20: quits" tui_wait "EXIT=0"
+
+# ---- terminal types, NO_COLOR, and the other ways out ----
+for term in screen-256color tmux-256color linux vt100; do
+    console 80x24 "$term" LANG=C.UTF-8
+    check "$term: first page" tui_wait "rows 1-20 of 10,000  page 1/500"
+    tui_keys PageDown PageDown
+    check "$term: PgDn" tui_wait "rows 41-60 of 10,000  page 3/500"
+    check "$term: rows" tui_wait "10.0.0.59/32"
+    tui_keys End
+    check "$term: End" tui_wait "page 500/500"
+    tui_keys Q
+    check "$term: Q quits" tui_wait "EXIT=0"
+    check "$term: terminal restored" tui_wait "TTY-RESTORED"
+done
+
+console 80x24 xterm-256color NO_COLOR=1 LANG=C
+check "NO_COLOR, C locale: drawn in ASCII" tui_wait "> local_"
+tui_keys Space
+check "NO_COLOR: mark visible without colour" tui_wait "1 marked"
+check "NO_COLOR: '*' in the gutter" tui_wait " *local_"
+tui_keys C-c
+check "SIGINT (C-c): exits 130" tui_wait "EXIT=130"
+check "SIGINT: terminal restored" tui_wait "TTY-RESTORED"
+
+console 80x24 xterm-256color LANG=C.UTF-8
+check "SIGTERM: running" tui_wait "rows 1-20"
+pid=$(cat "$tmp/console.pid" 2>/dev/null)
+if [ -n "$pid" ]; then
+    kill -TERM "$pid"
+    check "SIGTERM: exits 143" tui_wait "EXIT=143"
+    check "SIGTERM: terminal restored" tui_wait "TTY-RESTORED"
+else
+    echo "not ok - SIGTERM: console process not found"
+fi

@@ -1,0 +1,358 @@
+/*
+ * The console's mutating actions (ui_app.h): create, delete, retry, discard,
+ * reveal, sync. Each checks the read-only flag first: a refused action says so in
+ * the status line and changes nothing. Delete and discard ask first, naming the
+ * rows, and default to No.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "action_internal.h"
+#include "rampart/store.h"
+#include "rampart/ui_dialog.h"
+
+/* Rows named one by one in a confirmation; beyond that, the first few and a count. */
+enum { NAME_ALL_MAX = 5, NAME_FIRST = 3 };
+
+static bool refused_readonly(ui_app *app, const char *what)
+{
+    if (!ui_app_readonly(app))
+        return false;
+    ui_app_status(app, true, "read-only console: %s is off (started with --readonly)", what);
+    return true;
+}
+
+/* ---- the rows an action is about ----------------------------------------------- */
+
+typedef struct targets {
+    ui_kind kind;
+    bool marked;   /* the marked rows, not the cursor's */
+    size_t count;
+    char (*ids)[MODEL_ID_MAX + 1];
+} targets;
+
+static void targets_free(void *p)
+{
+    targets *t = p;
+    if (!t)
+        return;
+    free(t->ids);
+    free(t);
+}
+
+/* The marked rows of the view, or the row under the cursor; NULL (said in the
+ * status line) when there is none. */
+static targets *collect(ui_app *app, const char *verb)
+{
+    targets *t = calloc(1, sizeof *t);
+    if (!t) {
+        ui_app_status(app, true, "%s: out of memory", verb);
+        return NULL;
+    }
+    size_t marked = ui_app_marked(app, &t->kind, NULL, 0);
+    size_t n = marked ? marked : 1;
+    t->ids = calloc(n, sizeof *t->ids);
+    if (!t->ids) {
+        ui_app_status(app, true, "%s: out of memory", verb);
+        targets_free(t);
+        return NULL;
+    }
+    if (marked) {
+        t->marked = true;
+        t->count = ui_app_marked(app, &t->kind, t->ids, n);
+        if (t->count > n)
+            t->count = n;
+    } else if (ui_app_current(app, &t->kind, t->ids[0])) {
+        t->count = 1;
+    }
+    if (t->count == 0) {
+        ui_app_status(app, false, "nothing to %s here: no row selected", verb);
+        targets_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static const char *kind_word(ui_kind kind, size_t n)
+{
+    if (kind == UI_KIND_RULE)
+        return n == 1 ? "rule" : "rules";
+    return n == 1 ? "credential" : "credentials";
+}
+
+/* "ipr_…  allow 10.0.0.0/8  synced  ipp_…" or "cr_…  "web agent"  new"; the
+ * other kind is tried when the id is not of the kind the view said (the pending
+ * view mixes both). */
+static void describe(ui_app *app, ui_kind kind, const char *id, char *out, size_t size)
+{
+    store *st = ui_app_store(app);
+    model_rule r;
+    model_cred c = {0};
+    bool rule_first = kind == UI_KIND_RULE;
+    for (int pass = 0; pass < 2; pass++) {
+        bool rule = rule_first == (pass == 0);
+        if (rule && store_rule_get(st, id, &r, NULL) == ERROR_OK) {
+            snprintf(out, size, "%s  %s %s  %s  %s", r.id, model_action_name(r.action), r.cidr,
+                     model_state_name(r.state), r.policy_id);
+            return;
+        }
+        if (!rule && store_cred_get(st, id, &c, NULL) == ERROR_OK) {
+            snprintf(out, size, "%s  \"%s\"  %s", c.id, c.description,
+                     model_state_name(c.state));
+            model_cred_clear(&c);
+            return;
+        }
+    }
+    snprintf(out, size, "%s  (no longer in the cache)", id);
+}
+
+/* The body of a confirmation: every row, or the first few and how many more. */
+static error_code name_rows(ui_app *app, ui_confirm *d, const targets *t, error_info *err)
+{
+    size_t shown = t->count <= NAME_ALL_MAX ? t->count : NAME_FIRST;
+    for (size_t i = 0; i < shown; i++) {
+        char line[512];
+        describe(app, t->kind, t->ids[i], line, sizeof line);
+        if (ui_confirm_add_line(d, line, err) != ERROR_OK)
+            return ERROR_NOMEM;
+    }
+    if (shown < t->count) {
+        char more[64];
+        snprintf(more, sizeof more, "... and %zu more", t->count - shown);
+        return ui_confirm_add_line(d, more, err);
+    }
+    return ERROR_OK;
+}
+
+/* Ask "<verb> N rows?" (for "Show": the token of one credential) about `t`,
+ * owned from here on; on yes `fn` runs. */
+static void ask(ui_app *app, targets *t, const char *verb, const char *yes_label,
+                const char *note, ui_confirm_fn fn)
+{
+    char title[128];
+    if (t->kind == UI_KIND_CRED && strcmp(verb, "Show") == 0)
+        snprintf(title, sizeof title, "Show the token of %s?", t->ids[0]);
+    else
+        snprintf(title, sizeof title, "%s %zu %s?", verb, t->count,
+                 kind_word(t->kind, t->count));
+    ui_confirm *d = NULL;
+    error_info e = {0};
+    if (ui_confirm_new(title, yes_label, &d, &e) != ERROR_OK ||
+        name_rows(app, d, t, &e) != ERROR_OK || ui_confirm_add_line(d, "", &e) ||
+        ui_confirm_add_line(d, note, &e)) {
+        ui_confirm_free(d);
+        targets_free(t);
+        ui_app_status(app, true, "%s", e.msg);
+        return;
+    }
+    if (ui_dialog_confirm(app, d, fn, t, targets_free, &e) != ERROR_OK)
+        ui_app_status(app, true, "%s", e.msg);
+}
+
+/* ---- applying an action to every target ------------------------------------------ */
+
+typedef error_code (*row_op)(store *st, const char *id, store_delete_result *res,
+                             error_info *err);
+
+static error_code rule_delete(store *st, const char *id, store_delete_result *res,
+                              error_info *err)
+{
+    return store_rule_delete(st, id, res, err);
+}
+static error_code cred_delete(store *st, const char *id, store_delete_result *res,
+                              error_info *err)
+{
+    return store_cred_delete(st, id, res, err);
+}
+static error_code rule_discard(store *st, const char *id, store_delete_result *res,
+                               error_info *err)
+{
+    return store_rule_discard(st, id, res, err);
+}
+static error_code cred_discard(store *st, const char *id, store_delete_result *res,
+                               error_info *err)
+{
+    return store_cred_discard(st, id, res, err);
+}
+static error_code rule_retry(store *st, const char *id, store_delete_result *res,
+                             error_info *err)
+{
+    *res = STORE_DELETE_MARKED;
+    return store_rule_retry(st, id, err);
+}
+static error_code cred_retry(store *st, const char *id, store_delete_result *res,
+                             error_info *err)
+{
+    *res = STORE_DELETE_MARKED;
+    return store_cred_retry(st, id, err);
+}
+
+typedef struct tally {
+    size_t removed, marked, already, failed;
+    error_info first;  /* the first refusal */
+} tally;
+
+/* Apply `ops[kind]` to every target in one transaction (so a thousand marks cost
+ * one commit); each refused row undoes only itself. */
+static void apply(ui_app *app, const targets *t, const row_op ops[2], tally *out)
+{
+    store *st = ui_app_store(app);
+    memset(out, 0, sizeof *out);
+    error_info e = {0};
+    bool batch = store_begin(st, &e) == ERROR_OK;
+    for (size_t i = 0; i < t->count; i++) {
+        store_delete_result res = STORE_DELETE_REMOVED;
+        int k = t->kind == UI_KIND_RULE ? 0 : 1;
+        error_code rc = ops[k](st, t->ids[i], &res, &e);
+        if (rc == ERROR_NOT_FOUND) /* the pending view mixes both kinds */
+            rc = ops[1 - k](st, t->ids[i], &res, &e);
+        if (rc != ERROR_OK) {
+            if (out->failed++ == 0)
+                out->first = e;
+            continue;
+        }
+        res == STORE_DELETE_REMOVED ? out->removed++
+        : res == STORE_DELETE_MARKED ? out->marked++
+                                     : out->already++;
+    }
+    if (batch && store_commit(st, &e) != ERROR_OK) {
+        store_rollback(st);
+        out->failed = t->count;
+        out->removed = out->marked = out->already = 0;
+        out->first = e;
+    }
+    if (t->marked)
+        ui_app_unmark_all(app);
+    ui_app_reload(app);
+}
+
+static void report(ui_app *app, const char *done, const tally *r, const char *what)
+{
+    char refused[ERROR_MSG_MAX + 64] = "";
+    if (r->failed)
+        snprintf(refused, sizeof refused, "; %zu refused: %s", r->failed, r->first.msg);
+    ui_app_status(app, r->failed > 0, "%s%s%s", done, what, refused);
+}
+
+static void do_delete(ui_app *app, void *ctx)
+{
+    const targets *t = ctx;
+    static const row_op ops[2] = {rule_delete, cred_delete};
+    tally r;
+    apply(app, t, ops, &r);
+    char what[160];
+    snprintf(what, sizeof what, "%zu removed now, %zu marked for the next sync%s", r.removed,
+             r.marked + r.already, r.already ? " (some already were)" : "");
+    report(app, "deleted: ", &r, what);
+}
+
+static void do_discard(ui_app *app, void *ctx)
+{
+    const targets *t = ctx;
+    static const row_op ops[2] = {rule_discard, cred_discard};
+    tally r;
+    apply(app, t, ops, &r);
+    char what[160];
+    snprintf(what, sizeof what, "%zu removed%s", r.removed,
+             r.marked ? ", orphaned credentials deleted remotely by the next sync" : "");
+    report(app, "discarded: ", &r, what);
+}
+
+/* ---- the actions ------------------------------------------------------------------ */
+
+void ui_action_create(ui_app *app, ui_kind kind)
+{
+    if (refused_readonly(app, "creating"))
+        return;
+    error_info e = {0};
+    if (ui_form_create_open(app, kind, &e) != ERROR_OK)
+        ui_app_status(app, true, "create: %s", e.msg);
+}
+
+void ui_action_delete(ui_app *app)
+{
+    if (refused_readonly(app, "deleting"))
+        return;
+    targets *t = collect(app, "delete");
+    if (t)
+        ask(app, t, "Delete", "Delete",
+            "Never-synced rows go now; synced ones with the next sync.",
+            do_delete);
+}
+
+void ui_action_discard(ui_app *app)
+{
+    if (refused_readonly(app, "discarding"))
+        return;
+    targets *t = collect(app, "discard");
+    if (t)
+        ask(app, t, "Discard", "Discard",
+            "Failed or remotely deleted rows are dropped here and not sent again.",
+            do_discard);
+}
+
+void ui_action_retry(ui_app *app)
+{
+    if (refused_readonly(app, "retrying"))
+        return;
+    targets *t = collect(app, "retry");
+    if (!t)
+        return;
+    static const row_op ops[2] = {rule_retry, cred_retry};
+    tally r;
+    apply(app, t, ops, &r);
+    char what[96];
+    snprintf(what, sizeof what, "%zu queued for the next sync ('s' syncs)", r.marked);
+    report(app, "retry: ", &r, what);
+    targets_free(t);
+}
+
+static void do_reveal(ui_app *app, void *ctx)
+{
+    const targets *t = ctx;
+    store *st = ui_app_store(app);
+    model_cred c = {0};
+    char *token = NULL;
+    error_info e = {0};
+    if (store_cred_get(st, t->ids[0], &c, &e) != ERROR_OK ||
+        store_token_get(st, c.id, &token, &e) != ERROR_OK) {
+        ui_app_status(app, true, "no token to show: %s", e.msg);
+    } else if (ui_dialog_token(app, c.id, c.description, token, &e) != ERROR_OK) {
+        ui_app_status(app, true, "%s", e.msg);
+    }
+    if (token) {
+        model_wipe(token, strlen(token));
+        free(token);
+    }
+    model_cred_clear(&c);
+}
+
+void ui_action_reveal(ui_app *app)
+{
+    if (refused_readonly(app, "revealing tokens"))
+        return;
+    targets *t = calloc(1, sizeof *t);
+    if (t)
+        t->ids = calloc(1, sizeof *t->ids);
+    if (!t || !t->ids) {
+        targets_free(t);
+        ui_app_status(app, true, "out of memory");
+        return;
+    }
+    if (!ui_app_current(app, &t->kind, t->ids[0]) || t->kind != UI_KIND_CRED) {
+        ui_app_status(app, false, "'t' shows a credential's token: select one first");
+        targets_free(t);
+        return;
+    }
+    t->count = 1;
+    ask(app, t, "Show", "Show",
+        "The token stays on screen until you close it (Enter).", do_reveal);
+}
+
+void ui_action_sync(ui_app *app)
+{
+    if (refused_readonly(app, "syncing"))
+        return;
+    ui_sync_start(app);
+}

@@ -1,0 +1,245 @@
+/*
+ * The dialogs' models and drawing (ui_dialog.h): confirm answers, the token box,
+ * the OSC 52 clipboard sequence. No curses, no ui_app.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rampart/model.h"
+#include "rampart/ui_dialog.h"
+
+enum { BOX_MAX_W = 76, BOX_MIN_W = 24, CONFIRM_LINES_MAX = 64 };
+
+static const ui_style plain = {UI_ATTR_NONE, UI_COLOR_DEFAULT};
+static const ui_style title_style = {UI_ATTR_BOLD, UI_COLOR_TITLE};
+static const ui_style selected_style = {UI_ATTR_REVERSE | UI_ATTR_BOLD, UI_COLOR_CURSOR};
+static const ui_style hint_style = {UI_ATTR_DIM, UI_COLOR_DEFAULT};
+static const ui_style secret_style = {UI_ATTR_BOLD, UI_COLOR_OK};
+
+struct ui_confirm {
+    char *title, *yes_label;
+    char **lines;
+    size_t count;
+    bool yes;  /* the selected button; No at first */
+};
+
+/* ---- confirm ------------------------------------------------------------------ */
+
+error_code ui_confirm_new(const char *title, const char *yes_label, ui_confirm **out,
+                          error_info *err)
+{
+    *out = NULL;
+    ui_confirm *d = calloc(1, sizeof *d);
+    if (d) {
+        d->title = strdup(title);
+        d->yes_label = strdup(yes_label);
+        d->lines = calloc(CONFIRM_LINES_MAX, sizeof *d->lines);
+    }
+    if (!d || !d->title || !d->yes_label || !d->lines) {
+        ui_confirm_free(d);
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    }
+    *out = d;
+    return ERROR_OK;
+}
+
+error_code ui_confirm_add_line(ui_confirm *d, const char *line, error_info *err)
+{
+    if (d->count == CONFIRM_LINES_MAX)
+        return ERROR_OK; /* callers summarise long lists; more would not fit anyway */
+    if (!(d->lines[d->count] = strdup(line)))
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    d->count++;
+    return ERROR_OK;
+}
+
+void ui_confirm_free(ui_confirm *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->count; i++)
+        free(d->lines[i]);
+    free(d->lines);
+    free(d->title);
+    free(d->yes_label);
+    free(d);
+}
+
+ui_answer ui_confirm_key(ui_confirm *d, int key)
+{
+    switch (key) {
+    case 'y':
+    case 'Y':
+        return UI_ANSWER_YES;
+    case 'n':
+    case 'N':
+    case 'q':
+    case UI_KEY_ESC:
+        return UI_ANSWER_NO;
+    case UI_KEY_ENTER:
+    case '\n':
+        return d->yes ? UI_ANSWER_YES : UI_ANSWER_NO;
+    case UI_KEY_LEFT:
+    case UI_KEY_RIGHT:
+    case UI_KEY_TAB:
+    case UI_KEY_BTAB:
+    case 'h':
+    case 'l':
+        d->yes = !d->yes;
+        return UI_ANSWER_NONE;
+    default:
+        return UI_ANSWER_NONE;
+    }
+}
+
+bool ui_confirm_yes_selected(const ui_confirm *d) { return d->yes; }
+
+/* A box of `rows` inner rows, centred in `area`; returns it. */
+static ui_rect centred_box(ui_canvas *c, ui_rect area, int want_w, int rows, const char *title)
+{
+    int w = want_w + 4;
+    if (w > BOX_MAX_W)
+        w = BOX_MAX_W;
+    if (w < BOX_MIN_W)
+        w = BOX_MIN_W;
+    if (w > area.width)
+        w = area.width;
+    int h = rows + 2 > area.height ? area.height : rows + 2;
+    ui_rect box = {area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h};
+    ui_canvas_box(c, box, plain);
+    char t[160];
+    snprintf(t, sizeof t, " %s ", title);
+    ui_canvas_text(c, box.y, box.x + 2, w - 4, t, title_style, true);
+    return box;
+}
+
+static void draw_button(ui_canvas *c, int y, int x, const char *label, bool selected)
+{
+    char b[64];
+    snprintf(b, sizeof b, selected ? ">[ %s ]<" : " [ %s ] ", label);
+    ui_canvas_text(c, y, x, -1, b, selected ? selected_style : plain, false);
+}
+
+void ui_confirm_draw(const ui_confirm *d, ui_canvas *c, ui_rect area)
+{
+    int want = ui_canvas_width(c, d->title, BOX_MAX_W) + 2;
+    for (size_t i = 0; i < d->count; i++) {
+        int w = ui_canvas_width(c, d->lines[i], BOX_MAX_W);
+        if (w > want)
+            want = w;
+    }
+    int rows = (int)d->count + 3; /* lines, blank, buttons, blank */
+    ui_rect box = centred_box(c, area, want, rows, d->title);
+    int x = box.x + 2, w = box.width - 4, bottom = box.y + box.height - 2;
+    for (size_t i = 0; i < d->count; i++) {
+        int y = box.y + 1 + (int)i;
+        if (y > bottom - 2) {
+            ui_canvas_text(c, y - 1 < box.y + 1 ? box.y + 1 : y - 1, x, w,
+                           c->ascii ? "..." : "\xe2\x80\xa6", plain, false);
+            break;
+        }
+        ui_canvas_text(c, y, x, w, d->lines[i], plain, true);
+    }
+    int by = bottom - 1 < box.y + 1 ? box.y + 1 : bottom - 1;
+    int no_w = ui_canvas_width(c, "No", 8) + 6;
+    int yes_w = ui_canvas_width(c, d->yes_label, 40) + 6;
+    int bx = box.x + (box.width - no_w - yes_w - 2) / 2;
+    draw_button(c, by, bx, "No", !d->yes);
+    draw_button(c, by, bx + no_w + 1, d->yes_label, d->yes);
+}
+
+/* ---- token -------------------------------------------------------------------- */
+
+const char *ui_token_mask(bool ascii)
+{
+    return ascii ? "****" : "\xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2";
+}
+
+void ui_token_draw(const char *cred_id, const char *description, const char *token,
+                   bool copied, ui_canvas *c, ui_rect area)
+{
+    int tlen = (int)strlen(token);
+    int want = tlen + 2 > 60 ? tlen + 2 : 60;
+    int inner = (want + 4 > BOX_MAX_W ? BOX_MAX_W : want + 4) - 4;
+    if (inner > area.width - 4)
+        inner = area.width - 4;
+    if (inner < 8)
+        inner = 8;
+    int token_rows = (tlen + inner - 1) / inner;
+    int rows = 7 + token_rows + (copied ? 1 : 0);
+    char title[MODEL_ID_MAX + 32];
+    snprintf(title, sizeof title, "New token: %s", cred_id);
+    ui_rect box = centred_box(c, area, want, rows, title);
+    int x = box.x + 2, w = box.width - 4, y = box.y + 1;
+    ui_canvas_text(c, y++, x, w, description[0] ? description : "(no description)", plain,
+                   true);
+    y++;
+    /* The token is ASCII (its API alphabet): split it into rows of `w` bytes. */
+    for (int off = 0; off < tlen && y < box.y + box.height - 1; off += w) {
+        char part[BOX_MAX_W + 1];
+        int n = tlen - off < w ? tlen - off : w;
+        if (n > BOX_MAX_W)
+            n = BOX_MAX_W;
+        memcpy(part, token + off, (size_t)n);
+        part[n] = '\0';
+        ui_canvas_text(c, y++, x, w, part, secret_style, false);
+        model_wipe(part, sizeof part);
+    }
+    y++;
+    ui_canvas_text(c, y++, x, w, "Shown this once: the API never sends it again.", plain, true);
+    ui_canvas_text(c, y++, x, w, "Agents on this machine can still fetch it from rampart.",
+                   plain, true);
+    if (copied)
+        ui_canvas_text(c, y++, x, w, "Copy sent to the terminal's clipboard (OSC 52).",
+                       title_style, true);
+    ui_canvas_text(c, box.y + box.height - 2, x, w,
+                   c->ascii ? "c copy | Enter close" : "c copy \xc2\xb7 Enter close",
+                   hint_style, true);
+}
+
+/* ---- OSC 52 -------------------------------------------------------------------- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static size_t base64(const unsigned char *in, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)in[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned)in[i + 1] << 8;
+        if (i + 2 < n)
+            v |= in[i + 2];
+        out[o++] = b64[(v >> 18) & 63];
+        out[o++] = b64[(v >> 12) & 63];
+        out[o++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+        out[o++] = i + 2 < n ? b64[v & 63] : '=';
+    }
+    return o;
+}
+
+char *ui_osc52_encode(const char *text, bool tmux, size_t *len)
+{
+    size_t n = strlen(text), enc = (n + 2) / 3 * 4;
+    /* ESC P tmux; + ESC ESC ] 52;c; + base64 + BEL + ESC \ */
+    char *out = malloc(enc + 32);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    if (tmux) {
+        memcpy(out, "\033Ptmux;\033", 8);
+        o = 8;
+    }
+    memcpy(out + o, "\033]52;c;", 7);
+    o += 7;
+    o += base64((const unsigned char *)text, n, out + o);
+    out[o++] = '\a';
+    if (tmux) {
+        memcpy(out + o, "\033\\", 2);
+        o += 2;
+    }
+    out[o] = '\0';
+    *len = o;
+    return out;
+}

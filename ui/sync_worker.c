@@ -1,0 +1,532 @@
+/*
+ * The console's sync worker (ui_app.h, ui_sync_*): sync_run in its own thread,
+ * with its own store handle on the same database and its own API client, so the
+ * console stays responsive. The worker never touches the loop's state: it posts
+ * events (progress, log lines, one DONE per attempt) through ui_app_post.
+ *
+ * When the remote cannot be reached the worker retries by itself after a backoff
+ * (30 s, 60 s, 120 s, 240 s; then it stops and the header says when it last
+ * tried). While it waits the sync counts as running: the header counts down
+ * ("offline, retry in 30s"), 's' retries at once, quitting cancels it, and
+ * `wait-sync` (ui_sync_join without cancel) ends it after the current attempt.
+ *
+ * After each attempt the tokens of credentials created in this console that are
+ * now synced are shown once (the token dialog).
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "action_internal.h"
+#include "rampart/api.h"
+#include "rampart/ui_dialog.h"
+
+enum { RETRIES_MAX = 4, FIRST_RETRY_S = 30, POST_TRIES = 2500 };
+
+struct ui_sync {
+    ui_raw_queue raw;
+    ui_app *app;
+
+    /* credentials created here whose token is still to be shown (ui thread) */
+    char (*expect)[MODEL_ID_MAX + 1];
+    size_t n_expect, cap_expect;
+
+    /* the worker: fields below `lock` are shared with it */
+    pthread_t thread;
+    bool active;          /* ui thread: a thread was started and not joined yet */
+    const char *db_path;  /* borrowed from ui_options for the whole run */
+    api_config api;
+    int rate_per_min;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    volatile bool cancel; /* the engine's cancel flag */
+    bool no_retry;        /* end after the current attempt */
+    bool retry_now;       /* 's' while waiting to retry */
+    bool finished;        /* the worker posts nothing more (its last DONE is out) */
+    double retry_at;      /* waiting to retry until then (monotonic s); 0: not */
+    unsigned done_posted; /* DONE events the queue took */
+    ui_event last_done;   /* the last attempt's result */
+
+    /* header state (ui thread) */
+    unsigned done_seen, done_ignore_upto;
+    bool final_handled;   /* the run's last DONE was handled */
+    bool have_progress;
+    sync_progress progress;
+    double progress_at;
+    bool have_result, last_offline;
+    error_code last_code;
+    sync_report last_report;
+    double last_at;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* The engine says "the remote could not be reached" when every try was not_sent;
+ * that, and only that, is worth retrying by ourselves. */
+static bool unreachable(error_code code, const char *msg)
+{
+    return code == ERROR_IO && strstr(msg, "could not be reached") != NULL;
+}
+
+ui_raw_queue *ui_sync_raw_queue(ui_sync *s) { return s ? &s->raw : NULL; }
+
+error_code ui_sync_new(ui_sync **out, error_info *err)
+{
+    *out = NULL;
+    ui_sync *s = calloc(1, sizeof *s);
+    if (!s)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (pthread_mutex_init(&s->lock, NULL) != 0) {
+        free(s);
+        return error_set(err, ERROR_NOMEM, "cannot make a mutex");
+    }
+    if (pthread_cond_init(&s->cond, &ca) != 0) {
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+        return error_set(err, ERROR_NOMEM, "cannot make a condition variable");
+    }
+    pthread_condattr_destroy(&ca);
+    *out = s;
+    return ERROR_OK;
+}
+
+static void stop_worker(ui_sync *s, bool cancel)
+{
+    if (!s->active)
+        return;
+    pthread_mutex_lock(&s->lock);
+    if (cancel)
+        s->cancel = true;
+    s->no_retry = true;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->thread, NULL);
+    s->active = false;
+}
+
+void ui_sync_free(ui_sync *s)
+{
+    if (!s)
+        return;
+    stop_worker(s, true);
+    ui_raw_queue_wipe(&s->raw);
+    free(s->expect);
+    pthread_cond_destroy(&s->cond);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+/* ---- the worker thread --------------------------------------------------------- */
+
+/* Post, retrying while the queue is full (a log line or a result must not be
+ * lost); progress is never retried: the loop keeps the last one anyway. */
+static bool post(ui_sync *s, const ui_event *ev)
+{
+    for (int i = 0; i < POST_TRIES; i++) {
+        if (ui_app_post(s->app, ev))
+            return true;
+        if (ev->kind == UI_EVENT_SYNC_PROGRESS || s->cancel)
+            return false;
+        nap_ms(2);
+    }
+    return false;
+}
+
+static void on_progress(void *ctx, const sync_progress *p)
+{
+    ui_event ev = {.kind = UI_EVENT_SYNC_PROGRESS, .progress = *p};
+    post(ctx, &ev);
+}
+
+static void on_log(void *ctx, sync_log_level level, const char *line)
+{
+    ui_event ev = {.kind = UI_EVENT_SYNC_LOG, .level = level};
+    snprintf(ev.line, sizeof ev.line, "%s", line);
+    post(ctx, &ev);
+}
+
+static void attempt(ui_sync *s, store *st, ui_event *ev)
+{
+    error_info e = {0};
+    api_client *client = NULL;
+    memset(ev, 0, sizeof *ev);
+    ev->kind = UI_EVENT_SYNC_DONE;
+    sync_options so = {
+        .push = true, .pull = true, .rate_per_min = s->rate_per_min,
+        .on_progress = on_progress, .on_log = on_log, .cb_ctx = s, .cancel = &s->cancel,
+    };
+    ev->code = api_client_new(&s->api, &client, &e);
+    if (ev->code == ERROR_OK && st)
+        ev->code = sync_run(st, api_ops(), client, &so, &ev->report, &e);
+    api_client_free(client);
+    if (ev->code != ERROR_OK)
+        snprintf(ev->line, sizeof ev->line, "%s", e.msg);
+}
+
+/* Wait for the retry time, 's', a stop or a cancel; true: try again. */
+static bool wait_retry(ui_sync *s)
+{
+    pthread_mutex_lock(&s->lock);
+    struct timespec until;
+    until.tv_sec = (time_t)s->retry_at;
+    until.tv_nsec = (long)((s->retry_at - (double)until.tv_sec) * 1e9);
+    while (!s->cancel && !s->no_retry && !s->retry_now && now_s() < s->retry_at)
+        pthread_cond_timedwait(&s->cond, &s->lock, &until);
+    bool again = !s->cancel && !s->no_retry;
+    s->retry_now = false;
+    s->retry_at = 0;
+    pthread_mutex_unlock(&s->lock);
+    return again;
+}
+
+static void *worker(void *arg)
+{
+    ui_sync *s = arg;
+    store *st = NULL;
+    error_info e = {0};
+    error_code open_rc = store_open(s->db_path, 0, &st, &e);
+    for (unsigned n = 0;; n++) {
+        ui_event ev;
+        if (open_rc == ERROR_OK) {
+            attempt(s, st, &ev);
+        } else {
+            memset(&ev, 0, sizeof ev);
+            ev.kind = UI_EVENT_SYNC_DONE;
+            ev.code = open_rc;
+            snprintf(ev.line, sizeof ev.line, "%s", e.msg);
+        }
+        pthread_mutex_lock(&s->lock);
+        bool retry = unreachable(ev.code, ev.line) && !s->cancel && !s->no_retry &&
+                     n < RETRIES_MAX;
+        s->retry_at = retry ? now_s() + (double)(FIRST_RETRY_S << n) : 0;
+        s->finished = !retry;
+        s->last_done = ev;
+        pthread_mutex_unlock(&s->lock);
+        bool posted = post(s, &ev);
+        pthread_mutex_lock(&s->lock);
+        s->done_posted += posted ? 1u : 0u;
+        pthread_mutex_unlock(&s->lock);
+        if (!retry)
+            break;
+        if (!wait_retry(s)) {
+            /* only ui_sync_join or ui_sync_free stop it here: they are joining */
+            pthread_mutex_lock(&s->lock);
+            s->finished = true;
+            pthread_mutex_unlock(&s->lock);
+            break;
+        }
+        ui_event start = {.kind = UI_EVENT_SYNC_PROGRESS,
+                          .progress = {.phase = SYNC_PHASE_PUSH, .eta_s = -1}};
+        post(s, &start);
+    }
+    store_close(st);
+    return NULL;
+}
+
+/* ---- the ui thread's side --------------------------------------------------------- */
+
+static bool worker_finished(ui_sync *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool f = s->finished;
+    pthread_mutex_unlock(&s->lock);
+    return f;
+}
+
+static double retry_at(ui_sync *s)
+{
+    pthread_mutex_lock(&s->lock);
+    double at = s->retry_at;
+    pthread_mutex_unlock(&s->lock);
+    return at;
+}
+
+bool ui_sync_running(ui_app *app)
+{
+    ui_sync *s = ui_app_sync(app);
+    return s && s->active && !worker_finished(s);
+}
+
+void ui_sync_start(ui_app *app)
+{
+    ui_sync *s = ui_app_sync(app);
+    const ui_options *opt = ui_app_options(app);
+    if (!opt->remote) {
+        ui_app_status(app, true, "no remote configured: set api_url and api_key in the "
+                      "config file (or the environment), or start with --sandbox");
+        return;
+    }
+    if (!opt->db_path || !s) {
+        ui_app_status(app, true, "sync needs the database's path");
+        return;
+    }
+    if (s->active && retry_at(s) > 0) {
+        pthread_mutex_lock(&s->lock);
+        s->retry_now = true;
+        pthread_cond_broadcast(&s->cond);
+        pthread_mutex_unlock(&s->lock);
+        ui_app_status(app, false, "retrying the sync now");
+        return;
+    }
+    if (s->active && !worker_finished(s)) {
+        ui_app_status(app, false, "a sync is already running (progress in the header)");
+        return;
+    }
+    ui_sync_join(app, false); /* a run that ended but whose result is still queued */
+    s->app = app;
+    s->db_path = opt->db_path;
+    s->api = opt->api;
+    s->rate_per_min = opt->rate_per_min;
+    s->cancel = s->no_retry = s->retry_now = s->finished = false;
+    s->retry_at = 0;
+    s->final_handled = false;
+    s->have_progress = false;
+    /* The worker takes no signals: the loop's thread handles them (resize, quit). */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&s->thread, NULL, worker, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        ui_app_status(app, true, "could not start the sync thread");
+        return;
+    }
+    s->active = true;
+    ui_app_status(app, false, "sync started: keys keep working, progress in the header");
+}
+
+/* Show the tokens of credentials created here that the sync has now created. */
+static void show_tokens(ui_app *app, ui_sync *s)
+{
+    store *st = ui_app_store(app);
+    size_t kept = 0, hidden = 0;
+    for (size_t i = 0; i < s->n_expect; i++) {
+        model_cred c = {0};
+        error_info e = {0};
+        error_code rc = store_cred_get(st, s->expect[i], &c, &e);
+        bool keep = rc == ERROR_OK && c.state != MODEL_STATE_SYNCED;
+        if (rc == ERROR_OK && c.state == MODEL_STATE_SYNCED) {
+            char *token = NULL;
+            if (store_token_get(st, c.id, &token, &e) == ERROR_OK) {
+                if (ui_dialog_token(app, c.id, c.description, token, &e) != ERROR_OK)
+                    hidden++;
+                model_wipe(token, strlen(token));
+                free(token);
+            }
+        }
+        model_cred_clear(&c);
+        if (keep)
+            memmove(s->expect[kept++], s->expect[i], sizeof s->expect[i]);
+    }
+    s->n_expect = kept;
+    if (hidden)
+        ui_app_status(app, false, "%zu more new token%s: 't' on each credential shows it",
+                      hidden, hidden == 1 ? "" : "s");
+}
+
+static void say_result(ui_app *app, const ui_event *ev, double retry)
+{
+    const sync_report *r = &ev->report;
+    if (ev->code != ERROR_OK && retry > 0)
+        ui_app_status(app, true, "sync: %s; retrying in %.0fs ('s' now)", ev->line,
+                      retry - now_s());
+    else if (ev->code != ERROR_OK)
+        ui_app_status(app, true, "sync: %s", ev->line);
+    else if (r->cancelled)
+        ui_app_status(app, false, "sync cancelled");
+    else if (r->attention)
+        ui_app_status(app, true, "sync: %zu failed: see the pending view (3) and the log (4)",
+                      r->attention);
+    else
+        ui_app_status(app, false, "sync: %zu created, %zu deleted%s", r->created, r->deleted,
+                      r->pending ? "; some rows still pending" : "");
+}
+
+static void handle_done(ui_app *app, ui_sync *s, const ui_event *ev)
+{
+    double retry = retry_at(s);
+    s->have_result = true;
+    s->have_progress = false;
+    s->last_code = ev->code;
+    s->last_report = ev->report;
+    s->last_offline = unreachable(ev->code, ev->line);
+    s->last_at = now_s();
+    pthread_mutex_lock(&s->lock);
+    bool last = s->finished && s->done_seen >= s->done_posted;
+    pthread_mutex_unlock(&s->lock);
+    if (s->active && last) {
+        pthread_join(s->thread, NULL);
+        s->active = false;
+        s->final_handled = true;
+    }
+    say_result(app, ev, retry);
+    show_tokens(app, s);
+}
+
+void ui_sync_on_event(ui_app *app, const ui_event *ev)
+{
+    ui_sync *s = ui_app_sync(app);
+    if (!s)
+        return;
+    if (ev->kind == UI_EVENT_SYNC_PROGRESS) {
+        s->have_progress = s->active;
+        s->progress = ev->progress;
+        s->progress_at = now_s();
+        return;
+    }
+    if (ev->kind != UI_EVENT_SYNC_DONE)
+        return;
+    if (++s->done_seen <= s->done_ignore_upto)
+        return; /* already handled by ui_sync_join */
+    handle_done(app, s, ev);
+}
+
+void ui_sync_join(ui_app *app, bool cancel)
+{
+    ui_sync *s = ui_app_sync(app);
+    if (!s || !s->active)
+        return;
+    stop_worker(s, cancel);
+    if (cancel || s->final_handled)
+        return;
+    /* Its last result may still be queued: handle it now, ignore it later. */
+    pthread_mutex_lock(&s->lock);
+    ui_event last = s->last_done;
+    s->done_ignore_upto = s->done_posted;
+    pthread_mutex_unlock(&s->lock);
+    handle_done(app, s, &last);
+    s->final_handled = true;
+}
+
+void ui_sync_expect_token(ui_app *app, const char *local_id)
+{
+    ui_sync *s = ui_app_sync(app);
+    if (!s)
+        return;
+    if (s->n_expect == s->cap_expect) {
+        size_t cap = s->cap_expect ? s->cap_expect * 2 : 8;
+        char (*grown)[MODEL_ID_MAX + 1] = realloc(s->expect, cap * sizeof *grown);
+        if (!grown)
+            return; /* 't' still shows it later */
+        s->expect = grown;
+        s->cap_expect = cap;
+    }
+    model_copy_text(s->expect[s->n_expect++], MODEL_ID_MAX + 1, local_id);
+}
+
+/* ---- the header's text ------------------------------------------------------------ */
+
+static void age(double seconds, char *buf, size_t size)
+{
+    unsigned s = seconds < 0 ? 0u : seconds > 1e9 ? 1000000000u : (unsigned)seconds;
+    if (s < 60)
+        snprintf(buf, size, "%us", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%um", s / 60);
+    else if (s < 86400)
+        snprintf(buf, size, "%uh", s / 3600);
+    else
+        snprintf(buf, size, "%ud", s / 86400);
+}
+
+static void progress_text(const ui_sync *s, char *buf, size_t size)
+{
+    const sync_progress *p = &s->progress;
+    char eta[48] = "";
+    if (p->eta_s >= 0) {
+        char a[32];
+        age(p->eta_s - (now_s() - s->progress_at) + 0.5, a, sizeof a);
+        snprintf(eta, sizeof eta, ", ETA %s", a);
+    }
+    switch (p->phase) {
+    case SYNC_PHASE_PUSH:
+        if (p->total)
+            snprintf(buf, size, "pushing %zu of %zu%s", p->done, p->total, eta);
+        else
+            snprintf(buf, size, "syncing");
+        return;
+    case SYNC_PHASE_PULL:
+        snprintf(buf, size, "pulling, %zu rows", p->done);
+        return;
+    case SYNC_PHASE_RECONCILE:
+        snprintf(buf, size, "reconciling");
+        return;
+    case SYNC_PHASE_WAIT: {
+        char a[32];
+        age(p->wait_s - (now_s() - s->progress_at) + 0.5, a, sizeof a);
+        snprintf(buf, size, "paused %s (rate limit)", a);
+        return;
+    }
+    case SYNC_PHASE_DONE:
+        snprintf(buf, size, "finishing");
+        return;
+    }
+}
+
+static void result_text(const ui_sync *s, char *buf, size_t size)
+{
+    char ago[32];
+    age(now_s() - s->last_at, ago, sizeof ago);
+    const sync_report *r = &s->last_report;
+    if (s->last_offline)
+        snprintf(buf, size, "offline (tried %s ago)", ago);
+    else if (r->auth_failed)
+        snprintf(buf, size, "API key refused");
+    else if (s->last_code != ERROR_OK)
+        snprintf(buf, size, "sync failed %s ago", ago);
+    else if (r->cancelled)
+        snprintf(buf, size, "sync cancelled");
+    else if (r->attention)
+        snprintf(buf, size, "%zu failed", r->attention);
+    else if (r->pending)
+        snprintf(buf, size, "%zu pending", r->pending);
+    else
+        snprintf(buf, size, "synced %s ago", ago);
+}
+
+void ui_sync_state_text(ui_app *app, char *buf, size_t size)
+{
+    ui_sync *s = ui_app_sync(app);
+    if (size == 0)
+        return;
+    if (!s) {
+        snprintf(buf, size, "never synced");
+        return;
+    }
+    if (ui_sync_running(app)) {
+        double at = retry_at(s);
+        if (at > 0) {
+            char a[32];
+            age(at - now_s() + 0.5, a, sizeof a);
+            snprintf(buf, size, "offline, retry in %s", a);
+        } else if (s->have_progress) {
+            progress_text(s, buf, size);
+        } else {
+            snprintf(buf, size, "syncing");
+        }
+        return;
+    }
+    if (s->have_result)
+        result_text(s, buf, size);
+    else if (!ui_app_options(app)->remote)
+        snprintf(buf, size, "no remote");
+    else
+        snprintf(buf, size, "never synced");
+}
