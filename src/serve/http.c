@@ -6,6 +6,9 @@
  * (fault delays) and on SQLite commits (synchronous=FULL); with a single event
  * thread one slow reply would stall every client, which is exactly what a client's
  * timeout tests must not see. The connection limit bounds the thread count.
+ * A server whose hooks are quick (the agent's lookups) asks for a few event-loop
+ * threads instead (http_config.threads): under many kept-alive connections, a
+ * thread each costs more in context switches than the requests themselves.
  */
 #include "http_internal.h"
 
