@@ -236,6 +236,15 @@ error_code store_cred_get(store *st, const char *id, model_cred *out, error_info
 error_code store_token_get(store *st, const char *cred_id, char **token,
                            error_info *err);
 
+/*
+ * One indexed read for the agent's hot path: the credential's current id (an
+ * alias resolves to it) into `canon`, its state, and its token into *token (heap,
+ * wipe and free; NULL when this machine does not hold it). ERROR_NOT_FOUND when
+ * there is no such credential.
+ */
+error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_ID_MAX + 1],
+                              model_state *state, char **token, error_info *err);
+
 /* ---- lookups (store_lookup.c) ---------------------------------------------- */
 
 /*

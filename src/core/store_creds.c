@@ -273,12 +273,13 @@ error_code store_cred_confirm_create(store *st, const char *local_id,
     return store_op_end(st, op, confirm_in_op(st, local_id, remote, err), err);
 }
 
-error_code store_token_get(store *st, const char *cred_id, char **token,
-                           error_info *err)
+error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_ID_MAX + 1],
+                              model_state *state, char **token, error_info *err)
 {
     error_info scratch;
     err = err ? err : &scratch;
     *token = NULL;
+    canon[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_TOKEN_GET, err);
     bool found;
     if (!s || store_bind_texts(st, s, &cred_id, 1, err) || store_step(st, s, &found, err))
@@ -287,8 +288,10 @@ error_code store_token_get(store *st, const char *cred_id, char **token,
         store_reset(s);
         return error_set(err, ERROR_NOT_FOUND, "no credential %s", cred_id);
     }
-    char canon[MODEL_ID_MAX + 1];
-    store_col_copy(s, 0, canon, sizeof canon);
+    store_col_copy(s, 0, canon, MODEL_ID_MAX + 1);
+    const char *state_text = (const char *)sqlite3_column_text(s, 2);
+    if (!state_text || !model_state_parse(state_text, state))
+        *state = MODEL_STATE_UNKNOWN;
     const char *held = (const char *)sqlite3_column_text(s, 1);
     char *copy = NULL;
     if (held) {
@@ -300,10 +303,21 @@ error_code store_token_get(store *st, const char *cred_id, char **token,
     store_reset(s);
     if (held && !copy)
         return error_set(err, ERROR_NOMEM, "out of memory");
-    if (copy) {
-        *token = copy;
+    *token = copy;
+    return ERROR_OK;
+}
+
+error_code store_token_get(store *st, const char *cred_id, char **token,
+                           error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    if (store_token_lookup(st, cred_id, canon, &state, token, err) != ERROR_OK)
+        return err->code;
+    if (*token)
         return ERROR_OK;
-    }
     if (store_is_local_id(canon))
         return error_set(err, ERROR_UNAVAILABLE,
                          "credential %s is not created remotely yet: its token arrives with "

@@ -181,7 +181,7 @@ static const char *const statements[STMT_COUNT] = {
                           " AND state NOT IN ('deleting', 'remote_deleted')"
                           " ORDER BY id LIMIT ?2",
     [STMT_DATA_VERSION] = "PRAGMA data_version",
-    [STMT_TOKEN_GET] = "SELECT c.id, t.token FROM credentials AS c"
+    [STMT_TOKEN_GET] = "SELECT c.id, t.token, c.state FROM credentials AS c"
                        " LEFT JOIN tokens AS t ON t.cred_id = c.id"
                        " WHERE c.id = " RESOLVED_ID,
 

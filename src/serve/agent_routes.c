@@ -129,37 +129,39 @@ static bool gone(model_state s)
 /* The token of credential `id` (an id or a local alias) as the reply. */
 static void send_token(const lookup *lk, store *st, const char *id, http_response *resp)
 {
-    model_cred cred = {0};
     error_info e = {0};
-    error_code rc = store_cred_get(st, id, &cred, &e);
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    char *token = NULL;
+    /* One indexed read (id, state, token): the hot path of every agent. */
+    error_code rc = store_token_lookup(st, id, canon, &state, &token, &e);
     if (rc == ERROR_NOT_FOUND) {
         agent_error(resp, 404, "ERR_NOT_FOUND", "no credential %s in the cache", lk->asked);
         audit(lk, NULL, "not_found");
     } else if (rc != ERROR_OK) {
         agent_store_error(resp, &e);
         audit(lk, NULL, "error");
-    } else if (gone(cred.state)) {
+    } else if (gone(state)) {
         agent_error(resp, 410, "ERR_GONE", "credential %s was deleted (%s): its token is no "
-                    "longer handed out", cred.id, model_state_name(cred.state));
-        audit(lk, cred.id, "deleted");
+                    "longer handed out", canon, model_state_name(state));
+        audit(lk, canon, "deleted");
+    } else if (!token) {
+        if (validate_is_local_id(canon))
+            agent_error(resp, 409, "ERR_TOKEN_NOT_HELD", "credential %s is not created "
+                        "remotely yet: its token arrives with the sync that creates it", canon);
+        else
+            agent_error(resp, 409, "ERR_TOKEN_NOT_HELD", "credential %s was created elsewhere "
+                        "or its token was lost: this machine does not hold its token", canon);
+        audit(lk, canon, "not_held");
     } else {
-        char *token = NULL;
-        rc = store_token_get(st, cred.id, &token, &e);
-        if (rc == ERROR_OK) {
-            agent_reply(resp, 200, token_body(cred.id, token));
-            model_wipe(token, strlen(token));
-            free(token);
-            http_response_header(resp, "Cache-Control", "no-store");
-            audit(lk, cred.id, resp->status == 200 ? "ok" : "error");
-        } else if (rc == ERROR_UNAVAILABLE) {
-            agent_error(resp, 409, "ERR_TOKEN_NOT_HELD", "%s", e.msg);
-            audit(lk, cred.id, "not_held");
-        } else {
-            agent_store_error(resp, &e);
-            audit(lk, cred.id, "error");
-        }
+        agent_reply(resp, 200, token_body(canon, token));
+        http_response_header(resp, "Cache-Control", "no-store");
+        audit(lk, canon, resp->status == 200 ? "ok" : "error");
     }
-    model_cred_clear(&cred);
+    if (token) {
+        model_wipe(token, strlen(token));
+        free(token);
+    }
 }
 
 static bool id_shape(const char *id)
