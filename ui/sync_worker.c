@@ -13,6 +13,7 @@
  * After each attempt the tokens of credentials created in this console that are
  * now synced are shown once (the token dialog).
  */
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "action_internal.h"
 #include "rampart/api.h"
 #include "rampart/ui_dialog.h"
+#include "ui_internal.h"
 
 enum { RETRIES_MAX = 4, FIRST_RETRY_S = 30, POST_TRIES = 2500 };
 
@@ -46,11 +48,13 @@ struct ui_sync {
     bool no_retry;        /* end after the current attempt */
     bool retry_now;       /* 's' while waiting to retry */
     bool finished;        /* the worker posts nothing more (its last DONE is out) */
+    bool exited;          /* the worker is about to return */
     double retry_at;      /* waiting to retry until then (monotonic s); 0: not */
     unsigned done_posted; /* DONE events the queue took */
     ui_event last_done;   /* the last attempt's result */
 
     /* header state (ui thread) */
+    bool joining;         /* inside ui_sync_join's drain loop: it joins, not DONE */
     unsigned done_seen, done_ignore_upto;
     bool final_handled;   /* the run's last DONE was handled */
     bool have_progress;
@@ -237,6 +241,9 @@ static void *worker(void *arg)
         post(s, &start);
     }
     store_close(st);
+    pthread_mutex_lock(&s->lock);
+    s->exited = true;
+    pthread_mutex_unlock(&s->lock);
     return NULL;
 }
 
@@ -294,7 +301,7 @@ void ui_sync_start(ui_app *app)
     s->db_path = opt->db_path;
     s->api = opt->api;
     s->rate_per_min = opt->rate_per_min;
-    s->cancel = s->no_retry = s->retry_now = s->finished = false;
+    s->cancel = s->no_retry = s->retry_now = s->finished = s->exited = false;
     s->retry_at = 0;
     s->final_handled = false;
     s->have_progress = false;
@@ -371,10 +378,11 @@ static void handle_done(ui_app *app, ui_sync *s, const ui_event *ev)
     pthread_mutex_lock(&s->lock);
     bool last = s->finished && s->done_seen >= s->done_posted;
     pthread_mutex_unlock(&s->lock);
-    if (s->active && last) {
+    if (last)
+        s->final_handled = true;
+    if (s->active && last && !s->joining) {
         pthread_join(s->thread, NULL);
         s->active = false;
-        s->final_handled = true;
     }
     say_result(app, ev, retry);
     show_tokens(app, s);
@@ -398,11 +406,34 @@ void ui_sync_on_event(ui_app *app, const ui_event *ev)
     handle_done(app, s, ev);
 }
 
+static bool worker_exited(ui_sync *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool e = s->exited;
+    pthread_mutex_unlock(&s->lock);
+    return e;
+}
+
 void ui_sync_join(ui_app *app, bool cancel)
 {
     ui_sync *s = ui_app_sync(app);
     if (!s || !s->active)
         return;
+    if (!cancel) {
+        /* Keep handling its events while it ends: it waits for room in the queue
+         * to post a log line or its result, and nobody else drains it now. */
+        pthread_mutex_lock(&s->lock);
+        s->no_retry = true;
+        pthread_cond_broadcast(&s->cond);
+        pthread_mutex_unlock(&s->lock);
+        s->joining = true;
+        while (!worker_exited(s)) {
+            struct pollfd p = {.fd = ui_app_wake_fd(app), .events = POLLIN};
+            poll(&p, 1, 100);
+            ui_app_drain(app);
+        }
+        s->joining = false;
+    }
     stop_worker(s, cancel);
     if (cancel || s->final_handled)
         return;

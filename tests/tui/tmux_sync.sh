@@ -92,7 +92,7 @@ tui_keys Q
 check "quits with status 0" exited_ok
 
 # ---- a slow server: the console stays responsive while it pushes ------------------------------
-start_server slow --faults "create_rule:delay=1500@1+" || exit 1
+start_server slow --faults "create_rule:delay=3000@1+" || exit 1
 for c in 10.3.0.0/16 10.4.0.0/16 10.5.0.0/16; do
     run --db "$db" rules create --cidr "$c" --policy "$policy" --action deny
 done
@@ -103,7 +103,7 @@ check "header shows the push's progress" tui_wait " of 3" 20
 tui_keys 4
 pushing_in_log_view() { tui_has "[4 Log]" && tui_has " of 3"; }
 check "keys work while it pushes" tui_poll 10 pushing_in_log_view
-check "then synced" tui_poll 30 synced_shown
+check "then synced" tui_poll 40 synced_shown
 server_list ip_policy_rules cidr >"$tmp/out"
 check "the three rules reached the server" sh -c "grep -c '10\.[345]\.0\.0/16' '$tmp/out' | grep -qx 3"
 
