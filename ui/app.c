@@ -33,6 +33,16 @@ static error_code make_wake_pipe(ui_app *app, error_info *err)
     return ERROR_OK;
 }
 
+static void open_browse_store(ui_app *app)
+{
+    const char *path = app->opt->db_path;
+    if (!path || !*path || strcmp(path, ":memory:") == 0)
+        return;
+    error_info e = {0};
+    if (store_open(path, STORE_READONLY, &app->browse, &e) != ERROR_OK)
+        app->browse = NULL; /* the writer's handle serves both */
+}
+
 error_code ui_app_new(const ui_options *opt, int width, int height, bool ascii,
                       ui_app **out, error_info *err)
 {
@@ -52,6 +62,8 @@ error_code ui_app_new(const ui_options *opt, int width, int height, bool ascii,
         rc = error_set(err, ERROR_NOMEM, "out of memory");
     if (rc == ERROR_OK)
         rc = make_wake_pipe(app, err);
+    if (rc == ERROR_OK)
+        open_browse_store(app);
     if (rc == ERROR_OK)
         rc = ui_canvas_init(&app->canvas, width, height, ascii, err);
     if (rc == ERROR_OK)
@@ -78,6 +90,7 @@ void ui_app_free(ui_app *app)
     for (int v = 0; v < UI_VIEW_COUNT; v++)
         ui_view_free(app->views[v]);
     ui_canvas_free(&app->canvas);
+    store_close(app->browse);
     if (app->wake[0] >= 0) {
         close(app->wake[0]);
         close(app->wake[1]);
@@ -93,6 +106,11 @@ void ui_app_free(ui_app *app)
 store *ui_app_store(ui_app *app)
 {
     return app->st;
+}
+
+store *ui_app_browse_store(ui_app *app)
+{
+    return app->browse ? app->browse : app->st;
 }
 
 const ui_options *ui_app_options(ui_app *app)
@@ -223,6 +241,15 @@ error_code ui_app_push(ui_app *app, const ui_overlay_ops *ops, void *self, error
     }
     app->overlays[app->noverlays++] = (ui_overlay){ops, self};
     return ERROR_OK;
+}
+
+void ui_app_set_cursor(ui_app *app, int y, int x)
+{
+    if (y < 0 || x < 0 || y >= app->canvas.height || x >= app->canvas.width)
+        return;
+    app->cursor_set = true;
+    app->cursor_y = y;
+    app->cursor_x = x;
 }
 
 void ui_app_close_top(ui_app *app)

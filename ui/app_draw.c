@@ -20,7 +20,7 @@ static void follow_other_writers(ui_app *app)
     if (ui_sync_running(app))
         return; /* the sync's end reloads everything once */
     long long v = 0;
-    if (store_data_version(app->st, &v, NULL) != ERROR_OK)
+    if (store_data_version(ui_app_browse_store(app), &v, NULL) != ERROR_OK)
         return;
     if (app->have_version && v != app->data_version)
         ui_app_reload(app);
@@ -46,23 +46,26 @@ static void draw_tabs(ui_app *app, ui_canvas *c, int *x)
                              (ui_style){UI_ATTR_REVERSE | UI_ATTR_BOLD, UI_COLOR_TITLE}, false);
 }
 
+/* Text flush right on row y, cut when there is less room than it needs. */
+static void draw_right(ui_canvas *c, int y, int used, const char *text, ui_style style)
+{
+    int room = c->width - used - 2;
+    int w = ui_canvas_width(c, text, c->width);
+    if (w > room)
+        w = room;
+    if (w > 0)
+        ui_canvas_text(c, y, c->width - w, w, text, style, true);
+}
+
 static void draw_top_row(ui_app *app, ui_canvas *c)
 {
     ui_canvas_clear(c, 0, 0, -1, bar);
     int x = 0;
     draw_tabs(app, c, &x);
-    char sync[160], agent_text[160], right[330];
+    char sync[160], right[170];
     ui_sync_state_text(app, sync, sizeof sync);
-    ui_app_agent_text(app, agent_text, sizeof agent_text);
-    snprintf(right, sizeof right, "%s | %s ", sync, agent_text);
-    int room = c->width - x - 2;
-    if (ui_canvas_width(c, right, c->width) > room)
-        snprintf(right, sizeof right, "%s ", sync);
-    int w = ui_canvas_width(c, right, c->width);
-    if (w > room)
-        w = room;
-    if (w > 0)
-        ui_canvas_text(c, 0, c->width - w, w, right, bar, true);
+    snprintf(right, sizeof right, "%s ", sync);
+    draw_right(c, 0, x, right, bar);
 }
 
 /* Append " <label><value>" pieces to the header line. */
@@ -97,8 +100,14 @@ static void draw_position_row(ui_app *app, ui_canvas *c)
         append(line, sizeof line, "  filter \"", t->filter);
         append(line, sizeof line, "\"", "");
     }
+    char agent_text[200];
+    ui_app_agent_text(app, agent_text, sizeof agent_text);
+    append(agent_text, sizeof agent_text, " ", "");
+    int aw = ui_canvas_width(c, agent_text, c->width);
     ui_canvas_clear(c, 1, 0, -1, plain);
-    ui_canvas_text(c, 1, 0, -1, line, (ui_style){UI_ATTR_BOLD, UI_COLOR_DEFAULT}, true);
+    int used = ui_canvas_text(c, 1, 0, c->width - aw - 2 > 20 ? c->width - aw - 2 : -1, line,
+                              (ui_style){UI_ATTR_BOLD, UI_COLOR_DEFAULT}, true);
+    draw_right(c, 1, used, agent_text, (ui_style){UI_ATTR_DIM, UI_COLOR_DEFAULT});
 }
 
 void ui_app_draw_header(ui_app *app)
@@ -155,6 +164,7 @@ static void draw_too_small(ui_canvas *c)
 void ui_app_render(ui_app *app)
 {
     ui_canvas *c = &app->canvas;
+    app->cursor_set = false;
     follow_other_writers(app);
     if (c->width < UI_MIN_WIDTH || c->height < UI_MIN_HEIGHT) {
         draw_too_small(c);

@@ -30,6 +30,7 @@ typedef struct ui_overlay {
 struct ui_app {
     const ui_options *opt;
     store *st;
+    store *browse;               /* read-only handle of the views (NULL: st) */
     ui_canvas canvas;
     ui_view *views[UI_VIEW_COUNT];
     ui_view_id view;
@@ -45,6 +46,8 @@ struct ui_app {
     bool quit;
     int exit_status;
     bool repaint;
+    bool cursor_set;             /* an overlay placed the cursor this frame */
+    int cursor_y, cursor_x;
     long long data_version;
     bool have_version;
     /* events from other threads */

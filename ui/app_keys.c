@@ -351,6 +351,11 @@ bool ui_app_prompt_key(ui_app *app, int key)
 bool ui_app_text_cursor(ui_app *app, int *y, int *x)
 {
     const ui_prompt *p = &app->prompt;
+    if (app->noverlays > 0 && app->cursor_set) {
+        *y = app->cursor_y;
+        *x = app->cursor_x;
+        return true;
+    }
     if (p->kind == UI_PROMPT_NONE || app->noverlays > 0)
         return false;
     char before[UI_PROMPT_MAX + 1];

@@ -338,7 +338,9 @@ static ui_overlay_result pick_key(void *self, ui_app *app, int key, ui_request r
     switch (req) {
     case UI_REQ_DOWN: p->cursor = p->cursor < last ? p->cursor + 1 : last; break;
     case UI_REQ_UP: p->cursor = p->cursor ? p->cursor - 1 : 0; break;
-    case UI_REQ_PAGE_DOWN: p->cursor = p->cursor + p->page < last ? p->cursor + p->page : last; break;
+    case UI_REQ_PAGE_DOWN:
+        p->cursor = p->cursor + p->page < last ? p->cursor + p->page : last;
+        break;
     case UI_REQ_PAGE_UP: p->cursor = p->cursor > p->page ? p->cursor - p->page : 0; break;
     case UI_REQ_FIRST: p->cursor = 0; break;
     case UI_REQ_LAST: p->cursor = last; break;

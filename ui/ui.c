@@ -10,13 +10,55 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "app_internal.h"
 #include "ui_headless.h"
 #include "ui_term.h"
+#include "ui_text.h"
 
 enum { TICK_MS = 1000 };
+
+/* Agent audit lines come from its server threads: into the loop's queue. */
+static void agent_log(void *ctx, const char *line)
+{
+    ui_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = UI_EVENT_AGENT_LOG;
+    snprintf(ev.line, sizeof ev.line, "agent: %s", line);
+    ui_app_post(ctx, &ev);
+}
+
+/* The local agent endpoint, served while the console is open. A failure (another
+ * rampart already serves the socket) is shown in the header, not fatal. */
+static void start_agent(ui_app *app, const ui_options *opt)
+{
+    if (!opt->agent)
+        return;
+    agent_options ao = {.db_path = opt->db_path, .on_log = agent_log, .log_ctx = app,
+                        .version_header = opt->api.version_header};
+    if (opt->agent_listen && *opt->agent_listen) {
+        ao.listen[0] = opt->agent_listen;
+        ao.nlisten = 1;
+    }
+    error_info e = {0};
+    if (agent_start(&ao, &app->agent, &e) != ERROR_OK) {
+        app->agent = NULL;
+        size_t n = ui_text_prefix(e.msg, sizeof app->agent_error - 1);
+        memcpy(app->agent_error, e.msg, n);
+        app->agent_error[n] = '\0';
+        ui_app_log(app, SYNC_LOG_ERROR, e.msg);
+    }
+}
+
+/* Stop the agent, then the loop (a running sync is cancelled and joined). */
+static void finish(ui_app *app)
+{
+    agent_stop(app->agent);
+    app->agent = NULL;
+    ui_app_free(app);
+}
 
 static void draw(ui_app *app, ui_term *t)
 {
@@ -107,12 +149,13 @@ static int run_terminal(const ui_options *opt, error_info *err)
         return 1;
     }
     ui_term_layout(t, UI_HEADER_ROWS, UI_STATUS_ROWS);
+    start_agent(app, opt);
     int status = loop(app, t);
     if (ui_sync_running(app)) {
         ui_app_status(app, false, "stopping the sync after its current request...");
         draw(app, t);
     }
-    ui_app_free(app);
+    finish(app);
     ui_term_close(t);
     return status;
 }
@@ -125,9 +168,10 @@ static int run_headless(const ui_options *opt, error_info *err)
     if (ui_app_new(opt, w, h, opt->ascii, &app, err) != ERROR_OK)
         return 1;
     int status = 0;
+    start_agent(app, opt);
     error_code rc = ui_headless_run(app, opt, err);
     ui_app_quitting(app, &status);
-    ui_app_free(app);
+    finish(app);
     if (rc != ERROR_OK)
         return rc == ERROR_INVALID ? 2 : 1;
     return status;

@@ -172,6 +172,11 @@ bool ui_app_ticking(ui_app *app);
 /* Ctrl-L was pressed since the last call (the terminal repaints everything). */
 bool ui_app_take_repaint(ui_app *app);
 
+/* The handle the views read through: a read-only one of its own (a reader's small
+ * page cache, so browsing a large cache costs little memory, and the console's
+ * own writes show up in its data_version like anyone's), or ui_app_store's. */
+store *ui_app_browse_store(ui_app *app);
+
 /* The current view. */
 ui_view *ui_app_view(ui_app *app);
 ui_view_id ui_app_view_id(ui_app *app);

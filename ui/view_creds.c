@@ -36,8 +36,8 @@ static error_code creds_page(void *p, const ui_table_query *q, const char *curso
     store_query sq;
     store_query_of(q, &sq);
     size_t n = 0;
-    if (store_cred_page(ui_app_store(ctx->app), &sq, cursor, dir, limit, ctx->buf.creds, &n,
-                        err) != ERROR_OK)
+    store *st = ui_app_browse_store(ctx->app);
+    if (store_cred_page(st, &sq, cursor, dir, limit, ctx->buf.creds, &n, err) != ERROR_OK)
         return err->code;
     for (size_t i = 0; i < n; i++) {
         ui_cred_row(&ctx->buf.creds[i], &rows[i]);
@@ -52,14 +52,14 @@ static error_code creds_count(void *p, const ui_table_query *q, size_t *out, err
     creds_ctx *ctx = p;
     store_query sq;
     store_query_of(q, &sq);
-    return store_cred_count(ui_app_store(ctx->app), &sq, out, err);
+    return store_cred_count(ui_app_browse_store(ctx->app), &sq, out, err);
 }
 
 static error_code creds_details(void *p, const ui_table_row *row, ui_table_detail_fn fn,
                                 void *fn_ctx, error_info *err)
 {
     creds_ctx *ctx = p;
-    return ui_cred_details(ui_app_store(ctx->app), row->id, fn, fn_ctx, err);
+    return ui_cred_details(ui_app_browse_store(ctx->app), row->id, fn, fn_ctx, err);
 }
 
 static void creds_free(ui_view *v)

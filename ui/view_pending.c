@@ -112,7 +112,7 @@ static error_code pending_page(void *p, const ui_table_query *q, const char *cur
                                error_info *err)
 {
     pending_ctx *ctx = p;
-    store *st = ui_app_store(ctx->app);
+    store *st = ui_app_browse_store(ctx->app);
     *count = 0;
     if (ui_rows_rules(&ctx->buf, limit, err) || ui_rows_creds(&ctx->buf, limit, err))
         return err->code;
@@ -153,8 +153,8 @@ static error_code pending_count(void *p, const ui_table_query *q, size_t *out, e
     store_query sq;
     query_of(q, &sq);
     size_t rules = 0, creds = 0;
-    if (store_rule_count(ui_app_store(ctx->app), &sq, &rules, err) ||
-        store_cred_count(ui_app_store(ctx->app), &sq, &creds, err))
+    if (store_rule_count(ui_app_browse_store(ctx->app), &sq, &rules, err) ||
+        store_cred_count(ui_app_browse_store(ctx->app), &sq, &creds, err))
         return err->code;
     *out = rules + creds;
     return ERROR_OK;
@@ -166,8 +166,8 @@ static error_code pending_details(void *p, const ui_table_row *row, ui_table_det
     pending_ctx *ctx = p;
     fn(fn_ctx, "plan", row->cells[5]);
     if (row->kind == UI_KIND_RULE)
-        return ui_rule_details(ui_app_store(ctx->app), row->id, fn, fn_ctx, err);
-    return ui_cred_details(ui_app_store(ctx->app), row->id, fn, fn_ctx, err);
+        return ui_rule_details(ui_app_browse_store(ctx->app), row->id, fn, fn_ctx, err);
+    return ui_cred_details(ui_app_browse_store(ctx->app), row->id, fn, fn_ctx, err);
 }
 
 static void pending_free(ui_view *v)

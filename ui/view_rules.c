@@ -44,8 +44,8 @@ static error_code rules_page(void *p, const ui_table_query *q, const char *curso
     store_query sq;
     store_query_of(q, &sq);
     size_t n = 0;
-    if (store_rule_page(ui_app_store(ctx->app), &sq, cursor, dir, limit, ctx->buf.rules, &n,
-                        err) != ERROR_OK)
+    store *st = ui_app_browse_store(ctx->app);
+    if (store_rule_page(st, &sq, cursor, dir, limit, ctx->buf.rules, &n, err) != ERROR_OK)
         return err->code;
     for (size_t i = 0; i < n; i++)
         ui_rule_row(&ctx->buf.rules[i], &rows[i]);
@@ -58,14 +58,14 @@ static error_code rules_count(void *p, const ui_table_query *q, size_t *out, err
     rules_ctx *ctx = p;
     store_query sq;
     store_query_of(q, &sq);
-    return store_rule_count(ui_app_store(ctx->app), &sq, out, err);
+    return store_rule_count(ui_app_browse_store(ctx->app), &sq, out, err);
 }
 
 static error_code rules_details(void *p, const ui_table_row *row, ui_table_detail_fn fn,
                                 void *fn_ctx, error_info *err)
 {
     rules_ctx *ctx = p;
-    return ui_rule_details(ui_app_store(ctx->app), row->id, fn, fn_ctx, err);
+    return ui_rule_details(ui_app_browse_store(ctx->app), row->id, fn, fn_ctx, err);
 }
 
 void ui_view_rules_set_policy(ui_view *v, const char *policy)
@@ -104,7 +104,8 @@ static void pick_policy(ui_view *v, ui_app *app)
         ui_app_status(app, true, "out of memory");
         goto out;
     }
-    if (store_policy_ids(ui_app_store(app), NULL, ids, POLICIES_LISTED + 1, &n, &e) != ERROR_OK) {
+    if (store_policy_ids(ui_app_browse_store(app), NULL, ids, POLICIES_LISTED + 1, &n,
+                         &e) != ERROR_OK) {
         ui_app_status(app, true, "%s", e.msg);
         goto out;
     }

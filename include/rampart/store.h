@@ -82,8 +82,9 @@ bool store_in_transaction(const store *st);
  * "9.0.0.0/8"). The cursor of a page in any order but STORE_SORT_ID is looked up
  * by its id to find its key: it must be an existing row (a cursor that no longer
  * exists yields an empty page; start again from NULL). Which orders an index
- * serves (the others sort the matching rows for each page): rules by id, by
- * policy; credentials by id, by description.
+ * serves (the others sort the matching rows for each page): rules by id and by
+ * policy; credentials by id, and by description (the index finds the
+ * description; credentials sharing one are put in id order for each page).
  */
 typedef enum store_sort {
     STORE_SORT_ID,          /* id order: remote ids sort by creation time */

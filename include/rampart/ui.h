@@ -18,8 +18,13 @@
  *   naming the line.
  * - The console never prints to stdout/stderr while it owns the terminal; errors
  *   go to its log view and status line.
- * - Returns a process exit status (0 quit normally, 1 failure, 2 usage) and fills
- *   err on failure.
+ * - Headless extras: bytes queued for the terminal itself (ui_app_raw, an OSC 52
+ *   copy) come before the next dump as one line "raw: …" with escapes spelled
+ *   out (\e, \a, \xNN); with RAMPART_UI_TIMING=FILE set, each key's handling and
+ *   drawing time goes to FILE ("key_us N"), then the peak RSS ("vmhwm_kb N").
+ * - Returns a process exit status (0 quit normally, 1 failure, 2 usage, a bad
+ *   script or no terminal; 128 + the signal when SIGINT, SIGTERM or SIGHUP ended
+ *   it) and fills err on failure.
  */
 #ifndef RAMPART_UI_H
 #define RAMPART_UI_H

@@ -101,6 +101,10 @@ typedef struct ui_overlay_ops {
 /* Push an overlay; the loop owns `self` from now on (freed through ops->free). */
 error_code ui_app_push(ui_app *app, const ui_overlay_ops *ops, void *self, error_info *err);
 
+/* From an overlay's draw: show the terminal's cursor at canvas cell (y, x) in this
+ * frame (a text field being typed in). Without the call it stays hidden. */
+void ui_app_set_cursor(ui_app *app, int y, int x);
+
 /* ---- services of the loop ------------------------------------------------- */
 
 store *ui_app_store(ui_app *app);

@@ -163,3 +163,6 @@ printf '%-34s %14s %14s %7s  %s\n' "push $push_rows creates, req/s" "$push_rate"
 
 # ---- the agent endpoint: token lookups over loopback TCP against nginx ----
 sh "$(dirname "$0")/agent.sh" "$build"
+
+# ---- the console, over the same 1,000,000-rule cache ----
+sh "$(dirname "$0")/ui.sh" "$build" "$work/import.db"

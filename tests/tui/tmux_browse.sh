@@ -128,3 +128,24 @@ if [ -n "$pid" ]; then
 else
     echo "not ok - SIGTERM: console process not found"
 fi
+
+# ---- the agent endpoint while the console is open ----
+export XDG_RUNTIME_DIR="$tmp/run"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+cat >"$tmp/wrap.sh" <<EOF2
+LANG=C.UTF-8 "$RAMPART" --db "$db" tui
+echo "EXIT=\$?"
+EOF2
+tui_start 80x24 xterm-256color "sh $tmp/wrap.sh"
+check "agent: serving" tui_wait "agent: 0 lookups"
+sock="$XDG_RUNTIME_DIR/rampart/agent.sock"
+tui_poll 10 test -S "$sock"
+curl -sS --unix-socket "$sock" http://localhost/v1/tokens/nobody >"$tmp/out" 2>"$tmp/err"
+check "agent: a lookup is answered" out_has 'no live credential is named'
+
+check "agent: the header counts it" tui_wait "agent: 1 lookup"
+tui_keys 4
+check "agent: its audit line in the log view" tui_wait "by=name"
+tui_keys q
+check "agent: quits" tui_wait "EXIT=0"
+check "agent: socket closed" tui_poll 10 test ! -S "$sock"

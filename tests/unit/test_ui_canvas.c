@@ -171,8 +171,11 @@ static void test_printf_box_and_dump(void **state)
     assert_non_null(f);
     ui_canvas_dump(&c, f);
     fclose(f);
-    assert_string_equal(buf, "42-x\n\xe2\x94\x8c\xe2\x94\x80\xe2\x94\x90\n"
-                             "\xe2\x94\x82 \xe2\x94\x82\n\xe2\x94\x94\xe2\x94\x80\xe2\x94\x98\n----\n");
+    assert_string_equal(buf, "42-x\n"
+                             "\xe2\x94\x8c\xe2\x94\x80\xe2\x94\x90\n"
+                             "\xe2\x94\x82 \xe2\x94\x82\n"
+                             "\xe2\x94\x94\xe2\x94\x80\xe2\x94\x98\n"
+                             "----\n");
     free(buf);
     ui_canvas_free(&c);
 }

@@ -1,0 +1,470 @@
+/*
+ * ui_table over a real SQLite cache (a temp file): paging both ways, position text,
+ * G then g, scrolling, marks, filter, every sort order of the store (ascending and
+ * descending, walked page by page both ways), reloads and source errors.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rampart/store.h"
+#include "rampart/ui_table.h"
+
+enum { NROWS = 95, HEIGHT = 10 };
+
+typedef struct fixture {
+    char dir[64];
+    char path[128];
+    store *st;
+    model_rule buf[64];
+    ui_table_source src;
+    ui_table t;
+    bool fail;
+} fixture;
+
+static const char *const sort_names[] = {"id", "policy", "cidr", "action", "state"};
+static const store_sort sorts[] = {STORE_SORT_ID, STORE_SORT_POLICY, STORE_SORT_CIDR,
+                                   STORE_SORT_ACTION, STORE_SORT_STATE};
+static const ui_table_col cols[] = {{"ID", 10, 33, true}, {"CIDR", 10, 20, false}};
+
+static error_code page(void *ctx, const ui_table_query *q, const char *cursor, store_dir dir,
+                       size_t limit, ui_table_row *rows, size_t *count, error_info *err)
+{
+    fixture *f = ctx;
+    if (f->fail)
+        return error_set(err, ERROR_IO, "disk on fire");
+    assert_true(limit <= 64);
+    store_query sq = {.policy_id = q->policy, .filter = q->filter, .sort = sorts[q->sort]};
+    if (store_rule_page(f->st, &sq, cursor, dir, limit, f->buf, count, err) != ERROR_OK)
+        return err->code;
+    for (size_t i = 0; i < *count; i++) {
+        memset(&rows[i], 0, sizeof rows[i]);
+        snprintf(rows[i].key, sizeof rows[i].key, "%s", f->buf[i].id);
+        snprintf(rows[i].id, sizeof rows[i].id, "%s", f->buf[i].id);
+        snprintf(rows[i].cells[0], sizeof rows[i].cells[0], "%s", f->buf[i].id);
+        snprintf(rows[i].cells[1], sizeof rows[i].cells[1], "%s", f->buf[i].cidr);
+        rows[i].style_col = -1;
+    }
+    return ERROR_OK;
+}
+
+static error_code count_rows(void *ctx, const ui_table_query *q, size_t *out, error_info *err)
+{
+    fixture *f = ctx;
+    if (f->fail)
+        return error_set(err, ERROR_IO, "disk on fire");
+    store_query sq = {.policy_id = q->policy, .filter = q->filter, .sort = sorts[q->sort]};
+    return store_rule_count(f->st, &sq, out, err);
+}
+
+static void rule_of(int i, model_rule *r)
+{
+    memset(r, 0, sizeof *r);
+    /* Cidr order differs from id order ("10.0.1.x" < "10.0.10.x" < "10.0.2.x"). */
+    snprintf(r->cidr, sizeof r->cidr, "10.0.%d.%d/32", (i * 7) % 13, i);
+    snprintf(r->policy_id, sizeof r->policy_id, "ipp_p%d", (i * 5) % 4);
+    r->action = i % 3 ? MODEL_ACTION_ALLOW : MODEL_ACTION_DENY;
+    r->state = i % 4 == 0 ? MODEL_STATE_SYNCED : i % 4 == 1 ? MODEL_STATE_FAILED
+                                                            : MODEL_STATE_NEW;
+    snprintf(r->description, sizeof r->description, "rule %d", i);
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/rampart-uitable.XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->path, sizeof f->path, "%s/cache.db", f->dir);
+    error_info err;
+    assert_int_equal(store_open(f->path, 0, &f->st, &err), ERROR_OK);
+    assert_int_equal(store_begin(f->st, &err), ERROR_OK);
+    for (int i = 0; i < NROWS; i++) {
+        model_rule r;
+        rule_of(i, &r);
+        assert_int_equal(store_rule_insert(f->st, &r, &err), ERROR_OK);
+    }
+    assert_int_equal(store_commit(f->st, &err), ERROR_OK);
+    f->src = (ui_table_source){cols, 2, sort_names, 5, f, page, count_rows, NULL};
+    assert_int_equal(ui_table_init(&f->t, &f->src, &err), ERROR_OK);
+    assert_int_equal(ui_table_set_height(&f->t, HEIGHT, &err), ERROR_OK);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    ui_table_free(&f->t);
+    store_close(f->st);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+    return 0;
+}
+
+static void assert_position(ui_table *t, const char *rows, const char *pg)
+{
+    char r[96], p[64];
+    assert_int_equal(ui_table_refresh(t, false), ERROR_OK);
+    ui_table_position(t, r, sizeof r, p, sizeof p);
+    assert_string_equal(r, rows);
+    assert_string_equal(p, pg);
+}
+
+static void test_paging(void **state)
+{
+    fixture *f = *state;
+    ui_table *t = &f->t;
+    assert_position(t, "rows 1-10 of 95", "page 1/10");
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(ui_table_page(t, 1), ERROR_OK);
+    assert_position(t, "rows 31-40 of 95", "page 4/10");
+    assert_int_equal(ui_table_page(t, -1), ERROR_OK);
+    assert_position(t, "rows 21-30 of 95", "page 3/10");
+    assert_int_equal(ui_table_last(t), ERROR_OK);
+    assert_position(t, "rows 86-95 of 95", "page 10/10");
+    assert_int_equal(t->cursor, HEIGHT - 1);
+    assert_int_equal(ui_table_first(t), ERROR_OK);
+    assert_position(t, "rows 1-10 of 95", "page 1/10");
+    assert_int_equal(t->cursor, 0);
+    /* PgDn near the end fills the screen with the last rows. */
+    for (int i = 0; i < 9; i++)
+        assert_int_equal(ui_table_page(t, 1), ERROR_OK);
+    assert_position(t, "rows 86-95 of 95", "page 10/10");
+    assert_int_equal(ui_table_page(t, 1), ERROR_OK); /* at the end: cursor to the last */
+    assert_int_equal(t->cursor, HEIGHT - 1);
+    for (int i = 0; i < 12; i++)
+        assert_int_equal(ui_table_page(t, -1), ERROR_OK);
+    assert_position(t, "rows 1-10 of 95", "page 1/10");
+    assert_int_equal(t->cursor, 0);
+}
+
+static void test_scrolling(void **state)
+{
+    fixture *f = *state;
+    ui_table *t = &f->t;
+    assert_int_equal(ui_table_move(t, 15), ERROR_OK);
+    assert_position(t, "rows 7-16 of 95", "page 1/10");
+    assert_int_equal(t->cursor, HEIGHT - 1);
+    assert_int_equal(ui_table_move(t, -12), ERROR_OK);
+    assert_position(t, "rows 4-13 of 95", "page 1/10");
+    assert_int_equal(t->cursor, 0);
+    assert_int_equal(ui_table_half(t, 1), ERROR_OK);
+    assert_position(t, "rows 9-18 of 95", "page 1/10");
+    assert_int_equal(ui_table_move(t, -100), ERROR_OK);
+    assert_position(t, "rows 1-10 of 95", "page 1/10");
+    assert_int_equal(t->cursor, 0);
+    assert_int_equal(ui_table_move(t, 1000), ERROR_OK);
+    assert_position(t, "rows 86-95 of 95", "page 10/10");
+}
+
+static void test_marks(void **state)
+{
+    fixture *f = *state;
+    ui_table *t = &f->t;
+    error_info err;
+    size_t added;
+    assert_int_equal(ui_table_refresh(t, false), ERROR_OK);
+    assert_int_equal(ui_table_mark_range(t, 100, &added, &err), ERROR_INVALID);
+    assert_int_equal(ui_table_move(t, 2), ERROR_OK);
+    assert_int_equal(ui_table_mark_toggle(t, &err), ERROR_OK);
+    const char *first = ui_table_current(t)->key;
+    assert_true(ui_table_is_marked(t, first));
+    assert_int_equal(t->nmarks, 1);
+    /* Two pages further down: the range walks the rows in between. */
+    assert_int_equal(ui_table_page(t, 1), ERROR_OK);
+    assert_int_equal(ui_table_page(t, 1), ERROR_OK);
+    assert_int_equal(ui_table_mark_range(t, 100, &added, &err), ERROR_OK);
+    assert_int_equal(added, 20);
+    assert_int_equal(t->nmarks, 21);
+    /* Toggling unmarks; marks survive a filter and come back with it cleared. */
+    assert_int_equal(ui_table_mark_toggle(t, &err), ERROR_OK);
+    assert_int_equal(t->nmarks, 20);
+    ui_table_set_filter(t, "no such thing");
+    assert_position(t, "no rows", "page 0/0");
+    assert_int_equal(t->nmarks, 20);
+    ui_table_set_filter(t, "");
+    assert_position(t, "rows 1-10 of 95", "page 1/10");
+    assert_true(ui_table_is_marked(t, t->rows[2].key));
+    assert_false(ui_table_is_marked(t, t->rows[1].key));
+    /* A range the limit cannot reach marks nothing. */
+    assert_int_equal(ui_table_last(t), ERROR_OK);
+    assert_int_equal(ui_table_mark_range(t, 10, &added, &err), ERROR_INVALID);
+    assert_int_equal(t->nmarks, 20);
+    ui_table_unmark_all(t);
+    assert_int_equal(t->nmarks, 0);
+}
+
+static void test_filter_and_policy(void **state)
+{
+    fixture *f = *state;
+    ui_table *t = &f->t;
+    ui_table_set_filter(t, "rule 1");  /* rule 1, rule 10..19 */
+    assert_position(t, "rows 1-10 of 11", "page 1/2");
+    ui_table_set_filter(t, "10.0.0.");
+    size_t expect = 0;
+    for (int i = 0; i < NROWS; i++)
+        expect += (i * 7) % 13 == 0;
+    char rows[64];
+    snprintf(rows, sizeof rows, "rows 1-%zu of %zu", expect, expect);
+    assert_position(t, rows, "page 1/1");
+    ui_table_set_filter(t, "");
+    ui_table_set_policy(t, "ipp_p1");
+    size_t per = 0;
+    for (int i = 0; i < NROWS; i++)
+        per += (i * 5) % 4 == 1;
+    assert_int_equal(ui_table_refresh(t, false), ERROR_OK);
+    assert_int_equal(t->total, per);
+    for (size_t i = 0; i < t->nrows; i++) {
+        model_rule r;
+        error_info err;
+        assert_int_equal(store_rule_get(f->st, t->rows[i].id, &r, &err), ERROR_OK);
+        assert_string_equal(r.policy_id, "ipp_p1");
+    }
+}
+
+/* The expected order of `sort`: every row, by (key, id) as bytes. */
+static const char *sort_key(const model_rule *r, int sort)
+{
+    switch (sort) {
+    case 1: return r->policy_id;
+    case 2: return r->cidr;
+    case 3: return model_action_name(r->action);
+    case 4: return model_state_name(r->state);
+    default: return r->id;
+    }
+}
+
+static int g_sort;
+static int cmp_rules(const void *a, const void *b)
+{
+    const model_rule *x = a, *y = b;
+    int c = strcmp(sort_key(x, g_sort), sort_key(y, g_sort));
+    return c ? c : strcmp(x->id, y->id);
+}
+
+static void expected_order(fixture *f, int sort, bool desc, char (*ids)[MODEL_ID_MAX + 1])
+{
+    static model_rule all[NROWS];
+    size_t n = 0;
+    error_info err;
+    store_query q = {.sort = STORE_SORT_ID};
+    assert_int_equal(store_rule_page(f->st, &q, NULL, STORE_FORWARD, NROWS, all, &n, &err),
+                     ERROR_OK);
+    assert_int_equal(n, NROWS);
+    g_sort = sort;
+    qsort(all, n, sizeof all[0], cmp_rules);
+    for (size_t i = 0; i < n; i++)
+        memcpy(ids[desc ? n - 1 - i : i], all[i].id, sizeof all[i].id);
+}
+
+static void test_every_sort_both_ways(void **state)
+{
+    fixture *f = *state;
+    ui_table *t = &f->t;
+    static char want[NROWS][MODEL_ID_MAX + 1];
+    for (int sort = 0; sort < 5; sort++) {
+        for (int desc = 0; desc < 2; desc++) {
+            expected_order(f, sort, desc, want);
+            ui_table_set_sort(t, sort, desc);
+            /* Down: one row at a time, so every row passes the cursor. */
+            assert_int_equal(ui_table_first(t), ERROR_OK);
+            for (int i = 0; i < NROWS; i++) {
+                assert_string_equal(ui_table_current(t)->id, want[i]);
+                assert_int_equal(ui_table_move(t, 1), ERROR_OK);
+            }
+            assert_position(t, "rows 86-95 of 95", "page 10/10");
+            /* Up again by pages from the end. */
+            assert_int_equal(ui_table_last(t), ERROR_OK);
+            for (int p = 0; p < 10; p++) {
+                for (size_t r = 0; r < t->nrows; r++)
+                    assert_string_equal(t->rows[r].id, want[t->top + r]);
+                assert_int_equal(ui_table_page(t, -1), ERROR_OK);
+            }
+            assert_position(t, "rows 1-10 of 95", "page 1/10");
+        }
+    }
+}
+
+static void test_sort_store_errors(void **state)
+{
+    fixture *f = *state;
+    model_rule r[2];
+    model_cred c[2];
+    size_t n;
+    error_info err;
+    store_query bad = {.sort = STORE_SORT_DESCRIPTION}; /* a credential order */
+    assert_int_equal(store_rule_page(f->st, &bad, NULL, STORE_FORWARD, 2, r, &n, &err),
+                     ERROR_INVALID);
+    store_query bad2 = {.sort = STORE_SORT_CIDR}; /* a rule order */
+    assert_int_equal(store_cred_page(f->st, &bad2, NULL, STORE_FORWARD, 2, c, &n, &err),
+                     ERROR_INVALID);
+    /* In any order but id, a cursor that is not a row gives an empty page. */
+    store_query q = {.sort = STORE_SORT_CIDR};
+    assert_int_equal(store_rule_page(f->st, &q, "ipr_nosuchrow", STORE_FORWARD, 2, r, &n,
+                                     &err), ERROR_OK);
+    assert_int_equal(n, 0);
+}
+
+/* Credentials by description (shared descriptions: id decides) and by state,
+ * page by page both ways, straight from the store. */
+static int cmp_creds(const void *a, const void *b)
+{
+    const model_cred *x = a, *y = b;
+    int c = g_sort == 0 ? strcmp(x->description, y->description)
+                        : strcmp(model_state_name(x->state), model_state_name(y->state));
+    return c ? c : strcmp(x->id, y->id);
+}
+
+static void test_cred_sorts(void **state)
+{
+    fixture *f = *state;
+    enum { N = 23, PAGE = 4 };
+    error_info err;
+    for (int i = 0; i < N; i++) {
+        model_cred c = {0};
+        snprintf(c.description, sizeof c.description, "agent %d", i % 5);
+        c.state = i % 3 ? MODEL_STATE_NEW : MODEL_STATE_SYNCED;
+        assert_int_equal(store_cred_insert(f->st, &c, &err), ERROR_OK);
+        model_cred_clear(&c);
+    }
+    static model_cred all[N];
+    size_t n = 0;
+    store_query q = {.sort = STORE_SORT_ID};
+    assert_int_equal(store_cred_page(f->st, &q, NULL, STORE_FORWARD, N, all, &n, &err),
+                     ERROR_OK);
+    assert_int_equal(n, N);
+    const store_sort orders[] = {STORE_SORT_DESCRIPTION, STORE_SORT_STATE};
+    for (int o = 0; o < 2; o++) {
+        g_sort = o;
+        qsort(all, N, sizeof all[0], cmp_creds);
+        q.sort = orders[o];
+        /* Forward from the start, then backward from the end. */
+        char cursor[MODEL_ID_MAX + 1] = "";
+        size_t seen = 0;
+        model_cred page_rows[PAGE];
+        for (;;) {
+            size_t got = 0;
+            assert_int_equal(store_cred_page(f->st, &q, cursor, STORE_FORWARD, PAGE, page_rows,
+                                             &got, &err), ERROR_OK);
+            for (size_t i = 0; i < got; i++) {
+                assert_string_equal(page_rows[i].id, all[seen + i].id);
+                if (i == got - 1)
+                    memcpy(cursor, page_rows[i].id, sizeof cursor);
+                model_cred_clear(&page_rows[i]);
+            }
+            seen += got;
+            if (got < PAGE)
+                break;
+        }
+        assert_int_equal(seen, N);
+        cursor[0] = '\0';
+        size_t left = N;
+        while (left > 0) {
+            size_t got = 0;
+            assert_int_equal(store_cred_page(f->st, &q, cursor, STORE_BACKWARD, PAGE,
+                                             page_rows, &got, &err), ERROR_OK);
+            assert_true(got >= 1 && got <= left);
+            for (size_t i = 0; i < got; i++)
+                assert_string_equal(page_rows[i].id, all[left - got + i].id);
+            memcpy(cursor, page_rows[0].id, sizeof cursor);
+            for (size_t i = 0; i < got; i++)
+                model_cred_clear(&page_rows[i]);
+            left -= got;
+        }
+    }
+    for (size_t i = 0; i < N; i++)
+        model_cred_clear(&all[i]);
+}
+
+static void test_reload_keeps_first_row(void **state)
+{
+    fixture *f = *state;
+    ui_table *t = &f->t;
+    error_info err;
+    assert_int_equal(ui_table_page(t, 1), ERROR_OK);
+    assert_int_equal(ui_table_page(t, 1), ERROR_OK);
+    char first[UI_TABLE_KEY_MAX];
+    snprintf(first, sizeof first, "%s", t->rows[0].key);
+    /* The first row on screen goes away. */
+    assert_int_equal(store_rule_remove(f->st, t->rows[0].key, &err), ERROR_OK);
+    ui_table_reload(t);
+    assert_int_equal(ui_table_refresh(t, false), ERROR_OK);
+    assert_int_equal(t->total, NROWS - 1);
+    /* The first row was the one removed: the next one takes its place. */
+    assert_string_not_equal(t->rows[0].key, first);
+    char second[UI_TABLE_KEY_MAX];
+    snprintf(second, sizeof second, "%s", t->rows[0].key);
+    ui_table_reload(t);
+    assert_int_equal(ui_table_refresh(t, false), ERROR_OK);
+    assert_string_equal(t->rows[0].key, second);
+    /* Deleting everything after the screen keeps it full, ending at the last row. */
+    assert_int_equal(ui_table_last(t), ERROR_OK);
+    char last[UI_TABLE_KEY_MAX];
+    snprintf(last, sizeof last, "%s", t->rows[t->nrows - 1].key);
+    assert_int_equal(store_rule_remove(f->st, last, &err), ERROR_OK);
+    ui_table_reload(t);
+    assert_position(t, "rows 84-93 of 93", "page 10/10");
+}
+
+static void test_source_errors(void **state)
+{
+    fixture *f = *state;
+    ui_table *t = &f->t;
+    f->fail = true;
+    ui_table_reload(t);
+    assert_int_equal(ui_table_refresh(t, false), ERROR_IO);
+    assert_string_equal(t->error.msg, "disk on fire");
+    assert_null(ui_table_current(t));
+    assert_int_equal(ui_table_page(t, 1), ERROR_OK); /* nothing to page: no crash */
+    f->fail = false;
+    ui_table_reload(t);
+    assert_int_equal(ui_table_refresh(t, false), ERROR_OK);
+    assert_int_equal(t->error.code, ERROR_OK);
+    assert_non_null(ui_table_current(t));
+}
+
+static void test_draw(void **state)
+{
+    fixture *f = *state;
+    ui_table *t = &f->t;
+    ui_canvas c;
+    error_info err;
+    assert_int_equal(ui_canvas_init(&c, 40, HEIGHT + 1, false, &err), ERROR_OK);
+    assert_int_equal(ui_table_mark_toggle(t, &err), ERROR_OK);
+    ui_table_draw(t, &c, (ui_rect){0, 0, 40, HEIGHT + 1});
+    char line[256];
+    ui_canvas_row_text(&c, 0, line, sizeof line);
+    assert_non_null(strstr(line, "ID"));
+    ui_canvas_row_text(&c, 1, line, sizeof line);
+    assert_memory_equal(line, "\xe2\x96\xb6*local_", 10); /* cursor, mark */
+    assert_non_null(strstr(line, "\xe2\x80\xa6"));       /* the id cut in the middle */
+    ui_canvas_row_text(&c, 2, line, sizeof line);
+    assert_memory_equal(line, "  local_", 8);
+    ui_canvas_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_paging, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scrolling, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_marks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_filter_and_policy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_every_sort_both_ways, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sort_store_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cred_sorts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reload_keeps_first_row, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_source_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_draw, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
