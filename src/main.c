@@ -58,7 +58,8 @@ void cli_print_main_help(cli_ctx *ctx)
             "loopback port, with its own cache: try everything with no account.\n"
             "\nEnvironment: RAMPART_DB, RAMPART_API_URL, RAMPART_API_KEY,\n"
             "RAMPART_VERSION_HEADER, RAMPART_RATE, RAMPART_CONFIG (see rampart(1)).\n"
-            "Exit status: 0 ok, 1 failure, 2 bad usage or input, 3 not found.\n"
+            "Exit status: 0 ok, 1 failure, 2 bad usage or input, 3 not found,\n"
+            "4 a sync did not converge (see rampart(1) for each command).\n"
             "Run '%s COMMAND --help' for more.\n",
             ctx->program);
 }
