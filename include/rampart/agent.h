@@ -17,8 +17,9 @@
  *   Forwarded, X-Forwarded-Host, Origin or Sec-Fetch-Site present (SSRF).
  * - The local key lives in a file of mode 0600, created with a random key on first
  *   use (agent_key_ensure); it is never logged or put on argv.
- * - Routes (every reply JSON; token replies carry Cache-Control: no-store; errors
- *   in the remote API's shape {"error_code","status_code","msg","details"}):
+ * - Routes (every reply JSON and with Cache-Control: no-store, token replies and
+ *   the rest alike; errors in the remote API's shape {"error_code","status_code",
+ *   "msg","details"}):
  *     GET /healthz                     -> {"status":"ok", …}; on a unix socket any
  *                                         peer may ask (nothing secret in it)
  *     GET /v1/credentials/{id}/token   -> {"id", "token"}; {id} may be a local id
@@ -45,11 +46,16 @@
  *         sent, must say 2 (else 400 ERR_VERSION), as on the remote.
  * - Each request reads through a read-only store handle of a pool (opened on
  *   demand, AGENT_POOL_MAX at most; WAL: writers never block a lookup for long).
- *   The policy index is rebuilt when the store's data_version moves.
+ *   The policy index is rebuilt by the first check after the store's data_version
+ *   moved; checks arriving meanwhile are answered from the previous index, which
+ *   is freed once no check uses it.
  * - An audit line per token lookup (time, peer "uid:N" or "key@ADDR", credential
- *   id or name, result) goes to the log callback, and a line per refusal; none
- *   ever contains a token or the key. Per-peer rate limit (token bucket, a burst
- *   of twice the rate): 429 ERR_RATE_LIMITED with Retry-After.
+ *   id or name, result) goes to the log callback, and a line per refusal (at most
+ *   20 at once, then 5 a second; the next line says how many were left out, so
+ *   whoever can connect cannot flood the log); none ever contains a token or the
+ *   key. Per-peer rate limit (token bucket, a burst of twice the rate; a peer is a
+ *   uid on a unix socket, a source address over TCP; a fixed table of peers, the
+ *   longest idle forgotten first): 429 ERR_RATE_LIMITED with Retry-After.
  * - Limits: request headers 8 KiB (beyond: the library's own 431/414), bodies
  *   16 KiB (413), idle connections closed after idle_timeout_s.
  * - agent_stop ends every connection and frees everything; no global state.

@@ -163,8 +163,12 @@ error_code agent_policy_check(agent *ag, const char *policy_id, const char *ip,
     policy_addr addr;
     if (policy_addr_parse(ip, &addr, err) != ERROR_OK)
         return err->code;
-    if (refresh_index(ag, err) != ERROR_OK)
-        return err->code;
+    if (refresh_index(ag, err) != ERROR_OK) {
+        /* A cached rule the index refuses is the cache's fault, not the caller's:
+         * never a 400, and no decision without it (it may be a deny rule). */
+        err->code = ERROR_IO;
+        return error_prefix(err, "the policy index cannot be built");
+    }
     pthread_rwlock_rdlock(&ag->index_lock);
     policy_check_addr(ag->index, policy_id, &addr, out);
     pthread_rwlock_unlock(&ag->index_lock);
@@ -240,8 +244,6 @@ static error_code open_listener(agent *ag, const agent_options *opt, const char 
     l->tcp = strncmp(spec, "tcp:", 4) == 0;
     if (strncmp(spec, "unix:", 5) == 0 && spec[5] && agent_socket_dir_check(spec + 5, err))
         return err->code;
-    if (l->tcp && load_key(ag, opt, err) != ERROR_OK)
-        return err->code;
     http_config hc = {
         .listen = spec, .routes = agent_routes, .nroutes = agent_nroutes, .ctx = l,
         .gate = agent_gate, .error = agent_layer_error, .log = on_http_log,
@@ -256,7 +258,11 @@ static error_code open_listener(agent *ag, const agent_options *opt, const char 
     snprintf(l->address, sizeof l->address, "%s%s", l->tcp ? "tcp:" : "unix:", addr);
     if (l->tcp)
         snprintf(l->base, sizeof l->base, "http://%s", addr);
-    ag->nlis++;
+    ag->nlis++; /* closed by agent_stop from here on */
+    /* After the address was accepted (a refused one makes no key file), before
+     * serving (nothing is answered until http_server_start). */
+    if (l->tcp && load_key(ag, opt, err) != ERROR_OK)
+        return err->code;
     return ERROR_OK;
 }
 

@@ -20,6 +20,18 @@
 
 /* ---- replies ---- */
 
+/* On every reply, not only those holding a token: nothing this endpoint says is
+ * worth keeping, and a cache must never hold a token reply by mistake. Set once
+ * (an error may follow another on the same response). */
+static void no_store(http_response *resp)
+{
+    for (size_t i = 0; i < resp->nheaders; i++) {
+        if (strcmp(resp->headers[i].name, "Cache-Control") == 0)
+            return;
+    }
+    http_response_header(resp, "Cache-Control", "no-store");
+}
+
 void agent_error(http_response *resp, int status, const char *code, const char *fmt, ...)
 {
     codec_api_error e = {.status_code = status};
@@ -33,6 +45,7 @@ void agent_error(http_response *resp, int status, const char *code, const char *
         snprintf(e.operation_id, sizeof e.operation_id, "op_0");
     http_response_set(resp, status, codec_api_error_encode(&e));
     http_response_header(resp, "Operation-Id", e.operation_id);
+    no_store(resp);
 }
 
 void agent_reply(http_response *resp, int status, char *json)
@@ -42,6 +55,7 @@ void agent_reply(http_response *resp, int status, char *json)
         return;
     }
     http_response_set(resp, status, json);
+    no_store(resp);
 }
 
 void agent_store_error(http_response *resp, const error_info *e)
@@ -66,6 +80,95 @@ void agent_layer_error(void *ctx, const http_request *req, int status, const cha
     agent_error(resp, status, code, "%s", msg);
 }
 
+/* ---- rate ---- */
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Refill `b` at `rate` per second up to `burst`, then take one token: 0 when
+ * taken, else the seconds until one is there (nothing taken). */
+static double bucket_take(agent_bucket *b, double rate, double burst, double now)
+{
+    b->tokens += (now - b->last) * rate;
+    if (b->tokens > burst)
+        b->tokens = burst;
+    b->last = now;
+    if (b->tokens >= 1.0) {
+        b->tokens -= 1.0;
+        return 0;
+    }
+    return (1.0 - b->tokens) / rate;
+}
+
+static size_t peer_hash(const char *s)
+{
+    size_t h = 5381;
+    for (; *s; s++)
+        h = h * 33 + (unsigned char)*s;
+    return h;
+}
+
+/* The peer's slot: its own, else a free one, else the one idle the longest among
+ * a few probed (a forgotten peer starts again with a full bucket). The table has a
+ * fixed size: no number of peers makes it grow. */
+static agent_rate_slot *rate_slot(agent *ag, const char *peer, double now)
+{
+    enum { PROBES = 8 };
+    size_t h = peer_hash(peer);
+    agent_rate_slot *victim = NULL;
+    for (size_t i = 0; i < PROBES; i++) {
+        agent_rate_slot *s = &ag->slots[(h + i) % AGENT_RATE_SLOTS];
+        if (strcmp(s->peer, peer) == 0)
+            return s;
+        if (!victim || (victim->peer[0] && (!s->peer[0] || s->bucket.last < victim->bucket.last)))
+            victim = s;
+    }
+    snprintf(victim->peer, sizeof victim->peer, "%s", peer);
+    victim->bucket = (agent_bucket){.tokens = 2.0 * ag->rate, .last = now};
+    return victim;
+}
+
+/* Token bucket: `rate` per second, a burst of twice that. 0 when the request may
+ * go on, else the whole seconds to wait. */
+static unsigned rate_wait(agent *ag, const char *peer)
+{
+    if (ag->rate == 0)
+        return 0;
+    double now = monotonic_s();
+    pthread_mutex_lock(&ag->rate_lock);
+    agent_rate_slot *s = rate_slot(ag, peer, now);
+    double wait = bucket_take(&s->bucket, ag->rate, 2.0 * ag->rate, now);
+    pthread_mutex_unlock(&ag->rate_lock);
+    return (unsigned)ceil(wait);
+}
+
+/* Lines about refusals: a burst of REFUSAL_LINES_BURST, then REFUSAL_LINES_PER_S.
+ * True when this one may be logged; *dropped then says how many were not since
+ * the last line. (Only lookups are audited without limit: they passed the gate.) */
+enum { REFUSAL_LINES_PER_S = 5, REFUSAL_LINES_BURST = 20 };
+
+static bool refusal_loggable(agent *ag, size_t *dropped)
+{
+    double now = monotonic_s();
+    pthread_mutex_lock(&ag->rate_lock);
+    agent_bucket *b = &ag->refusal_lines;
+    if (b->last == 0) /* the first refusal: a full burst */
+        *b = (agent_bucket){.tokens = REFUSAL_LINES_BURST, .last = now};
+    bool ok = bucket_take(b, REFUSAL_LINES_PER_S, REFUSAL_LINES_BURST, now) == 0;
+    if (ok) {
+        *dropped = ag->refusal_lines_dropped;
+        ag->refusal_lines_dropped = 0;
+    } else {
+        ag->refusal_lines_dropped++;
+    }
+    pthread_mutex_unlock(&ag->rate_lock);
+    return ok;
+}
+
 /* ---- refusals ---- */
 
 static bool refuse(agent_listener *l, const http_request *req, http_response *resp,
@@ -73,14 +176,19 @@ static bool refuse(agent_listener *l, const http_request *req, http_response *re
 {
     atomic_fetch_add(&l->ag->refused, 1);
     agent_error(resp, status, code, "%s", msg);
-    char peer[80], path[96];
+    size_t dropped = 0;
+    if (!refusal_loggable(l->ag, &dropped))
+        return false;
+    char peer[80], path[96], more[64] = "";
     if (l->tcp) /* not known to hold the key yet */
         snprintf(peer, sizeof peer, "tcp:%s", req->peer.addr);
     else
         agent_peer_name(req, peer, sizeof peer);
     agent_log_text(path, sizeof path, req->path);
-    if (status != 429) /* a flood of 429s would flood the log */
-        agent_log(l->ag, "refused peer=%s path=\"%s\" status=%d %s", peer, path, status, code);
+    if (dropped)
+        snprintf(more, sizeof more, " (%zu earlier refusals not logged)", dropped);
+    agent_log(l->ag, "refused peer=%s path=\"%s\" status=%d %s%s", peer, path, status, code,
+              more);
     return false;
 }
 
@@ -169,66 +277,6 @@ static bool uid_allowed(const agent *ag, long uid)
             return true;
     }
     return false;
-}
-
-/* ---- rate ---- */
-
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static size_t peer_hash(const char *s)
-{
-    size_t h = 5381;
-    for (; *s; s++)
-        h = h * 33 + (unsigned char)*s;
-    return h;
-}
-
-/* The peer's slot: its own, else a free one, else the one idle the longest among
- * a few probed (a forgotten peer starts again with a full bucket). */
-static agent_rate_slot *rate_slot(agent *ag, const char *peer, double now)
-{
-    enum { PROBES = 8 };
-    size_t h = peer_hash(peer);
-    agent_rate_slot *victim = NULL;
-    for (size_t i = 0; i < PROBES; i++) {
-        agent_rate_slot *s = &ag->slots[(h + i) % AGENT_RATE_SLOTS];
-        if (strcmp(s->peer, peer) == 0)
-            return s;
-        if (!victim || (victim->peer[0] && (!s->peer[0] || s->last < victim->last)))
-            victim = s;
-    }
-    snprintf(victim->peer, sizeof victim->peer, "%s", peer);
-    victim->tokens = 2.0 * ag->rate;
-    victim->last = now;
-    return victim;
-}
-
-/* Token bucket: `rate` per second, a burst of twice that. 0 when the request may
- * go on, else the seconds to wait. */
-static unsigned rate_wait(agent *ag, const char *peer)
-{
-    if (ag->rate == 0)
-        return 0;
-    double now = monotonic_s();
-    pthread_mutex_lock(&ag->rate_lock);
-    agent_rate_slot *s = rate_slot(ag, peer, now);
-    double burst = 2.0 * ag->rate;
-    s->tokens += (now - s->last) * ag->rate;
-    if (s->tokens > burst)
-        s->tokens = burst;
-    s->last = now;
-    unsigned wait = 0;
-    if (s->tokens >= 1.0)
-        s->tokens -= 1.0;
-    else
-        wait = (unsigned)ceil((1.0 - s->tokens) / ag->rate);
-    pthread_mutex_unlock(&ag->rate_lock);
-    return wait;
 }
 
 /* ---- the gate ---- */

@@ -37,10 +37,15 @@ typedef struct agent_listener {
     char base[AGENT_BASE_MAX];          /* prefix of the uris in mirror replies */
 } agent_listener;
 
+/* A token bucket: `tokens` left at monotonic second `last` (its last refill). */
+typedef struct agent_bucket {
+    double tokens;
+    double last;
+} agent_bucket;
+
 typedef struct agent_rate_slot {
     char peer[80];      /* agent_peer_name; "" when free */
-    double tokens;
-    double last;        /* monotonic seconds of the last refill */
+    agent_bucket bucket;
 } agent_rate_slot;
 
 struct agent {
@@ -71,8 +76,12 @@ struct agent {
     pthread_rwlock_t index_lock;
     policy_index *index;
 
+    /* Per-peer rate, and the lines about refusals (a bucket of their own: anyone
+     * who can connect can make refusals, and must not flood the log with them). */
     pthread_mutex_t rate_lock;
     agent_rate_slot slots[AGENT_RATE_SLOTS];
+    agent_bucket refusal_lines;
+    size_t refusal_lines_dropped;     /* refusals not logged since the last line */
 
     atomic_size_t requests, lookups, refused;
 };
@@ -88,9 +97,11 @@ store *agent_store_take(agent *ag, error_info *err);
 void agent_store_give(agent *ag, store *st, bool broken);
 
 /*
- * Decide `ip` for `policy_id` from an index at least as new as the cache's last
- * commit. ERROR_INVALID for a bad address (message without the text), ERROR_IO
- * when the index cannot be (re)built.
+ * Decide `ip` for `policy_id`. The index is rebuilt first when the cache changed
+ * since it was built; a check that arrives while another thread rebuilds is
+ * answered from the index in force until the new one is swapped in (a rebuild of
+ * a large cache must not stall every lookup). ERROR_INVALID for a bad address
+ * (message without the text), ERROR_IO when the index cannot be (re)built.
  */
 error_code agent_policy_check(agent *ag, const char *policy_id, const char *ip,
                               policy_decision *out, error_info *err);
@@ -116,11 +127,13 @@ void agent_layer_error(void *ctx, const http_request *req, int status, const cha
                        http_response *resp);
 
 /* An error reply in the remote API's shape ({"error_code","status_code","msg",
- * "details":{"operation_id"}} and an Operation-Id header). */
+ * "details":{"operation_id"}} and an Operation-Id header). Like every reply of
+ * the agent it carries Cache-Control: no-store. */
 void agent_error(http_response *resp, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* A 200 (or `status`) with a heap JSON body; NULL (out of memory): a 500. */
+/* A 200 (or `status`) with a heap JSON body (taken over), with Cache-Control:
+ * no-store; NULL (out of memory): a 500. */
 void agent_reply(http_response *resp, int status, char *json);
 
 /* A store failure: ERROR_NOT_FOUND 404, the rest 500 ("the cache cannot be read"). */

@@ -126,6 +126,17 @@ static bool gone(model_state s)
     return s == MODEL_STATE_DELETING || s == MODEL_STATE_REMOTE_DELETED;
 }
 
+/* Why a credential that exists has no token here (the 409's message). */
+static const char *not_held_reason(const char *canon, model_state state)
+{
+    if (state == MODEL_STATE_FAILED)
+        return "was refused by the remote when created, so it has no token (its error: "
+               "rampart creds get ID)";
+    if (validate_is_local_id(canon))
+        return "is not created remotely yet: its token arrives with the sync that creates it";
+    return "was created elsewhere or its token was lost: this machine does not hold its token";
+}
+
 /* The token of credential `id` (an id or a local alias) as the reply. */
 static void send_token(const lookup *lk, store *st, const char *id, http_response *resp)
 {
@@ -146,22 +157,29 @@ static void send_token(const lookup *lk, store *st, const char *id, http_respons
                     "longer handed out", canon, model_state_name(state));
         audit(lk, canon, "deleted");
     } else if (!token) {
-        if (validate_is_local_id(canon))
-            agent_error(resp, 409, "ERR_TOKEN_NOT_HELD", "credential %s is not created "
-                        "remotely yet: its token arrives with the sync that creates it", canon);
-        else
-            agent_error(resp, 409, "ERR_TOKEN_NOT_HELD", "credential %s was created elsewhere "
-                        "or its token was lost: this machine does not hold its token", canon);
+        agent_error(resp, 409, "ERR_TOKEN_NOT_HELD", "credential %s %s", canon,
+                    not_held_reason(canon, state));
         audit(lk, canon, "not_held");
     } else {
-        agent_reply(resp, 200, token_body(canon, token));
-        http_response_header(resp, "Cache-Control", "no-store");
+        agent_reply(resp, 200, token_body(canon, token)); /* Cache-Control: no-store */
         audit(lk, canon, resp->status == 200 ? "ok" : "error");
     }
     if (token) {
         model_wipe(token, strlen(token));
         free(token);
     }
+}
+
+/* A handle for the lookup, or NULL after replying (and auditing) the failure. */
+static store *lookup_store(const lookup *lk, http_response *resp)
+{
+    error_info e = {0};
+    store *st = agent_store_take(lk->ag, &e);
+    if (!st) {
+        agent_store_error(resp, &e);
+        audit(lk, NULL, "error");
+    }
+    return st;
 }
 
 static bool id_shape(const char *id)
@@ -181,13 +199,9 @@ static void token_by_id(void *ctx, const http_request *req, http_response *resp)
         audit(&lk, NULL, "not_found");
         return;
     }
-    error_info e = {0};
-    store *st = agent_store_take(l->ag, &e);
-    if (!st) {
-        agent_store_error(resp, &e);
-        audit(&lk, NULL, "error");
+    store *st = lookup_store(&lk, resp);
+    if (!st)
         return;
-    }
     send_token(&lk, st, id, resp);
     agent_store_give(l->ag, st, resp->status == 500);
 }
@@ -233,15 +247,12 @@ static void token_by_name(void *ctx, const http_request *req, http_response *res
         audit(&lk, NULL, "not_found");
         return;
     }
-    error_info e = {0};
-    store *st = agent_store_take(l->ag, &e);
-    if (!st) {
-        agent_store_error(resp, &e);
-        audit(&lk, NULL, "error");
+    store *st = lookup_store(&lk, resp);
+    if (!st)
         return;
-    }
     char ids[NAME_IDS_MAX][MODEL_ID_MAX + 1];
     size_t count = 0;
+    error_info e = {0};
     error_code rc = store_cred_find_by_name(st, name, ids, NAME_IDS_MAX, &count, &e);
     if (rc != ERROR_OK) {
         agent_store_error(resp, &e);

@@ -96,6 +96,17 @@ check "a deleted name: 404" is 404
 ureq "$S" "/v1/tokens/web%20agent"
 check "a percent-encoded name is decoded (no such one: 404)" sh -c '[ "$0" = 404 ] && grep -q "named \\\\\"web agent\\\\\"" "$1"' "$status" "$tmp/out"
 
+# Every reply says no-store, not only those holding a token.
+ureq "$S" /v1/tokens/nobody
+check "a 404 of a token route: no-store too" hdr_has '^Cache-Control: no-store$'
+ureq "$S" /credentials
+check "a mirror page: no-store" hdr_has '^Cache-Control: no-store$'
+# A credential the remote refused to create: said so, no token.
+sqlite3 "$DB" "UPDATE credentials SET state = 'failed' WHERE id = '$LATER'"
+ureq "$S" "/v1/credentials/$LATER/token"
+check "refused by the remote: 409 saying so" sh -c '[ "$0" = 409 ] && grep -q "refused by the remote" "$1"' "$status" "$tmp/out"
+sqlite3 "$DB" "UPDATE credentials SET state = 'new' WHERE id = '$LATER'"
+
 # ---- bad paths and methods ----
 for p in / /v1 /v1/credentials//token /v1/tokens/ /v1/credentials/x/token/more /healthz/ \
     /v1/../etc/passwd /nope; do
@@ -138,6 +149,13 @@ treq "$T" /v1/tokens/web -H 'X-Forwarded-For: 203.0.113.9'
 check "X-Forwarded-For: 403" sh -c '[ "$0" = 403 ] && grep -q "X-Forwarded-For" "$1" && ! grep -qF "$2" "$1"' "$status" "$tmp/out" "$T_WEB"
 treq "$T" /v1/tokens/web -H 'Forwarded: for=203.0.113.9'
 check "Forwarded: 403" is 403
+treq "$T" /v1/tokens/web -H 'X-Forwarded-Host: localhost'
+check "X-Forwarded-Host: 403" sh -c '[ "$0" = 403 ] && ! grep -qF "$1" "$2"' "$status" "$T_WEB" "$tmp/out"
+check "  a refusal says no-store too" hdr_has '^Cache-Control: no-store$'
+treq "$T" /v1/tokens/web -H 'Host:'
+check "no Host header at all: refused, no token" sh -c '{ [ "$0" = 403 ] || [ "$0" = 400 ]; } && ! grep -qF "$1" "$2"' "$status" "$T_WEB" "$tmp/out"
+treq "$T" /v1/tokens/web -H 'Host: 127.0.0.1:99999999'
+check "Host with a port that is no port: 403" is 403
 treq "$T" /v1/tokens/web -H 'Origin: http://evil.example'
 check "Origin: 403" error_is ERR_FORBIDDEN 403
 treq "$T" /v1/tokens/web -H 'Sec-Fetch-Site: cross-site'
@@ -258,6 +276,78 @@ check "rate 1/s (burst 2): 200 200 429 429" [ "$codes" = " 200 200 429 429" ]
 check "429: ERR_RATE_LIMITED with Retry-After" sh -c 'grep -q "ERR_RATE_LIMITED" "$0" && tr -d "\r" <"$1" | grep -q "^Retry-After: [1-9]"' "$tmp/out" "$tmp/hdr"
 stop_agent r
 
+# ---- a flood of refusals does not flood the log ----
+start_agent f --listen "unix:$tmp/run/f.sock" --rate 0
+urls=$(i=0; while [ $i -lt 300 ]; do printf 'http://localhost/v1/tokens/web '; i=$((i + 1)); done)
+# One curl, one connection, 300 refused requests.
+curl -sS --max-time 60 --unix-socket "$sock" -H 'X-Forwarded-For: 203.0.113.9' \
+    -w '\n%{http_code}\n' $urls >"$tmp/flood.out" 2>"$tmp/err"
+check "300 relayed requests: 300 refusals" [ "$(grep -cx 403 "$tmp/flood.out")" = 300 ]
+logged=$(grep -c 'refused peer=uid:' "$tmp/f.log")
+check "  at most a burst of them logged ($logged lines)" sh -c '[ "$0" -ge 20 ] && [ "$0" -lt 300 ]' "$logged"
+# Once the burst refills, the next refusal logged says how many were left out.
+sent=300
+i=0
+while ! grep -q 'earlier refusals not logged' "$tmp/f.log" && [ $i -lt 40 ]; do
+    ureq "$sock" /v1/tokens/web -H 'Origin: null'
+    sent=$((sent + 1))
+    sleep 0.25
+    i=$((i + 1))
+done
+logged=$(grep -c 'refused peer=uid:' "$tmp/f.log")
+dropped=$(sed -n 's/.*(\([0-9]*\) earlier refusals not logged)$/\1/p' "$tmp/f.log" | awk '{ n += $1 } END { print n + 0 }')
+check "  every refusal is a line or counted in one ($logged + $dropped = $sent)" [ $((logged + dropped)) = "$sent" ]
+stop_agent f
+check "  and the counters count them all" grep -q "[0-9]* token lookups, $sent refused" "$tmp/f.log"
+
+# ---- another user, for real (as root: curl runs as nobody) ----
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+    nuid=$(id -u nobody)
+    # nreq SOCKET PATH: GET as nobody; body in $tmp/out, status in $status.
+    nreq() {
+        setpriv --reuid="$nuid" --regid="$(id -g nobody)" --clear-groups \
+            curl -sS --max-time 10 -w '\n%{http_code}' --unix-socket "$1" "http://localhost$2" \
+            >"$tmp/nreq.raw" 2>"$tmp/err"
+        status=$(tail -n 1 "$tmp/nreq.raw")
+        sed '$d' "$tmp/nreq.raw" >"$tmp/out"
+    }
+    chmod 711 "$tmp"
+    mkdir -p "$tmp/peers" && chmod 700 "$tmp/peers"
+    start_agent o --listen "unix:$tmp/peers/o.sock"
+    nreq "$sock" /v1/tokens/web
+    check "nobody, socket 0600 in a 0700 directory: cannot even connect" is 000
+    chmod 666 "$sock"
+    nreq "$sock" /v1/tokens/web
+    check "  the 0700 directory alone keeps it out" is 000
+    chmod 711 "$tmp/peers"
+    nreq "$sock" /v1/tokens/web
+    check "  let through the modes: SO_PEERCRED says uid $nuid, 403" sh -c '[ "$0" = 403 ] && grep -q "uid $1 may not ask" "$2" && ! grep -qF "$3" "$2"' \
+        "$status" "$nuid" "$tmp/out" "$T_WEB"
+    nreq "$sock" "/v1/credentials/$WEB/token"
+    check "  by id too: 403, no token" sh -c '[ "$0" = 403 ] && ! grep -qF "$1" "$2"' "$status" "$T_WEB" "$tmp/out"
+    nreq "$sock" /credentials
+    check "  nor the mirror: 403" is 403
+    nreq "$sock" /healthz
+    check "  /healthz answers it" is 200
+    check "  refusals logged with its uid" grep -q "refused peer=uid:$nuid path=\"/v1/tokens/web\" status=403" "$tmp/o.log"
+    stop_agent o
+    start_agent o2 --listen "unix:$tmp/peers/o.sock" --allow-uid "$nuid"
+    chmod 666 "$sock"
+    nreq "$sock" /v1/tokens/web
+    check "--allow-uid $nuid: nobody gets the token" sh -c '[ "$0" = 200 ] && grep -qF "$1" "$2"' "$status" "$T_WEB" "$tmp/out"
+    ureq "$sock" /v1/tokens/web
+    check "  and the owner, not listed, does not" is 403
+    check "  audit names uid $nuid" grep -q "token peer=uid:$nuid by=name name=\"web\" cred=$WEB result=ok" "$tmp/o2.log"
+    stop_agent o2
+    chmod 700 "$tmp/peers" "$tmp"
+    cp "$KEY" "$tmp/keys/theirs.key"
+    chown nobody "$tmp/keys/theirs.key"
+    run agent --listen tcp:127.0.0.1:0 --key-file "$tmp/keys/theirs.key"
+    check "a key file of another user: exit 2" refused 2 'belongs to another user'
+else
+    echo "ok - another user: skipped (needs root and setpriv to run a client as nobody)"
+fi
+
 # ---- default socket, refusals at start ----
 export XDG_RUNTIME_DIR="$tmp/xdg"
 start_agent d
@@ -268,8 +358,9 @@ check "  answers" is 200
 stop_agent d
 check "  no key file made without TCP" [ ! -e "$XDG_CONFIG_HOME/rampart/agent.key" ]
 
-run agent --listen tcp:0.0.0.0:0
+run agent --listen tcp:0.0.0.0:0 --key-file "$tmp/keys/never.key"
 check "non-loopback TCP: exit 2, says loopback" refused 2 'not a loopback address'
+check "  and makes no key file" [ ! -e "$tmp/keys/never.key" ]
 run agent --listen tcp:192.168.1.10:8080
 check "a LAN address: exit 2" refused 2 'loopback'
 run agent --listen tcp:[::]:0

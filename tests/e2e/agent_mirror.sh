@@ -192,6 +192,14 @@ run rules create --cidr 10.2.0.0/16 --policy "$Q" --action deny
 decide 10.2.3.4 false 10.2.0.0/16
 treq "$T" "/v1/ip_policies/$Q/check?ip=10.2.3.4"
 check "checks over TCP too" sh -c '[ "$0" = 200 ] && grep -q "\"allowed\":false" "$1"' "$status" "$tmp/out"
+# A cached rule the index cannot take (host bits set, written behind rampart's
+# back): no decision at all (it may be a deny rule), a 500 and not the caller's 400.
+BAD=ipr_2VhYfCwqPkX0n4sF5nYfW3eJbad
+sqlite3 "$DB" "INSERT INTO rules (id, cidr, policy_id, action, state) VALUES ('$BAD', '10.9.9.9/8', '$Q', 'deny', 'synced')"
+ureq "$S" "/v1/ip_policies/$Q/check?ip=10.2.3.4"
+check "a rule the index refuses: 500 ERR_INTERNAL naming it" sh -c '[ "$0" = 500 ] && grep -q "\"error_code\":\"ERR_INTERNAL\"" "$1" && grep -q "$2" "$1"' "$status" "$tmp/out" "$BAD"
+sqlite3 "$DB" "DELETE FROM rules WHERE id = '$BAD'"
+decide 10.2.3.4 false 10.2.0.0/16
 
 stop_agent m
 check "stopped cleanly" status_is 0

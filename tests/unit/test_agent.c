@@ -8,6 +8,8 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +175,109 @@ static void refuses_other_uids(void **state)
     assert_non_null(strstr(f->log, "refused peer=uid:"));
 }
 
+/* ---- the policy index swapped while checks run ---- */
+
+#define POLICY "ipp_2AgentUnitTestPolicy00000001"
+
+typedef struct reader {
+    const char *sock;
+    atomic_bool *writing;
+    int ok, bad;
+} reader;
+
+/* One check over its own connection; no cmocka asserts off the main thread. */
+static bool check_once(const char *sock, const char *ip)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", sock);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    char buf[2048];
+    int n = snprintf(buf, sizeof buf, "GET /v1/ip_policies/" POLICY "/check?ip=%s HTTP/1.1\r\n"
+                     "Host: localhost\r\nConnection: close\r\n\r\n", ip);
+    bool sent = write(fd, buf, (size_t)n) == n;
+    size_t got = 0;
+    ssize_t r;
+    while (sent && got + 1 < sizeof buf && (r = read(fd, buf + got, sizeof buf - 1 - got)) > 0)
+        got += (size_t)r;
+    buf[got] = '\0';
+    close(fd);
+    return strstr(buf, "HTTP/1.1 200") && strstr(buf, "\"allowed\":");
+}
+
+static void *read_checks(void *arg)
+{
+    reader *r = arg;
+    /* Until the writer is done, and a few after. */
+    for (int after = 0; after < 20; after += !atomic_load(r->writing)) {
+        if (check_once(r->sock, "10.0.5.1"))
+            r->ok++;
+        else
+            r->bad++;
+    }
+    return NULL;
+}
+
+static void add_rule(store *st, const char *cidr, model_action action)
+{
+    model_rule r = {0};
+    snprintf(r.cidr, sizeof r.cidr, "%s", cidr);
+    snprintf(r.policy_id, sizeof r.policy_id, "%s", POLICY);
+    r.action = action;
+    r.state = MODEL_STATE_NEW;
+    error_info err;
+    assert_int_equal(store_rule_insert(st, &r, &err), ERROR_OK);
+}
+
+/* Readers hammer the check route while a writer commits rule after rule: every
+ * commit makes the next check rebuild and swap the index under the others (under
+ * SAN=1, a reader still walking a freed index would be reported). The last
+ * commit decides. */
+static void index_swaps_under_readers(void **state)
+{
+    fixture *f = *state;
+    agent_options o = options(f);
+    o.rate_per_s = AGENT_RATE_UNLIMITED;
+    agent *ag;
+    assert_int_equal(agent_start(&o, &ag, NULL), ERROR_OK);
+    store *st;
+    error_info err;
+    assert_int_equal(store_open(f->db, 0, &st, &err), ERROR_OK);
+    enum { READERS = 4 };
+    pthread_t th[READERS];
+    reader rd[READERS];
+    atomic_bool writing = true;
+    for (int i = 0; i < READERS; i++) {
+        rd[i] = (reader){.sock = f->sock, .writing = &writing};
+        assert_int_equal(pthread_create(&th[i], NULL, read_checks, &rd[i]), 0);
+    }
+    for (int i = 0; i < 80; i++) {
+        char cidr[32];
+        snprintf(cidr, sizeof cidr, "10.%d.%d.0/24", 1 + i / 256, i % 256);
+        add_rule(st, cidr, MODEL_ACTION_ALLOW);
+    }
+    add_rule(st, "10.0.0.0/8", MODEL_ACTION_ALLOW);
+    atomic_store(&writing, false);
+    for (int i = 0; i < READERS; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(rd[i].bad, 0);
+        assert_true(rd[i].ok >= 20);
+    }
+    char reply[4096];
+    get(f->sock, "/v1/ip_policies/" POLICY "/check?ip=10.0.5.1", reply, sizeof reply);
+    assert_non_null(strstr(reply, "\"allowed\":true"));
+    add_rule(st, "10.0.5.0/24", MODEL_ACTION_DENY);
+    get(f->sock, "/v1/ip_policies/" POLICY "/check?ip=10.0.5.1", reply, sizeof reply);
+    assert_non_null(strstr(reply, "\"allowed\":false"));
+    assert_non_null(strstr(reply, "\"cidr\":\"10.0.5.0/24\""));
+    store_close(st);
+    agent_stop(ag);
+}
+
 static void start_refusals(void **state)
 {
     fixture *f = *state;
@@ -289,6 +394,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(serves_counts_and_stops, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_other_uids, setup, teardown),
+        cmocka_unit_test_setup_teardown(index_swaps_under_readers, setup, teardown),
         cmocka_unit_test_setup_teardown(start_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(key_file, setup, teardown),
         cmocka_unit_test(default_paths),
