@@ -17,6 +17,7 @@
 #ifndef RAMPART_CLI_H
 #define RAMPART_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -191,5 +192,24 @@ void cli_put_json_string(FILE *out, const char *s);
 /* Label/value line of a detail view ("cidr         10.0.0.0/8"); skipped when
  * the value is empty. */
 void cli_put_field(cli_ctx *ctx, const char *label, const char *value);
+
+/* ---- long-running servers (serve-api, agent): src/cli/serving.c ---- */
+
+/*
+ * Block SIGINT and SIGTERM (the previous mask goes to *old) and ignore SIGPIPE.
+ * Call before a server starts its threads: they inherit the mask, so the signal
+ * reaches cli_serving_wait instead of killing a thread mid-reply.
+ */
+void cli_serving_block(sigset_t *stop, sigset_t *old);
+
+/* Wait for SIGINT or SIGTERM; returns which. */
+int cli_serving_wait(const sigset_t *stop);
+
+/*
+ * --ready-file: write `text` to `file` through a 0600 temporary file renamed into
+ * place, so a test polling for the file never reads half of it. Prints the reason
+ * and returns false on failure.
+ */
+bool cli_write_ready(cli_ctx *ctx, const char *file, const char *text);
 
 #endif

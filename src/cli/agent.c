@@ -68,22 +68,14 @@ static void log_line(void *c, const char *line)
 }
 
 /* Write the addresses to FILE in one rename, so a poller never reads half. */
+/* The ready file lists every listener, one per line. */
 static bool write_ready(cli_ctx *ctx, const char *file, const agent *ag)
 {
-    char tmp[PATH_MAX_LEN + 64];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    bool ok = f != NULL;
-    for (size_t i = 0; ok && agent_address(ag, i); i++)
-        ok = fprintf(f, "%s\n", agent_address(ag, i)) > 0;
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (ok && rename(tmp, file) == 0)
-        return true;
-    fprintf(ctx->err, "%s: --ready-file: cannot write %s: %s\n", ctx->program, file,
-            strerror(errno));
-    unlink(tmp);
-    return false;
+    char text[AGENT_LISTEN_MAX * (PATH_MAX_LEN + 8)] = "";
+    size_t used = 0;
+    for (size_t i = 0; agent_address(ag, i) && used < sizeof text; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s\n", agent_address(ag, i));
+    return cli_write_ready(ctx, file, text);
 }
 
 /* A whole number in 0..max (digits only). */
@@ -150,13 +142,7 @@ static bool build_options(cli_ctx *ctx, const char *path, const agent_flags *f,
 static int serve(cli_ctx *ctx, const agent_options *o, const char *ready_file)
 {
     sigset_t stop, old;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    /* Blocked before the server's threads exist, so they inherit the mask and the
-     * signal reaches sigwait below. */
-    pthread_sigmask(SIG_BLOCK, &stop, &old);
-    signal(SIGPIPE, SIG_IGN);
+    cli_serving_block(&stop, &old);
     agent *ag;
     error_info e = {0};
     if (agent_start(o, &ag, &e) != ERROR_OK) {
@@ -166,9 +152,7 @@ static int serve(cli_ctx *ctx, const agent_options *o, const char *ready_file)
     int rc = CLI_EXIT_OK;
     if (ready_file && !write_ready(ctx, ready_file, ag))
         rc = CLI_EXIT_FAILURE;
-    int sig = 0;
-    if (rc == CLI_EXIT_OK)
-        sigwait(&stop, &sig);
+    int sig = rc == CLI_EXIT_OK ? cli_serving_wait(&stop) : 0;
     agent_stats st;
     agent_stats_get(ag, &st);
     agent_stop(ag);

@@ -156,23 +156,6 @@ static void log_line(void *ctx, const char *method, const char *rpath, int statu
 }
 
 /* Write ADDR to FILE in one rename, so a poller never reads half of it. */
-static bool write_ready(cli_ctx *ctx, const char *file, const char *address)
-{
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    size_t len = strlen(address);
-    bool ok = fd >= 0 && write(fd, address, len) == (ssize_t)len;
-    if (fd >= 0 && close(fd) != 0)
-        ok = false;
-    if (ok && rename(tmp, file) == 0)
-        return true;
-    fprintf(ctx->err, "%s: --ready-file: cannot write %s: %s\n", ctx->program, file,
-            strerror(errno));
-    unlink(tmp);
-    return false;
-}
-
 typedef struct serve_opts {
     const char *listen, *key_file, *version_header, *base_url, *faults, *ready_file;
     const char *rate_limit;
@@ -188,13 +171,7 @@ static int run_server(cli_ctx *ctx, const serve_opts *o, const char *key)
         .rate_limit = o->rate_limit ? atoi(o->rate_limit) : 0,
     };
     sigset_t stop, old;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    /* Blocked before the server's threads exist, so they inherit the mask and the
-     * signal reaches sigwait below. */
-    pthread_sigmask(SIG_BLOCK, &stop, &old);
-    signal(SIGPIPE, SIG_IGN);
+    cli_serving_block(&stop, &old);
     emulator *em;
     error_info e = {0};
     if (emulator_start(&cfg, &em, &e) != ERROR_OK) {
@@ -205,11 +182,9 @@ static int run_server(cli_ctx *ctx, const serve_opts *o, const char *key)
             emulator_is_unix(em) ? "unix:" : "tcp:", emulator_address(em),
             emulator_base_url(em), o->faults ? ", faults " : "", o->faults ? o->faults : "");
     int rc = CLI_EXIT_OK;
-    if (o->ready_file && !write_ready(ctx, o->ready_file, emulator_address(em)))
+    if (o->ready_file && !cli_write_ready(ctx, o->ready_file, emulator_address(em)))
         rc = CLI_EXIT_FAILURE;
-    int sig = 0;
-    if (rc == CLI_EXIT_OK)
-        sigwait(&stop, &sig);
+    int sig = rc == CLI_EXIT_OK ? cli_serving_wait(&stop) : 0;
     emulator_stop(em);
     if (o->ready_file && rc == CLI_EXIT_OK)
         unlink(o->ready_file);

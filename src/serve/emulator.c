@@ -11,6 +11,7 @@
 
 #include "rampart/codec.h"
 #include "rampart/validate.h"
+#include "rampart/serve_list.h"
 
 enum { KEY_MAX = 4096 };
 
@@ -59,14 +60,12 @@ void emu_store_error(http_response *resp, const error_info *e)
 
 void emu_rule_uris(const emulator *em, model_rule *rule)
 {
-    snprintf(rule->uri, sizeof rule->uri, "%s/ip_policy_rules/%s", em->base_url, rule->id);
-    snprintf(rule->policy_uri, sizeof rule->policy_uri, "%s/ip_policies/%s", em->base_url,
-             rule->policy_id);
+    serve_list_rule_uris(em->base_url, rule);
 }
 
 void emu_cred_uri(const emulator *em, model_cred *cred)
 {
-    snprintf(cred->uri, sizeof cred->uri, "%s/credentials/%s", em->base_url, cred->id);
+    serve_list_cred_uri(em->base_url, cred);
 }
 
 /* ---- the gate: 401 before anything else, then the version header ---- */

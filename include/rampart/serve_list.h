@@ -1,0 +1,53 @@
+/*
+ * serve_list: list pages in the remote API's shape, shared by the reference server
+ * (serve-api) and the agent's read-only mirror, so both answer a client written
+ * for the remote API the same way.
+ *
+ * Contract:
+ * - Query: `limit` 1..100 (default 100) and `before_id` (an id of the collection's
+ *   prefix); anything else, a repeat, a value holding a NUL or too many arguments
+ *   is refused with the message a 400 ERR_INVALID_QUERY carries. Messages never
+ *   quote a value; a parameter name is cut to 40 bytes with controls as '?'.
+ * - Pages are newest first: the store pages ascending, so a page is read BACKWARD
+ *   from the cursor with one row more than asked; that row, when it comes, proves
+ *   a next page and is not sent. next_page_uri repeats the limit asked for.
+ * - Uris are `base` + "/ip_policy_rules/ID" (and "/ip_policies/POLICY"), or
+ *   "/credentials/ID"; `base` "" gives path-only uris (a unix socket has no host).
+ * - Bodies are heap strings the caller hands to http_response_set. Credentials are
+ *   encoded with a null token (store pages never fill one).
+ */
+#ifndef RAMPART_SERVE_LIST_H
+#define RAMPART_SERVE_LIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+#include "rampart/http.h"
+#include "rampart/model.h"
+#include "rampart/store.h"
+
+enum { SERVE_LIST_LIMIT_MAX = 100 };
+
+typedef struct serve_list_query {
+    size_t limit;
+    const char *before_id; /* NULL: from the newest; borrowed from the request */
+} serve_list_query;
+
+/* Parse the request's query for a collection whose ids start with `prefix_`.
+ * False with the 400's message in `why` when it is not acceptable. */
+bool serve_list_parse(const http_request *req, const char *prefix, serve_list_query *q,
+                      char *why, size_t why_size);
+
+/* Fill a row's uris as served from `base`. */
+void serve_list_rule_uris(const char *base, model_rule *rule);
+void serve_list_cred_uri(const char *base, model_cred *cred);
+
+/* One page of rows in `states` (0: all) as the body of a list reply, into *body.
+ * Store errors are returned as the store gave them; ERROR_NOMEM. */
+error_code serve_list_rules(store *st, const serve_list_query *q, unsigned states,
+                            const char *base, char **body, error_info *err);
+error_code serve_list_creds(store *st, const serve_list_query *q, unsigned states,
+                            const char *base, char **body, error_info *err);
+
+#endif
