@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "rampart/codec.h"
+#include "rampart/serve_reply.h"
 #include "rampart/ids.h"
 
 /* ---- replies ---- */
@@ -34,17 +35,10 @@ static void no_store(http_response *resp)
 
 void agent_error(http_response *resp, int status, const char *code, const char *fmt, ...)
 {
-    codec_api_error e = {.status_code = status};
-    snprintf(e.error_code, sizeof e.error_code, "%s", code);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+    serve_error(resp, status, code, fmt, ap);
     va_end(ap);
-    memcpy(e.operation_id, "op_", 3);
-    if (ids_random_base62(e.operation_id + 3, IDS_BODY_LEN, NULL) != ERROR_OK)
-        snprintf(e.operation_id, sizeof e.operation_id, "op_0");
-    http_response_set(resp, status, codec_api_error_encode(&e));
-    http_response_header(resp, "Operation-Id", e.operation_id);
     no_store(resp);
 }
 
@@ -248,28 +242,6 @@ static bool loopback_host(const char *host)
     return loopback_v4(host, name);
 }
 
-/* Constant time in the key's bytes: the loop never stops at the first mismatch. */
-static bool key_matches(const agent *ag, const char *given, size_t glen)
-{
-    unsigned diff = glen != ag->key_len;
-    for (size_t i = 0; i < ag->key_len; i++)
-        diff |= (unsigned char)ag->key[i] ^ (unsigned char)(i < glen ? given[i] : 0);
-    return diff == 0;
-}
-
-static bool authorized(const agent *ag, const char *header)
-{
-    if (!header || !ag->key || strncasecmp(header, "Bearer ", 7) != 0)
-        return false;
-    const char *key = header + 7;
-    while (*key == ' ')
-        key++;
-    size_t len = strlen(key);
-    while (len > 0 && key[len - 1] == ' ')
-        len--;
-    return key_matches(ag, key, len);
-}
-
 static bool uid_allowed(const agent *ag, long uid)
 {
     for (size_t i = 0; i < ag->nuids; i++) {
@@ -301,7 +273,7 @@ bool agent_gate(void *ctx, const http_request *req, http_response *resp)
         if (!loopback_host(http_request_header(req, "Host")))
             return refuse(l, req, resp, 403, "ERR_FORBIDDEN", "the Host header must name "
                           "this machine's loopback (localhost, 127.0.0.1 or [::1])");
-        if (!authorized(ag, http_request_header(req, "Authorization"))) {
+        if (!serve_bearer_ok(http_request_header(req, "Authorization"), ag->key, ag->key_len)) {
             http_response_header(resp, "WWW-Authenticate", "Bearer");
             return refuse(l, req, resp, 401, "ERR_UNAUTHORIZED", "missing or wrong key: send "
                           "Authorization: Bearer <the agent's key file>");

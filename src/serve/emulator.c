@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <strings.h>
 
 #include "rampart/codec.h"
 #include "rampart/validate.h"
 #include "rampart/serve_list.h"
+#include "rampart/serve_reply.h"
 
 enum { KEY_MAX = 4096 };
 
@@ -19,18 +19,10 @@ enum { KEY_MAX = 4096 };
 
 void emu_error(http_response *resp, int status, const char *code, const char *fmt, ...)
 {
-    codec_api_error e = {.status_code = status};
-    snprintf(e.error_code, sizeof e.error_code, "%s", code);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+    serve_error(resp, status, code, fmt, ap);
     va_end(ap);
-    /* Operation ids need not sort: plain random ones keep this path lock-free. */
-    memcpy(e.operation_id, "op_", 3);
-    if (ids_random_base62(e.operation_id + 3, IDS_BODY_LEN, NULL) != ERROR_OK)
-        snprintf(e.operation_id, sizeof e.operation_id, "op_0");
-    http_response_set(resp, status, codec_api_error_encode(&e));
-    http_response_header(resp, "Operation-Id", e.operation_id);
 }
 
 void emu_reply(http_response *resp, int status, char *json)
@@ -70,32 +62,10 @@ void emu_cred_uri(const emulator *em, model_cred *cred)
 
 /* ---- the gate: 401 before anything else, then the version header ---- */
 
-/* Constant time in the key's bytes: the loop never stops at the first mismatch. */
-static bool key_matches(const emulator *em, const char *given, size_t glen)
-{
-    unsigned diff = glen != em->key_len;
-    for (size_t i = 0; i < em->key_len; i++)
-        diff |= (unsigned char)em->api_key[i] ^ (unsigned char)(i < glen ? given[i] : 0);
-    return diff == 0;
-}
-
-static bool authorized(const emulator *em, const char *header)
-{
-    if (!header || strncasecmp(header, "Bearer ", 7) != 0)
-        return false;
-    const char *key = header + 7;
-    while (*key == ' ')
-        key++;
-    size_t len = strlen(key);
-    while (len > 0 && key[len - 1] == ' ')
-        len--;
-    return key_matches(em, key, len);
-}
-
 static bool gate(void *ctx, const http_request *req, http_response *resp)
 {
     emulator *em = ctx;
-    if (!authorized(em, http_request_header(req, "Authorization"))) {
+    if (!serve_bearer_ok(http_request_header(req, "Authorization"), em->api_key, em->key_len)) {
         emu_error(resp, 401, "ERR_UNAUTHORIZED",
                   "missing or invalid API key: send Authorization: Bearer <API key>");
         http_response_header(resp, "WWW-Authenticate", "Bearer");
