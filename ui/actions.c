@@ -25,11 +25,14 @@ static bool refused_readonly(ui_app *app, const char *what)
 
 /* ---- the rows an action is about ----------------------------------------------- */
 
+struct row_action;
+
 typedef struct targets {
     ui_kind kind;
     bool marked;   /* the marked rows, not the cursor's */
     size_t count;
     char (*ids)[MODEL_ID_MAX + 1];
+    const struct row_action *action; /* what runs on them (NULL: reveal) */
 } targets;
 
 static void targets_free(void *p)
@@ -152,29 +155,10 @@ static void ask(ui_app *app, targets *t, const char *verb, const char *yes_label
 
 /* ---- applying an action to every target ------------------------------------------ */
 
+/* store_rule_delete's shape: delete and discard are such; retry is wrapped. */
 typedef error_code (*row_op)(store *st, const char *id, store_delete_result *res,
                              error_info *err);
 
-static error_code rule_delete(store *st, const char *id, store_delete_result *res,
-                              error_info *err)
-{
-    return store_rule_delete(st, id, res, err);
-}
-static error_code cred_delete(store *st, const char *id, store_delete_result *res,
-                              error_info *err)
-{
-    return store_cred_delete(st, id, res, err);
-}
-static error_code rule_discard(store *st, const char *id, store_delete_result *res,
-                               error_info *err)
-{
-    return store_rule_discard(st, id, res, err);
-}
-static error_code cred_discard(store *st, const char *id, store_delete_result *res,
-                               error_info *err)
-{
-    return store_cred_discard(st, id, res, err);
-}
 static error_code rule_retry(store *st, const char *id, store_delete_result *res,
                              error_info *err)
 {
@@ -235,28 +219,72 @@ static void report(ui_app *app, const char *done, const tally *r, const char *wh
     ui_app_status(app, r->failed > 0, "%s%s%s", done, what, refused);
 }
 
-static void do_delete(ui_app *app, void *ctx)
+static void say_delete(const tally *r, char *what, size_t size)
 {
-    const targets *t = ctx;
-    static const row_op ops[2] = {rule_delete, cred_delete};
-    tally r;
-    apply(app, t, ops, &r);
-    char what[160];
-    snprintf(what, sizeof what, "%zu removed now, %zu marked for the next sync%s", r.removed,
-             r.marked + r.already, r.already ? " (some already were)" : "");
-    report(app, "deleted: ", &r, what);
+    snprintf(what, size, "%zu removed now, %zu marked for the next sync%s", r->removed,
+             r->marked + r->already, r->already ? " (some already were)" : "");
 }
 
-static void do_discard(ui_app *app, void *ctx)
+static void say_discard(const tally *r, char *what, size_t size)
+{
+    snprintf(what, size, "%zu removed%s", r->removed,
+             r->marked ? ", orphaned credentials deleted remotely by the next sync" : "");
+}
+
+static void say_retry(const tally *r, char *what, size_t size)
+{
+    snprintf(what, size, "%zu queued for the next sync ('s' syncs)", r->marked);
+}
+
+/* What 'd', 'x' and 'r' do to the marked rows (or the cursor's). */
+typedef struct row_action {
+    const char *gerund;   /* "deleting": the read-only refusal names it */
+    const char *verb;     /* "delete": "nothing to delete here" */
+    const char *question; /* "Delete": the question's verb and yes button; NULL: none */
+    const char *note;     /* the question's last line */
+    const char *done;     /* "deleted: ": the status line's start */
+    row_op ops[2];        /* for a rule, for a credential */
+    void (*say)(const tally *r, char *what, size_t size);
+} row_action;
+
+static const row_action delete_action = {
+    "deleting", "delete", "Delete", "Never-synced rows go now; synced ones with the next sync.",
+    "deleted: ", {store_rule_delete, store_cred_delete}, say_delete,
+};
+static const row_action discard_action = {
+    "discarding", "discard", "Discard",
+    "Failed or remotely deleted rows are dropped here and not sent again.", "discarded: ",
+    {store_rule_discard, store_cred_discard}, say_discard,
+};
+static const row_action retry_action = {
+    "retrying", "retry", NULL, NULL, "retry: ", {rule_retry, cred_retry}, say_retry,
+};
+
+static void run_action(ui_app *app, void *ctx)
 {
     const targets *t = ctx;
-    static const row_op ops[2] = {rule_discard, cred_discard};
     tally r;
-    apply(app, t, ops, &r);
+    apply(app, t, t->action->ops, &r);
     char what[160];
-    snprintf(what, sizeof what, "%zu removed%s", r.removed,
-             r.marked ? ", orphaned credentials deleted remotely by the next sync" : "");
-    report(app, "discarded: ", &r, what);
+    t->action->say(&r, what, sizeof what);
+    report(app, t->action->done, &r, what);
+}
+
+/* Refused when read-only; asks first when the action has a question. */
+static void start_action(ui_app *app, const row_action *a)
+{
+    if (refused_readonly(app, a->gerund))
+        return;
+    targets *t = collect(app, a->verb);
+    if (!t)
+        return;
+    t->action = a;
+    if (a->question) {
+        ask(app, t, a->question, a->question, a->note, run_action);
+        return;
+    }
+    run_action(app, t);
+    targets_free(t);
 }
 
 /* ---- the actions ------------------------------------------------------------------ */
@@ -270,43 +298,11 @@ void ui_action_create(ui_app *app, ui_kind kind)
         ui_app_status(app, true, "create: %s", e.msg);
 }
 
-void ui_action_delete(ui_app *app)
-{
-    if (refused_readonly(app, "deleting"))
-        return;
-    targets *t = collect(app, "delete");
-    if (t)
-        ask(app, t, "Delete", "Delete",
-            "Never-synced rows go now; synced ones with the next sync.",
-            do_delete);
-}
+void ui_action_delete(ui_app *app) { start_action(app, &delete_action); }
 
-void ui_action_discard(ui_app *app)
-{
-    if (refused_readonly(app, "discarding"))
-        return;
-    targets *t = collect(app, "discard");
-    if (t)
-        ask(app, t, "Discard", "Discard",
-            "Failed or remotely deleted rows are dropped here and not sent again.",
-            do_discard);
-}
+void ui_action_discard(ui_app *app) { start_action(app, &discard_action); }
 
-void ui_action_retry(ui_app *app)
-{
-    if (refused_readonly(app, "retrying"))
-        return;
-    targets *t = collect(app, "retry");
-    if (!t)
-        return;
-    static const row_op ops[2] = {rule_retry, cred_retry};
-    tally r;
-    apply(app, t, ops, &r);
-    char what[96];
-    snprintf(what, sizeof what, "%zu queued for the next sync ('s' syncs)", r.marked);
-    report(app, "retry: ", &r, what);
-    targets_free(t);
-}
+void ui_action_retry(ui_app *app) { start_action(app, &retry_action); }
 
 static void do_reveal(ui_app *app, void *ctx)
 {

@@ -83,6 +83,7 @@ void ui_app_free(ui_app *app)
     if (!app)
         return;
     ui_app_close_all(app);
+    ui_app_prompt_close(app);
     /* The worker posts into this app until it is joined. */
     ui_sync_free(app->sync);
     app->sync = NULL;

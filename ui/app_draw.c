@@ -116,6 +116,19 @@ void ui_app_draw_header(ui_app *app)
     draw_position_row(app, &app->canvas);
 }
 
+/* The row under the cursor needs attention (failed, orphaned…): its reason in
+ * place of the key hints, so it shows without opening the details. */
+static bool draw_note(ui_app *app, ui_canvas *c, int y)
+{
+    const ui_table_row *row = ui_table_current(&ui_app_view(app)->table);
+    if (!row || !row->note[0])
+        return false;
+    char msg[UI_TABLE_CELL_MAX + 4];
+    snprintf(msg, sizeof msg, " ! %s", row->note); /* whole in the details (Enter) */
+    ui_canvas_text(c, y, 0, -1, msg, (ui_style){UI_ATTR_BOLD, UI_COLOR_ERROR}, true);
+    return true;
+}
+
 static void draw_hints(ui_app *app, ui_canvas *c, int y)
 {
     char hints[256] = " ? help  / filter  : command  Tab views";
@@ -124,7 +137,7 @@ static void draw_hints(ui_app *app, ui_canvas *c, int y)
             append(hints, sizeof hints, "  c create  d delete", "");
         append(hints, sizeof hints, "  s sync", "");
     }
-    append(hints, sizeof hints, "  q quit", "");
+    append(hints, sizeof hints, ui_app_can_go_back(app) ? "  q back" : "  q quit", "");
     ui_canvas_text(c, y, 0, -1, hints, (ui_style){UI_ATTR_DIM, UI_COLOR_DEFAULT}, true);
 }
 
@@ -136,7 +149,7 @@ void ui_app_draw_status(ui_app *app)
     const ui_prompt *p = &app->prompt;
     if (p->kind != UI_PROMPT_NONE && app->noverlays == 0) {
         ui_canvas_text(c, y, 0, 1, p->kind == UI_PROMPT_FILTER ? "/" : ":", plain, false);
-        ui_canvas_text(c, y, 1, -1, p->text, plain, true);
+        ui_canvas_text(c, y, 1, -1, p->line.buf, plain, true);
         return;
     }
     if (app->status[0]) {
@@ -146,7 +159,8 @@ void ui_app_draw_status(ui_app *app)
         ui_canvas_text(c, y, 0, -1, msg, s, true);
         return;
     }
-    draw_hints(app, c, y);
+    if (!draw_note(app, c, y))
+        draw_hints(app, c, y);
 }
 
 static void draw_too_small(ui_canvas *c)
@@ -161,12 +175,17 @@ static void draw_too_small(ui_canvas *c)
         ui_canvas_text(c, 1, 0, -1, "make the window bigger, or press q to quit", plain, true);
 }
 
+bool ui_app_too_small(const ui_app *app)
+{
+    return app->canvas.width < UI_MIN_WIDTH || app->canvas.height < UI_MIN_HEIGHT;
+}
+
 void ui_app_render(ui_app *app)
 {
     ui_canvas *c = &app->canvas;
     app->cursor_set = false;
     follow_other_writers(app);
-    if (c->width < UI_MIN_WIDTH || c->height < UI_MIN_HEIGHT) {
+    if (ui_app_too_small(app)) {
         draw_too_small(c);
         return;
     }

@@ -9,6 +9,7 @@
 
 #include "rampart/agent.h"
 #include "ui_internal.h"
+#include "ui_line.h"
 
 enum { UI_OVERLAYS_MAX = 8, UI_QUEUE_MAX = 64, UI_PROMPT_MAX = 1024 };
 
@@ -17,9 +18,7 @@ typedef enum ui_prompt_kind { UI_PROMPT_NONE, UI_PROMPT_FILTER, UI_PROMPT_COMMAN
 /* The one-line editor of the status row (`/` filter, `:` command). */
 typedef struct ui_prompt {
     ui_prompt_kind kind;
-    char text[UI_PROMPT_MAX + 1];
-    size_t len, pos;              /* bytes; pos on a character boundary */
-    char before[UI_PROMPT_MAX + 1]; /* the filter when the prompt opened (Esc) */
+    ui_line line;                 /* allocated while open */
 } ui_prompt;
 
 typedef struct ui_overlay {
@@ -34,6 +33,8 @@ struct ui_app {
     ui_canvas canvas;
     ui_view *views[UI_VIEW_COUNT];
     ui_view_id view;
+    ui_view_id history[UI_VIEW_COUNT]; /* views left for another, oldest first */
+    int nhistory;
     ui_overlay overlays[UI_OVERLAYS_MAX];
     int noverlays;
     ui_prompt prompt;
@@ -63,12 +64,19 @@ struct ui_app {
 void ui_app_request(ui_app *app, ui_request req);
 bool ui_app_prompt_key(ui_app *app, int key);
 void ui_app_prompt_open(ui_app *app, ui_prompt_kind kind);
-/* The `:` commands as help lines. */
-void ui_app_command_help(ui_text_overlay *o, error_info *err);
+void ui_app_prompt_close(ui_app *app);
+/* Whether 'q' goes back (clears the filter or the policy, or returns to the view
+ * left for this one) rather than quitting. */
+bool ui_app_can_go_back(ui_app *app);
+/* The `:` commands as help lines (those read-only refuses left out then). */
+void ui_app_command_help(ui_app *app, ui_text_overlay *o, error_info *err);
 
 /* app_draw.c */
 void ui_app_draw_header(ui_app *app);
 void ui_app_draw_status(ui_app *app);
+/* Below the minimum size: the screen only says so, and keys other than q/Q are
+ * ignored (nothing may happen that the admin cannot see). */
+bool ui_app_too_small(const ui_app *app);
 
 /* app.c */
 void ui_app_close_top(ui_app *app);

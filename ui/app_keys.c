@@ -18,12 +18,36 @@ static void table_result(ui_app *app, ui_table *t, error_code rc)
         ui_app_status(app, true, "%s", t->error.msg);
 }
 
+/* Drop `id` from the views to go back to. */
+static void history_drop(ui_app *app, ui_view_id id)
+{
+    int kept = 0;
+    for (int i = 0; i < app->nhistory; i++) {
+        if (app->history[i] != id)
+            app->history[kept++] = app->history[i];
+    }
+    app->nhistory = kept;
+}
+
 void ui_app_switch(ui_app *app, ui_view_id id)
 {
     if (id >= UI_VIEW_COUNT)
         return;
     ui_app_close_all(app);
+    ui_app_prompt_close(app);
+    if (id == app->view)
+        return;
+    /* Each view once, the one just left last: 'q' walks back through them. */
+    history_drop(app, id);
+    history_drop(app, app->view);
+    app->history[app->nhistory++] = app->view;
     app->view = id;
+}
+
+bool ui_app_can_go_back(ui_app *app)
+{
+    const ui_table *t = &ui_app_view(app)->table;
+    return t->filter[0] || t->policy[0] || app->nhistory > 0;
 }
 
 static void next_sort(ui_app *app, ui_table *t, bool reverse)
@@ -56,7 +80,8 @@ static void mark_one(ui_app *app, ui_table *t)
     table_result(app, t, ui_table_move(t, 1));
 }
 
-/* q: one step back (the filter, the policy), and out at the top. */
+/* q: one step back (the filter, the policy, the view left for this one), and
+ * out when there is nothing to go back to. */
 static void back(ui_app *app, ui_view *v)
 {
     if (v->table.filter[0]) {
@@ -65,6 +90,10 @@ static void back(ui_app *app, ui_view *v)
     } else if (v->table.policy[0]) {
         ui_view_rules_set_policy(v, "");
         ui_app_status(app, false, "showing the rules of every policy");
+    } else if (app->nhistory > 0) {
+        ui_view_id to = app->history[--app->nhistory];
+        ui_app_close_all(app);
+        app->view = to;
     } else {
         ui_app_quit(app, 0);
     }
@@ -118,8 +147,9 @@ static void switch_by(ui_app *app, int step)
 void ui_app_request(ui_app *app, ui_request req)
 {
     ui_view *v = ui_app_view(app);
-    if (ui_request_mutating(req) && ui_app_readonly(app)) {
-        ui_app_status(app, false, "read-only console (--readonly): nothing can be changed");
+    if (ui_request_readonly_refused(req) && ui_app_readonly(app)) {
+        ui_app_status(app, false, "read-only console (--readonly): changes and tokens are "
+                      "off");
         return;
     }
     if (v->ops->request && v->ops->request(v, app, req))
@@ -182,6 +212,11 @@ void ui_app_key(ui_app *app, int key)
 {
     if (key == UI_KEY_NONE || key == UI_KEY_RESIZE)
         return;
+    if (ui_app_too_small(app)) {
+        if (key == 'q' || key == 'Q')
+            ui_app_quit(app, 0);
+        return;
+    }
     app->status[0] = '\0';
     app->status_error = false;
     ui_request req = ui_keymap_lookup(app->view, key);
@@ -207,129 +242,35 @@ void ui_app_key(ui_app *app, int key)
 void ui_app_prompt_open(ui_app *app, ui_prompt_kind kind)
 {
     ui_prompt *p = &app->prompt;
-    ui_table *t = &ui_app_view(app)->table;
-    p->kind = kind;
-    p->text[0] = p->before[0] = '\0';
-    if (kind == UI_PROMPT_FILTER) {
-        snprintf(p->before, sizeof p->before, "%s", t->filter);
-        snprintf(p->text, sizeof p->text, "%s", t->filter);
-    }
-    p->len = p->pos = strlen(p->text);
-}
-
-static void prompt_changed(ui_app *app)
-{
-    if (app->prompt.kind == UI_PROMPT_FILTER)
-        ui_table_set_filter(&ui_app_view(app)->table, app->prompt.text);
-}
-
-static size_t prev_char(const char *s, size_t pos)
-{
-    while (pos > 0 && ((unsigned char)s[--pos] & 0xc0) == 0x80) {
-    }
-    return pos;
-}
-
-static size_t next_char(const char *s, size_t pos, size_t len)
-{
-    while (pos < len && ((unsigned char)s[++pos] & 0xc0) == 0x80) {
-    }
-    return pos;
-}
-
-static void prompt_delete(ui_prompt *p, size_t from, size_t to)
-{
-    memmove(p->text + from, p->text + to, p->len - to + 1);
-    p->len -= to - from;
-    p->pos = from;
-}
-
-static void prompt_insert(ui_prompt *p, int key)
-{
-    char utf8[4];
-    size_t n;
-    uint32_t cp = (uint32_t)key;
-    if (cp < 0x80) {
-        utf8[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        utf8[0] = (char)(0xc0 | (cp >> 6));
-        utf8[1] = (char)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        utf8[0] = (char)(0xe0 | (cp >> 12));
-        utf8[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        utf8[2] = (char)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        utf8[0] = (char)(0xf0 | (cp >> 18));
-        utf8[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        utf8[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        utf8[3] = (char)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
-    if (p->len + n > UI_PROMPT_MAX || (cp >= 0xd800 && cp <= 0xdfff))
+    ui_app_prompt_close(app);
+    const char *initial = kind == UI_PROMPT_FILTER ? ui_app_view(app)->table.filter : "";
+    error_info e = {0};
+    if (ui_line_init(&p->line, initial, UI_PROMPT_MAX - UI_LINE_SLACK, &e) != ERROR_OK) {
+        ui_app_status(app, true, "%s", e.msg);
         return;
-    memmove(p->text + p->pos + n, p->text + p->pos, p->len - p->pos + 1);
-    memcpy(p->text + p->pos, utf8, n);
-    p->len += n;
-    p->pos += n;
+    }
+    p->kind = kind;
+}
+
+void ui_app_prompt_close(ui_app *app)
+{
+    app->prompt.kind = UI_PROMPT_NONE;
+    ui_line_free(&app->prompt.line);
 }
 
 static void prompt_finish(ui_app *app, bool accept)
 {
     ui_prompt *p = &app->prompt;
     ui_prompt_kind kind = p->kind;
-    p->kind = UI_PROMPT_NONE;
+    char line[UI_PROMPT_MAX + 1];
+    snprintf(line, sizeof line, "%s", accept ? p->line.buf : "");
+    ui_app_prompt_close(app);
     if (kind == UI_PROMPT_FILTER) {
-        ui_table_set_filter(&ui_app_view(app)->table, accept ? p->text : "");
+        ui_table_set_filter(&ui_app_view(app)->table, line);
         if (!accept)
             ui_app_status(app, false, "filter cleared");
     } else if (accept) {
-        char line[UI_PROMPT_MAX + 1];
-        memcpy(line, p->text, p->len + 1);
         ui_app_command(app, line);
-    }
-}
-
-/* Editing keys; true when the text changed. */
-static bool prompt_edit(ui_prompt *p, int key)
-{
-    size_t word;
-    switch (key) {
-    case UI_KEY_BACKSPACE:
-        if (p->pos == 0)
-            return false;
-        prompt_delete(p, prev_char(p->text, p->pos), p->pos);
-        return true;
-    case UI_KEY_DEL:
-    case 4: /* C-d */
-        if (p->pos == p->len)
-            return false;
-        prompt_delete(p, p->pos, next_char(p->text, p->pos, p->len));
-        return true;
-    case 21: /* C-u */
-        prompt_delete(p, 0, p->pos);
-        return true;
-    case 23: /* C-w: the word before the cursor */
-        word = p->pos;
-        while (word > 0 && p->text[word - 1] == ' ')
-            word--;
-        while (word > 0 && p->text[word - 1] != ' ')
-            word--;
-        prompt_delete(p, word, p->pos);
-        return true;
-    case UI_KEY_LEFT: p->pos = prev_char(p->text, p->pos); return false;
-    case UI_KEY_RIGHT: p->pos = next_char(p->text, p->pos, p->len); return false;
-    case UI_KEY_HOME:
-    case 1: p->pos = 0; return false;
-    case UI_KEY_END:
-    case 5: p->pos = p->len; return false;
-    default:
-        if (key < 0x20 || key == 0x7f || key >= UI_KEY_SPECIAL || (key >= 0x80 && key < 0xa0))
-            return false;
-        prompt_insert(p, key);
-        return true;
     }
 }
 
@@ -340,10 +281,11 @@ bool ui_app_prompt_key(ui_app *app, int key)
         prompt_finish(app, true);
     } else if (key == UI_KEY_ESC) {
         prompt_finish(app, false);
-    } else if (key == UI_KEY_BACKSPACE && p->len == 0) {
+    } else if (key == UI_KEY_BACKSPACE && p->line.len == 0) {
         prompt_finish(app, p->kind == UI_PROMPT_FILTER);
-    } else if (prompt_edit(p, key)) {
-        prompt_changed(app);
+    } else if (ui_line_key(&p->line, key) == UI_LINE_CHANGED &&
+               p->kind == UI_PROMPT_FILTER) {
+        ui_table_set_filter(&ui_app_view(app)->table, p->line.buf); /* live */
     }
     return true;
 }
@@ -359,8 +301,8 @@ bool ui_app_text_cursor(ui_app *app, int *y, int *x)
     if (p->kind == UI_PROMPT_NONE || app->noverlays > 0)
         return false;
     char before[UI_PROMPT_MAX + 1];
-    memcpy(before, p->text, p->pos);
-    before[p->pos] = '\0';
+    memcpy(before, p->line.buf, p->line.cursor);
+    before[p->line.cursor] = '\0';
     *y = app->canvas.height - 1;
     *x = 1 + ui_canvas_width(&app->canvas, before, app->canvas.width);
     if (*x >= app->canvas.width)
@@ -378,6 +320,7 @@ typedef struct ui_command {
     command_fn run;
     const char *args;
     const char *help;
+    ui_request req; /* the key's request it stands for (read-only refuses some) */
 } ui_command;
 
 static void cmd_view(ui_app *app, ui_view_id id, const char *arg)
@@ -453,16 +396,16 @@ static void cmd_sync(ui_app *app, const char *arg)
 }
 
 static const ui_command commands[] = {
-    {"rules", "1", cmd_rules, "", "the rules view"},
-    {"creds", "credentials", cmd_creds, "", "the credentials view"},
-    {"pending", "plan", cmd_pending, "", "what the next sync does"},
-    {"log", NULL, cmd_log, "", "the sync and agent log"},
-    {"policy", NULL, cmd_policy, "[ID]", "rules of one policy (none: all)"},
-    {"filter", NULL, cmd_filter, "[TEXT]", "filter this view (none: clear)"},
-    {"sort", NULL, cmd_sort, "COL [asc|desc]", "sort this view"},
-    {"sync", NULL, cmd_sync, "", "sync now"},
-    {"help", "h", cmd_help, "", "the keys and commands"},
-    {"quit", "q", cmd_quit, "", "leave the console"},
+    {"rules", "1", cmd_rules, "", "the rules view", UI_REQ_NONE},
+    {"creds", "credentials", cmd_creds, "", "the credentials view", UI_REQ_NONE},
+    {"pending", "plan", cmd_pending, "", "what the next sync does", UI_REQ_NONE},
+    {"log", NULL, cmd_log, "", "the sync and agent log", UI_REQ_NONE},
+    {"policy", NULL, cmd_policy, "[ID]", "rules of one policy (none: all)", UI_REQ_NONE},
+    {"filter", NULL, cmd_filter, "[TEXT]", "filter this view (none: clear)", UI_REQ_NONE},
+    {"sort", NULL, cmd_sort, "COL [asc|desc]", "sort this view", UI_REQ_NONE},
+    {"sync", NULL, cmd_sync, "", "sync now", UI_REQ_SYNC},
+    {"help", "h", cmd_help, "", "the keys and commands", UI_REQ_NONE},
+    {"quit", "q", cmd_quit, "", "leave the console", UI_REQ_NONE},
 };
 
 void ui_app_command(ui_app *app, const char *line)
@@ -494,9 +437,11 @@ void ui_app_command(ui_app *app, const char *line)
     ui_app_status(app, true, "unknown command ':%s' (:help lists the commands)", name);
 }
 
-void ui_app_command_help(ui_text_overlay *o, error_info *err)
+void ui_app_command_help(ui_app *app, ui_text_overlay *o, error_info *err)
 {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (ui_request_readonly_refused(commands[i].req) && ui_app_readonly(app))
+            continue;
         char label[64];
         snprintf(label, sizeof label, ":%s %s", commands[i].name, commands[i].args);
         if (ui_text_overlay_add(o, label, commands[i].help, err) != ERROR_OK)

@@ -103,8 +103,8 @@ static ui_rect centred_box(ui_canvas *c, ui_rect area, int want_w, int rows, con
         w = BOX_MAX_W;
     if (w < BOX_MIN_W)
         w = BOX_MIN_W;
-    if (w > area.width)
-        w = area.width;
+    if (w >= area.width - 2)
+        w = area.width; /* no one-column sliver of the rows behind */
     int h = rows + 2 > area.height ? area.height : rows + 2;
     ui_rect box = {area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h};
     ui_canvas_box(c, box, plain);

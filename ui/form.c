@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "form_internal.h"
+#include "ui_line.h"
 #include "rampart/ui_app.h"
 #include "rampart/ui_form.h"
 
@@ -433,6 +433,14 @@ static const form_field *field_at(const ui_form *f, size_t i)
     return i < f->count ? &f->fields[i] : NULL;
 }
 
+/* The field when it is of `kind` (the accessors of one kind answer 0 or "" for
+ * the others). */
+static const form_field *field_of(const ui_form *f, size_t i, ui_form_kind kind)
+{
+    const form_field *fd = field_at(f, i);
+    return fd && fd->kind == kind ? fd : NULL;
+}
+
 const char *ui_form_title(const ui_form *f) { return f->title; }
 size_t ui_form_count(const ui_form *f) { return f->count; }
 size_t ui_form_focus(const ui_form *f) { return f->focus; }
@@ -474,50 +482,51 @@ size_t ui_form_cursor(const ui_form *f, size_t field)
 
 size_t ui_form_choice(const ui_form *f, size_t field)
 {
-    const form_field *fd = field_at(f, field);
-    return fd && fd->kind == UI_FORM_CHOICE ? fd->choice : 0;
+    const form_field *fd = field_of(f, field, UI_FORM_CHOICE);
+    return fd ? fd->choice : 0;
 }
 
 size_t ui_form_options(const ui_form *f, size_t field)
 {
-    const form_field *fd = field_at(f, field);
-    return fd && fd->kind == UI_FORM_CHOICE ? fd->n_options : 0;
+    const form_field *fd = field_of(f, field, UI_FORM_CHOICE);
+    return fd ? fd->n_options : 0;
 }
 
 const char *ui_form_option(const ui_form *f, size_t field, size_t option)
 {
-    const form_field *fd = field_at(f, field);
-    if (!fd || fd->kind != UI_FORM_CHOICE || option >= fd->n_options)
-        return "";
-    return fd->options[option];
+    const form_field *fd = field_of(f, field, UI_FORM_CHOICE);
+    return fd && option < fd->n_options ? fd->options[option] : "";
 }
 
 size_t ui_form_lines(const ui_form *f, size_t field)
 {
-    const form_field *fd = field_at(f, field);
-    return fd && fd->kind == UI_FORM_LIST ? fd->n_lines : 0;
+    const form_field *fd = field_of(f, field, UI_FORM_LIST);
+    return fd ? fd->n_lines : 0;
+}
+
+/* LIST: line `line` of the field, NULL when there is none. */
+static const form_field *list_line(const ui_form *f, size_t field, size_t line)
+{
+    const form_field *fd = field_of(f, field, UI_FORM_LIST);
+    return fd && line < fd->n_lines ? fd : NULL;
 }
 
 const char *ui_form_line(const ui_form *f, size_t field, size_t line)
 {
-    const form_field *fd = field_at(f, field);
-    if (!fd || fd->kind != UI_FORM_LIST || line >= fd->n_lines)
-        return "";
-    return fd->lines[line].buf;
+    const form_field *fd = list_line(f, field, line);
+    return fd ? fd->lines[line].buf : "";
 }
 
 size_t ui_form_line_focus(const ui_form *f, size_t field)
 {
-    const form_field *fd = field_at(f, field);
-    return fd && fd->kind == UI_FORM_LIST ? fd->line_focus : 0;
+    const form_field *fd = field_of(f, field, UI_FORM_LIST);
+    return fd ? fd->line_focus : 0;
 }
 
 const char *ui_form_line_error(const ui_form *f, size_t field, size_t line)
 {
-    const form_field *fd = field_at(f, field);
-    if (!fd || fd->kind != UI_FORM_LIST || line >= fd->n_lines)
-        return "";
-    return fd->line_err[line].code == ERROR_OK ? "" : fd->line_err[line].msg;
+    const form_field *fd = list_line(f, field, line);
+    return fd && fd->line_err[line].code != ERROR_OK ? fd->line_err[line].msg : "";
 }
 
 const char *ui_form_error(const ui_form *f, size_t field)

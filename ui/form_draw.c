@@ -213,7 +213,8 @@ static void lay_fields(painter *p, const ui_form *f)
 
 void ui_form_draw(const ui_form *f, ui_canvas *c, ui_rect area)
 {
-    int box_w = area.width - 2 < BOX_MAX_W ? area.width - 2 : BOX_MAX_W;
+    /* The whole width rather than a one-column sliver of the rows behind. */
+    int box_w = area.width - 2 <= BOX_MAX_W ? area.width : BOX_MAX_W;
     if (box_w < BOX_MIN_W)
         box_w = area.width;
     painter p = {.c = c, .x = 0, .width = box_w - 6, .focus_row = 0};

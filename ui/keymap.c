@@ -14,55 +14,54 @@
 #define A UI_VIEWS_ALL
 #define CTRL(c) ((c) - 'a' + 1)
 
+/* One row per request and view set, with every key bound to it (help lists a
+ * row once, with its keys). The order is the order help shows. */
 static const ui_keymap_entry entries[] = {
-    {A, 'j', UI_REQ_DOWN, "down one row"},
-    {A, UI_KEY_DOWN, UI_REQ_DOWN, "down one row"},
-    {A, 'k', UI_REQ_UP, "up one row"},
-    {A, UI_KEY_UP, UI_REQ_UP, "up one row"},
-    {A, UI_KEY_PGDN, UI_REQ_PAGE_DOWN, "next page"},
-    {A, CTRL('f'), UI_REQ_PAGE_DOWN, "next page"},
-    {A, UI_KEY_PGUP, UI_REQ_PAGE_UP, "previous page"},
-    {A, CTRL('b'), UI_REQ_PAGE_UP, "previous page"},
-    {A, CTRL('d'), UI_REQ_HALF_DOWN, "down half a page"},
-    {A, CTRL('u'), UI_REQ_HALF_UP, "up half a page"},
-    {A, 'g', UI_REQ_FIRST, "first row"},
-    {A, UI_KEY_HOME, UI_REQ_FIRST, "first row"},
-    {A, 'G', UI_REQ_LAST, "last row"},
-    {A, UI_KEY_END, UI_REQ_LAST, "last row"},
-    {A, UI_KEY_ENTER, UI_REQ_ENTER, "details of the row"},
-    {A, '/', UI_REQ_FILTER, "filter as you type (Enter keeps it, Esc clears it)"},
-    {R | C | P, 'o', UI_REQ_SORT, "sort by the next column"},
-    {R | C | P, 'O', UI_REQ_SORT_REVERSE, "reverse the sort"},
-    {R, 'p', UI_REQ_POLICY, "rules of one policy (pick from the cached ones)"},
-    {R | C | P, ' ', UI_REQ_MARK, "mark or unmark the row"},
-    {R | C | P, 'V', UI_REQ_MARK_RANGE, "mark from the last mark to here"},
-    {R | C | P, 'U', UI_REQ_UNMARK_ALL, "unmark all"},
-    {R | C, 'c', UI_REQ_CREATE, "create"},
-    {R | C | P, 'd', UI_REQ_DELETE, "delete the marked rows, or this one (asks first)"},
-    {R | C | P, 'r', UI_REQ_RETRY, "retry a failed or remotely deleted row"},
-    {R | C | P, 'x', UI_REQ_DISCARD, "discard a failed, new or remotely deleted row"},
-    {C, 't', UI_REQ_REVEAL, "show the credential's token (asks first)"},
-    {A, 's', UI_REQ_SYNC, "sync now (push the queue, pull the remote)"},
-    {A, '?', UI_REQ_HELP, "this help"},
-    {A, UI_KEY_F1, UI_REQ_HELP, "this help"},
-    {A, ':', UI_REQ_PROMPT, "command line (:help lists the commands)"},
-    {A, UI_KEY_TAB, UI_REQ_VIEW_NEXT, "next view"},
-    {A, UI_KEY_BTAB, UI_REQ_VIEW_PREV, "previous view"},
-    {A, '1', UI_REQ_VIEW_RULES, "rules"},
-    {A, '2', UI_REQ_VIEW_CREDS, "credentials"},
-    {A, '3', UI_REQ_VIEW_PENDING, "pending changes (what the next sync does)"},
-    {A, '4', UI_REQ_VIEW_LOG, "sync and agent log"},
-    {A, CTRL('l'), UI_REQ_REDRAW, "repaint the screen"},
-    {A, UI_KEY_ESC, UI_REQ_CANCEL, "clear the filter and marks"},
-    {A, 'q', UI_REQ_BACK, "back (close, clear the filter), or quit"},
-    {A, 'Q', UI_REQ_QUIT, "quit"},
+    {A, UI_REQ_DOWN, "down one row", {'j', UI_KEY_DOWN}},
+    {A, UI_REQ_UP, "up one row", {'k', UI_KEY_UP}},
+    {A, UI_REQ_PAGE_DOWN, "next page", {UI_KEY_PGDN, CTRL('f')}},
+    {A, UI_REQ_PAGE_UP, "previous page", {UI_KEY_PGUP, CTRL('b')}},
+    {A, UI_REQ_HALF_DOWN, "down half a page", {CTRL('d')}},
+    {A, UI_REQ_HALF_UP, "up half a page", {CTRL('u')}},
+    {A, UI_REQ_FIRST, "first row", {'g', UI_KEY_HOME}},
+    {A, UI_REQ_LAST, "last row", {'G', UI_KEY_END}},
+    {A, UI_REQ_ENTER, "details of the row", {UI_KEY_ENTER}},
+    {A, UI_REQ_FILTER, "filter as you type (Enter keeps it, Esc clears it)", {'/'}},
+    {R | C | P, UI_REQ_SORT, "sort by the next column", {'o'}},
+    {R | C | P, UI_REQ_SORT_REVERSE, "reverse the sort", {'O'}},
+    {R, UI_REQ_POLICY, "rules of one policy (pick from the cached ones)", {'p'}},
+    {R | C | P, UI_REQ_MARK, "mark or unmark the row", {' '}},
+    {R | C | P, UI_REQ_MARK_RANGE, "mark from the last mark to here", {'V'}},
+    {R | C | P, UI_REQ_UNMARK_ALL, "unmark all", {'U'}},
+    {R | C, UI_REQ_CREATE, "create", {'c'}},
+    {R | C | P, UI_REQ_DELETE, "delete the marked rows, or this one (asks first)", {'d'}},
+    {R | C | P, UI_REQ_RETRY, "retry a failed or remotely deleted row", {'r'}},
+    {R | C | P, UI_REQ_DISCARD, "discard a failed, new or remotely deleted row", {'x'}},
+    {C, UI_REQ_REVEAL, "show the credential's token (asks first)", {'t'}},
+    {A, UI_REQ_SYNC, "sync now (push the queue, pull the remote)", {'s'}},
+    {A, UI_REQ_HELP, "this help", {'?', UI_KEY_F1}},
+    {A, UI_REQ_PROMPT, "command line (:help lists the commands)", {':'}},
+    {A, UI_REQ_VIEW_NEXT, "next view", {UI_KEY_TAB}},
+    {A, UI_REQ_VIEW_PREV, "previous view", {UI_KEY_BTAB}},
+    {A, UI_REQ_VIEW_RULES, "rules", {'1'}},
+    {A, UI_REQ_VIEW_CREDS, "credentials", {'2'}},
+    {A, UI_REQ_VIEW_PENDING, "pending changes (what the next sync does)", {'3'}},
+    {A, UI_REQ_VIEW_LOG, "sync and agent log", {'4'}},
+    {A, UI_REQ_REDRAW, "repaint the screen", {CTRL('l')}},
+    {A, UI_REQ_CANCEL, "clear the filter and marks", {UI_KEY_ESC}},
+    {A, UI_REQ_BACK, "back (clear the filter, the previous view), or quit", {'q'}},
+    {A, UI_REQ_QUIT, "quit", {'Q'}},
 };
 
 ui_request ui_keymap_lookup(ui_view_id view, int key)
 {
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
-        if (entries[i].key == key && (entries[i].views & (1u << view)))
-            return entries[i].req;
+        if (!(entries[i].views & (1u << view)))
+            continue;
+        for (size_t k = 0; k < UI_KEYMAP_KEYS && entries[i].keys[k]; k++) {
+            if (entries[i].keys[k] == key)
+                return entries[i].req;
+        }
     }
     return UI_REQ_NONE;
 }
@@ -73,7 +72,7 @@ const ui_keymap_entry *ui_keymap_entries(size_t *count)
     return entries;
 }
 
-bool ui_request_mutating(ui_request req)
+bool ui_request_readonly_refused(ui_request req)
 {
     switch (req) {
     case UI_REQ_CREATE:
@@ -81,6 +80,7 @@ bool ui_request_mutating(ui_request req)
     case UI_REQ_RETRY:
     case UI_REQ_DISCARD:
     case UI_REQ_SYNC:
+    case UI_REQ_REVEAL:
         return true;
     default:
         return false;

@@ -15,10 +15,12 @@ static const ui_style title_style = {UI_ATTR_BOLD | UI_ATTR_REVERSE, UI_COLOR_TI
 
 /* ---- shared ------------------------------------------------------------------ */
 
-/* The box of an overlay inside `area`: `want_w` x `want_h` at most, centred. */
+/* The box of an overlay inside `area`: `want_w` x `want_h` at most, centred; the
+ * whole width when it would leave a column or less each side (slivers of the
+ * rows behind read as stray characters). */
 static ui_rect centre(ui_rect area, int want_w, int want_h)
 {
-    int w = want_w < area.width - 2 ? want_w : area.width - 2;
+    int w = want_w < area.width - 2 ? want_w : area.width;
     int h = want_h < area.height ? want_h : area.height;
     if (w < 10)
         w = area.width;
@@ -229,17 +231,13 @@ void ui_text_overlay_push(ui_app *app, ui_text_overlay *o)
 
 /* ---- help ---------------------------------------------------------------------- */
 
-/* The keys bound to `req` in `view`, as "j Down". */
-static void keys_of(ui_view_id view, ui_request req, char *buf, size_t size)
+/* The keys of one keymap row, as "j Down". */
+static void keys_of(const ui_keymap_entry *e, char *buf, size_t size)
 {
-    size_t n;
-    const ui_keymap_entry *e = ui_keymap_entries(&n);
     buf[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        if (e[i].req != req || !(e[i].views & (1u << view)))
-            continue;
+    for (size_t k = 0; k < UI_KEYMAP_KEYS && e->keys[k]; k++) {
         char name[16];
-        ui_key_name(e[i].key, name, sizeof name);
+        ui_key_name(e->keys[k], name, sizeof name);
         size_t len = strlen(buf);
         snprintf(buf + len, size - len, "%s%s", len ? " " : "", name);
     }
@@ -258,22 +256,19 @@ void ui_help_open(ui_app *app)
     }
     size_t n;
     const ui_keymap_entry *ent = ui_keymap_entries(&n);
-    bool listed[UI_REQ_COUNT] = {false};
     for (size_t i = 0; i < n && e.code == ERROR_OK; i++) {
-        ui_request r = ent[i].req;
-        if (listed[r] || !(ent[i].views & (1u << view)))
+        if (!(ent[i].views & (1u << view)))
             continue;
-        if (ui_request_mutating(r) && ui_app_readonly(app))
+        if (ui_request_readonly_refused(ent[i].req) && ui_app_readonly(app))
             continue;
-        listed[r] = true;
         char keys[64];
-        keys_of(view, r, keys, sizeof keys);
+        keys_of(&ent[i], keys, sizeof keys);
         ui_text_overlay_add(o, keys, ent[i].help, &e);
     }
     if (e.code == ERROR_OK)
         ui_text_overlay_add(o, "", "", &e);
     if (e.code == ERROR_OK)
-        ui_app_command_help(o, &e);
+        ui_app_command_help(app, o, &e);
     if (e.code != ERROR_OK) {
         ui_text_overlay_free(o);
         ui_app_status(app, true, "%s", e.msg);

@@ -500,9 +500,13 @@ static void progress_text(const ui_sync *s, char *buf, size_t size)
         snprintf(buf, size, "reconciling");
         return;
     case SYNC_PHASE_WAIT: {
+        /* The push's count stays in sight while the queue waits out a 429. */
         char a[32];
         age(p->wait_s - (now_s() - s->progress_at) + 0.5, a, sizeof a);
-        snprintf(buf, size, "paused %s (rate limit)", a);
+        if (p->total)
+            snprintf(buf, size, "pushing %zu of %zu, paused %s", p->done, p->total, a);
+        else
+            snprintf(buf, size, "paused %s (rate limit)", a);
         return;
     }
     case SYNC_PHASE_DONE:

@@ -367,37 +367,32 @@ error_code ui_table_move(ui_table *t, long delta)
     return rc;
 }
 
-error_code ui_table_page(ui_table *t, int pages)
+/* PgDn/PgUp and Ctrl-D/Ctrl-U: the view moves by `k` rows; what it cannot move
+ * (the first or last rows are on screen), the cursor does. */
+static error_code view_step(ui_table *t, bool down, size_t k)
 {
     error_code rc = ui_table_ready(t);
     if (rc || t->nrows == 0)
         return rc;
     size_t moved = 0;
-    rc = scroll(t, pages > 0, t->height, &moved);
-    if (rc == ERROR_OK && moved == 0)
-        t->cursor = pages > 0 ? t->nrows - 1 : 0;
+    rc = scroll(t, down, k, &moved);
+    if (rc)
+        return rc;
+    size_t rest = k - moved;
+    t->cursor = down ? t->cursor + rest : (t->cursor > rest ? t->cursor - rest : 0);
     clamp_cursor(t);
     anchor_here(t);
-    return rc;
+    return ERROR_OK;
+}
+
+error_code ui_table_page(ui_table *t, int pages)
+{
+    return view_step(t, pages > 0, t->height);
 }
 
 error_code ui_table_half(ui_table *t, int dir)
 {
-    error_code rc = ui_table_ready(t);
-    if (rc || t->nrows == 0)
-        return rc;
-    size_t half = t->height / 2 ? t->height / 2 : 1;
-    size_t moved = 0;
-    rc = scroll(t, dir > 0, half, &moved);
-    if (rc)
-        return rc;
-    /* What the view could not move, the cursor does. */
-    long rest = (long)(half - moved);
-    t->cursor = dir > 0 ? t->cursor + (size_t)rest
-                        : (t->cursor > (size_t)rest ? t->cursor - (size_t)rest : 0);
-    clamp_cursor(t);
-    anchor_here(t);
-    return ERROR_OK;
+    return view_step(t, dir > 0, t->height / 2 ? t->height / 2 : 1);
 }
 
 error_code ui_table_first(ui_table *t)

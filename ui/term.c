@@ -24,7 +24,7 @@
 
 enum { WIN_HEADER, WIN_BODY, WIN_STATUS, WIN_COUNT };
 
-static const int taken_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH};
+static const int taken_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH};
 enum { NSIGNALS = sizeof taken_signals / sizeof taken_signals[0] };
 
 struct ui_term {

@@ -4,8 +4,8 @@
  *
  * Contract:
  * - Keys become requests through one table (ui/keymap.c): per view, with the help
- *   text the `?` overlay lists. Mutating requests are flagged there; in read-only
- *   mode the loop neither lists nor runs them.
+ *   text the `?` overlay lists. In read-only mode the loop neither lists nor runs
+ *   the requests that change data or show a token (ui_request_readonly_refused).
  * - A view is a ui_table over a row source plus the requests only it knows (the
  *   rules view's policy filter). Views draw into the canvas only.
  * - The loop (ui/app.c) is driven from outside: by the terminal loop (ui/ui.c) or
@@ -37,21 +37,24 @@ enum { UI_HEADER_ROWS = 2, UI_STATUS_ROWS = 1, UI_MIN_WIDTH = 64, UI_MIN_HEIGHT 
 
 enum { UI_VIEWS_ALL = (1u << UI_VIEW_COUNT) - 1, UI_VIEWS_RECORDS = 3 };
 
+enum { UI_KEYMAP_KEYS = 2 };
+
 typedef struct ui_keymap_entry {
     unsigned views;  /* bit (1u << ui_view_id) per view it works in */
-    int key;
     ui_request req;
     const char *help;
+    int keys[UI_KEYMAP_KEYS]; /* the keys bound to it, 0 after the last */
 } ui_keymap_entry;
 
 /* The request of `key` in `view` (UI_REQ_NONE when unbound). */
 ui_request ui_keymap_lookup(ui_view_id view, int key);
 
-/* The whole table, in the order help lists it. */
+/* The whole table, in the order help lists it (one row per request and views). */
 const ui_keymap_entry *ui_keymap_entries(size_t *count);
 
-/* Whether a request changes data (hidden and refused in read-only mode). */
-bool ui_request_mutating(ui_request req);
+/* Whether read-only mode hides and refuses a request: it changes data, or shows
+ * a secret (a token). */
+bool ui_request_readonly_refused(ui_request req);
 
 /* A key's name as help shows it: "j", "Down", "PgDn", "C-d", "Space", "Tab". */
 void ui_key_name(int key, char *buf, size_t size);
@@ -72,14 +75,15 @@ typedef struct ui_view_ops {
     bool (*request)(ui_view *v, ui_app *app, ui_request req);
     /* Extra header text ("policy ipp_…"), "" when none. */
     void (*describe)(ui_view *v, char *buf, size_t size);
-    void (*free)(ui_view *v);
 } ui_view_ops;
+
+struct ui_view_ctx;
 
 struct ui_view {
     const ui_view_ops *ops;
     ui_table table;
     ui_table_source src;
-    void *ctx;          /* the source's state */
+    struct ui_view_ctx *ctx; /* the source's state (ui/view_internal.h) */
 };
 
 error_code ui_view_rules_new(ui_app *app, ui_view **out, error_info *err);
@@ -129,7 +133,7 @@ void ui_text_overlay_free(ui_text_overlay *o); /* NULL is a no-op */
 /* Push (the loop owns it from then on; freed on failure too). */
 void ui_text_overlay_push(ui_app *app, ui_text_overlay *o);
 
-/* `?`: the keys of the current view (mutating ones hidden when read-only). */
+/* `?`: the keys of the current view (those read-only refuses hidden then). */
 void ui_help_open(ui_app *app);
 
 /* A pick list (the policy picker): `fn` gets the picked line's index and text,

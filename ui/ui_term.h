@@ -1,14 +1,14 @@
 /*
- * ui_term: the terminal (ncurses). With ui/term_keys.c the only code under ui/ that
- * calls curses; everything else draws into a ui_canvas. Private to ui/.
+ * ui_term: the terminal (ncurses), in ui/term.c: the only code under ui/ that calls
+ * curses; everything else draws into a ui_canvas. Private to ui/.
  *
  * Contract:
  * - ui_term_open sets the terminal up: newterm on stdin/stdout, cbreak, noecho,
  *   keypad, ESC delay 25 ms, mouse off, invisible cursor where the terminal can,
  *   colours unless no_color (or the terminal has none), and three windows (header,
- *   body, status). It also takes SIGINT, SIGTERM, SIGHUP and SIGWINCH: they only
- *   write to a self-pipe (ui_term_signal_fd) that the loop polls, so the terminal
- *   is restored on those exits by ui_term_close like on any other.
+ *   body, status). It also takes SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGWINCH:
+ *   they only write to a self-pipe (ui_term_signal_fd) that the loop polls, so the
+ *   terminal is restored on those exits by ui_term_close like on any other.
  * - ui_term_utf8: whether the locale's character set is UTF-8 (else the console
  *   draws ASCII only).
  * - ui_term_draw copies into the windows only the canvas rows whose change flag is

@@ -35,7 +35,7 @@ error_code ui_rows_creds(ui_rows_buf *b, size_t n, error_info *err)
     return ERROR_OK;
 }
 
-void ui_rows_free(ui_rows_buf *b)
+static void rows_free(ui_rows_buf *b)
 {
     free(b->rules);
     free(b->creds);
@@ -63,6 +63,19 @@ void ui_cell_set(char *cell, const char *text)
     cell[n] = '\0';
 }
 
+void ui_state_note(model_state state, const char *error, ui_table_row *row)
+{
+    bool settled = state == MODEL_STATE_SYNCED || state == MODEL_STATE_NEW ||
+                   state == MODEL_STATE_CREATING || state == MODEL_STATE_DELETING;
+    if (settled || !error || !error[0]) {
+        row->note[0] = '\0';
+        return;
+    }
+    char note[UI_TABLE_CELL_MAX];
+    snprintf(note, sizeof note, "%s: %s", model_state_name(state), error);
+    ui_cell_set(row->note, note);
+}
+
 void ui_rule_row(const model_rule *r, ui_table_row *row)
 {
     snprintf(row->key, sizeof row->key, "%s", r->id);
@@ -76,6 +89,7 @@ void ui_rule_row(const model_rule *r, ui_table_row *row)
     ui_cell_set(row->cells[5], r->description);
     row->style = ui_state_style(r->state);
     row->style_col = 3;
+    ui_state_note(r->state, r->error, row);
 }
 
 void ui_acl_text(const model_acl *acl, char *buf, size_t size)
@@ -107,6 +121,7 @@ void ui_cred_row(const model_cred *c, ui_table_row *row)
     ui_cell_set(row->cells[5], c->created_at);
     row->style = ui_state_style(c->state);
     row->style_col = 2;
+    ui_state_note(c->state, c->error, row);
 }
 
 error_code ui_rule_details(store *st, const char *id, ui_table_detail_fn fn, void *ctx,
@@ -165,19 +180,24 @@ error_code ui_cred_details(store *st, const char *id, ui_table_detail_fn fn, voi
     return ERROR_OK;
 }
 
-error_code ui_view_make(const ui_view_ops *ops, const ui_table_source *src, void *ctx,
+error_code ui_view_make(ui_app *app, const ui_view_ops *ops, const ui_table_source *src,
                         ui_view **out, error_info *err)
 {
     *out = NULL;
     ui_view *v = calloc(1, sizeof *v);
-    if (!v)
+    ui_view_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!v || !ctx) {
+        free(v);
+        free(ctx);
         return error_set(err, ERROR_NOMEM, "out of memory");
+    }
+    ctx->app = app;
     v->ops = ops;
+    v->ctx = ctx;
     v->src = *src;
     v->src.ctx = ctx;
-    v->ctx = ctx;
     if (ui_table_init(&v->table, &v->src, err) != ERROR_OK) {
-        free(v);
+        ui_view_free(v);
         return err->code;
     }
     *out = v;
@@ -188,10 +208,81 @@ void ui_view_free(ui_view *v)
 {
     if (!v)
         return;
-    if (v->ops->free)
-        v->ops->free(v);
+    if (v->ctx)
+        rows_free(&v->ctx->buf);
+    free(v->ctx);
     ui_table_free(&v->table);
     free(v);
+}
+
+/* ---- the rules and credentials views' source -------------------------------------- */
+
+static void record_query(const ui_record_view *d, const ui_table_query *q, store_query *sq)
+{
+    memset(sq, 0, sizeof *sq);
+    if (d->kind == UI_KIND_RULE)
+        sq->policy_id = q->policy;
+    sq->filter = q->filter;
+    sq->sort = d->sort_of[q->sort >= 0 && q->sort < d->nsorts ? q->sort : 0];
+}
+
+static error_code record_page(void *p, const ui_table_query *q, const char *cursor,
+                              store_dir dir, size_t limit, ui_table_row *rows, size_t *count,
+                              error_info *err)
+{
+    ui_view_ctx *ctx = p;
+    store *st = ui_app_browse_store(ctx->app);
+    store_query sq;
+    record_query(ctx->records, q, &sq);
+    size_t n = 0;
+    *count = 0;
+    if (ctx->records->kind == UI_KIND_RULE) {
+        if (ui_rows_rules(&ctx->buf, limit, err) ||
+            store_rule_page(st, &sq, cursor, dir, limit, ctx->buf.rules, &n, err))
+            return err->code;
+        for (size_t i = 0; i < n; i++)
+            ui_rule_row(&ctx->buf.rules[i], &rows[i]);
+    } else {
+        if (ui_rows_creds(&ctx->buf, limit, err) ||
+            store_cred_page(st, &sq, cursor, dir, limit, ctx->buf.creds, &n, err))
+            return err->code;
+        for (size_t i = 0; i < n; i++) {
+            ui_cred_row(&ctx->buf.creds[i], &rows[i]);
+            model_cred_clear(&ctx->buf.creds[i]);
+        }
+    }
+    *count = n;
+    return ERROR_OK;
+}
+
+static error_code record_count(void *p, const ui_table_query *q, size_t *out, error_info *err)
+{
+    ui_view_ctx *ctx = p;
+    store *st = ui_app_browse_store(ctx->app);
+    store_query sq;
+    record_query(ctx->records, q, &sq);
+    return ctx->records->kind == UI_KIND_RULE ? store_rule_count(st, &sq, out, err)
+                                              : store_cred_count(st, &sq, out, err);
+}
+
+static error_code record_details(void *p, const ui_table_row *row, ui_table_detail_fn fn,
+                                 void *fn_ctx, error_info *err)
+{
+    ui_view_ctx *ctx = p;
+    store *st = ui_app_browse_store(ctx->app);
+    return ctx->records->kind == UI_KIND_RULE ? ui_rule_details(st, row->id, fn, fn_ctx, err)
+                                              : ui_cred_details(st, row->id, fn, fn_ctx, err);
+}
+
+error_code ui_view_records_new(ui_app *app, const ui_record_view *def, ui_view **out,
+                               error_info *err)
+{
+    ui_table_source src = {def->cols,   def->ncols,   def->sorts,   def->nsorts, NULL,
+                           record_page, record_count, record_details};
+    if (ui_view_make(app, def->ops, &src, out, err) != ERROR_OK)
+        return err->code;
+    (*out)->ctx->records = def;
+    return ERROR_OK;
 }
 
 typedef struct detail_ctx {

@@ -17,10 +17,32 @@ typedef struct ui_rows_buf {
 
 error_code ui_rows_rules(ui_rows_buf *b, size_t n, error_info *err);
 error_code ui_rows_creds(ui_rows_buf *b, size_t n, error_info *err);
-void ui_rows_free(ui_rows_buf *b);
+
+/* A rules or credentials view: its columns, its sorts and the store order of
+ * each; the rows are the store's keyset pages of that kind, one row a record. */
+typedef struct ui_record_view {
+    const ui_view_ops *ops;
+    ui_kind kind;
+    const ui_table_col *cols;
+    int ncols;
+    const char *const *sorts;
+    const store_sort *sort_of; /* nsorts of them */
+    int nsorts;
+} ui_record_view;
+
+/* What every view's row source reads from (its ctx, freed with the view). */
+typedef struct ui_view_ctx {
+    ui_app *app;
+    ui_rows_buf buf;               /* scratch rows of store pages */
+    const ui_record_view *records; /* NULL unless a record view */
+} ui_view_ctx;
 
 /* The colour of a sync state (never the only sign: the state is written out). */
 ui_style ui_state_style(model_state state);
+
+/* What a row in `state` needs, with its error ("failed: why"); "" when settled.
+ * Into the row's note. */
+void ui_state_note(model_state state, const char *error, ui_table_row *row);
 
 /* Cells of a rule: id, cidr, action, state, policy, description. */
 void ui_rule_row(const model_rule *r, ui_table_row *row);
@@ -39,8 +61,13 @@ error_code ui_cred_details(store *st, const char *id, ui_table_detail_fn fn, voi
 /* Copy text into a cell (cut at a character boundary). */
 void ui_cell_set(char *cell, const char *text);
 
-/* A view with its table over `src` (copied), `ctx` freed by `free_ctx`. */
-error_code ui_view_make(const ui_view_ops *ops, const ui_table_source *src, void *ctx,
+/* A view with its table over `src` (copied; its ctx is set to the view's own
+ * ui_view_ctx for `app`). */
+error_code ui_view_make(ui_app *app, const ui_view_ops *ops, const ui_table_source *src,
                         ui_view **out, error_info *err);
+
+/* A rules or credentials view as `def` says (borrowed for the view's life). */
+error_code ui_view_records_new(ui_app *app, const ui_record_view *def, ui_view **out,
+                               error_info *err);
 
 #endif

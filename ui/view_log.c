@@ -9,10 +9,6 @@
 #include <string.h>
 #include <strings.h>
 
-typedef struct log_ctx {
-    ui_app *app;
-} log_ctx;
-
 static const ui_table_col cols[] = {
     {"TIME", 8, 8, false}, {"LEVEL", 5, 5, false}, {"MESSAGE", 20, 0, false}};
 static const char *const sorts[] = {"time"};
@@ -33,6 +29,7 @@ static void to_row(const ui_log_line *l, ui_table_row *row)
     memset(row->cells, 0, sizeof row->cells);
     snprintf(row->key, sizeof row->key, "%020llu", l->seq);
     row->id[0] = '\0';
+    row->note[0] = '\0';
     row->kind = -1;
     ui_cell_set(row->cells[0], l->time);
     ui_cell_set(row->cells[1], level_name(l->level));
@@ -48,7 +45,7 @@ static error_code log_page(void *p, const ui_table_query *q, const char *cursor,
                            error_info *err)
 {
     (void)err;
-    log_ctx *ctx = p;
+    ui_view_ctx *ctx = p;
     const ui_log_ring *r = ui_app_log_ring(ctx->app);
     unsigned long long at = cursor ? strtoull(cursor, NULL, 10) : 0;
     size_t n = 0;
@@ -77,7 +74,7 @@ static error_code log_page(void *p, const ui_table_query *q, const char *cursor,
 static error_code log_count(void *p, const ui_table_query *q, size_t *out, error_info *err)
 {
     (void)err;
-    log_ctx *ctx = p;
+    ui_view_ctx *ctx = p;
     const ui_log_ring *r = ui_app_log_ring(ctx->app);
     size_t n = 0;
     for (size_t i = 0; i < r->len; i++)
@@ -90,7 +87,7 @@ static error_code log_details(void *p, const ui_table_row *row, ui_table_detail_
                               void *fn_ctx, error_info *err)
 {
     (void)err;
-    log_ctx *ctx = p;
+    ui_view_ctx *ctx = p;
     const ui_log_ring *r = ui_app_log_ring(ctx->app);
     unsigned long long seq = strtoull(row->key, NULL, 10);
     const char *text = row->cells[2];
@@ -104,25 +101,14 @@ static error_code log_details(void *p, const ui_table_row *row, ui_table_detail_
     return ERROR_OK;
 }
 
-static void log_free(ui_view *v)
-{
-    free(v->ctx);
-}
-
-static const ui_view_ops ops = {"log", "Log", false, NULL, NULL, log_free};
+static const ui_view_ops ops = {"log", "Log", false, NULL, NULL};
 
 error_code ui_view_log_new(ui_app *app, ui_view **out, error_info *err)
 {
-    log_ctx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx)
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    ctx->app = app;
     ui_table_source src = {cols, (int)(sizeof cols / sizeof cols[0]), sorts, 1, NULL,
                            log_page, log_count, log_details};
-    if (ui_view_make(&ops, &src, ctx, out, err) != ERROR_OK) {
-        free(ctx);
+    if (ui_view_make(app, &ops, &src, out, err) != ERROR_OK)
         return err->code;
-    }
-    ui_table_set_sort(&(*out)->table, 0, true);
+    ui_table_set_sort(&(*out)->table, 0, true); /* newest first */
     return ERROR_OK;
 }

@@ -10,14 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct pending_ctx {
-    ui_app *app;
-    ui_rows_buf buf;
-} pending_ctx;
-
+/* The reason is what this view is for: the other columns stay narrow (a cut
+ * state or description is whole in the details, Enter) so it gets the room. */
 static const ui_table_col cols[] = {
-    {"", 1, 1, false},      {"KIND", 4, 4, false},  {"ID", 16, 24, true},
-    {"WHAT", 16, 60, false}, {"STATE", 8, 14, false}, {"REASON", 10, 0, false},
+    {"", 1, 1, false},       {"KIND", 4, 4, false},  {"ID", 16, 16, true},
+    {"WHAT", 16, 24, false}, {"STATE", 8, 8, false}, {"REASON", 16, 0, false},
 };
 
 static const char *const sorts[] = {"id"};
@@ -61,6 +58,7 @@ static void plan_cells(model_state state, const char *error, ui_table_row *row)
     ui_cell_set(row->cells[5], l->why ? l->why : error[0] ? error : l->fallback);
     row->style = ui_state_style(state);
     row->style_col = 4;
+    ui_state_note(state, error, row);
 }
 
 static void rule_cells(const model_rule *r, ui_table_row *row)
@@ -97,7 +95,7 @@ static void query_of(const ui_table_query *q, store_query *sq)
 }
 
 /* Rules then credentials, `nr` and `nc` of them, from the scratch rows. */
-static void convert(pending_ctx *ctx, size_t nr, size_t nc, ui_table_row *rows)
+static void convert(ui_view_ctx *ctx, size_t nr, size_t nc, ui_table_row *rows)
 {
     for (size_t i = 0; i < nr; i++)
         rule_cells(&ctx->buf.rules[i], &rows[i]);
@@ -111,7 +109,7 @@ static error_code pending_page(void *p, const ui_table_query *q, const char *cur
                                store_dir dir, size_t limit, ui_table_row *rows, size_t *count,
                                error_info *err)
 {
-    pending_ctx *ctx = p;
+    ui_view_ctx *ctx = p;
     store *st = ui_app_browse_store(ctx->app);
     *count = 0;
     if (ui_rows_rules(&ctx->buf, limit, err) || ui_rows_creds(&ctx->buf, limit, err))
@@ -149,7 +147,7 @@ static error_code pending_page(void *p, const ui_table_query *q, const char *cur
 
 static error_code pending_count(void *p, const ui_table_query *q, size_t *out, error_info *err)
 {
-    pending_ctx *ctx = p;
+    ui_view_ctx *ctx = p;
     store_query sq;
     query_of(q, &sq);
     size_t rules = 0, creds = 0;
@@ -163,33 +161,18 @@ static error_code pending_count(void *p, const ui_table_query *q, size_t *out, e
 static error_code pending_details(void *p, const ui_table_row *row, ui_table_detail_fn fn,
                                   void *fn_ctx, error_info *err)
 {
-    pending_ctx *ctx = p;
+    ui_view_ctx *ctx = p;
     fn(fn_ctx, "plan", row->cells[5]);
     if (row->kind == UI_KIND_RULE)
         return ui_rule_details(ui_app_browse_store(ctx->app), row->id, fn, fn_ctx, err);
     return ui_cred_details(ui_app_browse_store(ctx->app), row->id, fn, fn_ctx, err);
 }
 
-static void pending_free(ui_view *v)
-{
-    pending_ctx *ctx = v->ctx;
-    ui_rows_free(&ctx->buf);
-    free(ctx);
-}
-
-static const ui_view_ops ops = {"pending", "Pending", false, NULL, NULL, pending_free};
+static const ui_view_ops ops = {"pending", "Pending", false, NULL, NULL};
 
 error_code ui_view_pending_new(ui_app *app, ui_view **out, error_info *err)
 {
-    pending_ctx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx)
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    ctx->app = app;
     ui_table_source src = {cols, (int)(sizeof cols / sizeof cols[0]), sorts, 1, NULL,
                            pending_page, pending_count, pending_details};
-    if (ui_view_make(&ops, &src, ctx, out, err) != ERROR_OK) {
-        free(ctx);
-        return err->code;
-    }
-    return ERROR_OK;
+    return ui_view_make(app, &ops, &src, out, err);
 }

@@ -10,11 +10,6 @@
 
 enum { POLICIES_LISTED = 500 };
 
-typedef struct rules_ctx {
-    ui_app *app;
-    ui_rows_buf buf;
-} rules_ctx;
-
 static const ui_table_col cols[] = {
     {"ID", 16, 33, true},      {"CIDR", 18, 43, false},   {"ACTION", 6, 6, false},
     {"STATE", 8, 14, false},   {"POLICY", 12, 33, true}, {"DESCRIPTION", 8, 0, false},
@@ -23,50 +18,6 @@ static const ui_table_col cols[] = {
 static const char *const sorts[] = {"id", "policy", "cidr", "action", "state"};
 static const store_sort sort_of[] = {STORE_SORT_ID, STORE_SORT_POLICY, STORE_SORT_CIDR,
                                      STORE_SORT_ACTION, STORE_SORT_STATE};
-
-static void store_query_of(const ui_table_query *q, store_query *sq)
-{
-    memset(sq, 0, sizeof *sq);
-    sq->policy_id = q->policy;
-    sq->filter = q->filter;
-    sq->sort = sort_of[q->sort >= 0 && q->sort < (int)(sizeof sorts / sizeof sorts[0])
-                           ? q->sort : 0];
-}
-
-static error_code rules_page(void *p, const ui_table_query *q, const char *cursor,
-                             store_dir dir, size_t limit, ui_table_row *rows, size_t *count,
-                             error_info *err)
-{
-    rules_ctx *ctx = p;
-    *count = 0;
-    if (ui_rows_rules(&ctx->buf, limit, err) != ERROR_OK)
-        return err->code;
-    store_query sq;
-    store_query_of(q, &sq);
-    size_t n = 0;
-    store *st = ui_app_browse_store(ctx->app);
-    if (store_rule_page(st, &sq, cursor, dir, limit, ctx->buf.rules, &n, err) != ERROR_OK)
-        return err->code;
-    for (size_t i = 0; i < n; i++)
-        ui_rule_row(&ctx->buf.rules[i], &rows[i]);
-    *count = n;
-    return ERROR_OK;
-}
-
-static error_code rules_count(void *p, const ui_table_query *q, size_t *out, error_info *err)
-{
-    rules_ctx *ctx = p;
-    store_query sq;
-    store_query_of(q, &sq);
-    return store_rule_count(ui_app_browse_store(ctx->app), &sq, out, err);
-}
-
-static error_code rules_details(void *p, const ui_table_row *row, ui_table_detail_fn fn,
-                                void *fn_ctx, error_info *err)
-{
-    rules_ctx *ctx = p;
-    return ui_rule_details(ui_app_browse_store(ctx->app), row->id, fn, fn_ctx, err);
-}
 
 void ui_view_rules_set_policy(ui_view *v, const char *policy)
 {
@@ -150,28 +101,14 @@ static void rules_describe(ui_view *v, char *buf, size_t size)
         buf[0] = '\0';
 }
 
-static void rules_free(ui_view *v)
-{
-    rules_ctx *ctx = v->ctx;
-    ui_rows_free(&ctx->buf);
-    free(ctx);
-}
+static const ui_view_ops ops = {"rules", "Rules", true, rules_request, rules_describe};
 
-static const ui_view_ops ops = {"rules", "Rules", true, rules_request, rules_describe,
-                                rules_free};
+static const ui_record_view def = {
+    &ops,  UI_KIND_RULE, cols, (int)(sizeof cols / sizeof cols[0]),
+    sorts, sort_of,      (int)(sizeof sorts / sizeof sorts[0]),
+};
 
 error_code ui_view_rules_new(ui_app *app, ui_view **out, error_info *err)
 {
-    rules_ctx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx)
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    ctx->app = app;
-    ui_table_source src = {cols, (int)(sizeof cols / sizeof cols[0]), sorts,
-                           (int)(sizeof sorts / sizeof sorts[0]), NULL, rules_page,
-                           rules_count, rules_details};
-    if (ui_view_make(&ops, &src, ctx, out, err) != ERROR_OK) {
-        free(ctx);
-        return err->code;
-    }
-    return ERROR_OK;
+    return ui_view_records_new(app, &def, out, err);
 }

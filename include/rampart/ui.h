@@ -4,7 +4,7 @@
  *
  * Contract:
  * - ui_run takes over the terminal until the user quits, and restores it on every
- *   exit path (quit, error, SIGINT, SIGTERM, SIGHUP).
+ *   exit path (quit, error, SIGINT, SIGTERM, SIGHUP, SIGQUIT).
  * - Headless (opt->script set): no terminal at all. Keys come from the script, the
  *   screen is a `width` x `height` text grid, and "dump" steps write it to
  *   opt->dump (plain text, trailing spaces trimmed, one "----" line after each
@@ -23,8 +23,8 @@
  *   out (\e, \a, \xNN); with RAMPART_UI_TIMING=FILE set, each key's handling and
  *   drawing time goes to FILE ("key_us N"), then the peak RSS ("vmhwm_kb N").
  * - Returns a process exit status (0 quit normally, 1 failure, 2 usage, a bad
- *   script or no terminal; 128 + the signal when SIGINT, SIGTERM or SIGHUP ended
- *   it) and fills err on failure.
+ *   script or no terminal; 128 + the signal when SIGINT, SIGTERM, SIGHUP or SIGQUIT
+ *   ended it) and fills err on failure.
  */
 #ifndef RAMPART_UI_H
 #define RAMPART_UI_H

@@ -65,7 +65,7 @@ typedef enum ui_request {
     UI_REQ_DELETE,       /* 'd' */
     UI_REQ_RETRY,        /* 'r' a failed row */
     UI_REQ_DISCARD,      /* 'x' a failed/remote-deleted row */
-    UI_REQ_REVEAL,       /* 't' show a held token (asks first) */
+    UI_REQ_REVEAL,       /* 't' show a held token (asks first; off when read-only) */
     UI_REQ_SYNC,         /* 's' */
     UI_REQ_HELP,         /* '?' */
     UI_REQ_PROMPT,       /* ':' */
@@ -73,7 +73,8 @@ typedef enum ui_request {
     UI_REQ_VIEW_PREV,    /* BTab */
     UI_REQ_VIEW_RULES, UI_REQ_VIEW_CREDS, UI_REQ_VIEW_PENDING, UI_REQ_VIEW_LOG, /* 1..4 */
     UI_REQ_REDRAW,       /* Ctrl-L */
-    UI_REQ_BACK,         /* 'q': close the overlay/clear, or quit at the top */
+    UI_REQ_BACK,         /* 'q': clear the filter/policy, back to the view left for
+                            this one, or quit when there is nothing to go back to */
     UI_REQ_CANCEL,       /* Esc */
     UI_REQ_QUIT,         /* 'Q' or :quit */
     UI_REQ_COUNT

@@ -11,7 +11,7 @@
  *   with Up/Down, among those starting with what was typed), LIST (lines of text,
  *   each checked alone and then all together; empty lines are ignored).
  * - Keys are ui_key values (ui_app.h). Editing is UTF-8 aware: Left/Right,
- *   Backspace and Del act on whole characters; Home/End, Ctrl-A/Ctrl-E,
+ *   Backspace and Del (Ctrl-D) act on whole characters; Home/End, Ctrl-A/Ctrl-E,
  *   Ctrl-U (to the start), Ctrl-K (to the end), Ctrl-W (the word before). Tab and
  *   BTab move between fields; Up/Down too, except inside a POLICY field (they
  *   cycle the ids) and inside a LIST (they move between its lines first). In a

@@ -55,6 +55,8 @@ typedef struct ui_table_row {
     char cells[UI_TABLE_COLS_MAX][UI_TABLE_CELL_MAX];
     ui_style style;                   /* of the row's cells (state colour) */
     int style_col;                    /* only this column takes `style` (-1: all) */
+    char note[UI_TABLE_CELL_MAX];     /* what needs attention ("failed: why"), shown
+                                         while the cursor is on it; "" none */
 } ui_table_row;
 
 typedef struct ui_table_query {

@@ -12,7 +12,8 @@ static const cli_command tui_command = {
     "[--readonly] [--ascii] [--no-color] [--no-agent] [--headless SCRIPT [--size WxH]]",
     "The console: browse, create, delete and sync rules and credentials.",
     "Options:\n"
-    "  --readonly         browse only: every key that changes data is hidden and refused\n"
+    "  --readonly         browse only: every key that changes data or shows a token is\n"
+    "                     hidden and refused\n"
     "  --ascii            no UTF-8 line drawing (also when the locale is not UTF-8)\n"
     "  --no-color         no colours (also when NO_COLOR is set); selection and marks\n"
     "                     stay visible as '>' and '*'\n"

@@ -3,16 +3,10 @@
 # 10,000 rules made by `rampart rules import`: the dumped screens are what a
 # terminal shows.
 . "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 db="$tmp/cache.db"
-awk -v n=10000 'BEGIN {
-    printf "[";
-    for (i = 0; i < n; i++)
-        printf "%s{\"cidr\":\"10.%d.%d.%d/32\",\"ip_policy_id\":\"ipp_test%05d\",\"action\":\"%s\",\"description\":\"rule %d\"}",
-            (i ? ",\n" : ""), int(i / 65536) % 256, int(i / 256) % 256, i % 256, i % 7,
-            (i % 2 ? "allow" : "deny"), i;
-    print "]" }' >"$tmp/rules.json"
-"$RAMPART" --db "$db" rules import "$tmp/rules.json" >/dev/null || echo "not ok - import"
+tui_cache 10000 "$db" || echo "not ok - import"
 
 # play NAME [OPTIONS]: run the script $tmp/NAME.keys (from stdin) headless.
 play() {
@@ -87,6 +81,8 @@ check "help: lists the keys of the view" screen 1 "Keys of the Rules view"
 check "help: PgDn" screen 1 "next page"
 check "help: policy filter key" screen 1 "rules of one policy"
 check "help: closes" no_screen 2 "Keys of the Rules view"
+check "help: a whole-width box at 80 columns (no stray cells at the edges)" \
+    sh -c "sed -n '3p;4p' '$tmp/screen.1' | grep -c '^[┌│].*[┐│]\$' | grep -qx 2"
 
 play filter <<'EOF'
 key /
@@ -134,6 +130,52 @@ check "views: BTab back to rules" screen 4 "[1 Rules]"
 check "views: unknown command" screen 5 "unknown command ':foo'"
 check "views: the error is logged" status_is 0
 
+play commands <<'EOF'
+key :
+type creds
+key <Enter>
+dump
+key :
+type pending
+key <Enter>
+dump
+key :
+type rules
+key <Enter>
+dump
+key 4
+dump
+key 3
+dump
+EOF
+check "commands: :creds" screen 1 "[2 Creds]"
+check "commands: :pending" screen 2 "[3 Pending]"
+check "commands: :rules" screen 3 "[1 Rules]"
+check "commands: 4" screen 4 "[4 Log]"
+check "commands: 3" screen 5 "[3 Pending]"
+
+# q steps back: the views left, newest first (each once), then it quits.
+play back <<'EOF'
+dump
+key 2 4 3 4
+dump
+key q
+dump
+key q
+dump
+key q
+dump
+key q
+dump
+EOF
+check "back: at the top the key bar says quit" row 1 24 "q quit"
+check "back: with views to go back to it says back" row 2 24 "q back"
+check "back: q returns to the view left last" screen 3 "[3 Pending]"
+check "back: then the one before" screen 4 "[2 Creds]"
+check "back: each view once" screen 5 "[1 Rules]"
+check "back: nothing left: quit" sh -c "[ ! -s '$tmp/screen.6' ]"
+check "back: exit 0" status_is 0
+
 play narrow <<'EOF'
 resize 60x20
 dump
@@ -146,6 +188,23 @@ check "narrow: says so" screen 1 "terminal too small: need 64x14 (now 60x20)"
 check "narrow: draws nothing else" no_screen 1 "rows 1-"
 check "narrow: 100x30 shows 26 rows" screen 2 "rows 1-26 of 10,000  page 1/385"
 check "narrow: back at 80x24" screen 3 "rows 1-20 of 10,000"
+
+# Too small, keys would act unseen: only q/Q do anything (as the screen says).
+play blind <<'EOF'
+resize 60x20
+key d c /
+resize 80x24
+dump
+resize 60x20
+key q
+resize 80x24
+dump
+EOF
+check "blind: d opened nothing" no_screen 1 "Delete 1 rule?"
+check "blind: c opened nothing" no_screen 1 "Create rule"
+check "blind: / opened no prompt" row 1 24 "? help"
+check "blind: q quits" sh -c "[ ! -s '$tmp/screen.2' ]"
+check "blind: exit 0" status_is 0
 
 play policy <<'EOF'
 key :
@@ -234,6 +293,32 @@ check "readonly: hints lack create" no_screen 1 "c create"
 check "readonly: header says so" screen 1 "read-only"
 check "readonly: c refused" screen 2 "read-only console"
 check "readonly: help hides mutating keys" no_screen 3 "delete the marked rows"
+check "readonly: key bar lacks delete and sync" sh -c "! grep -q -e 'd delete' -e 's sync' '$tmp/screen.1'"
+
+play readonly_creds --readonly <<'EOF'
+key 2 ?
+dump
+key <PgDn>
+dump
+key q :
+type help
+key <Enter>
+repeat 3 key <PgDn>
+dump
+key q t
+dump
+key :
+type sync
+key <Enter>
+dump
+EOF
+check "readonly: help hides the token key" \
+    sh -c "! grep -q \"show the credential's token\" '$tmp/screen.1' '$tmp/screen.2'"
+check "readonly: help still lists the safe keys" screen 2 "sync and agent log"
+check "readonly: :help hides :sync" no_screen 3 ":sync"
+check "readonly: :help lists :quit" screen 3 ":quit"
+check "readonly: t refused" screen 4 "changes and tokens are off"
+check "readonly: :sync refused" screen 5 "changes and tokens are off"
 
 play quit <<'EOF'
 key Q

@@ -1,9 +1,19 @@
-# Shared helpers of the tmux-driven console tests (tests/tui/tmux_*.sh). Source
-# tests/e2e/lib.sh first (it gives $tmp, $RAMPART, check, a private HOME):
+# Shared helpers of the console tests (tests/tui/*.sh) and its bench
+# (tests/bench/ui.sh). Source tests/e2e/lib.sh first (it gives $tmp, $RAMPART,
+# check, a private HOME), or set $tmp and $RAMPART yourself:
 #
 #   . "$(dirname "$0")/../e2e/lib.sh"
 #   . "$(dirname "$0")/../e2e/server.sh"   # only when the test needs serve-api
 #   . "$(dirname "$0")/lib.sh"              # last: its exit trap also stops both
+#
+#   tui_cache N DB [POLICIES]  a cache of N queued rules made by `rules import`:
+#                              rule i is 10.x.y.z/32 (i in the low bytes), policy
+#                              ipp_test%05d of i mod POLICIES (default 7), deny
+#                              for even i, allow for odd, described "rule i"
+#   tui_console DB [ARGS...]   `rampart --db DB tui --no-agent ARGS` in tmux at
+#                              80x24 (xterm-256color); its exit status goes to
+#                              $tmp/exit when it ends
+#   tui_exited_ok              poll for that status; true when it is 0
 #
 # Every test talks to its own tmux server (a socket in $tmp, no user config), so
 # tests never see each other's sessions or the user's. Waits poll the screen with
@@ -24,19 +34,37 @@
 #   tui_resize WxH             resize the window (the console gets SIGWINCH)
 #   tui_pipe FILE              from now on append every byte CMD writes to FILE
 #   tui_pipe_stop              stop that
-#   tui_stop                   kill the server (also done at exit)
+#   tui_stop                   kill the server and wait for it (also done at exit)
 #
 # Exit status of CMD: wrap it, e.g. tui_start 80x24 vt100 "$RAMPART tui; echo EXIT=\$?"
 # and tui_wait "EXIT=0".
+
+tui_cache() {
+    awk -v n="$1" -v p="${3:-7}" 'BEGIN {
+        printf "[";
+        for (i = 0; i < n; i++)
+            printf "%s{\"cidr\":\"10.%d.%d.%d/32\",\"ip_policy_id\":\"ipp_test%05d\",\"action\":\"%s\",\"description\":\"rule %d\"}",
+                (i ? ",\n" : ""), int(i / 65536) % 256, int(i / 256) % 256, i % 256, i % p,
+                (i % 2 ? "allow" : "deny"), i;
+        print "]" }' >"$tmp/rules-$1.json" &&
+        "$RAMPART" --db "$2" rules import "$tmp/rules-$1.json" >/dev/null
+    tui_rc=$?
+    rm -f "$tmp/rules-$1.json"
+    return $tui_rc
+}
 
 tui_sock="$tmp/tmux.sock"
 tui_session=rampart
 
 tui_tmux() { tmux -S "$tui_sock" -f /dev/null "$@"; }
 
+tui_gone() { ! tui_tmux list-sessions >/dev/null 2>&1; }
+
+# The server ends after kill-server returns: a new one started before then would
+# talk to the dying one ("server exited unexpectedly"), so wait for it.
 tui_stop() {
-    tui_tmux kill-server 2>/dev/null
-    return 0
+    tui_tmux kill-server 2>/dev/null || true # none running is fine (also under set -e)
+    tui_poll 5 tui_gone || true
 }
 trap 'tui_stop; stop_server 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 
@@ -49,8 +77,7 @@ tui_start() {
         "env TERM=$2 $3" || return 1
     tui_tmux set-option -t "$tui_session" remain-on-exit on >/dev/null
     tui_tmux set-option -g status off >/dev/null
-    tui_tmux resize-window -t "$tui_session" -x "$tui_w" -y "$tui_h" 2>/dev/null
-    return 0
+    tui_tmux resize-window -t "$tui_session" -x "$tui_w" -y "$tui_h" 2>/dev/null || true
 }
 
 tui_keys() { tui_tmux send-keys -t "$tui_session" "$@"; }
@@ -111,5 +138,19 @@ tui_resize() {
 }
 
 tui_pipe() { tui_tmux pipe-pane -t "$tui_session" -o "cat >>'$1'"; }
+
+tui_console() {
+    rm -f "$tmp/exit"
+    tui_db=$1
+    shift
+    tui_start 80x24 xterm-256color \
+        "$RAMPART --db '$tui_db' tui --no-agent $*; echo \$? >'$tmp/exit'"
+}
+
+tui_exit_written() { [ -s "$tmp/exit" ]; }
+
+tui_exited_ok() {
+    tui_poll 10 tui_exit_written && [ "$(cat "$tmp/exit")" = 0 ] && rm -f "$tmp/exit"
+}
 
 tui_pipe_stop() { tui_tmux pipe-pane -t "$tui_session"; }

@@ -7,10 +7,6 @@
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
-# The console's exit status, written by the shell around it (polled).
-exit_written() { [ -s "$tmp/exit" ]; }
-exited_ok() { tui_poll 10 exit_written && [ "$(cat "$tmp/exit")" = 0 ] && rm -f "$tmp/exit"; }
-
 db="$tmp/forms.db"
 policy=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a
 
@@ -23,7 +19,7 @@ run --db "$db" rules create --cidr 192.168.0.0/16 --policy "$policy" --action al
     --description seed
 check "seed rule" status_is 0
 
-tui_start 80x24 xterm-256color "$RAMPART --db '$db' tui --no-agent; echo \$? >'$tmp/exit'"
+tui_console "$db"
 check "console opens on the rules" tui_wait "192.168.0.0/16"
 
 # ---- a rule: invalid CIDR first --------------------------------------------------
@@ -112,11 +108,11 @@ check "Yes deletes" tui_wait "deleted: 2 removed now"
 check "gone from the database" rule_count 0
 
 tui_keys Q
-check "quits with status 0" exited_ok
+check "quits with status 0" tui_exited_ok
 
 # ---- read-only ------------------------------------------------------------------------
 run --db "$db" rules create --cidr 10.9.0.0/16 --policy "$policy" --action deny
-tui_start 80x24 xterm-256color "$RAMPART --db '$db' tui --no-agent --readonly; echo \$? >'$tmp/exit'"
+tui_console "$db" --readonly
 tui_wait "10.9.0.0/16" >/dev/null
 tui_keys c
 check "readonly refuses c" tui_wait "read-only"
@@ -125,5 +121,5 @@ tui_keys d
 check "no confirmation in read-only" tui_lacks "Delete 1 rule?"
 check "readonly deleted nothing" rule_count 1
 tui_keys Q
-check "read-only console quits" exited_ok
+check "read-only console quits" tui_exited_ok
 exit 0

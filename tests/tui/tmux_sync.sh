@@ -7,10 +7,6 @@
 . "$(dirname "$0")/../e2e/server.sh"
 . "$(dirname "$0")/lib.sh"
 
-# The console's exit status, written by the shell around it (polled).
-exit_written() { [ -s "$tmp/exit" ]; }
-exited_ok() { tui_poll 10 exit_written && [ "$(cat "$tmp/exit")" = 0 ] && rm -f "$tmp/exit"; }
-
 db="$tmp/sync.db"
 policy=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a
 pane="$tmp/pane.out"
@@ -19,7 +15,7 @@ start_server sync || exit 1
 run --db "$db" rules create --cidr 10.1.0.0/16 --policy "$policy" --action allow
 check "seed rule" status_is 0
 
-tui_start 80x24 xterm-256color "$RAMPART --db '$db' tui --no-agent; echo \$? >'$tmp/exit'"
+tui_console "$db"
 check "console opens" tui_wait "10.1.0.0/16"
 check "header: never synced" tui_wait "never synced"
 tui_pipe "$pane"
@@ -89,23 +85,50 @@ tui_wait_gone "$token" >/dev/null
 
 tui_pipe_stop
 tui_keys Q
-check "quits with status 0" exited_ok
+check "quits with status 0" tui_exited_ok
 
 # ---- a slow server: the console stays responsive while it pushes ------------------------------
 start_server slow --faults "create_rule:delay=3000@1+" || exit 1
 for c in 10.3.0.0/16 10.4.0.0/16 10.5.0.0/16; do
     run --db "$db" rules create --cidr "$c" --policy "$policy" --action deny
 done
-tui_start 80x24 xterm-256color "$RAMPART --db '$db' tui --no-agent; echo \$? >'$tmp/exit'"
+tui_console "$db"
 tui_wait "10.5.0.0/16" >/dev/null
 tui_keys s
 check "header shows the push's progress" tui_wait " of 3" 20
 tui_keys 4
 pushing_in_log_view() { tui_has "[4 Log]" && tui_has " of 3"; }
 check "keys work while it pushes" tui_poll 10 pushing_in_log_view
+check "the header gives an ETA once a row is done" tui_wait ", ETA " 20
 check "then synced" tui_poll 40 synced_shown
 server_list ip_policy_rules cidr >"$tmp/out"
 check "the three rules reached the server" sh -c "grep -c '10\.[345]\.0\.0/16' '$tmp/out' | grep -qx 3"
+
+# ---- the server refuses a row: the reason in the log view and on the row ----------------
+start_server refusing --faults "create_rule:429@1+:retry-after=1" || exit 1
+run --db "$db" rules create --cidr 10.7.0.0/16 --policy "$policy" --action deny
+tui_console "$db"
+tui_wait "10.7.0.0/16" >/dev/null
+tui_keys s
+check "paused by a 429, the header keeps the push's count" tui_wait "pushing 0 of 1, paused" 20
+check "the header counts the failed row" tui_wait "1 failed" 40
+tui_keys G
+check "the row says failed" tui_wait "failed   ipp_"
+check "its reason is in the status line while the cursor is on it" \
+    tui_wait "! failed: gave up after 5 attempts"
+tui_keys Enter
+error_detail() { tui_capture | grep -q '│ error  *gave up after 5 attempts'; }
+check "and in its details" tui_poll 10 error_detail
+tui_keys q 4
+check "the log view has the refusal" tui_wait "server refused local_"
+tui_keys 3
+check "the pending view gives the reason" tui_wait "failed   gave up after"
+tui_keys Q
+check "quits" tui_exited_ok
+run --db "$db" rules list --json
+check "the cache keeps the reason" out_has "gave up after 5 attempts"
+tui_console "$db"
+tui_wait "10.7.0.0/16" >/dev/null
 
 # ---- the remote goes away: offline, retried later; quitting cancels the wait ---------------------
 stop_server
@@ -115,5 +138,5 @@ tui_keys s
 check "header says offline with the retry time" tui_wait "offline, retry in" 40
 check "the reason is in the status line" tui_wait "could not be reached"
 tui_keys Q
-check "quitting during the retry wait" exited_ok
+check "quitting during the retry wait" tui_exited_ok
 exit 0

@@ -13,7 +13,7 @@
 
 /* The form model, driven key by key as the console drives it. */
 
-enum { CTRL_A = 1, CTRL_E = 5, CTRL_K = 11, CTRL_U = 21, CTRL_W = 23 };
+enum { CTRL_A = 1, CTRL_D = 4, CTRL_E = 5, CTRL_K = 11, CTRL_U = 21, CTRL_W = 23 };
 
 static const char policies[][MODEL_ID_MAX + 1] = {"ipp_a1", "ipp_a2", "ipp_b1"};
 
@@ -316,6 +316,10 @@ static void test_utf8_editing(void **state)
     ui_form_key(f, UI_KEY_BACKSPACE);
     assert_string_equal(ui_form_text(f, UI_RULE_DESCRIPTION), "hllo日本");
     ui_form_key(f, UI_KEY_DEL);
+    assert_string_equal(ui_form_text(f, UI_RULE_DESCRIPTION), "hlo日本");
+    type(f, "l");
+    ui_form_key(f, UI_KEY_LEFT);
+    ui_form_key(f, CTRL_D); /* Del's other key */
     assert_string_equal(ui_form_text(f, UI_RULE_DESCRIPTION), "hlo日本");
     type(f, "€");
     assert_string_equal(ui_form_text(f, UI_RULE_DESCRIPTION), "h€lo日本");

@@ -147,6 +147,30 @@ static void test_paging(void **state)
     assert_int_equal(t->cursor, 0);
 }
 
+/* A page key that can move the view only part way moves the cursor the rest, so
+ * PgDn always goes a page further down the rows (as Ctrl-D does half a page). */
+static void test_partial_page(void **state)
+{
+    fixture *f = *state;
+    ui_table *t = &f->t;
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(ui_table_page(t, 1), ERROR_OK);
+    assert_position(t, "rows 81-90 of 95", "page 9/10");
+    assert_int_equal(t->cursor, 0);
+    assert_int_equal(ui_table_page(t, 1), ERROR_OK); /* the view moves 5, the cursor 5 */
+    assert_position(t, "rows 86-95 of 95", "page 10/10");
+    assert_int_equal(t->cursor, 5);
+    assert_int_equal(ui_table_first(t), ERROR_OK);
+    assert_int_equal(ui_table_move(t, 14), ERROR_OK);
+    assert_position(t, "rows 6-15 of 95", "page 1/10");
+    assert_int_equal(t->cursor, HEIGHT - 1);
+    assert_int_equal(ui_table_page(t, -1), ERROR_OK); /* the view moves 5, the cursor 5 */
+    assert_position(t, "rows 1-10 of 95", "page 1/10");
+    assert_int_equal(t->cursor, HEIGHT - 1 - 5);
+    assert_int_equal(ui_table_half(t, -1), ERROR_OK); /* nothing above: the cursor goes */
+    assert_int_equal(t->cursor, 0);
+}
+
 static void test_scrolling(void **state)
 {
     fixture *f = *state;
@@ -456,6 +480,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_paging, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_page, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scrolling, setup, teardown),
         cmocka_unit_test_setup_teardown(test_marks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_and_policy, setup, teardown),

@@ -1,17 +1,17 @@
 /*
- * The one-line UTF-8 editor of the form fields (ui/form_internal.h). The cursor is
- * a byte offset kept on character boundaries, so every key acts on whole
- * characters and the buffer stays valid UTF-8 when it started so.
+ * The one-line UTF-8 editor (ui/ui_line.h) of the form fields and the prompt. The
+ * cursor is a byte offset kept on character boundaries, so every key acts on
+ * whole characters and the buffer stays valid UTF-8 when it started so.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "form_internal.h"
+#include "ui_line.h"
 #include "rampart/model.h"
 #include "rampart/ui_app.h"
 
 enum {
-    CTRL_A = 1, CTRL_E = 5, CTRL_H = 8, CTRL_K = 11, CTRL_U = 21, CTRL_W = 23
+    CTRL_A = 1, CTRL_D = 4, CTRL_E = 5, CTRL_H = 8, CTRL_K = 11, CTRL_U = 21, CTRL_W = 23
 };
 
 static bool is_continuation(unsigned char b) { return (b & 0xC0) == 0x80; }
@@ -165,6 +165,7 @@ ui_line_effect ui_line_key(ui_line *l, int key)
     case CTRL_H:
         return cut(l, prev_char(l, l->cursor), l->cursor);
     case UI_KEY_DEL:
+    case CTRL_D:
         return cut(l, l->cursor, next_char(l, l->cursor));
     case CTRL_U:
         return cut(l, 0, l->cursor);

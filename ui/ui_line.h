@@ -1,8 +1,14 @@
 /*
- * Private to ui/form*.c: the one-line UTF-8 editor every text field uses.
+ * ui_line: the one-line UTF-8 editor (ui/line.c) of every text the console takes:
+ * the form fields and the status row's prompt (`/` filter, `:` command). Private
+ * to ui/.
+ *
+ * Keys: Left/Right, Home/End and Ctrl-A/Ctrl-E move; Backspace (Ctrl-H) and Del
+ * (Ctrl-D) delete a whole character; Ctrl-U deletes to the start, Ctrl-K to the
+ * end, Ctrl-W the word before the cursor; printable characters are inserted.
  */
-#ifndef RAMPART_UI_FORM_INTERNAL_H
-#define RAMPART_UI_FORM_INTERNAL_H
+#ifndef RAMPART_UI_LINE_H
+#define RAMPART_UI_LINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
