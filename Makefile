@@ -4,14 +4,20 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 VERSION := 0.1.0
+# Where `make install` puts things (all under PREFIX unless given).
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+DOCDIR      ?= $(PREFIX)/share/doc/rampart
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 
 # Libraries found with pkg-config, and the Debian packages that provide them.
 PKGS      := ncursesw libcurl sqlite3 jansson cmocka libmicrohttpd
 DEB_PKGS  := pkg-config libncurses-dev libcurl4-openssl-dev libsqlite3-dev \
              libjansson-dev libcmocka-dev libmicrohttpd-dev
 # Tools the tests and benchmarks run (checked with `command -v`).
-TOOLS     := tmux curl sqlite3
-DEB_TOOLS := tmux curl sqlite3
+TOOLS     := tmux curl sqlite3 man
+DEB_TOOLS := tmux curl sqlite3 man-db
 
 SAN ?=
 ifeq ($(SAN),1)
@@ -114,16 +120,32 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends \
 	    build-essential $(DEB_PKGS) $(DEB_TOOLS)
 
+# The files installed, as DEST=SOURCE pairs (every one 0644 but the binary).
+INSTALL_FILES := $(MANDIR)/man1/rampart.1=assets/rampart.1 \
+                 $(BASHCOMPDIR)/rampart=assets/rampart.bash-completion \
+                 $(DOCDIR)/config.example=assets/config.example \
+                 $(USERUNITDIR)/rampart-agent.service=$(BUILD)/rampart-agent.service \
+                 $(USERUNITDIR)/rampart-agent.socket=assets/rampart-agent.socket
+
+# The service unit names the installed binary: written from its template at
+# each install (BINDIR may differ from the last one).
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/doc/rampart
-	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rampart
-	install -m 0644 assets/rampart.1 $(DESTDIR)$(PREFIX)/share/man/man1/rampart.1
-	install -m 0644 assets/config.example $(DESTDIR)$(PREFIX)/share/doc/rampart/config.example
+	sed 's|@BINDIR@|$(BINDIR)|g' assets/rampart-agent.service >$(BUILD)/rampart-agent.service
+	install -d -m 0755 '$(DESTDIR)$(BINDIR)'
+	install -m 0755 $(BIN) '$(DESTDIR)$(BINDIR)/rampart'
+	@set -e; for pair in $(INSTALL_FILES); do \
+	    dest='$(DESTDIR)'$${pair%%=*}; \
+	    echo "install -m 0644 $${pair#*=} $$dest"; \
+	    install -d -m 0755 "$${dest%/*}"; \
+	    install -m 0644 "$${pair#*=}" "$$dest"; \
+	done
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/rampart $(DESTDIR)$(PREFIX)/share/man/man1/rampart.1
-	rm -rf $(DESTDIR)$(PREFIX)/share/doc/rampart
+	rm -f '$(DESTDIR)$(BINDIR)/rampart'
+	@for pair in $(INSTALL_FILES); do \
+	    echo "rm -f $(DESTDIR)$${pair%%=*}"; rm -f '$(DESTDIR)'$${pair%%=*}; \
+	done
+	@rmdir '$(DESTDIR)$(DOCDIR)' 2>/dev/null || true
 
 clean:
 	rm -rf build build-san build-*

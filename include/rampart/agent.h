@@ -12,7 +12,9 @@
  *   "tcp:HOST:PORT" on loopback only (anything else is ERROR_INVALID naming the
  *   address), where every request, /healthz included, needs "Authorization:
  *   Bearer <local key>" (checked in constant time) and a Host that is a loopback
- *   name ("localhost", 127.x.y.z, [::1], with any port; DNS rebinding). On every
+ *   name ("localhost", 127.x.y.z, [::1], with any port; DNS rebinding). "fd:N" is
+ *   an already-listening socket handed over by systemd (socket activation), held
+ *   to the same rules as the kind it is. On every
  *   listener, requests relayed or made by a browser are refused: X-Forwarded-For,
  *   Forwarded, X-Forwarded-Host, Origin or Sec-Fetch-Site present (SSRF).
  * - The local key lives in a file of mode 0600, created with a random key on first
@@ -79,8 +81,10 @@ enum {
 
 typedef struct agent_options {
     const char *db_path;                 /* the cache (opened read-only per thread) */
-    const char *listen[AGENT_LISTEN_MAX];/* "unix:PATH" / "tcp:HOST:PORT"; none: the
-                                            default unix socket (agent_default_socket) */
+    const char *listen[AGENT_LISTEN_MAX];/* "unix:PATH" / "tcp:HOST:PORT" / "fd:N" (a
+                                            socket passed by systemd, checked like ours);
+                                            none: the default unix socket
+                                            (agent_default_socket) */
     size_t nlisten;
     const char *key_path;                /* NULL: agent_default_key_path */
     long allow_uids[AGENT_UIDS_MAX];     /* unix callers allowed; none: our own uid */

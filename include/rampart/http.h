@@ -6,8 +6,11 @@
  * - Listens on "tcp:HOST:PORT" (HOST: a loopback IPv4 address, "localhost" or
  *   "[::1]"; PORT 0 picks a free port, see http_server_address) or "unix:PATH" (a
  *   socket file of mode 0600; a stale socket file left by a dead server is replaced,
- *   anything else at PATH is refused). Nothing is ever bound to a non-loopback
- *   address.
+ *   anything else at PATH is refused) or "fd:N" (a socket already bound and
+ *   listening, passed by the service manager: socket activation, see
+ *   http_listen_fds; a TCP one must be bound to loopback, a stream socket that is
+ *   listening; its socket file is never removed by the server). Nothing is ever
+ *   bound to, or served on, a non-loopback address.
  * - Threads: by default one thread per connection (libmicrohttpd's internal
  *   polling thread accepts). A handler may block (a fault delay, an fsync in
  *   SQLite) without stalling other clients, and the connection limit bounds the
@@ -152,7 +155,7 @@ typedef void (*http_log_fn)(void *ctx, const http_request *req, const http_respo
                             double elapsed_ms);
 
 typedef struct http_config {
-    const char *listen;       /* "tcp:HOST:PORT" or "unix:PATH" */
+    const char *listen;       /* "tcp:HOST:PORT", "unix:PATH" or "fd:N" */
     const http_route *routes; /* borrowed: must outlive the server */
     size_t nroutes;
     void *ctx;                /* handed to every hook */
@@ -182,6 +185,17 @@ typedef struct http_server http_server;
  * are borrowed and must outlive the server. On failure *out is NULL.
  */
 error_code http_server_open(const http_config *cfg, http_server **out, error_info *err);
+
+/*
+ * The sockets the service manager passed to this process (systemd's socket
+ * activation; the sd_listen_fds(3) protocol, without libsystemd): when LISTEN_PID
+ * is this process's pid, LISTEN_FDS sockets from fd *first (3) on, each made
+ * close-on-exec; *count is 0 when the variables are missing or meant for another
+ * process. Serve each with listen "fd:N". The variables are left in place
+ * (clearing them is the caller's business). ERROR_INVALID when LISTEN_FDS is not
+ * a count or names an fd that is not open.
+ */
+error_code http_listen_fds(int *first, int *count, error_info *err);
 
 /* Start serving an opened server (once). */
 error_code http_server_start(http_server *srv, error_info *err);

@@ -11,8 +11,12 @@
 
 #include "rampart/agent.h"
 #include "rampart/cli.h"
+#include "rampart/http.h"
 
-enum { HELP_MAX = 16384, PATH_MAX_LEN = 4096, RATE_MAX = 1000000, IDLE_MAX = 3600 };
+enum {
+    HELP_MAX = 16384, PATH_MAX_LEN = 4096, RATE_MAX = 1000000, IDLE_MAX = 3600,
+    FD_SPEC_MAX = 16 /* "fd:N" */
+};
 
 static const char help_text[] =
     "Answers the agents on this machine: their tunnel token (the remote API hands\n"
@@ -24,8 +28,13 @@ static const char help_text[] =
     "  --listen ADDR      unix:PATH (socket 0600 in a 0700 directory; callers are\n"
     "                     identified by their uid) or tcp:127.0.0.1:PORT, tcp:[::1]:PORT\n"
     "                     (loopback only; PORT 0 picks one; every request needs\n"
-    "                     'Authorization: Bearer KEY'). Repeat for several, up to 4.\n"
+    "                     'Authorization: Bearer KEY'), or fd:N (a listening socket\n"
+    "                     passed by the service manager). Repeat for several, up to 4.\n"
     "                     Default: unix:%s\n"
+    "                     Started by socket activation (LISTEN_FDS, e.g. through\n"
+    "                     rampart-agent.socket), it serves the sockets passed instead\n"
+    "                     of the default, and any --listen given besides (unless one\n"
+    "                     names an fd:N itself).\n"
     "  --key-file PATH    the key TCP clients send, created (0600, random) at first\n"
     "                     use. Default: %s\n"
     "  --allow-uid UID    a uid whose processes may ask over a unix socket (repeat;\n"
@@ -94,17 +103,59 @@ static bool parse_count(const char *text, long max, long *out)
 typedef struct agent_flags {
     cli_list listen, uids;
     const char *key_file, *rate, *idle, *ready_file;
+    char inherited[AGENT_LISTEN_MAX][FD_SPEC_MAX]; /* "fd:N" of the passed sockets */
+    size_t ninherited;
 } agent_flags;
+
+static bool names_fd(const cli_list *listen)
+{
+    for (size_t i = 0; i < listen->count; i++) {
+        if (strncmp(listen->items[i], "fd:", 3) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Sockets passed by the service manager (socket activation) become listeners,
+ * unless --listen names fds itself. The variables are cleared either way, so
+ * nothing started from here takes them for its own. */
+static bool take_inherited(cli_ctx *ctx, const char *path, agent_flags *f, int *rc)
+{
+    int first, count;
+    error_info e = {0};
+    error_code ec = http_listen_fds(&first, &count, &e);
+    unsetenv("LISTEN_PID");
+    unsetenv("LISTEN_FDS");
+    unsetenv("LISTEN_FDNAMES");
+    if (ec != ERROR_OK) {
+        *rc = cli_fail(ctx, &e);
+        return false;
+    }
+    if (names_fd(&f->listen))
+        return true;
+    if ((size_t)count > AGENT_LISTEN_MAX) {
+        *rc = cli_usage_error(ctx, path, "%d sockets passed by the service manager: at most "
+                              "%d", count, AGENT_LISTEN_MAX);
+        return false;
+    }
+    for (int i = 0; i < count; i++)
+        snprintf(f->inherited[f->ninherited++], FD_SPEC_MAX, "fd:%d", first + i);
+    return true;
+}
 
 /* Flags -> options; false after printing a usage error into *rc. */
 static bool build_options(cli_ctx *ctx, const char *path, const agent_flags *f,
                           agent_options *o, int *rc)
 {
     *rc = CLI_EXIT_USAGE;
-    if (f->listen.count > AGENT_LISTEN_MAX) {
-        cli_usage_error(ctx, path, "at most %d --listen addresses", AGENT_LISTEN_MAX);
+    if (f->listen.count + f->ninherited > AGENT_LISTEN_MAX) {
+        cli_usage_error(ctx, path, "at most %d --listen addresses%s", AGENT_LISTEN_MAX,
+                        f->ninherited ? ", sockets passed by the service manager included"
+                                      : "");
         return false;
     }
+    for (size_t i = 0; i < f->ninherited; i++)
+        o->listen[o->nlisten++] = f->inherited[i];
     for (size_t i = 0; i < f->listen.count; i++)
         o->listen[o->nlisten++] = f->listen.items[i];
     if (f->uids.count > AGENT_UIDS_MAX) {
@@ -177,7 +228,7 @@ static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
              AGENT_IDLE_TIMEOUT_DEFAULT, sock);
     const cli_command cmd = {
         "agent", agent_cmd,
-        "[--listen unix:PATH|tcp:127.0.0.1:PORT]... [--key-file PATH]\n"
+        "[--listen unix:PATH|tcp:127.0.0.1:PORT|fd:N]... [--key-file PATH]\n"
         "       [--allow-uid UID]... [--rate N] [--idle-timeout S] [--ready-file FILE]",
         "Serve tokens, policy checks and a read-only API mirror to local agents.", help, 0, 0,
     };
@@ -193,6 +244,8 @@ static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
     int first, rc;
     if (!cli_parse(ctx, path, &cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &first,
                    &rc))
+        return rc;
+    if (!take_inherited(ctx, path, &f, &rc))
         return rc;
     agent_options o = {0};
     if (!build_options(ctx, path, &f, &o, &rc))

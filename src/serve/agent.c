@@ -241,7 +241,6 @@ static error_code open_listener(agent *ag, const agent_options *opt, const char 
 {
     agent_listener *l = &ag->lis[ag->nlis];
     l->ag = ag;
-    l->tcp = strncmp(spec, "tcp:", 4) == 0;
     if (strncmp(spec, "unix:", 5) == 0 && spec[5] && agent_socket_dir_check(spec + 5, err))
         return err->code;
     http_config hc = {
@@ -254,11 +253,17 @@ static error_code open_listener(agent *ag, const agent_options *opt, const char 
     };
     if (http_server_open(&hc, &l->http, err) != ERROR_OK)
         return error_prefix(err, "%.200s", spec);
+    /* From the socket, not the spec: an inherited one ("fd:N") may be either. */
+    l->tcp = !http_server_is_unix(l->http);
     const char *addr = http_server_address(l->http);
     snprintf(l->address, sizeof l->address, "%s%s", l->tcp ? "tcp:" : "unix:", addr);
     if (l->tcp)
         snprintf(l->base, sizeof l->base, "http://%s", addr);
     ag->nlis++; /* closed by agent_stop from here on */
+    /* A socket made by the service manager gets the directory check ours get. */
+    if (!l->tcp && strncmp(spec, "fd:", 3) == 0 && addr[0] == '/' &&
+        agent_socket_dir_check(addr, err) != ERROR_OK)
+        return err->code;
     /* After the address was accepted (a refused one makes no key file), before
      * serving (nothing is answered until http_server_start). */
     if (l->tcp && load_key(ag, opt, err) != ERROR_OK)

@@ -19,7 +19,8 @@ typedef struct http_listener {
 } http_listener;
 
 /*
- * Parse `spec` ("tcp:HOST:PORT" or "unix:PATH"), create, bind and listen.
+ * Parse `spec` ("tcp:HOST:PORT" or "unix:PATH"), create, bind and listen; or
+ * ("fd:N") check and adopt a listening socket passed by systemd.
  * ERROR_INVALID for a bad or non-loopback address (the message names the fix),
  * ERROR_IO for socket errors (address in use, …). On failure out->fd is -1.
  */

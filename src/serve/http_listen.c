@@ -1,13 +1,18 @@
 /*
  * http: the listening socket. Created here rather than by libmicrohttpd so that
  * the port picked for PORT 0 is known before serving, a unix socket gets mode 0600
- * before anyone can connect, and nothing ever listens beyond loopback.
+ * before anyone can connect, and nothing ever listens beyond loopback. A socket
+ * handed over by the service manager (socket activation, "fd:N") is checked to the
+ * same rules before it is served.
  */
 #include "http_internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { BACKLOG = 128 };
+enum {
+    BACKLOG = 128,
+    LISTEN_FDS_START = 3,  /* sd_listen_fds(3): the first socket passed */
+    LISTEN_FDS_MAX = 64    /* more than any unit of ours passes */
+};
 
 typedef union any_addr {
     struct sockaddr sa;
@@ -148,19 +157,20 @@ static error_code open_tcp(const char *rest, http_listener *lis, error_info *err
     return describe_tcp(lis, err);
 }
 
-/* A socket file nobody answers on is a leftover of a dead server: safe to replace.
- * Anything else (a live server, a regular file) stays. */
-static bool stale_socket(const char *path, const any_addr *addr)
+/* Why the file at `path` must stay, or NULL: a socket file nobody answers on is a
+ * leftover of a dead server, safe to replace. A live server (another agent, or
+ * the console's) or any other file stays. */
+static const char *occupied(const char *path, const any_addr *addr)
 {
     struct stat st;
     if (lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
-        return false;
+        return "it exists and is not a socket";
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return false;
+        return "it exists and cannot be probed";
     bool stale = connect(fd, &addr->sa, sizeof addr->un) != 0 && errno == ECONNREFUSED;
     close(fd);
-    return stale;
+    return stale ? NULL : "another server is answering on it";
 }
 
 static error_code bind_unix(http_listener *lis, const any_addr *addr, error_info *err)
@@ -169,9 +179,9 @@ static error_code bind_unix(http_listener *lis, const any_addr *addr, error_info
         return ERROR_OK;
     if (errno != EADDRINUSE)
         return sys_error(err, "listen on", lis->unix_path);
-    if (!stale_socket(lis->unix_path, addr))
-        return error_set(err, ERROR_IO, "cannot listen on %s: it exists and is %s",
-                         lis->unix_path, "not a stale socket (another server, or a file)");
+    const char *why = occupied(lis->unix_path, addr);
+    if (why)
+        return error_set(err, ERROR_IO, "cannot listen on %s: %s", lis->unix_path, why);
     unlink(lis->unix_path);
     if (bind(lis->fd, &addr->sa, sizeof addr->un) != 0)
         return sys_error(err, "listen on", lis->unix_path);
@@ -209,6 +219,107 @@ static error_code open_unix(const char *path, http_listener *lis, error_info *er
     return ERROR_OK;
 }
 
+/* A whole number in 0..max: digits only, no sign, no leading zeros. */
+static bool parse_uint(const char *text, long max, long *out)
+{
+    size_t len = strlen(text);
+    if (len == 0 || len > 10 || (len > 1 && text[0] == '0') ||
+        strspn(text, "0123456789") != len)
+        return false;
+    long v = strtol(text, NULL, 10);
+    if (v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Why an inherited TCP socket may not be served, or NULL: the rule of
+ * parse_host (loopback only) applies to sockets bound by someone else too. */
+static const char *tcp_refusal(const any_addr *a)
+{
+    if (a->sa.sa_family == AF_INET)
+        return (ntohl(a->in4.sin_addr.s_addr) >> 24) == 127 ? NULL
+               : "is bound beyond loopback (ListenStream=127.0.0.1:PORT)";
+    return IN6_IS_ADDR_LOOPBACK(&a->in6.sin6_addr) ? NULL
+           : "is bound beyond loopback (ListenStream=[::1]:PORT)";
+}
+
+static void describe_unix(http_listener *lis, const any_addr *a, socklen_t len, long fd)
+{
+    size_t path_len = len > offsetof(struct sockaddr_un, sun_path)
+                          ? len - offsetof(struct sockaddr_un, sun_path) : 0;
+    if (path_len == 0 || a->un.sun_path[0] == '\0') /* unnamed or abstract */
+        snprintf(lis->address, sizeof lis->address, "fd:%ld", fd);
+    else
+        snprintf(lis->address, sizeof lis->address, "%.*s", (int)strnlen(a->un.sun_path,
+                 path_len), a->un.sun_path);
+}
+
+/* "fd:N": a socket already bound and listening. Nothing is closed or removed
+ * unless it was accepted (a wrong N must not close stdout), and its socket file,
+ * if any, belongs to whoever made it: never unlinked here. */
+static error_code adopt_fd(const char *text, http_listener *lis, error_info *err)
+{
+    long fd;
+    if (!parse_uint(text, INT_MAX, &fd))
+        return error_set(err, ERROR_INVALID, "expected fd:N, N a file descriptor number");
+    int type = 0, accepting = 0;
+    socklen_t tl = sizeof type, al = sizeof accepting;
+    if (getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0)
+        return errno == ENOTSOCK
+                   ? error_set(err, ERROR_INVALID, "fd %ld is not a socket", fd)
+                   : error_set(err, ERROR_INVALID, "fd %ld: %s", fd, strerror(errno));
+    if (type != SOCK_STREAM ||
+        getsockopt((int)fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &al) != 0 || !accepting)
+        return error_set(err, ERROR_INVALID, "fd %ld is not a listening stream socket "
+                         "(ListenStream=, Accept=no)", fd);
+    any_addr a;
+    socklen_t len = sizeof a;
+    memset(&a, 0, sizeof a);
+    if (getsockname((int)fd, &a.sa, &len) != 0)
+        return error_set(err, ERROR_INVALID, "fd %ld: %s", fd, strerror(errno));
+    if (a.sa.sa_family != AF_UNIX && a.sa.sa_family != AF_INET && a.sa.sa_family != AF_INET6)
+        return error_set(err, ERROR_INVALID, "fd %ld is neither a unix nor a TCP socket", fd);
+    const char *why = a.sa.sa_family == AF_UNIX ? NULL : tcp_refusal(&a);
+    if (why)
+        return error_set(err, ERROR_INVALID, "fd %ld %s", fd, why);
+    if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0)
+        return error_set(err, ERROR_IO, "fd %ld: %s", fd, strerror(errno));
+    lis->fd = (int)fd;
+    lis->family = a.sa.sa_family;
+    if (lis->family == AF_UNIX) {
+        describe_unix(lis, &a, len, fd);
+        return ERROR_OK;
+    }
+    return describe_tcp(lis, err);
+}
+
+error_code http_listen_fds(int *first, int *count, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    *first = LISTEN_FDS_START;
+    *count = 0;
+    const char *pid_text = getenv("LISTEN_PID");
+    const char *fds_text = getenv("LISTEN_FDS");
+    long pid, n;
+    /* Meant for another process (a parent that did not clear them): not ours. */
+    if (!pid_text || !fds_text || !parse_uint(pid_text, LONG_MAX / 2, &pid) ||
+        pid != (long)getpid())
+        return ERROR_OK;
+    if (!parse_uint(fds_text, LISTEN_FDS_MAX, &n))
+        return error_set(err, ERROR_INVALID, "LISTEN_FDS='%.16s' is not a count of sockets "
+                         "(0 to %d)", fds_text, LISTEN_FDS_MAX);
+    for (long fd = LISTEN_FDS_START; fd < LISTEN_FDS_START + n; fd++) {
+        /* Not handed on to children (the sandbox server, …). */
+        if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0)
+            return error_set(err, ERROR_INVALID, "LISTEN_FDS says fd %ld was passed, but it "
+                             "is not open", fd);
+    }
+    *count = (int)n;
+    return ERROR_OK;
+}
+
 error_code http_listener_open(const char *spec, http_listener *out, error_info *err)
 {
     error_info scratch;
@@ -220,9 +331,11 @@ error_code http_listener_open(const char *spec, http_listener *out, error_info *
         rc = open_tcp(spec + 4, out, err);
     else if (spec && strncmp(spec, "unix:", 5) == 0)
         rc = open_unix(spec + 5, out, err);
+    else if (spec && strncmp(spec, "fd:", 3) == 0)
+        rc = adopt_fd(spec + 3, out, err);
     else
-        rc = error_set(err, ERROR_INVALID, "expected tcp:HOST:PORT or unix:PATH, e.g. "
-                       "tcp:127.0.0.1:0");
+        rc = error_set(err, ERROR_INVALID, "expected tcp:HOST:PORT or unix:PATH (or fd:N, "
+                       "a socket passed by the service manager), e.g. tcp:127.0.0.1:0");
     if (rc != ERROR_OK)
         http_listener_close(out);
     return rc;
