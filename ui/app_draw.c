@@ -64,7 +64,8 @@ static void draw_top_row(ui_app *app, ui_canvas *c)
     draw_tabs(app, c, &x);
     char sync[160], right[170];
     ui_sync_state_text(app, sync, sizeof sync);
-    snprintf(right, sizeof right, "%s ", sync);
+    snprintf(right, sizeof right, "%s%s ", ui_app_options(app)->sandbox ? "sandbox: " : "",
+             sync);
     draw_right(c, 0, x, right, bar);
 }
 

@@ -41,6 +41,8 @@ typedef struct ui_options {
     const char *db_path;     /* the same cache's path: the sync worker and the agent
                                 open their own handles */
     bool remote;             /* a remote is configured (else `s` explains how) */
+    bool sandbox;            /* that remote is --sandbox's private server: the header
+                                says so, so nobody mistakes it for production */
     api_config api;          /* how to reach it (strings borrowed for the whole run) */
     int rate_per_min;        /* sync pacing (0 unpaced) */
     bool readonly;           /* hide and refuse every mutating key */

@@ -81,6 +81,7 @@ static int tui_run(cli_ctx *ctx, const char *path, int argc, char **argv)
     const config *cfg = &ctx->cfg;
     o.db_path = config_get(cfg, CONFIG_DB);
     o.remote = config_remote_configured(cfg);
+    o.sandbox = ctx->sandbox_pid != 0;
     o.api.base_url = config_get(cfg, CONFIG_API_URL);
     o.api.api_key = config_get(cfg, CONFIG_API_KEY);
     o.api.version_header = config_get(cfg, CONFIG_VERSION_HEADER);

@@ -347,3 +347,9 @@ run --db "$db" tui --headless "$tmp/missing.keys"
 check "missing script" refused 2 "cannot open the script"
 run --db "$db" tui </dev/null
 check "no terminal: refused" refused 2 "needs a terminal"
+
+# The sandbox's private server is named in the header; a real remote is not.
+run --sandbox tui --no-agent --headless "$tmp/one.keys"
+check "sandbox: named in the header" sh -c "head -n 1 '$tmp/out' | grep -q 'sandbox: never synced'"
+run --db "$db" tui --no-agent --headless "$tmp/one.keys"
+check "no sandbox: not named" sh -c "! head -n 1 '$tmp/out' | grep -q 'sandbox'"
