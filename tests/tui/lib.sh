@@ -66,7 +66,13 @@ tui_stop() {
     tui_tmux kill-server 2>/dev/null || true # none running is fine (also under set -e)
     tui_poll 5 tui_gone || true
 }
-trap 'tui_stop; stop_server 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+# stop_server exists only where tests/e2e/server.sh was sourced (not in the bench).
+tui_cleanup() {
+    tui_stop
+    if command -v stop_server >/dev/null 2>&1; then stop_server 2>/dev/null || true; fi
+    rm -rf "$tmp"
+}
+trap tui_cleanup EXIT INT TERM
 
 tui_start() {
     tui_stop
