@@ -31,7 +31,7 @@ static const plan_line lines[MODEL_STATE_COUNT] = {
                                     NULL},
 };
 
-static unsigned shown_states(void)
+unsigned sync_plan_states(void)
 {
     unsigned mask = 0;
     for (int s = 0; s < MODEL_STATE_COUNT; s++) {
@@ -41,22 +41,25 @@ static unsigned shown_states(void)
     return mask;
 }
 
+char sync_plan_line(model_state state, const char *error_text, const char **why)
+{
+    const plan_line *l = &lines[state];
+    *why = l->why ? l->why : error_text && error_text[0] ? error_text : l->fallback;
+    return l->sign;
+}
+
 static void fill_item(sync_plan_item *item, model_state state, const char *error_text,
                       char *why, size_t size)
 {
-    const plan_line *l = &lines[state];
-    item->sign = l->sign;
-    if (l->why) {
-        item->why = l->why;
-        return;
+    /* The item outlives nothing but the callback; the error is copied because the
+     * rows it came from are reused by the next page. */
+    const char *reason;
+    item->sign = sync_plan_line(state, error_text, &reason);
+    if (reason == error_text) {
+        snprintf(why, size, "%s", error_text);
+        reason = why;
     }
-    if (!error_text[0]) {
-        item->why = l->fallback;
-        return;
-    }
-    /* A failed row's error is the server's message (or the engine's reason). */
-    snprintf(why, size, "%s", error_text);
-    item->why = why;
+    item->why = reason;
 }
 
 typedef struct plan_walk {
@@ -98,7 +101,7 @@ error_code sync_plan(store *st,
     err = err ? err : &scratch;
     if (!st || !fn)
         return error_set(err, ERROR_INVALID, "sync_plan needs a store and a callback");
-    store_query q = {.states = shown_states()};
+    store_query q = {.states = sync_plan_states()};
     plan_walk w = {fn, ctx};
     error_code rc = store_rule_walk(st, &q, PLAN_PAGE, plan_rule_page, &w, err);
     if (rc == ERROR_OK)

@@ -19,43 +19,15 @@ static const ui_table_col cols[] = {
 
 static const char *const sorts[] = {"id"};
 
-/* Per state, as sync_plan says it; sign 0: settled, not shown. */
-typedef struct plan_line {
-    char sign;
-    const char *why;  /* NULL: the row's error, else `fallback` */
-    const char *fallback;
-} plan_line;
-
-static const plan_line lines[MODEL_STATE_COUNT] = {
-    [MODEL_STATE_NEW] = {'+', "create", NULL},
-    [MODEL_STATE_CREATING] = {'+', "create (interrupted: the listing is checked first)", NULL},
-    [MODEL_STATE_DELETING] = {'-', "delete", NULL},
-    [MODEL_STATE_FAILED] = {'!', NULL, "the server refused it"},
-    [MODEL_STATE_UNKNOWN] = {'!', "create outcome unknown: the next sync checks the remote "
-                                  "listing", NULL},
-    [MODEL_STATE_ORPHANED] = {'!', NULL, "created remotely but its token was lost: the next "
-                                         "sync deletes it there and creates it again"},
-    [MODEL_STATE_REMOTE_DELETED] = {'~', "deleted remotely: review, then discard (x) or "
-                                         "retry (r)", NULL},
-};
-
-static unsigned pending_states(void)
-{
-    unsigned mask = 0;
-    for (int s = 0; s < MODEL_STATE_COUNT; s++) {
-        if (lines[s].sign)
-            mask |= 1u << s;
-    }
-    return mask;
-}
-
 static void plan_cells(model_state state, const char *error, ui_table_row *row)
 {
-    const plan_line *l = &lines[state];
-    char sign[2] = {l->sign ? l->sign : ' ', '\0'};
+    const char *why;
+    char sign[2] = {sync_plan_line(state, error, &why), '\0'};
+    if (!sign[0])
+        sign[0] = ' ';
     ui_cell_set(row->cells[0], sign);
     ui_cell_set(row->cells[4], model_state_name(state));
-    ui_cell_set(row->cells[5], l->why ? l->why : error[0] ? error : l->fallback);
+    ui_cell_set(row->cells[5], why);
     row->style = ui_state_style(state);
     row->style_col = 4;
     ui_state_note(state, error, row);
@@ -91,7 +63,7 @@ static void query_of(const ui_table_query *q, store_query *sq)
 {
     memset(sq, 0, sizeof *sq);
     sq->filter = q->filter;
-    sq->states = pending_states();
+    sq->states = sync_plan_states();
 }
 
 /* Rules then credentials, `nr` and `nc` of them, from the scratch rows. */

@@ -187,6 +187,14 @@ typedef struct sync_plan_item {
     const char *why;         /* short reason ("create", "the server refused: …") */
 } sync_plan_item;
 
+/* The plan's line for a row in `state` whose error text is `error_text`: returns
+ * its sign (0: settled, not part of a plan) and points *why at the reason (static
+ * text, or `error_text` itself for failed and orphaned rows that have one). */
+char sync_plan_line(model_state state, const char *error_text, const char **why);
+
+/* Bit (1u << state) for every state a plan shows. */
+unsigned sync_plan_states(void);
+
 /*
  * Walk the rows a sync would act on, from the cache alone (no network), calling
  * `fn` for each in a stable order (rules then credentials, by id). Stops early
