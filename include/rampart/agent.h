@@ -32,6 +32,8 @@
  *                                         deleted or was deleted remotely
  *     GET /v1/tokens/{name}            -> by description, among live credentials;
  *                                         404 none; 409 ERR_AMBIGUOUS with "ids"
+ *     GET /v1/tokens?name=NAME         -> the same, for names holding a '/' (a path
+ *                                         segment is decoded before routing)
  *     GET /v1/ip_policies/{id}/check?ip=ADDR -> {"ip","policy","allowed",
  *         "policy_known","action","cidr","synced","rule_id"}: allowed iff ADDR is in
  *         an allow rule and in no deny rule of the policy (policy.h; rules in force:

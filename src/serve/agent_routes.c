@@ -235,10 +235,10 @@ static void ambiguous(const lookup *lk, char (*ids)[MODEL_ID_MAX + 1], size_t sh
     audit(lk, NULL, "ambiguous");
 }
 
-static void token_by_name(void *ctx, const http_request *req, http_response *resp)
+/* The token of the one live credential whose description is `name`. */
+static void send_token_named(agent_listener *l, const http_request *req, const char *name,
+                             http_response *resp)
 {
-    agent_listener *l = ctx;
-    const char *name = http_request_param(req, "name");
     lookup lk;
     start_lookup(&lk, l, req, "name", name);
     if (!name || strlen(name) > MODEL_DESCRIPTION_MAX) {
@@ -267,6 +267,24 @@ static void token_by_name(void *ctx, const http_request *req, http_response *res
         send_token(&lk, st, ids[0], resp);
     }
     agent_store_give(l->ag, st, resp->status == 500);
+}
+
+static void token_by_name(void *ctx, const http_request *req, http_response *resp)
+{
+    send_token_named(ctx, req, http_request_param(req, "name"), resp);
+}
+
+/* GET /v1/tokens?name=NAME: the same lookup for names a path segment cannot carry
+ * (a '/' in a description: the path is decoded before routing). */
+static void token_by_query(void *ctx, const http_request *req, http_response *resp)
+{
+    if (req->query_nul || req->query_overflow || req->nquery != 1 ||
+        strcmp(req->query[0].name, "name") != 0) {
+        agent_error(resp, 400, "ERR_INVALID_QUERY", "send exactly one query parameter: "
+                    "name=<the credential's description>");
+        return;
+    }
+    send_token_named(ctx, req, req->query[0].value, resp);
 }
 
 /* ---- policy decisions ---- */
@@ -360,6 +378,7 @@ const http_route agent_routes[] = {
     {"GET", "/healthz", health, NULL},
     {"GET", "/v1/credentials/{id}/token", token_by_id, NULL},
     {"GET", "/v1/tokens/{name}", token_by_name, NULL},
+    {"GET", "/v1/tokens", token_by_query, NULL},
     {"GET", "/v1/ip_policies/{id}/check", policy_check_route, NULL},
     {"GET", "/credentials", agent_mirror_list_creds, NULL},
     {"GET", "/credentials/{id}", agent_mirror_get_cred, NULL},

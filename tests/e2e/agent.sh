@@ -95,6 +95,14 @@ ureq "$S" /v1/tokens/old
 check "a deleted name: 404" is 404
 ureq "$S" "/v1/tokens/web%20agent"
 check "a percent-encoded name is decoded (no such one: 404)" sh -c '[ "$0" = 404 ] && grep -q "named \\\\\"web agent\\\\\"" "$1"' "$status" "$tmp/out"
+ureq "$S" "/v1/tokens?name=web"
+check "token by ?name=: the same" sh -c '[ "$0" = 200 ] && grep -qF "\"token\":\"$1\"" "$2"' "$status" "$T_WEB" "$tmp/out"
+ureq "$S" "/v1/tokens?name=a%2Fb"
+check "?name= carries a '/' (no such one: 404)" sh -c '[ "$0" = 404 ] && grep -q "named \\\\\"a/b\\\\\"" "$1"' "$status" "$tmp/out"
+ureq "$S" "/v1/tokens?name=web&x=1"
+check "?name= with another parameter: 400" error_is ERR_INVALID_QUERY 400
+ureq "$S" "/v1/tokens"
+check "no name at all: 400" error_is ERR_INVALID_QUERY 400
 
 # Every reply says no-store, not only those holding a token.
 ureq "$S" /v1/tokens/nobody
