@@ -214,4 +214,27 @@ bool http_server_is_unix(const http_server *srv);
  */
 void http_server_stop(http_server *srv);
 
+/* One request handed to a server without a connection (tests, fuzzing): the
+ * values as the library would have decoded them from the wire. */
+typedef struct http_inject {
+    const char *method;
+    const char *path;           /* decoded, without the query */
+    const http_param *query;    /* decoded arguments, in order */
+    size_t nquery;
+    const http_param *headers;  /* looked up case-insensitively, first match */
+    size_t nheaders;
+    const char *body;           /* may hold NULs; NULL: none */
+    size_t body_len;
+    http_peer peer;
+} http_inject;
+
+/*
+ * Run `in` through `srv`'s hooks on the calling thread as a connection's request
+ * would go (gate, body cap 413, routing 404/405, handler, log hook), opened or
+ * started alike. `*resp` must start zeroed; it is left with the reply (status in
+ * 100..599; fault and delay_ms as set, not applied); the caller releases it with
+ * http_response_set(resp, 0, NULL). Strings in `in` are borrowed for the call.
+ */
+void http_server_dispatch(http_server *srv, const http_inject *in, http_response *resp);
+
 #endif

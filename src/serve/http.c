@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -57,6 +58,7 @@ typedef struct exchange {
     size_t dropped;  /* body bytes read and dropped after too_large */
     bool replied;    /* a reply was queued before the body (gate, 413) */
     char names[HTTP_PARAMS_MAX][HTTP_PARAM_NAME_MAX]; /* from the matched pattern */
+    const http_inject *inject; /* http_server_dispatch: its headers (conn is NULL) */
 } exchange;
 
 /* ---- small helpers ---- */
@@ -72,6 +74,13 @@ static double ms_since(const struct timespec *start)
 const char *http_request_header(const http_request *req, const char *name)
 {
     const exchange *x = req->impl;
+    if (x && x->inject) { /* first match, as the library answers */
+        for (size_t i = 0; i < x->inject->nheaders; i++) {
+            if (strcasecmp(x->inject->headers[i].name, name) == 0)
+                return x->inject->headers[i].value;
+        }
+        return NULL;
+    }
     return x ? MHD_lookup_connection_value(x->conn, MHD_HEADER_KIND, name) : NULL;
 }
 
@@ -279,15 +288,15 @@ static enum MHD_Result send_reply(exchange *x, http_response *resp)
 
 /* ---- routing ---- */
 
-static enum MHD_Result route(exchange *x)
+/* The reply to a request whose body has been read (or refused as too large). */
+static void handle(exchange *x, http_response *resp)
 {
     http_server *srv = x->srv;
-    http_response resp = {0};
     if (x->too_large) {
         char msg[96];
         snprintf(msg, sizeof msg, "request body larger than %zu bytes", srv->cfg.body_max);
-        layer_error(x, 413, msg, &resp);
-        return send_reply(x, &resp);
+        layer_error(x, 413, msg, resp);
+        return;
     }
     char allow[HTTP_ALLOW_MAX];
     const http_route *rt = http_route_find(srv->cfg.routes, srv->cfg.nroutes, x->segbuf,
@@ -296,16 +305,22 @@ static enum MHD_Result route(exchange *x)
         x->req.route_data = rt->data;
         x->req.body = x->body;
         x->req.body_len = x->len;
-        rt->handler(srv->cfg.ctx, &x->req, &resp);
+        rt->handler(srv->cfg.ctx, &x->req, resp);
     } else if (allow[0]) {
         char msg[HTTP_ALLOW_MAX + 64];
         /* The method is the client's text: not echoed into a JSON body. */
         snprintf(msg, sizeof msg, "method not allowed here; allowed: %s", allow);
-        layer_error(x, 405, msg, &resp);
-        http_response_header(&resp, "Allow", allow);
+        layer_error(x, 405, msg, resp);
+        http_response_header(resp, "Allow", allow);
     } else {
-        layer_error(x, 404, "no such resource", &resp);
+        layer_error(x, 404, "no such resource", resp);
     }
+}
+
+static enum MHD_Result route(exchange *x)
+{
+    http_response resp = {0};
+    handle(x, &resp);
     return send_reply(x, &resp);
 }
 
@@ -566,4 +581,50 @@ void http_server_stop(http_server *srv)
     }
     http_listener_close(&srv->lis);
     free(srv);
+}
+
+/* ---- without a connection (tests, fuzzing) ---- */
+
+void http_server_dispatch(http_server *srv, const http_inject *in, http_response *resp)
+{
+    const http_config *cfg = &srv->cfg;
+    exchange x = {.srv = srv, .inject = in};
+    clock_gettime(CLOCK_MONOTONIC, &x.start);
+    x.req.method = in->method;
+    x.req.impl = &x;
+    x.req.peer = in->peer;
+    for (size_t i = 0; i < in->nquery; i++) {
+        if (x.req.nquery == HTTP_QUERY_MAX) {
+            x.req.query_overflow = true;
+            break;
+        }
+        x.req.query[x.req.nquery++] = in->query[i];
+    }
+    x.path = strdup(in->path);
+    x.segbuf = strdup(in->path);
+    if (!x.path || !x.segbuf) {
+        layer_error(&x, 500, "out of memory", resp);
+        goto done;
+    }
+    x.req.path = x.path;
+    if (cfg->gate && !cfg->gate(cfg->ctx, &x.req, resp))
+        goto done;
+    http_response_set(resp, 0, NULL); /* a gate that lets the request on has no say */
+    *resp = (http_response){0};
+    if (in->body_len > cfg->body_max)
+        x.too_large = true;
+    else if (in->body && in->body_len > 0)
+        append_body(&x, in->body, in->body_len);
+    handle(&x, resp);
+done:
+    if (resp->status < 100 || resp->status > 599)
+        resp->status = 500;
+    if (cfg->log) {
+        http_response seen = *resp;
+        seen.body = NULL;
+        cfg->log(cfg->ctx, &x.req, &seen, ms_since(&x.start));
+    }
+    free(x.path);
+    free(x.segbuf);
+    free(x.body);
 }

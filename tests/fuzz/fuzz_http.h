@@ -1,0 +1,147 @@
+/*
+ * Shared by the request-handler fuzz targets (fuzz_serve_api.c, fuzz_agent.c):
+ * a fuzz input read as an HTTP request, and a private temp directory.
+ *
+ * Input format (text, so seeds stay readable and mutations stay meaningful):
+ *   METHOD SP PATH[?QUERY] LF      QUERY: NAME[=VALUE] joined by '&'
+ *   NAME: VALUE LF                 zero or more headers
+ *   LF                             then the body: every remaining byte
+ * Values are handed over as the http layer would have decoded them; the input
+ * cannot hold what the wire cannot (a NUL in a path or header ends it early).
+ */
+#ifndef RAMPART_FUZZ_HTTP_H
+#define RAMPART_FUZZ_HTTP_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rampart/http.h"
+
+enum { FUZZ_QUERY_MAX = 24, FUZZ_HEADERS_MAX = 24 };
+
+typedef struct fuzz_request {
+    char *text;                            /* the input, cut in place */
+    http_param query[FUZZ_QUERY_MAX];
+    http_param headers[FUZZ_HEADERS_MAX];
+    http_inject in;
+} fuzz_request;
+
+/* Cut "a&b=c" into arguments (an argument without '=' has the value ""). */
+static void fuzz_split_query(char *q, fuzz_request *r)
+{
+    while (q && r->in.nquery < FUZZ_QUERY_MAX) {
+        char *amp = strchr(q, '&');
+        if (amp)
+            *amp = '\0';
+        char *eq = strchr(q, '=');
+        if (eq)
+            *eq = '\0';
+        r->query[r->in.nquery++] = (http_param){q, eq ? eq + 1 : ""};
+        q = amp ? amp + 1 : NULL;
+    }
+}
+
+/* The next line of `*at` (cut at LF), or NULL at the end of the headers. */
+static char *fuzz_next_line(char **at, char *end)
+{
+    if (!*at || *at >= end)
+        return NULL;
+    char *line = *at;
+    char *nl = memchr(line, '\n', (size_t)(end - line));
+    if (!nl) {
+        *at = end;
+        return line;
+    }
+    *nl = '\0';
+    *at = nl + 1;
+    return line;
+}
+
+/* Parse `data` into `r` (free with fuzz_request_free). False when out of memory. */
+static int fuzz_request_parse(const unsigned char *data, size_t size, fuzz_request *r)
+{
+    memset(r, 0, sizeof *r);
+    r->text = malloc(size + 1);
+    if (!r->text)
+        return 0;
+    memcpy(r->text, data, size);
+    r->text[size] = '\0';
+    char *end = r->text + size;
+    char *at = r->text;
+    char *line = fuzz_next_line(&at, end);
+    if (!line)
+        line = end; /* empty input: "" method and path */
+    char *sp = strchr(line, ' ');
+    if (sp)
+        *sp = '\0';
+    r->in.method = line;
+    char *target = sp ? sp + 1 : end;
+    char *qm = strchr(target, '?');
+    if (qm) {
+        *qm = '\0';
+        fuzz_split_query(qm + 1, r);
+    }
+    r->in.path = target;
+    r->in.query = r->query;
+    r->in.headers = r->headers;
+    while ((line = fuzz_next_line(&at, end)) != NULL && *line) {
+        char *colon = strchr(line, ':');
+        if (!colon || r->in.nheaders == FUZZ_HEADERS_MAX)
+            continue; /* the library drops what it cannot parse */
+        *colon = '\0';
+        char *value = colon + 1;
+        while (*value == ' ')
+            value++;
+        r->headers[r->in.nheaders++] = (http_param){line, value};
+    }
+    if (at && at < end) {
+        r->in.body = at;
+        r->in.body_len = (size_t)(end - at);
+    }
+    return 1;
+}
+
+static void fuzz_request_free(fuzz_request *r)
+{
+    free(r->text);
+    r->text = NULL;
+}
+
+/* With FUZZ_PRINT set (replaying seeds by hand), the reply on stderr. */
+static void fuzz_print_reply(const http_response *resp)
+{
+    static int print = -1;
+    if (print < 0)
+        print = getenv("FUZZ_PRINT") != NULL;
+    if (!print)
+        return;
+    fprintf(stderr, "%d", resp->status);
+    for (size_t i = 0; i < resp->nheaders; i++)
+        fprintf(stderr, " [%s: %s]", resp->headers[i].name, resp->headers[i].value);
+    fprintf(stderr, " %s\n", resp->body ? resp->body : "");
+}
+
+/* A private directory for the target's files: on tmpfs when there is one (the
+ * store syncs every commit), else TMPDIR or /tmp. Exits on failure. */
+static void fuzz_temp_dir(char *out, size_t size, const char *name)
+{
+    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
+    snprintf(out, size, "%s/rampart-fuzz-%s.XXXXXX", base && *base ? base : "/tmp", name);
+    if (!mkdtemp(out)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+}
+
+/* Remove the directory made by fuzz_temp_dir (a flat tree of our own files). */
+static void fuzz_remove_dir(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+#endif
