@@ -18,9 +18,17 @@ DEB_PKGS  := pkg-config libncurses-dev libcurl4-openssl-dev libsqlite3-dev \
 # Tools the tests and benchmarks run (checked with `command -v`).
 TOOLS     := tmux curl sqlite3 man
 DEB_TOOLS := tmux curl sqlite3 man-db
+# make fuzz only: clang and its libFuzzer runtime.
+DEB_FUZZ  := clang libclang-rt-14-dev
 
 SAN ?=
-ifeq ($(SAN),1)
+ifeq ($(SAN),fuzz)
+# Library objects for the libFuzzer targets (make fuzz sets CC=clang).
+BUILD   ?= build-fuzz
+OPT     := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+           -fno-sanitize-recover=all
+LDSAN   := -fsanitize=fuzzer,address,undefined
+else ifeq ($(SAN),1)
 BUILD   ?= build-san
 OPT     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
            -fno-sanitize-recover=all
@@ -56,8 +64,14 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+# libFuzzer targets (tests/fuzz/README.md): FUZZ_SECONDS each, FUZZ_JOBS at once.
+FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 2
 
-.PHONY: all run test bench soak install uninstall clean deps deps-check help
+.PHONY: all run test bench soak fuzz fuzz-build install uninstall clean deps deps-check help
 
 all: $(BIN)
 
@@ -65,6 +79,7 @@ help:
 	@echo "make run        install what is missing, build, and show rampart"
 	@echo "make test       install what is missing, build, run every test (SAN=1: ASan+UBSan)"
 	@echo "make bench      benchmarks (figures, not pass/fail)"
+	@echo "make fuzz       every libFuzzer target FUZZ_SECONDS=$(FUZZ_SECONDS) s, ASan+UBSan"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=..."
 	@echo "make deps       apt-get install the Debian packages the build needs"
 
@@ -101,6 +116,47 @@ test: deps-check
 bench: deps-check
 	@$(MAKE) --no-print-directory SAN= BUILD=build $(BENCH_SRC:tests/bench/%.c=build/bench/%) build/rampart
 	@sh tests/bench/run.sh build
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_http.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Isrc/serve $(CFLAGS) $(WCONV) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+fuzz-build: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+# Each target for FUZZ_SECONDS from its seed corpus; a crash fails (input kept).
+fuzz: deps-check
+	@printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return (int)(d && n) * 0; }\n' | \
+	    $(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null || \
+	    $(MAKE) --no-print-directory DEB_PKGS= DEB_TOOLS="$(DEB_FUZZ)" deps
+	@$(MAKE) --no-print-directory SAN=fuzz CC=$(FUZZ_CC) BUILD=$(FUZZ_BUILD) fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS)
+
+# Static analysis of every product source: cppcheck (suppressions with reasons in
+# .cppcheck-suppressions) and clang-tidy (checks and exclusions in .clang-tidy),
+# two files at a time. compile_commands.json is written from the flags above.
+LINT_SRC := $(LIB_SRC) src/main.c
+lint:
+	@mkdir -p $(BUILD)
+	@{ echo '['; sep=''; for f in $(LINT_SRC); do \
+	    printf '%s{"directory":"%s","file":"%s","arguments":["cc","-Iinclude","-D_GNU_SOURCE",' "$$sep" "$(CURDIR)" "$$f"; \
+	    printf '"-DRAMPART_VERSION=\\"$(VERSION)\\"","-std=c11"'; \
+	    for a in $(PKG_CFLAGS); do printf ',"%s"' "$$a"; done; \
+	    printf ',"-c","%s"]}\n' "$$f"; sep=','; \
+	  done; echo ']'; } >$(BUILD)/compile_commands.json
+	cppcheck --enable=warning,performance,portability --error-exitcode=1 --quiet -j2 \
+	    --std=c11 -Iinclude -D_GNU_SOURCE --inline-suppr \
+	    --suppressions-list=.cppcheck-suppressions $(LINT_SRC)
+	echo $(LINT_SRC) | tr ' ' '\n' | xargs -P2 -n6 clang-tidy -p $(BUILD) --quiet 2>/dev/null
+
+# The unit tests under valgrind (a plain -O2 build; valgrind and ASan do not mix):
+# no leak, no invalid access, no uninitialised read (errors inside libraries we do
+# not own would go in tests/valgrind.supp, with a reason; none so far).
+valgrind:
+	@$(MAKE) --no-print-directory SAN= $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "valgrind $$t"; \
+	    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	        --error-exitcode=1 --suppressions=tests/valgrind.supp $$t >$$t.valgrind.log 2>&1 || \
+	        { tail -n 40 $$t.valgrind.log; exit 1; }; done
 
 # The kill -9 crash test, many more rounds than CI runs.
 soak: all

@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rampart/api.h"
 #include "rampart/cli.h"
+#include "rampart/codec.h"
 
 static int show_version(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int show_help(cli_ctx *ctx, const char *path, int argc, char **argv);
@@ -101,13 +103,18 @@ static const char *env_lookup(void *unused, const char *name)
     return getenv(name);
 }
 
-/* Secrets live in this process's memory: no core dumps, no ptrace by others. */
+/* Secrets live in this process's memory: no core dumps, no ptrace by others,
+ * and the libraries that copy them (jansson, libcurl) zero what they free. A
+ * failure here weakens nothing the rest relies on, so it is not fatal. */
 static void harden_process(void)
 {
     umask(077);
     struct rlimit none = {0, 0};
-    setrlimit(RLIMIT_CORE, &none);
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    (void)setrlimit(RLIMIT_CORE, &none);
+    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    codec_wipe_freed_memory();
+    error_info ignored = {0};
+    (void)api_global_init_wiping(&ignored);
 }
 
 enum { GO_ON = -1 }; /* a global option was taken: parse the next word */

@@ -261,6 +261,14 @@ static bool set_fixed_options(api_client *c, const api_config *cfg)
     return ok;
 }
 
+error_code api_global_init_wiping(error_info *err)
+{
+    if (curl_global_init_mem(CURL_GLOBAL_DEFAULT, malloc, model_free_wiped,
+                             model_realloc_wiped, strdup, calloc) != CURLE_OK)
+        return error_set(err, ERROR_IO, "the HTTP library could not start");
+    return ERROR_OK;
+}
+
 error_code api_client_new(const api_config *cfg, api_client **out, error_info *err)
 {
     *out = NULL;

@@ -71,6 +71,13 @@ error_code api_client_new(const api_config *cfg, api_client **out, error_info *e
 /* Free the client and wipe its copy of the key. NULL is a no-op. */
 void api_client_free(api_client *client);
 
+/* Start libcurl process-wide with allocators that zero what they free
+ * (model_free_wiped): its receive buffers hold replies with tokens and its request
+ * headers the key. Call once at start, before any thread and any other libcurl
+ * use; later api_client_new calls only take references. ERROR_IO on failure
+ * (libcurl then starts with its own allocators at the first client). */
+error_code api_global_init_wiping(error_info *err);
+
 /* The operations table for sync_run; its ctx is the api_client. */
 const sync_api_ops *api_ops(void);
 

@@ -23,7 +23,9 @@
  *   when not held) on credentials. Keys come in the API's order. Text that is not
  *   valid UTF-8 (which validation should have stopped) is written with U+FFFD.
  * - Pages own their items: release with codec_rule_page_free/codec_cred_page_free.
- * - Thread-safe (no shared state).
+ * - Thread-safe (no shared state), but for codec_wipe_freed_memory.
+ * - A decoded token's copy inside jansson is zeroed before jansson frees it; the
+ *   parser's own scratch copies are covered only after codec_wipe_freed_memory.
  */
 #ifndef RAMPART_CODEC_H
 #define RAMPART_CODEC_H
@@ -124,6 +126,11 @@ error_code codec_rule_stream(const char *json, size_t len, codec_rule_fn fn, voi
                              error_info *err);
 
 /* Encoders (see the contract at the top for ownership). */
+/* Make jansson zero every block it frees (model_free_wiped): its parser and
+ * encoder keep scratch copies of tokens we cannot reach. Process-wide: call once
+ * at start, before any thread and any other codec call. */
+void codec_wipe_freed_memory(void);
+
 char *codec_rule_encode(const model_rule *rule, unsigned flags);
 char *codec_cred_encode(const model_cred *cred, unsigned flags);
 

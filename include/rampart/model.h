@@ -116,4 +116,14 @@ void model_cred_clear(model_cred *cred);
 /* Overwrite `len` bytes of a secret so the compiler cannot drop the stores. */
 void model_wipe(void *buf, size_t len);
 
+/* free() for libraries that free copies of secrets without clearing them
+ * (jansson, libcurl): zeroes the whole block malloc handed out, then frees it.
+ * `p` must come from malloc/calloc/realloc/strdup; NULL is a no-op. */
+void model_free_wiped(void *p);
+
+/* realloc() with the same guarantee for the block it leaves: always moves (new
+ * block, copy, old block wiped and freed). n == 0 frees `p` and returns NULL; NULL
+ * when out of memory (`p` untouched). */
+void *model_realloc_wiped(void *p, size_t n);
+
 #endif

@@ -284,6 +284,20 @@ static error_code get_acl(const json_t *obj, model_acl *acl, error_info *err)
     return ERROR_OK;
 }
 
+void codec_wipe_freed_memory(void)
+{
+    json_set_alloc_funcs(malloc, model_free_wiped);
+}
+
+/* jansson frees without clearing: zero the token's string in the tree first. Its
+ * buffer is jansson's own heap copy, writable despite the const API. */
+static void wipe_token(json_t *root)
+{
+    json_t *token = json_is_object(root) ? json_object_get(root, "token") : NULL;
+    if (json_is_string(token))
+        model_wipe((char *)json_string_value(token), json_string_length(token));
+}
+
 static error_code get_token(const json_t *obj, model_cred *out, error_info *err)
 {
     const json_t *token = json_object_get(obj, "token");
@@ -329,6 +343,7 @@ error_code codec_cred_decode(const char *json, size_t len, model_cred *out,
         rc = cred_from_json(root, out, err);
     else
         model_cred_clear(out);
+    wipe_token(root);
     json_decref(root);
     return rc;
 }

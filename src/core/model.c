@@ -1,5 +1,6 @@
 #include "rampart/model.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,31 @@ void model_wipe(void *buf, size_t len)
     volatile unsigned char *p = buf;
     while (len--)
         *p++ = 0;
+}
+
+void model_free_wiped(void *p)
+{
+    if (!p)
+        return;
+    model_wipe(p, malloc_usable_size(p));
+    free(p);
+}
+
+void *model_realloc_wiped(void *p, size_t n)
+{
+    if (!p)
+        return malloc(n);
+    if (n == 0) {
+        model_free_wiped(p);
+        return NULL;
+    }
+    void *q = malloc(n);
+    if (!q)
+        return NULL;
+    size_t old = malloc_usable_size(p);
+    memcpy(q, p, old < n ? old : n);
+    model_free_wiped(p);
+    return q;
 }
 
 static void free_secret(char *s)

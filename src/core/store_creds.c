@@ -127,12 +127,12 @@ error_code store_cred_insert(store *st, model_cred *cred, error_info *err)
     char *acl = NULL;
     if (join_acl(&cred->acl, &acl, err))
         return err->code;
-    char id[MODEL_ID_MAX + 1];
+    char id[MODEL_ID_MAX + 1] = ""; /* zero-filled: copied whole into the caller's row */
     if (!cred->id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err)) {
         free(acl);
         return err->code;
     }
-    char now[MODEL_TIME_MAX + 1];
+    char now[MODEL_TIME_MAX + 1] = "";
     ids_now_rfc3339(now, sizeof now);
     const char *use_id = cred->id[0] ? cred->id : id;
     const char *created = cred->created_at[0] ? cred->created_at : now;
@@ -250,7 +250,7 @@ static error_code confirm_in_op(store *st, const char *local_id, const model_cre
 {
     if (store_row_check_confirm(st, STORE_KIND_CRED, local_id, remote->id, err))
         return err->code;
-    char now[MODEL_TIME_MAX + 1];
+    char now[MODEL_TIME_MAX + 1] = "";
     ids_now_rfc3339(now, sizeof now);
     const char *args[] = {local_id, remote->id, remote->uri, remote->created_at, now};
     sqlite3_stmt *s = store_stmt(st, STMT_CRED_CONFIRM, err);

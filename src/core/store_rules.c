@@ -99,10 +99,10 @@ error_code store_rule_insert(store *st, model_rule *rule, error_info *err)
     err = err ? err : &scratch;
     if (check_rule(rule, err))
         return err->code;
-    char id[MODEL_ID_MAX + 1];
+    char id[MODEL_ID_MAX + 1] = ""; /* zero-filled: copied whole into the caller's row */
     if (!rule->id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err))
         return err->code;
-    char now[MODEL_TIME_MAX + 1];
+    char now[MODEL_TIME_MAX + 1] = "";
     ids_now_rfc3339(now, sizeof now);
     const char *use_id = rule->id[0] ? rule->id : id;
     const char *created = rule->created_at[0] ? rule->created_at : now;
@@ -232,7 +232,7 @@ static error_code confirm_in_op(store *st, const char *local_id, const model_rul
 {
     if (store_row_check_confirm(st, STORE_KIND_RULE, local_id, remote->id, err))
         return err->code;
-    char now[MODEL_TIME_MAX + 1];
+    char now[MODEL_TIME_MAX + 1] = "";
     ids_now_rfc3339(now, sizeof now);
     const char *args[] = {local_id, remote->id, remote->uri, remote->created_at,
                           remote->policy_uri, now};

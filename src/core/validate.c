@@ -76,7 +76,7 @@ static bool has_non_ascii(const char *s, size_t n)
 static bool quotable(const char *s)
 {
     size_t i = 0;
-    for (; s[i] && i <= QUOTE_MAX; i++) {
+    for (; i <= QUOTE_MAX && s[i]; i++) {
         if (s[i] < 0x20 || s[i] > 0x7E)
             return false;
     }
