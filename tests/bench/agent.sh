@@ -4,6 +4,7 @@
 # of the same size in the same run. Figures, not pass/fail.
 # usage: tests/bench/agent.sh BUILD_DIR   (rampart inside)
 set -u
+. "$(dirname "$0")/table.sh"
 build=$(cd "$1" && pwd)
 secs=${BENCH_AGENT_SECONDS:-10}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rampart-bench-agent.XXXXXX")
@@ -134,11 +135,12 @@ a_rps=$(get rps "$work/agent.txt")
 n_rps=$(get rps "$work/nginx.txt")
 a_p99=$(get p99 "$work/agent.txt")
 n_p99=$(get p99 "$work/nginx.txt")
-printf '%-34s %14s %14s %7s  %s\n' "agent token lookups, req/s" "$a_rps" "$n_rps" \
+bench_row "agent token lookups, req/s" "$a_rps" "$n_rps" \
     "$(awk -v a="$a_rps" -v b="$n_rps" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')" \
     ">= 0.5 (baseline: nginx, static file of the same bytes; wrk -t2 -c64 -d${secs}s)"
-printf '%-34s %14s %14s %7s  %s\n' "agent token lookups, p99 ms" "$a_p99" "$n_p99" "" \
+bench_row "agent token lookups, p99 ms" "$a_p99" "$n_p99" "" \
     "<= 5 ms"
 bad=$(get bad "$work/agent.txt")
 [ "${bad:-0}" -gt 0 ] && echo "agent bench: $bad replies were not 2xx (see wrk's output)"
+bench_done
 exit 0

@@ -7,10 +7,14 @@ build=$(cd "$1" && pwd)
 rows=${BENCH_ROWS:-1000000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rampart-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
+BENCH_TABLE="$work/table.tsv"
+export BENCH_TABLE
+. "$(dirname "$0")/table.sh"
 
 now() { date +%s.%N; }
 figure() { awk -v f="$1" '$1 == f { print $2 }' "$2"; }
 
+bench_start=$(date +%s)
 echo "make bench: $rows rules; $(nproc) cores; $(uname -m); sqlite $(pkg-config --modversion sqlite3)"
 
 # The import file: distinct /32s over 100 policies, queued creates (no ids).
@@ -33,14 +37,13 @@ base_rate=$(figure baseline_rows_per_s "$work/baseline.txt")
 first=$(figure page_first_us "$work/pages.txt")
 deep=$(figure page_deep_us "$work/pages.txt")
 
-printf '\n%-34s %14s %14s %7s  %s\n' figure value baseline ratio target
-printf '%-34s %14s %14s %7s  %s\n' "import rows/s (rampart rules import)" "$import_rate" \
+bench_row "import rows/s (rampart rules import)" "$import_rate" \
     "$base_rate" "$(awk -v a="$import_rate" -v b="$base_rate" 'BEGIN { printf "%.2f", a / b }')" \
     ">= 200000 rows/s (baseline: plain SQLite inserts, same schema)"
-printf '%-34s %14s %14s %7s  %s\n' "page at 90% depth, us (20 rows)" "$deep" "$first" \
+bench_row "page at 90% depth, us (20 rows)" "$deep" "$first" \
     "$(awk -v a="$deep" -v b="$first" 'BEGIN { printf "%.2f", a / b }')" \
     "ratio <= 1.5 (baseline: first page)"
-printf '%-34s %14s\n' "state counts over all rows, ms" "$(figure state_counts_ms "$work/pages.txt")"
+bench_row "state counts over all rows, ms" "$(figure state_counts_ms "$work/pages.txt")"
 
 # ---- policy decisions (rampart check, the agent's check route) ----
 policy_rules=${BENCH_POLICY_RULES:-100000}
@@ -48,20 +51,20 @@ policy_rules=${BENCH_POLICY_RULES:-100000}
 "$build/bench/bench_policy" "$rows" >"$work/policy-big.txt"
 checks=$(figure checks_per_s "$work/policy.txt")
 scan=$(figure scan_checks_per_s "$work/policy.txt")
-printf '%-34s %14s %14s %7s  %s\n' "policy checks/s ($policy_rules rules)" "$checks" "$scan" \
+bench_row "policy checks/s ($policy_rules rules)" "$checks" "$scan" \
     "$(figure ratio "$work/policy.txt")" \
     ">= 2000000 checks/s, one core (baseline: scan of the rules; ratio = value/baseline)"
-printf '%-34s %14s %14s %7s  %s\n' "policy checks/s ($policy_rules rules)" "$checks" \
+bench_row "policy checks/s ($policy_rules rules)" "$checks" \
     "$(figure hash_checks_per_s "$work/policy.txt")" "$(figure hash_ratio "$work/policy.txt")" \
     "(stricter baseline: one exact-match hash probe per address, no prefixes)"
-printf '%-34s %14s\n' "same, parsing the address text" "$(figure parse_checks_per_s "$work/policy.txt")"
-printf '%-34s %14s %14s %7s  %s\n' "policy checks/s ($rows rules)" \
+bench_row "same, parsing the address text" "$(figure parse_checks_per_s "$work/policy.txt")"
+bench_row "policy checks/s ($rows rules)" \
     "$(figure checks_per_s "$work/policy-big.txt")" "$(figure scan_checks_per_s "$work/policy-big.txt")" \
     "$(figure ratio "$work/policy-big.txt")" "(same, a larger index)"
-printf '%-34s %14s %14s\n' "policy index MB, bytes/rule ($rows)" \
+bench_row "policy index MB ($rows rules)" \
     "$(awk '$1 == "index_bytes" { printf "%.1f", $2 / 1048576 }' "$work/policy-big.txt")" \
-    "$(figure index_bytes_per_rule "$work/policy-big.txt")"
-printf '%-34s %14s\n' "policy index build, ms ($rows)" "$(figure build_ms "$work/policy-big.txt")"
+    "" "" "($(figure index_bytes_per_rule "$work/policy-big.txt") bytes per rule)"
+bench_row "policy index build, ms ($rows)" "$(figure build_ms "$work/policy-big.txt")"
 
 # ---- sync over loopback against serve-api ----
 pull_rows=${BENCH_PULL_ROWS:-100000}
@@ -151,13 +154,13 @@ loop_push_rate=$(awk -v n="$loop_rows" -v a="$t4" -v b="$t5" 'BEGIN { printf "%.
 push_rate=$(awk -v n="$push_rows" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')
 curl_push_rate=$(awk -v n="$push_rows" -v a="$t2" -v b="$t3" 'BEGIN { printf "%.0f", n / (b - a) }')
 
-printf '%-34s %14s %14s %7s  %s\n' "pull $pull_rows rules, s (sync)" "$pull_s" "$curl_pull_s" \
+bench_row "pull $pull_rows rules, s (sync)" "$pull_s" "$curl_pull_s" \
     "$(awk -v a="$pull_s" -v b="$curl_pull_s" 'BEGIN { printf "%.2f", a / b }')" \
     "ratio <= 1.5 (baseline: curl per page following next_page_uri, $pages pages)"
-printf '%-34s %14s %14s %7s  %s\n' "push $push_rows creates, req/s" "$push_rate" \
+bench_row "push $push_rows creates, req/s" "$push_rate" \
     "$curl_push_rate" "$(awk -v a="$curl_push_rate" -v b="$push_rate" 'BEGIN { printf "%.2f", a / b }')" \
     "ratio <= 1.5 (baseline: one curl process, keep-alive POSTs; ratio = baseline/rampart)"
-printf '%-34s %14s %14s %7s  %s\n' "push $push_rows creates, req/s" "$push_rate" \
+bench_row "push $push_rows creates, req/s" "$push_rate" \
     "$loop_push_rate" "$(awk -v a="$loop_push_rate" -v b="$push_rate" 'BEGIN { printf "%.2f", a / b }')" \
     "ratio <= 1.5 (baseline: a curl process per POST, $loop_rows of them)"
 
@@ -166,3 +169,7 @@ sh "$(dirname "$0")/agent.sh" "$build"
 
 # ---- the console, over the same 1,000,000-rule cache ----
 sh "$(dirname "$0")/ui.sh" "$build" "$work/import.db"
+
+echo
+bench_print
+echo "(make bench took $(($(date +%s) - bench_start)) s)"

@@ -15,6 +15,7 @@ rows=${BENCH_ROWS:-1000000}
 pages=${BENCH_UI_PAGES:-10000}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rampart-bench-ui.XXXXXX")
 . "$(dirname "$0")/../tui/lib.sh" # tui_cache, and tmux on a socket in $tmp
+. "$(dirname "$0")/table.sh"
 
 big=${2:-}
 if [ -z "$big" ]; then
@@ -46,19 +47,16 @@ big_rss=$(rss_kb big)
 small_rss=$(rss_kb small)
 
 big_rows=$("$RAMPART" --db "$big" status --json | sed -n 's/.*"rules": {[^}]*"total": \([0-9]*\)}.*/\1/p')
-printf '\nconsole (headless, 80x24, %s PgDn)\n' "$pages"
-printf '%-34s %14s %14s %7s  %s\n' figure value baseline ratio target
-printf '%-34s %14s %14s %7s  %s\n' "PgDn median, ms ($big_rows rules)" "$big_ms" "$small_ms" \
+bench_row "console PgDn median, ms ($big_rows rules)" "$big_ms" "$small_ms" \
     "$(awk -v a="$big_ms" -v b="$small_ms" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')" \
     "< 1 ms (baseline: 1,000 rules)"
-printf '%-34s %14s %14s %7s  %s\n' "peak RSS, MiB" \
+bench_row "console peak RSS, MiB ($big_rows rules)" \
     "$(awk -v a="$big_rss" 'BEGIN { printf "%.1f", a / 1024 }')" \
     "$(awk -v a="$small_rss" 'BEGIN { printf "%.1f", a / 1024 }')" \
     "$(awk -v a="$big_rss" -v b="$small_rss" 'BEGIN { printf "%.2f", a / b }')" \
     "<= 32 MiB and ratio <= 1.2 (baseline: 1,000 rules)"
 
 # One page in each order: the sort's first page, then 20 PgDn (median of those).
-printf '\n%-34s %14s %14s  %s\n' "rules sorted by (PgDn median)" "ms/page" "first, ms" "index"
 for sort in id policy cidr action state; do
     headless "$big" "sort-$sort" "key :" "type sort $sort" "key <Enter>" "repeat 20 key <PgDn>"
     # Keys: ':' + "sort X" typed + Enter (the first page), then the PgDn.
@@ -66,13 +64,14 @@ for sort in id policy cidr action state; do
     first=$(awk '$1 == "key_us" { print $2 }' "$tmp/sort-$sort.t" | sed -n "${typed}p" |
         awk '{ printf "%.1f", $1 / 1000 }')
     per=$(key_median "sort-$sort" $((typed + 1)) | awk '{ printf "%.3f", $1 / 1000 }')
-    case $sort in id | policy) idx="yes" ;; *) idx="no (sorts each page)" ;; esac
-    printf '%-34s %14s %14s  %s\n' "  $sort" "$per" "$first" "$idx"
+    case $sort in id | policy) idx="index" ;; *) idx="no index: sorts each page" ;; esac
+    bench_row "console sorted by $sort, ms per PgDn" "$per" "" "" "(first page $first ms; $idx)"
 done
 
 # ---- bytes to a real terminal ----
 if ! command -v tmux >/dev/null 2>&1; then
     echo "bytes per key: skipped (no tmux)"
+    bench_done
     exit 0
 fi
 line_starts() { tui_capture | sed -n "${1}p" | grep -q "^$2"; }
@@ -99,6 +98,6 @@ tui_poll 20 tui_has "rows 1-20 of" || echo "bytes: the console did not start" >&
 move=$(measure move j line_starts 5 "▶")
 pgdn=$(measure pgdn PageDown tui_has "rows 21-40 of")
 tui_stop
-printf '\n%-34s %14s  %s\n' "bytes to the terminal (80x24)" "bytes" "target"
-printf '%-34s %14s  %s\n' "  one cursor move (j)" "$move" "<= 64"
-printf '%-34s %14s  %s\n' "  one PgDn" "$pgdn" "<= 2,500"
+bench_row "console bytes to the terminal, cursor move" "$move" "" "" "<= 64 (80x24, tmux pipe-pane)"
+bench_row "console bytes to the terminal, one PgDn" "$pgdn" "" "" "<= 2,500 (80x24, tmux pipe-pane)"
+bench_done
