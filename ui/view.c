@@ -281,6 +281,7 @@ error_code ui_view_records_new(ui_app *app, const ui_record_view *def, ui_view *
                            record_page, record_count, record_details};
     if (ui_view_make(app, def->ops, &src, out, err) != ERROR_OK)
         return err->code;
+    // NOLINTNEXTLINE(clang-analyzer-core.NullDereference): *out is set on ERROR_OK
     (*out)->ctx->records = def;
     return ERROR_OK;
 }

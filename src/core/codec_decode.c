@@ -50,6 +50,8 @@ size_t codec_skip_space(const char *json, size_t len, size_t pos)
 
 const char *codec_type_name(const json_t *value)
 {
+    if (!value)
+        return "nothing";
     switch (json_typeof(value)) {
     case JSON_OBJECT:
         return "an object";

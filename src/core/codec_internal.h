@@ -18,7 +18,8 @@
 /* First index at or after `pos` that is not JSON whitespace (or `len`). */
 size_t codec_skip_space(const char *json, size_t len, size_t pos);
 
-/* "a string", "a number", "null"…: the JSON type as a message word. */
+/* "a string", "a number", "null"…: the JSON type as a message word; "nothing"
+ * for NULL (a missing member). */
 const char *codec_type_name(const json_t *value);
 
 /*

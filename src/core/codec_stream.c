@@ -117,10 +117,12 @@ static error_code stream_array(stream *s, error_info *err)
 error_code codec_rule_stream(const char *json, size_t len, codec_rule_fn fn, void *ctx,
                              error_info *err)
 {
+    if (!json)
+        return error_set(err, ERROR_FORMAT, "empty document");
     stream s;
     memset(&s, 0, sizeof s);
     s.json = json;
-    s.len = json ? len : 0;
+    s.len = len;
     s.fn = fn;
     s.ctx = ctx;
     s.pos = codec_skip_space(s.json, s.len, 0);

@@ -56,6 +56,9 @@ error_code store_prepare(store *st, const char *sql, sqlite3_stmt **out, error_i
         *out = NULL;
         return store_db_error(st, rc, err);
     }
+    /* SQL text with no statement in it prepares to NULL without an error code. */
+    if (!*out)
+        return error_set(err, ERROR_IO, "database: empty statement");
     return ERROR_OK;
 }
 
@@ -478,8 +481,8 @@ void store_close(store *st)
     if (st->db)
         store_rollback(st);
     finalize_all(st->stmts, STMT_COUNT);
-    finalize_all(&st->pages[0][0], sizeof st->pages / sizeof st->pages[0][0]);
-    finalize_all(&st->counts[0][0], sizeof st->counts / sizeof st->counts[0][0]);
+    finalize_all(&st->pages[0][0], STORE_KIND_COUNT * STORE_PAGE_SLOTS);
+    finalize_all(&st->counts[0][0], STORE_KIND_COUNT * STORE_COUNT_VARIANTS);
     sqlite3_close(st->db);
     free(st);
 }

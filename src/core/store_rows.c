@@ -100,6 +100,7 @@ static error_code delete_in_op(store *st, store_kind kind, const char *id,
     model_state state;
     if (store_row_resolve(st, kind, id, canon, &state, err))
         return err->code;
+    // NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript): set on ERROR_OK
     switch (delete_actions[state]) {
     case DELETE_REMOVE:
         *result = STORE_DELETE_REMOVED;

@@ -275,6 +275,7 @@ static error_code open_listeners(agent *ag, const agent_options *opt, error_info
 {
     char def[4096 + 8];
     if (opt->nlisten == 0) {
+        // NOLINTNEXTLINE(bugprone-not-null-terminated-result): the call below ends it
         memcpy(def, "unix:", 5);
         if (agent_default_socket(def + 5, sizeof def - 5, err) != ERROR_OK)
             return err->code;
@@ -305,7 +306,7 @@ static agent *agent_new(void)
 
 error_code agent_start(const agent_options *opt, agent **out, error_info *err)
 {
-    error_info scratch;
+    error_info scratch = {0};
     err = err ? err : &scratch;
     *out = NULL;
     agent *ag = agent_new();

@@ -58,7 +58,7 @@ void agent_json_string(agent_json *b, const char *s)
     agent_json_raw(b, "\"", 1);
     for (const char *run = s;; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c != 0 && c >= 0x20 && c != '"' && c != '\\')
+        if (c >= 0x20 && c != '"' && c != '\\')
             continue;
         agent_json_raw(b, run, (size_t)(s - run));
         if (c == 0)

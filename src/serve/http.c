@@ -610,7 +610,7 @@ void http_server_dispatch(http_server *srv, const http_inject *in, http_response
     if (cfg->gate && !cfg->gate(cfg->ctx, &x.req, resp))
         goto done;
     http_response_set(resp, 0, NULL); /* a gate that lets the request on has no say */
-    *resp = (http_response){0};
+    memset(resp, 0, sizeof *resp);
     if (in->body_len > cfg->body_max)
         x.too_large = true;
     else if (in->body && in->body_len > 0)

@@ -120,6 +120,7 @@ static error_code describe_tcp(http_listener *lis, error_info *err)
 {
     any_addr a;
     socklen_t len = sizeof a;
+    memset(&a, 0, sizeof a);
     if (getsockname(lis->fd, &a.sa, &len) != 0)
         return sys_error(err, "inspect", "the listening socket");
     char host[INET6_ADDRSTRLEN];
@@ -138,7 +139,8 @@ static error_code describe_tcp(http_listener *lis, error_info *err)
 static error_code open_tcp(const char *rest, http_listener *lis, error_info *err)
 {
     any_addr addr;
-    socklen_t len;
+    socklen_t len = 0;
+    memset(&addr, 0, sizeof addr);
     if (parse_tcp(rest, &addr, &len, err))
         return err->code;
     lis->family = addr.sa.sa_family;
