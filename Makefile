@@ -20,6 +20,9 @@ TOOLS     := tmux curl sqlite3 man
 DEB_TOOLS := tmux curl sqlite3 man-db
 # make fuzz only: clang and its libFuzzer runtime.
 DEB_FUZZ  := clang libclang-rt-14-dev
+# What `make lint` and `make valgrind` run, installed by them when missing.
+DEB_LINT  := cppcheck clang-tidy
+DEB_VALGRIND := valgrind
 
 SAN ?=
 ifeq ($(SAN),fuzz)
@@ -138,6 +141,8 @@ fuzz: deps-check
 # va_start/vsnprintf pair). compile_commands.json is written from the flags above.
 LINT_SRC := $(LIB_SRC) src/main.c
 lint:
+	@command -v cppcheck >/dev/null 2>&1 && command -v clang-tidy >/dev/null 2>&1 || \
+	    $(MAKE) --no-print-directory DEB_PKGS= DEB_TOOLS="$(DEB_LINT)" deps
 	@mkdir -p $(BUILD)
 	@{ echo '['; sep=''; for f in $(LINT_SRC); do \
 	    printf '%s{"directory":"%s","file":"%s","arguments":["cc","-Iinclude","-D_GNU_SOURCE",' "$$sep" "$(CURDIR)" "$$f"; \
@@ -154,6 +159,8 @@ lint:
 # no leak, no invalid access, no uninitialised read (errors inside libraries we do
 # not own would go in tests/valgrind.supp, with a reason; none so far).
 valgrind:
+	@command -v valgrind >/dev/null 2>&1 || \
+	    $(MAKE) --no-print-directory DEB_PKGS= DEB_TOOLS="$(DEB_VALGRIND)" deps
 	@$(MAKE) --no-print-directory SAN= $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "valgrind $$t"; \
 	    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
