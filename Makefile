@@ -161,7 +161,7 @@ lint:
 valgrind:
 	@command -v valgrind >/dev/null 2>&1 || \
 	    $(MAKE) --no-print-directory DEB_PKGS= DEB_TOOLS="$(DEB_VALGRIND)" deps
-	@$(MAKE) --no-print-directory SAN= $(UNIT_BIN)
+	@$(MAKE) --no-print-directory SAN= $(BIN) $(UNIT_BIN) # test_api_serve runs rampart
 	@set -e; for t in $(UNIT_BIN); do echo "valgrind $$t"; \
 	    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	        --error-exitcode=1 --suppressions=tests/valgrind.supp $$t >$$t.valgrind.log 2>&1 || \
