@@ -82,6 +82,49 @@ typedef struct model_cred {
     char error[MODEL_ERROR_MAX + 1];
 } model_cred;
 
+/*
+ * The two kinds of object the API manages. Code that is the same for both takes a
+ * model_kind (or a model_object) and asks the kind's descriptor (kind.h) for what
+ * differs; only what is truly one kind's own (tokens, policy membership, ACL lists)
+ * is written for one kind.
+ */
+typedef enum model_kind {
+    MODEL_KIND_RULE,
+    MODEL_KIND_CRED,
+    MODEL_KIND_COUNT
+} model_kind;
+
+/*
+ * One object of either kind: a tagged union. `kind` says which member is valid.
+ * Ownership follows the member: a credential's ACL and token are heap; initialise
+ * with model_object_init, release with model_object_clear, copy with
+ * model_object_copy (never with `=` when it may hold a credential).
+ */
+typedef struct model_object {
+    model_kind kind;
+    union {
+        model_rule rule;
+        model_cred cred;
+    };
+} model_object;
+
+/* Zero `obj` and set its kind (no heap is held afterwards). */
+void model_object_init(model_object *obj, model_kind kind);
+
+/* Release what the object owns (a credential's ACL, wiped token) and zero it,
+ * keeping its kind. NULL is a no-op. */
+void model_object_clear(model_object *obj);
+
+/* Deep copy: `dst` must hold no heap (initialised or cleared) before. */
+error_code model_object_copy(model_object *dst, const model_object *src, error_info *err);
+
+/* The fields every kind has, whichever member is valid. The returned buffers are
+ * the object's own (MODEL_ID_MAX + 1, MODEL_ERROR_MAX + 1 bytes). */
+const char *model_object_id(const model_object *obj);
+char *model_object_id_buf(model_object *obj);
+model_state model_object_state(const model_object *obj);
+const char *model_object_error(const model_object *obj);
+
 /* "allow" / "deny". */
 const char *model_action_name(model_action action);
 

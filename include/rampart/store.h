@@ -38,6 +38,7 @@
 #include <stddef.h>
 
 #include "rampart/error.h"
+#include "rampart/kind.h"
 #include "rampart/model.h"
 
 typedef struct store store;
@@ -109,69 +110,68 @@ typedef struct store_query {
 } store_query;
 
 /*
- * Keyset page of rules. `cursor` is the id of the row next to the page (the last
- * row of the previous page going forward, the first row of the next page going
- * backward); NULL or "" starts at the beginning (forward) or the end (backward).
- * Fills up to `limit` rows into `rows` (each row fully overwritten), sets *count.
- * *count < limit means the end was reached in that direction. In id order the
- * cursor is a position, not a lookup: it need not be an existing id (other orders:
- * see store_sort). ERROR_INVALID for a bad sort (or one the kind does not have),
- * state set or an overlong filter.
+ * Keyset page of `kind`'s rows. `cursor` is the id of the row next to the page (the
+ * last row of the previous page going forward, the first row of the next page
+ * going backward); NULL or "" starts at the beginning (forward) or the end
+ * (backward). Fills up to `limit` rows into `rows` (each overwritten: it need not
+ * be cleared before, and holds no heap before the call), sets *count. The caller
+ * releases the rows with model_object_clear. *count < limit means the end was
+ * reached in that direction. In id order the cursor is a position, not a lookup:
+ * it need not be an existing id (other orders: see store_sort). Tokens are not
+ * filled. ERROR_INVALID for a bad sort (or one the kind does not have), state set
+ * or an overlong filter; on failure *count is 0 and nothing needs clearing.
  */
-error_code store_rule_page(store *st, const store_query *q, const char *cursor,
-                           store_dir dir, size_t limit, model_rule *rows,
-                           size_t *count, error_info *err);
+error_code store_page(store *st, model_kind kind, const store_query *q, const char *cursor,
+                      store_dir dir, size_t limit, model_object *rows, size_t *count,
+                      error_info *err);
 
-/* Same for credentials; each row must be cleared by the caller (model_cred_clear),
- * and rows need not be zeroed before (they are overwritten). Tokens are not filled.
- * On failure *count is 0 and there is nothing to clear. */
-error_code store_cred_page(store *st, const store_query *q, const char *cursor,
-                           store_dir dir, size_t limit, model_cred *rows,
-                           size_t *count, error_info *err);
-
-/* Called by store_rule_walk with one page of rows (count >= 1); the rows belong
- * to the walk. Return ERROR_OK to go on; anything else stops the walk and is
- * returned as is. */
-typedef error_code (*store_rule_visit)(void *ctx, model_rule *rows, size_t count,
-                                       error_info *err);
-typedef error_code (*store_cred_visit)(void *ctx, model_cred *rows, size_t count,
-                                       error_info *err);
+/* Called by store_walk with one page of rows (count >= 1); the rows belong to the
+ * walk (released after the call). Return ERROR_OK to go on; anything else stops the
+ * walk and is returned as is. */
+typedef error_code (*store_visit)(void *ctx, model_object *rows, size_t count,
+                                  error_info *err);
 
 /*
- * Every row matching `q` (NULL = all), forward in id order, `page_rows` at a time
- * through keyset pages. The callback may change the rows it is given (a state
- * move): the walk goes on after the page's last id, so a row never comes twice.
- * Credential rows are cleared after each callback.
+ * Every row of `kind` matching `q` (NULL = all), forward in id order, `page_rows`
+ * at a time through keyset pages. The callback may change the rows it is given (a
+ * state move): the walk goes on after the page's last id, so a row never comes
+ * twice.
  */
-error_code store_rule_walk(store *st, const store_query *q, size_t page_rows,
-                           store_rule_visit fn, void *ctx, error_info *err);
-error_code store_cred_walk(store *st, const store_query *q, size_t page_rows,
-                           store_cred_visit fn, void *ctx, error_info *err);
+error_code store_walk(store *st, model_kind kind, const store_query *q, size_t page_rows,
+                      store_visit fn, void *ctx, error_info *err);
 
-/* Number of rows matching `q` (NULL = all). */
-error_code store_rule_count(store *st, const store_query *q, size_t *out, error_info *err);
-error_code store_cred_count(store *st, const store_query *q, size_t *out, error_info *err);
+/* Number of `kind`'s rows matching `q` (NULL = all). */
+error_code store_count(store *st, model_kind kind, const store_query *q, size_t *out,
+                       error_info *err);
 
-/* Rows per sync state: counts[state] for every state. */
-error_code store_rule_state_counts(store *st, size_t counts[MODEL_STATE_COUNT],
-                                   error_info *err);
-error_code store_cred_state_counts(store *st, size_t counts[MODEL_STATE_COUNT],
-                                   error_info *err);
+/* Rows of `kind` per sync state: counts[state] for every state. */
+error_code store_state_counts(store *st, model_kind kind, size_t counts[MODEL_STATE_COUNT],
+                              error_info *err);
 
 /*
- * Insert a rule. An empty rule->id gets a new local id (written back into
- * rule->id) and rule->created_at is set to now when empty. The state is taken
- * from rule->state. ERROR_CONFLICT when the id exists, or when the policy already
- * has a live rule (any state but deleting/remote_deleted) for the same cidr: the
+ * Insert a row of obj->kind. The store is the gate (kind_validate_row): every
+ * field is checked and canonicalised in the same transaction (a CIDR to its
+ * canonical text, so "2001:DB8::/32" and "2001:db8::/32" are one key), and a bad
+ * value is refused with ERROR_INVALID and the reason the forms show ("cidr: host
+ * bits set: did you mean 10.0.0.0/8?"). An empty id gets a new local id and an
+ * empty created_at is set to now (both written back into `obj`, with the
+ * canonical values, once stored). The state is taken from the row.
+ * ERROR_CONFLICT when the id exists, or, for a rule, when its policy already has
+ * a live rule (any state but deleting/remote_deleted) for the same cidr: the
  * message names that rule's id ("policy ipp_… already has a rule for 10.0.0.0/8
- * (ipr_…)"). On failure `rule` is unchanged.
+ * (ipr_…)"). A credential's token (obj->cred.token) is stored in the token table
+ * in the same transaction. On failure `obj` is unchanged.
  */
-error_code store_rule_insert(store *st, model_rule *rule, error_info *err);
+error_code store_insert(store *st, model_object *obj, error_info *err);
 
-/* Fetch by id or local alias. ERROR_NOT_FOUND when neither. */
-error_code store_rule_get(store *st, const char *id, model_rule *out, error_info *err);
+/* Fetch a row of `kind` by id or local alias into `out` (which holds no heap
+ * before; release with model_object_clear). Tokens are not filled.
+ * ERROR_NOT_FOUND when neither. */
+error_code store_get(store *st, model_kind kind, const char *id, model_object *out,
+                     error_info *err);
 
-/* A live rule of `policy_id` for `cidr` (the natural key), ERROR_NOT_FOUND if none. */
+/* A live rule of `policy_id` for `cidr` (the natural key; `cidr` is compared in
+ * its canonical form), ERROR_NOT_FOUND if none. */
 error_code store_rule_find(store *st, const char *policy_id, const char *cidr,
                            model_rule *out, error_info *err);
 
@@ -186,47 +186,31 @@ typedef enum store_delete_result {
  * ERROR_STATE for a row whose create is in flight or ambiguous (creating,
  * unknown): sync first. `result` may be NULL.
  */
-error_code store_rule_delete(store *st, const char *id, store_delete_result *result,
-                             error_info *err);
-error_code store_cred_delete(store *st, const char *id, store_delete_result *result,
-                             error_info *err);
+error_code store_delete(store *st, model_kind kind, const char *id,
+                        store_delete_result *result, error_info *err);
 
-/* Set a row's sync state and its error text (NULL or "" clears it). ERROR_NOT_FOUND
- * for an unknown id; ERROR_CONFLICT when a rule would become live beside another
- * live rule with its natural key. */
-error_code store_rule_set_state(store *st, const char *id, model_state state,
-                                const char *error_text, error_info *err);
-error_code store_cred_set_state(store *st, const char *id, model_state state,
-                                const char *error_text, error_info *err);
+/* Set a row's sync state and its error text (NULL or "" clears it; UTF-8, cut at
+ * MODEL_ERROR_MAX bytes). ERROR_NOT_FOUND for an unknown id; ERROR_CONFLICT when a
+ * rule would become live beside another live rule with its natural key. */
+error_code store_set_state(store *st, model_kind kind, const char *id, model_state state,
+                           const char *error_text, error_info *err);
 
 /* Remove a row for good (the "gone" state), with its token and aliases. */
-error_code store_rule_remove(store *st, const char *id, error_info *err);
-error_code store_cred_remove(store *st, const char *id, error_info *err);
+error_code store_remove(store *st, model_kind kind, const char *id, error_info *err);
 
 /*
- * The remote confirmed the create of local row `local_id`: in one transaction the
- * row takes remote->id, uri, created_at (and policy uri), state synced, and an
- * alias local_id -> remote id is recorded. For credentials the token (if any) is
- * written in the same transaction; a token stored with the local row follows it.
- * Empty uri/created_at/policy uri in `remote` keep the stored values.
- * ERROR_NOT_FOUND: no such row; ERROR_STATE: `local_id` was already confirmed
- * (it is now an alias); ERROR_CONFLICT: remote->id is already another row's id.
+ * The remote confirmed the create of local row `local_id` (of remote->kind): in one
+ * transaction the row takes remote's id, uri, created_at (and a rule's policy
+ * uri), state synced, and an alias local_id -> remote id is recorded. A
+ * credential's token in `remote` (if any) is written in the same transaction; a
+ * token stored with the local row follows it. Empty uri/created_at/policy uri in
+ * `remote` keep the stored values; the others are checked as store_insert does.
+ * ERROR_NOT_FOUND: no such row; ERROR_STATE: `local_id` was already confirmed (it
+ * is now an alias); ERROR_CONFLICT: the remote id is already another row's id;
+ * ERROR_INVALID: the remote's id, uri or created_at is malformed.
  */
-error_code store_rule_confirm_create(store *st, const char *local_id,
-                                     const model_rule *remote, error_info *err);
-error_code store_cred_confirm_create(store *st, const char *local_id,
-                                     const model_cred *remote, error_info *err);
-
-/*
- * Insert a credential, as store_rule_insert (local id, created_at). ERROR_CONFLICT
- * when the id exists; ERROR_INVALID when an ACL rule is empty or contains a line
- * break (the store keeps one rule per line). A token in cred->token is stored in
- * the token table in the same transaction.
- */
-error_code store_cred_insert(store *st, model_cred *cred, error_info *err);
-
-/* Fetch by id or alias; `out` must be zeroed or cleared; its token stays NULL. */
-error_code store_cred_get(store *st, const char *id, model_cred *out, error_info *err);
+error_code store_confirm_create(store *st, const char *local_id, const model_object *remote,
+                                error_info *err);
 
 /*
  * The token of a credential (id or alias) as a heap string the caller must wipe
@@ -294,8 +278,7 @@ void store_sync_unlock(store_sync_lock *lock); /* NULL is a no-op */
  * statement, so two syncs never send the same row. ERROR_STATE when the row is no
  * longer new (another sync took it, the user discarded it); ERROR_NOT_FOUND.
  */
-error_code store_rule_claim(store *st, const char *id, error_info *err);
-error_code store_cred_claim(store *st, const char *id, error_info *err);
+error_code store_claim(store *st, model_kind kind, const char *id, error_info *err);
 
 /*
  * An orphaned credential (created remotely, token lost) whose remote copy is now
@@ -315,8 +298,7 @@ error_code store_cred_requeue(store *st, const char *id, error_info *err);
  * ERROR_STATE for any other state ("nothing to retry"), ERROR_NOT_FOUND, and
  * ERROR_CONFLICT when a recreated rule's policy has a live rule for its cidr.
  */
-error_code store_rule_retry(store *st, const char *id, error_info *err);
-error_code store_cred_retry(store *st, const char *id, error_info *err);
+error_code store_retry(store *st, model_kind kind, const char *id, error_info *err);
 
 /*
  * `discard ID`: new, failed and remote_deleted rows are removed locally
@@ -325,10 +307,8 @@ error_code store_cred_retry(store *st, const char *id, error_info *err);
  * lost, and does not create it again. ERROR_STATE for other states (synced: use
  * delete; creating/unknown: sync first). `result` may be NULL.
  */
-error_code store_rule_discard(store *st, const char *id, store_delete_result *result,
-                              error_info *err);
-error_code store_cred_discard(store *st, const char *id, store_delete_result *result,
-                              error_info *err);
+error_code store_discard(store *st, model_kind kind, const char *id,
+                         store_delete_result *result, error_info *err);
 
 /* ---- pull staging and merge (store_pull.c) -------------------------------- */
 
@@ -344,20 +324,29 @@ error_code store_cred_discard(store *st, const char *id, store_delete_result *re
 /* Empty the staging tables: the start of every pull. */
 error_code store_pull_begin(store *st, error_info *err);
 
-/* Stage one page of pulled rules (as the remote sent them; an id seen twice keeps
- * the last copy). ERROR_INVALID for a row without id, cidr or policy. */
-error_code store_pull_stage_rules(store *st, const model_rule *rules, size_t n,
-                                  error_info *err);
+/*
+ * Called for each pulled object the store refuses: `id` as the remote sent it
+ * (may be empty or malformed itself), `why` the reason with the field first
+ * ("cidr: host bits set: did you mean 10.0.0.0/8?").
+ */
+typedef void (*store_refused_fn)(void *ctx, model_kind kind, const char *id,
+                                 const error_info *why);
 
 /*
- * Stage one page of pulled credentials. `markers[i]` is the local id found in the
- * creation marker of creds[i] (NULL or "" when none; markers itself may be NULL);
- * creds[i].metadata must already have the marker line stripped. Tokens are
- * ignored. ERROR_INVALID for a row without id or with a line break in an ACL rule.
+ * Stage one page of pulled rows, all of one kind. Each row passes the same gate as
+ * store_insert (canonicalised in place in `rows`); a row that fails it is refused:
+ * `on_refused` (may be NULL) is told, the rest of the page is staged, and the
+ * cached row with that id, if any, is staged as it is, so the merge neither
+ * changes it nor takes it for deleted remotely. An id seen twice keeps the last
+ * copy. Credentials: `markers[i]` is the local id found in the creation marker of
+ * rows[i] (NULL or "" when none; markers itself may be NULL); their metadata must
+ * already have the marker line stripped; tokens are ignored. *refused (may be
+ * NULL) counts the refused rows. Errors are the database's only.
  */
-error_code store_pull_stage_creds(store *st, const model_cred *creds,
-                                  const char *const *markers, size_t n,
-                                  error_info *err);
+error_code store_pull_stage(store *st, model_kind kind, model_object *rows,
+                            const char *const *markers, size_t n,
+                            store_refused_fn on_refused, void *ctx, size_t *refused,
+                            error_info *err);
 
 /* What one merge did to one kind of row. */
 typedef struct store_pull_stats {
@@ -394,5 +383,133 @@ typedef struct store_pull_stats {
  */
 error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats *creds,
                             error_info *err);
+
+/* ---- transitional: the per-kind calls the generic ones replace ------------ */
+/* Kept only until every caller uses the generic calls above; same contracts. */
+/*
+ * Keyset page of rules. `cursor` is the id of the row next to the page (the last
+ * row of the previous page going forward, the first row of the next page going
+ * backward); NULL or "" starts at the beginning (forward) or the end (backward).
+ * Fills up to `limit` rows into `rows` (each row fully overwritten), sets *count.
+ * *count < limit means the end was reached in that direction. In id order the
+ * cursor is a position, not a lookup: it need not be an existing id (other orders:
+ * see store_sort). ERROR_INVALID for a bad sort (or one the kind does not have),
+ * state set or an overlong filter.
+ */
+error_code store_rule_page(store *st, const store_query *q, const char *cursor,
+                           store_dir dir, size_t limit, model_rule *rows,
+                           size_t *count, error_info *err);
+
+/* Same for credentials; each row must be cleared by the caller (model_cred_clear),
+ * and rows need not be zeroed before (they are overwritten). Tokens are not filled.
+ * On failure *count is 0 and there is nothing to clear. */
+error_code store_cred_page(store *st, const store_query *q, const char *cursor,
+                           store_dir dir, size_t limit, model_cred *rows,
+                           size_t *count, error_info *err);
+
+/* Called by store_rule_walk with one page of rows (count >= 1); the rows belong
+ * to the walk. Return ERROR_OK to go on; anything else stops the walk and is
+ * returned as is. */
+typedef error_code (*store_rule_visit)(void *ctx, model_rule *rows, size_t count,
+                                       error_info *err);
+typedef error_code (*store_cred_visit)(void *ctx, model_cred *rows, size_t count,
+                                       error_info *err);
+
+/*
+ * Every row matching `q` (NULL = all), forward in id order, `page_rows` at a time
+ * through keyset pages. The callback may change the rows it is given (a state
+ * move): the walk goes on after the page's last id, so a row never comes twice.
+ * Credential rows are cleared after each callback.
+ */
+error_code store_rule_walk(store *st, const store_query *q, size_t page_rows,
+                           store_rule_visit fn, void *ctx, error_info *err);
+error_code store_cred_walk(store *st, const store_query *q, size_t page_rows,
+                           store_cred_visit fn, void *ctx, error_info *err);
+
+/* Number of rows matching `q` (NULL = all). */
+error_code store_rule_count(store *st, const store_query *q, size_t *out, error_info *err);
+error_code store_cred_count(store *st, const store_query *q, size_t *out, error_info *err);
+
+/* Rows per sync state: counts[state] for every state. */
+error_code store_rule_state_counts(store *st, size_t counts[MODEL_STATE_COUNT],
+                                   error_info *err);
+error_code store_cred_state_counts(store *st, size_t counts[MODEL_STATE_COUNT],
+                                   error_info *err);
+
+/*
+ * Insert a rule. An empty rule->id gets a new local id (written back into
+ * rule->id) and rule->created_at is set to now when empty. The state is taken
+ * from rule->state. ERROR_CONFLICT when the id exists, or when the policy already
+ * has a live rule (any state but deleting/remote_deleted) for the same cidr: the
+ * message names that rule's id ("policy ipp_… already has a rule for 10.0.0.0/8
+ * (ipr_…)"). On failure `rule` is unchanged.
+ */
+error_code store_rule_insert(store *st, model_rule *rule, error_info *err);
+
+/* Fetch by id or local alias. ERROR_NOT_FOUND when neither. */
+error_code store_rule_get(store *st, const char *id, model_rule *out, error_info *err);
+
+
+
+/*
+ * A local delete, as the user asks for it. ERROR_NOT_FOUND for an unknown id;
+ * ERROR_STATE for a row whose create is in flight or ambiguous (creating,
+ * unknown): sync first. `result` may be NULL.
+ */
+error_code store_rule_delete(store *st, const char *id, store_delete_result *result,
+                             error_info *err);
+error_code store_cred_delete(store *st, const char *id, store_delete_result *result,
+                             error_info *err);
+
+/* Set a row's sync state and its error text (NULL or "" clears it). ERROR_NOT_FOUND
+ * for an unknown id; ERROR_CONFLICT when a rule would become live beside another
+ * live rule with its natural key. */
+error_code store_rule_set_state(store *st, const char *id, model_state state,
+                                const char *error_text, error_info *err);
+error_code store_cred_set_state(store *st, const char *id, model_state state,
+                                const char *error_text, error_info *err);
+
+/* Remove a row for good (the "gone" state), with its token and aliases. */
+error_code store_rule_remove(store *st, const char *id, error_info *err);
+error_code store_cred_remove(store *st, const char *id, error_info *err);
+
+/*
+ * The remote confirmed the create of local row `local_id`: in one transaction the
+ * row takes remote->id, uri, created_at (and policy uri), state synced, and an
+ * alias local_id -> remote id is recorded. For credentials the token (if any) is
+ * written in the same transaction; a token stored with the local row follows it.
+ * Empty uri/created_at/policy uri in `remote` keep the stored values.
+ * ERROR_NOT_FOUND: no such row; ERROR_STATE: `local_id` was already confirmed
+ * (it is now an alias); ERROR_CONFLICT: remote->id is already another row's id.
+ */
+error_code store_rule_confirm_create(store *st, const char *local_id,
+                                     const model_rule *remote, error_info *err);
+error_code store_cred_confirm_create(store *st, const char *local_id,
+                                     const model_cred *remote, error_info *err);
+
+/*
+ * Insert a credential, as store_rule_insert (local id, created_at). ERROR_CONFLICT
+ * when the id exists; ERROR_INVALID when an ACL rule is empty or contains a line
+ * break (the store keeps one rule per line). A token in cred->token is stored in
+ * the token table in the same transaction.
+ */
+error_code store_cred_insert(store *st, model_cred *cred, error_info *err);
+
+/* Fetch by id or alias; `out` must be zeroed or cleared; its token stays NULL. */
+error_code store_cred_get(store *st, const char *id, model_cred *out, error_info *err);
+
+error_code store_rule_claim(store *st, const char *id, error_info *err);
+error_code store_cred_claim(store *st, const char *id, error_info *err);
+error_code store_rule_retry(store *st, const char *id, error_info *err);
+error_code store_cred_retry(store *st, const char *id, error_info *err);
+error_code store_rule_discard(store *st, const char *id, store_delete_result *result,
+                              error_info *err);
+error_code store_cred_discard(store *st, const char *id, store_delete_result *result,
+                              error_info *err);
+error_code store_pull_stage_rules(store *st, const model_rule *rules, size_t n,
+                                  error_info *err);
+error_code store_pull_stage_creds(store *st, const model_cred *creds,
+                                  const char *const *markers, size_t n,
+                                  error_info *err);
 
 #endif

@@ -170,3 +170,49 @@ void model_cred_clear(model_cred *cred)
     free_secret(cred->token);
     memset(cred, 0, sizeof *cred);
 }
+
+void model_object_init(model_object *obj, model_kind kind)
+{
+    memset(obj, 0, sizeof *obj);
+    obj->kind = kind;
+}
+
+void model_object_clear(model_object *obj)
+{
+    if (!obj)
+        return;
+    model_kind kind = obj->kind;
+    if (kind == MODEL_KIND_CRED)
+        model_cred_clear(&obj->cred);
+    model_object_init(obj, kind);
+}
+
+error_code model_object_copy(model_object *dst, const model_object *src, error_info *err)
+{
+    if (src->kind != MODEL_KIND_CRED) {
+        memcpy(dst, src, sizeof *dst);
+        return ERROR_OK;
+    }
+    model_object_init(dst, MODEL_KIND_CRED);
+    return model_cred_copy(&dst->cred, &src->cred, err);
+}
+
+const char *model_object_id(const model_object *obj)
+{
+    return obj->kind == MODEL_KIND_CRED ? obj->cred.id : obj->rule.id;
+}
+
+char *model_object_id_buf(model_object *obj)
+{
+    return obj->kind == MODEL_KIND_CRED ? obj->cred.id : obj->rule.id;
+}
+
+model_state model_object_state(const model_object *obj)
+{
+    return obj->kind == MODEL_KIND_CRED ? obj->cred.state : obj->rule.state;
+}
+
+const char *model_object_error(const model_object *obj)
+{
+    return obj->kind == MODEL_KIND_CRED ? obj->cred.error : obj->rule.error;
+}

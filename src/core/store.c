@@ -481,8 +481,8 @@ void store_close(store *st)
     if (st->db)
         store_rollback(st);
     finalize_all(st->stmts, STMT_COUNT);
-    finalize_all(&st->pages[0][0], STORE_KIND_COUNT * STORE_PAGE_SLOTS);
-    finalize_all(&st->counts[0][0], STORE_KIND_COUNT * STORE_COUNT_VARIANTS);
+    finalize_all(&st->pages[0][0], MODEL_KIND_COUNT * STORE_PAGE_SLOTS);
+    finalize_all(&st->counts[0][0], MODEL_KIND_COUNT * STORE_COUNT_VARIANTS);
     sqlite3_close(st->db);
     free(st);
 }

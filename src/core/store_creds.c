@@ -37,7 +37,7 @@ static error_code split_acl(const char *text, model_acl *acl, error_info *err)
     return rc;
 }
 
-static error_code join_acl(const model_acl *acl, char **out, error_info *err)
+error_code store_cred_acl_join(const model_acl *acl, char **out, error_info *err)
 {
     size_t total = 1;
     for (size_t i = 0; i < acl->count; i++) {
@@ -101,7 +101,7 @@ static error_code insert_in_op(store *st, const model_cred *cred, const char *id
                                const char *created_at, const char *acl, const char *now,
                                error_info *err)
 {
-    if (cred->id[0] && store_row_check_alias(st, STORE_KIND_CRED, id, err))
+    if (cred->id[0] && store_row_check_alias(st, MODEL_KIND_CRED, id, err))
         return err->code;
     const char *args[] = {
         id, cred->uri, created_at, cred->description, cred->metadata, cred->owner_id,
@@ -118,14 +118,10 @@ static error_code insert_in_op(store *st, const model_cred *cred, const char *id
     return rc;
 }
 
-error_code store_cred_insert(store *st, model_cred *cred, error_info *err)
+error_code store_cred_insert_row(store *st, model_cred *cred, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
-    if ((unsigned)cred->state >= MODEL_STATE_COUNT)
-        return error_set(err, ERROR_INVALID, "invalid sync state %d", (int)cred->state);
     char *acl = NULL;
-    if (join_acl(&cred->acl, &acl, err))
+    if (store_cred_acl_join(&cred->acl, &acl, err))
         return err->code;
     char id[MODEL_ID_MAX + 1] = ""; /* zero-filled: copied whole into the caller's row */
     if (!cred->id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err)) {
@@ -151,104 +147,10 @@ error_code store_cred_insert(store *st, model_cred *cred, error_info *err)
     return ERROR_OK;
 }
 
-error_code store_cred_get(store *st, const char *id, model_cred *out, error_info *err)
+error_code store_cred_confirm_in_op(store *st, const char *local_id,
+                                    const model_cred *remote, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
-    model_cred_clear(out);
-    sqlite3_stmt *s = store_stmt(st, STMT_CRED_GET, err);
-    bool found;
-    if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, &found, err))
-        return err->code;
-    error_code rc = found ? store_cred_read(s, out, err)
-                          : error_set(err, ERROR_NOT_FOUND, "no credential %s", id);
-    store_reset(s);
-    return rc;
-}
-
-static void reverse_creds(model_cred *rows, size_t n)
-{
-    model_cred tmp;
-    for (size_t i = 0; i < n / 2; i++) {
-        tmp = rows[i];
-        rows[i] = rows[n - 1 - i];
-        rows[n - 1 - i] = tmp;
-    }
-}
-
-static void clear_creds(model_cred *rows, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        model_cred_clear(&rows[i]);
-}
-
-error_code store_cred_page(store *st, const store_query *q, const char *cursor,
-                           store_dir dir, size_t limit, model_cred *rows,
-                           size_t *count, error_info *err)
-{
-    error_info scratch;
-    err = err ? err : &scratch;
-    *count = 0;
-    sqlite3_stmt *s;
-    if (store_page_stmt(st, STORE_KIND_CRED, q, cursor, dir, limit, &s, err))
-        return err->code;
-    size_t n = 0;
-    bool row = true;
-    error_code rc = ERROR_OK;
-    while (rc == ERROR_OK && n < limit && row) {
-        rc = store_step(st, s, &row, err);
-        if (rc == ERROR_OK && row && (rc = store_cred_read(s, &rows[n], err)) == ERROR_OK)
-            n++;
-    }
-    store_reset(s);
-    if (rc != ERROR_OK) {
-        clear_creds(rows, n);
-        return rc;
-    }
-    if (dir == STORE_BACKWARD)
-        reverse_creds(rows, n);
-    *count = n;
-    return ERROR_OK;
-}
-
-error_code store_cred_count(store *st, const store_query *q, size_t *out, error_info *err)
-{
-    error_info scratch;
-    return store_count_rows(st, STORE_KIND_CRED, q, out, err ? err : &scratch);
-}
-
-error_code store_cred_state_counts(store *st, size_t counts[MODEL_STATE_COUNT],
-                                   error_info *err)
-{
-    error_info scratch;
-    return store_row_state_counts(st, STORE_KIND_CRED, counts, err ? err : &scratch);
-}
-
-error_code store_cred_delete(store *st, const char *id, store_delete_result *result,
-                             error_info *err)
-{
-    error_info scratch;
-    return store_row_delete(st, STORE_KIND_CRED, id, result, err ? err : &scratch);
-}
-
-error_code store_cred_set_state(store *st, const char *id, model_state state,
-                                const char *error_text, error_info *err)
-{
-    error_info scratch;
-    return store_row_set_state(st, STORE_KIND_CRED, id, state, error_text,
-                               err ? err : &scratch);
-}
-
-error_code store_cred_remove(store *st, const char *id, error_info *err)
-{
-    error_info scratch;
-    return store_row_remove(st, STORE_KIND_CRED, id, err ? err : &scratch);
-}
-
-static error_code confirm_in_op(store *st, const char *local_id, const model_cred *remote,
-                                error_info *err)
-{
-    if (store_row_check_confirm(st, STORE_KIND_CRED, local_id, remote->id, err))
+    if (store_row_check_confirm(st, MODEL_KIND_CRED, local_id, remote->id, err))
         return err->code;
     char now[MODEL_TIME_MAX + 1] = "";
     ids_now_rfc3339(now, sizeof now);
@@ -257,20 +159,9 @@ static error_code confirm_in_op(store *st, const char *local_id, const model_cre
     if (!s || store_bind_texts(st, s, args, 5, err))
         return err->code;
     /* A token stored before the confirm follows the rename (ON UPDATE CASCADE). */
-    if (store_row_confirm(st, STORE_KIND_CRED, s, local_id, remote->id, err))
+    if (store_row_confirm(st, MODEL_KIND_CRED, s, local_id, remote->id, err))
         return err->code;
     return has_token(remote) ? put_token(st, remote->id, remote->token, err) : ERROR_OK;
-}
-
-error_code store_cred_confirm_create(store *st, const char *local_id,
-                                     const model_cred *remote, error_info *err)
-{
-    error_info scratch;
-    err = err ? err : &scratch;
-    store_op op;
-    if (store_op_begin(st, true, &op, err))
-        return err->code;
-    return store_op_end(st, op, confirm_in_op(st, local_id, remote, err), err);
 }
 
 error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_ID_MAX + 1],
@@ -327,26 +218,3 @@ error_code store_token_get(store *st, const char *cred_id, char **token,
                      "this machine does not hold its token", canon);
 }
 
-error_code store_cred_walk(store *st, const store_query *q, size_t page_rows,
-                           store_cred_visit fn, void *ctx, error_info *err)
-{
-    error_info scratch;
-    err = err ? err : &scratch;
-    model_cred *rows = calloc(page_rows, sizeof *rows);
-    if (!rows)
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    char cursor[MODEL_ID_MAX + 1] = "";
-    size_t n = page_rows;
-    error_code rc = ERROR_OK;
-    while (rc == ERROR_OK && n == page_rows) {
-        rc = store_cred_page(st, q, cursor, STORE_FORWARD, page_rows, rows, &n, err);
-        if (rc != ERROR_OK || n == 0)
-            break;
-        memcpy(cursor, rows[n - 1].id, sizeof cursor);
-        rc = fn(ctx, rows, n, err);
-        for (size_t i = 0; i < n; i++)
-            model_cred_clear(&rows[i]);
-    }
-    free(rows);
-    return rc;
-}

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "rampart/ids.h"
+#include "rampart/kind.h"
 #include "rampart/store.h"
 
 /* Cached statements; their SQL is in store_sql.c, indexed by this enum. */
@@ -59,6 +60,8 @@ typedef enum store_stmt_id {
     STMT_PULL_CREDS_CLEAR,
     STMT_PULL_RULE_PUT,
     STMT_PULL_CRED_PUT,
+    STMT_PULL_RULE_KEEP,
+    STMT_PULL_CRED_KEEP,
     STMT_PULL_RULES_COUNT,
     STMT_PULL_CREDS_COUNT,
     STMT_MERGE_RULE_LOCAL_CREATES,
@@ -85,12 +88,6 @@ typedef enum store_stmt_id {
     STMT_MERGE_CRED_ADD,
     STMT_COUNT
 } store_stmt_id;
-
-typedef enum store_kind {
-    STORE_KIND_RULE,
-    STORE_KIND_CRED,
-    STORE_KIND_COUNT
-} store_kind;
 
 /* Page query variants: one bit per optional clause. */
 enum {
@@ -121,24 +118,23 @@ struct store {
     bool in_tx; /* store_begin is open */
     ids_gen idgen;
     sqlite3_stmt *stmts[STMT_COUNT];
-    sqlite3_stmt *pages[STORE_KIND_COUNT][STORE_PAGE_SLOTS];
-    sqlite3_stmt *counts[STORE_KIND_COUNT][STORE_COUNT_VARIANTS];
+    sqlite3_stmt *pages[MODEL_KIND_COUNT][STORE_PAGE_SLOTS];
+    sqlite3_stmt *counts[MODEL_KIND_COUNT][STORE_COUNT_VARIANTS];
 };
 
-/* What rules and credentials differ in, for the code they share. */
+/* What rules and credentials differ in as SQL, for the code they share; their
+ * names (noun, table) are the kind descriptor's (kind.h). */
 typedef struct store_kind_info {
-    const char *noun;        /* "rule", "credential": for messages */
-    const char *table;
     const char *cols;
     const char *filter_sql;  /* text filter over ?3 */
-    const char *alias_kind;  /* aliases.kind */
     store_stmt_id resolve;   /* -> id, state */
+    store_stmt_id get;       /* *_COLS of one row by id or alias */
     store_stmt_id set_state;
     store_stmt_id remove;
     store_stmt_id state_counts;
 } store_kind_info;
 
-const store_kind_info *store_kind_get(store_kind kind);
+const store_kind_info *store_kind_get(model_kind kind);
 
 /* store_sql.c */
 const char *store_sql_text(store_stmt_id id);
@@ -176,43 +172,56 @@ error_code store_op_begin(store *st, bool multi_write, store_op *op, error_info 
 error_code store_op_end(store *st, store_op op, error_code rc, error_info *err);
 
 /* store_rows.c: logic shared by both kinds */
-error_code store_row_resolve(store *st, store_kind kind, const char *id,
+error_code store_row_resolve(store *st, model_kind kind, const char *id,
                              char canon[MODEL_ID_MAX + 1], model_state *state,
                              error_info *err);
-error_code store_row_delete(store *st, store_kind kind, const char *id,
+error_code store_row_delete(store *st, model_kind kind, const char *id,
                             store_delete_result *result, error_info *err);
-error_code store_row_set_state(store *st, store_kind kind, const char *id,
+error_code store_row_set_state(store *st, model_kind kind, const char *id,
                                model_state state, const char *error_text,
                                error_info *err);
-error_code store_row_remove(store *st, store_kind kind, const char *id, error_info *err);
-error_code store_row_state_counts(store *st, store_kind kind,
+error_code store_row_remove(store *st, model_kind kind, const char *id, error_info *err);
+error_code store_row_state_counts(store *st, model_kind kind,
                                   size_t counts[MODEL_STATE_COUNT], error_info *err);
 /* Inside an op: refuse an id that an alias already stands for. */
-error_code store_row_check_alias(store *st, store_kind kind, const char *id,
+error_code store_row_check_alias(store *st, model_kind kind, const char *id,
                                  error_info *err);
 /* Inside an op: rename local row `local_id` to `remote_id` (already resolved
  * and checked) by running the kind's bound confirm statement, then add the alias. */
-error_code store_row_confirm(store *st, store_kind kind, sqlite3_stmt *confirm,
+error_code store_row_confirm(store *st, model_kind kind, sqlite3_stmt *confirm,
                              const char *local_id, const char *remote_id,
                              error_info *err);
-error_code store_row_check_confirm(store *st, store_kind kind, const char *local_id,
+error_code store_row_check_confirm(store *st, model_kind kind, const char *local_id,
                                    const char *remote_id, error_info *err);
 
 /* store_page.c */
-error_code store_page_stmt(store *st, store_kind kind, const store_query *q,
+error_code store_page_stmt(store *st, model_kind kind, const store_query *q,
                            const char *cursor, store_dir dir, size_t limit,
                            sqlite3_stmt **out, error_info *err);
-error_code store_count_rows(store *st, store_kind kind, const store_query *q,
+error_code store_count_rows(store *st, model_kind kind, const store_query *q,
                             size_t *out, error_info *err);
 /* EXPLAIN QUERY PLAN of `sql` (details joined by "; "), for the store's tests. */
 error_code store_plan(store *st, const char *sql, char *out, size_t size, error_info *err);
 /* The same for page variant `variant` (sort bits included: store_sort <<
  * STORE_PAGE_SORT_SHIFT). */
-error_code store_page_plan(store *st, store_kind kind, unsigned variant, char *out,
+error_code store_page_plan(store *st, model_kind kind, unsigned variant, char *out,
                            size_t size, error_info *err);
 
 /* store_rules.c / store_creds.c: one row from a statement over *_COLS */
 void store_rule_read(sqlite3_stmt *s, model_rule *out);
 error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err);
+
+/* The kind-specific halves of store_insert and store_confirm_create, for rows that
+ * already passed the gate (kind_validate_row); the callers own the transaction
+ * (insert: its own op; confirm: inside one). */
+error_code store_rule_insert_row(store *st, model_rule *rule, error_info *err);
+error_code store_cred_insert_row(store *st, model_cred *cred, error_info *err);
+error_code store_rule_confirm_in_op(store *st, const char *local_id,
+                                    const model_rule *remote, error_info *err);
+error_code store_cred_confirm_in_op(store *st, const char *local_id,
+                                    const model_cred *remote, error_info *err);
+/* The ACL column's text: one rule per line (heap, the caller frees). ERROR_INVALID
+ * for an empty rule or one with a line break. */
+error_code store_cred_acl_join(const model_acl *acl, char **out, error_info *err);
 
 #endif

@@ -77,7 +77,7 @@ void store_sync_unlock(store_sync_lock *lock)
 
 /* ---- claim ---------------------------------------------------------------- */
 
-static error_code claim(store *st, store_kind kind, const char *id, error_info *err)
+static error_code claim(store *st, model_kind kind, const char *id, error_info *err)
 {
     char now[MODEL_TIME_MAX + 1];
     ids_now_rfc3339(now, sizeof now);
@@ -86,7 +86,7 @@ static error_code claim(store *st, store_kind kind, const char *id, error_info *
     if (store_op_begin(st, false, &op, err))
         return err->code;
     int changes = 0;
-    error_code rc = exec_texts(st, kind == STORE_KIND_RULE ? STMT_RULE_CLAIM : STMT_CRED_CLAIM,
+    error_code rc = exec_texts(st, kind == MODEL_KIND_RULE ? STMT_RULE_CLAIM : STMT_CRED_CLAIM,
                                args, 2, &changes, err);
     if (rc == ERROR_OK && changes == 0) {
         char canon[MODEL_ID_MAX + 1];
@@ -94,21 +94,15 @@ static error_code claim(store *st, store_kind kind, const char *id, error_info *
         rc = store_row_resolve(st, kind, id, canon, &state, err);
         if (rc == ERROR_OK)
             rc = error_set(err, ERROR_STATE, "%s %s is %s, not new: not sent",
-                           store_kind_get(kind)->noun, canon, model_state_name(state));
+                           kind_get(kind)->noun, canon, model_state_name(state));
     }
     return store_op_end(st, op, rc, err);
 }
 
-error_code store_rule_claim(store *st, const char *id, error_info *err)
+error_code store_claim(store *st, model_kind kind, const char *id, error_info *err)
 {
     error_info scratch;
-    return claim(st, STORE_KIND_RULE, id, err ? err : &scratch);
-}
-
-error_code store_cred_claim(store *st, const char *id, error_info *err)
-{
-    error_info scratch;
-    return claim(st, STORE_KIND_CRED, id, err ? err : &scratch);
+    return claim(st, kind, id, err ? err : &scratch);
 }
 
 /* ---- requeue -------------------------------------------------------------- */
@@ -128,7 +122,7 @@ static error_code requeue(store *st, const char *id, error_info *err)
 {
     char canon[MODEL_ID_MAX + 1];
     model_state state;
-    if (store_row_resolve(st, STORE_KIND_CRED, id, canon, &state, err))
+    if (store_row_resolve(st, MODEL_KIND_CRED, id, canon, &state, err))
         return err->code;
     if (state != MODEL_STATE_ORPHANED)
         return error_set(err, ERROR_STATE, "credential %s is %s, not orphaned", canon,
@@ -148,7 +142,7 @@ error_code store_cred_requeue(store *st, const char *id, error_info *err)
 
 /* ---- retry ---------------------------------------------------------------- */
 
-static error_code set_state_in_op(store *st, store_kind kind, const char *canon,
+static error_code set_state_in_op(store *st, model_kind kind, const char *canon,
                                   model_state state, const char *error_text,
                                   error_info *err)
 {
@@ -160,30 +154,30 @@ static error_code set_state_in_op(store *st, store_kind kind, const char *canon,
 
 /* Inside an op: a remote_deleted row becomes a new local create of the same
  * content. Its remote id, aliases (and a credential's dead token) go. */
-static error_code recreate_in_op(store *st, store_kind kind, const char *canon,
+static error_code recreate_in_op(store *st, model_kind kind, const char *canon,
                                  error_info *err)
 {
     char fresh[MODEL_ID_MAX + 1];
     if (ids_generate(&st->idgen, "local", fresh, sizeof fresh, err))
         return err->code;
-    if (kind == STORE_KIND_CRED && exec_texts(st, STMT_TOKEN_DELETE, &canon, 1, NULL, err))
+    if (kind == MODEL_KIND_CRED && exec_texts(st, STMT_TOKEN_DELETE, &canon, 1, NULL, err))
         return err->code;
     if (exec_texts(st, STMT_ALIAS_DELETE, &canon, 1, NULL, err))
         return err->code;
     char now[MODEL_TIME_MAX + 1];
     ids_now_rfc3339(now, sizeof now);
     const char *args[] = {canon, fresh, now};
-    error_code rc = exec_texts(st, kind == STORE_KIND_RULE ? STMT_RULE_RECREATE
+    error_code rc = exec_texts(st, kind == MODEL_KIND_RULE ? STMT_RULE_RECREATE
                                                           : STMT_CRED_RECREATE,
                                args, 3, NULL, err);
     if (rc == ERROR_CONFLICT)
         return error_set(err, ERROR_CONFLICT, "%s %s cannot be created again: its policy "
                          "already has a live rule for the same cidr",
-                         store_kind_get(kind)->noun, canon);
+                         kind_get(kind)->noun, canon);
     return rc;
 }
 
-static error_code retry_in_op(store *st, store_kind kind, const char *id, error_info *err)
+static error_code retry_in_op(store *st, model_kind kind, const char *id, error_info *err)
 {
     char canon[MODEL_ID_MAX + 1];
     model_state state;
@@ -200,11 +194,11 @@ static error_code retry_in_op(store *st, store_kind kind, const char *id, error_
         break;
     }
     return error_set(err, ERROR_STATE, "%s %s is %s: nothing to retry (only failed, "
-                     "orphaned and remote_deleted rows are)", store_kind_get(kind)->noun,
+                     "orphaned and remote_deleted rows are)", kind_get(kind)->noun,
                      canon, model_state_name(state));
 }
 
-static error_code retry(store *st, store_kind kind, const char *id, error_info *err)
+static error_code retry(store *st, model_kind kind, const char *id, error_info *err)
 {
     store_op op;
     if (store_op_begin(st, true, &op, err))
@@ -212,28 +206,22 @@ static error_code retry(store *st, store_kind kind, const char *id, error_info *
     return store_op_end(st, op, retry_in_op(st, kind, id, err), err);
 }
 
-error_code store_rule_retry(store *st, const char *id, error_info *err)
+error_code store_retry(store *st, model_kind kind, const char *id, error_info *err)
 {
     error_info scratch;
-    return retry(st, STORE_KIND_RULE, id, err ? err : &scratch);
-}
-
-error_code store_cred_retry(store *st, const char *id, error_info *err)
-{
-    error_info scratch;
-    return retry(st, STORE_KIND_CRED, id, err ? err : &scratch);
+    return retry(st, kind, id, err ? err : &scratch);
 }
 
 /* ---- discard -------------------------------------------------------------- */
 
-static error_code discard_in_op(store *st, store_kind kind, const char *id,
+static error_code discard_in_op(store *st, model_kind kind, const char *id,
                                 store_delete_result *result, error_info *err)
 {
     char canon[MODEL_ID_MAX + 1];
     model_state state;
     if (store_row_resolve(st, kind, id, canon, &state, err))
         return err->code;
-    const char *noun = store_kind_get(kind)->noun;
+    const char *noun = kind_get(kind)->noun;
     switch (state) {
     case MODEL_STATE_NEW:
     case MODEL_STATE_FAILED:
@@ -257,7 +245,7 @@ static error_code discard_in_op(store *st, store_kind kind, const char *id,
                      model_state_name(state));
 }
 
-static error_code discard(store *st, store_kind kind, const char *id,
+static error_code discard(store *st, model_kind kind, const char *id,
                           store_delete_result *result, error_info *err)
 {
     store_delete_result ignored;
@@ -268,16 +256,9 @@ static error_code discard(store *st, store_kind kind, const char *id,
     return store_op_end(st, op, rc, err);
 }
 
-error_code store_rule_discard(store *st, const char *id, store_delete_result *result,
-                              error_info *err)
+error_code store_discard(store *st, model_kind kind, const char *id,
+                         store_delete_result *result, error_info *err)
 {
     error_info scratch;
-    return discard(st, STORE_KIND_RULE, id, result, err ? err : &scratch);
-}
-
-error_code store_cred_discard(store *st, const char *id, store_delete_result *result,
-                              error_info *err)
-{
-    error_info scratch;
-    return discard(st, STORE_KIND_CRED, id, result, err ? err : &scratch);
+    return discard(st, kind, id, result, err ? err : &scratch);
 }

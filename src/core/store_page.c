@@ -30,7 +30,7 @@ static void add_where(char *buf, size_t size, int *nwhere, const char *clause)
 }
 
 /* The key column of `sort` for `kind`; NULL when the kind has no such order. */
-static const char *sort_column(store_kind kind, store_sort sort)
+static const char *sort_column(model_kind kind, store_sort sort)
 {
     static const char *const rule_cols[STORE_SORT_COUNT] = {
         [STORE_SORT_ID] = "id",         [STORE_SORT_POLICY] = "policy_id",
@@ -44,11 +44,11 @@ static const char *sort_column(store_kind kind, store_sort sort)
     };
     if ((unsigned)sort >= STORE_SORT_COUNT)
         return NULL;
-    return kind == STORE_KIND_RULE ? rule_cols[sort] : cred_cols[sort];
+    return kind == MODEL_KIND_RULE ? rule_cols[sort] : cred_cols[sort];
 }
 
 /* "(key, id) > ((SELECT key FROM t WHERE id = ?1), ?1)": after the cursor row. */
-static void cursor_clause(const store_kind_info *k, const char *col, bool backward,
+static void cursor_clause(model_kind kind, const char *col, bool backward,
                           char *buf, size_t size)
 {
     const char *op = backward ? "<" : ">";
@@ -56,10 +56,10 @@ static void cursor_clause(const store_kind_info *k, const char *col, bool backwa
         snprintf(buf, size, "id %s ?1", op);
     else
         snprintf(buf, size, "(%s, id) %s ((SELECT %s FROM %s WHERE id = ?1), ?1)", col, op,
-                 col, k->table);
+                 col, kind_get(kind)->table);
 }
 
-static void build_sql(store_kind kind, unsigned variant, bool count, char *buf,
+static void build_sql(model_kind kind, unsigned variant, bool count, char *buf,
                       size_t size)
 {
     const store_kind_info *k = store_kind_get(kind);
@@ -68,10 +68,10 @@ static void build_sql(store_kind kind, unsigned variant, bool count, char *buf,
     if (!col)
         col = "id";
     int nwhere = 0;
-    snprintf(buf, size, "SELECT %s FROM %s", count ? "count(*)" : k->cols, k->table);
+    snprintf(buf, size, "SELECT %s FROM %s", count ? "count(*)" : k->cols, kind_get(kind)->table);
     if (variant & STORE_PAGE_CURSOR) {
         char clause[256];
-        cursor_clause(k, col, backward, clause, sizeof clause);
+        cursor_clause(kind, col, backward, clause, sizeof clause);
         add_where(buf, size, &nwhere, clause);
     }
     if (variant & STORE_PAGE_POLICY)
@@ -91,7 +91,7 @@ static void build_sql(store_kind kind, unsigned variant, bool count, char *buf,
         snprintf(buf + len, size - len, " ORDER BY %s%s, id%s LIMIT ?4", col, dir, dir);
 }
 
-static sqlite3_stmt *cached(store *st, store_kind kind, unsigned variant, bool count,
+static sqlite3_stmt *cached(store *st, model_kind kind, unsigned variant, bool count,
                             error_info *err)
 {
     sqlite3_stmt **slot = count ? &st->counts[kind][variant >> 2]
@@ -127,10 +127,10 @@ static error_code like_pattern(const char *text, char **out, error_info *err)
     return ERROR_OK;
 }
 
-static unsigned query_variant(store_kind kind, const store_query *q)
+static unsigned query_variant(model_kind kind, const store_query *q)
 {
     unsigned v = 0;
-    if (q && kind == STORE_KIND_RULE && has_text(q->policy_id))
+    if (q && kind == MODEL_KIND_RULE && has_text(q->policy_id))
         v |= STORE_PAGE_POLICY;
     if (q && has_text(q->filter))
         v |= STORE_PAGE_FILTER;
@@ -177,17 +177,17 @@ static error_code bind_query(store *st, sqlite3_stmt *s, unsigned variant,
     return ERROR_OK;
 }
 
-static error_code check_query(store_kind kind, const store_query *q, error_info *err)
+static error_code check_query(model_kind kind, const store_query *q, error_info *err)
 {
     if (q && !sort_column(kind, q->sort))
         return error_set(err, ERROR_INVALID, "invalid sort order %d for %ss", (int)q->sort,
-                         store_kind_get(kind)->noun);
+                         kind_get(kind)->noun);
     if (q && (q->states >> MODEL_STATE_COUNT) != 0)
         return error_set(err, ERROR_INVALID, "invalid state set 0x%x", q->states);
     return ERROR_OK;
 }
 
-error_code store_page_stmt(store *st, store_kind kind, const store_query *q,
+error_code store_page_stmt(store *st, model_kind kind, const store_query *q,
                            const char *cursor, store_dir dir, size_t limit,
                            sqlite3_stmt **out, error_info *err)
 {
@@ -216,7 +216,7 @@ error_code store_page_stmt(store *st, store_kind kind, const store_query *q,
     return ERROR_OK;
 }
 
-error_code store_count_rows(store *st, store_kind kind, const store_query *q,
+error_code store_count_rows(store *st, model_kind kind, const store_query *q,
                             size_t *out, error_info *err)
 {
     *out = 0;
@@ -235,7 +235,7 @@ error_code store_count_rows(store *st, store_kind kind, const store_query *q,
     return ERROR_OK;
 }
 
-error_code store_page_plan(store *st, store_kind kind, unsigned variant, char *out,
+error_code store_page_plan(store *st, model_kind kind, unsigned variant, char *out,
                            size_t size, error_info *err)
 {
     char sql[SQL_MAX];

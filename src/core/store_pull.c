@@ -5,6 +5,8 @@
  */
 #include "store_internal.h"
 
+#include "rampart/validate.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,21 +33,6 @@ static error_code ensure_staging(store *st, error_info *err)
     return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
 }
 
-typedef error_code (*stage_fn)(store *st, const void *items, const char *const *markers,
-                               size_t n, error_info *err);
-
-/* One page in its own short transaction (or the caller's). */
-static error_code staged_write(store *st, stage_fn fn, const void *items,
-                               const char *const *markers, size_t n, error_info *err)
-{
-    if (ensure_staging(st, err))
-        return err->code;
-    store_op op;
-    if (store_op_begin(st, true, &op, err))
-        return err->code;
-    return store_op_end(st, op, fn(st, items, markers, n, err), err);
-}
-
 error_code store_pull_begin(store *st, error_info *err)
 {
     error_info scratch;
@@ -61,75 +48,20 @@ error_code store_pull_begin(store *st, error_info *err)
     return store_op_end(st, op, rc, err);
 }
 
-/* ---- rules ---------------------------------------------------------------- */
+/* ---- staging -------------------------------------------------------------- */
 
-static error_code stage_rules(store *st, const void *items, const char *const *markers,
-                              size_t n, error_info *err)
+static error_code put_rule(store *st, const model_rule *r, error_info *err)
 {
-    (void)markers;
-    const model_rule *rules = items;
-    for (size_t i = 0; i < n; i++) {
-        const model_rule *r = &rules[i];
-        if (!r->id[0] || !r->cidr[0] || !r->policy_id[0])
-            return error_set(err, ERROR_INVALID, "pulled rule %zu has no %s", i + 1,
-                             !r->id[0] ? "id" : !r->cidr[0] ? "cidr" : "policy");
-        if ((unsigned)r->action > MODEL_ACTION_DENY)
-            return error_set(err, ERROR_INVALID, "pulled rule %s has an invalid action",
-                             r->id);
-        const char *args[] = {r->id, r->uri, r->created_at, r->description, r->metadata,
-                              r->cidr, r->policy_id, r->policy_uri,
-                              model_action_name(r->action)};
-        if (exec_id(st, STMT_PULL_RULE_PUT, args, 9, NULL, err))
-            return err->code;
-    }
-    return ERROR_OK;
+    const char *args[] = {r->id, r->uri, r->created_at, r->description, r->metadata,
+                          r->cidr, r->policy_id, r->policy_uri, model_action_name(r->action)};
+    return exec_id(st, STMT_PULL_RULE_PUT, args, 9, NULL, err);
 }
 
-error_code store_pull_stage_rules(store *st, const model_rule *rules, size_t n,
-                                  error_info *err)
+static error_code put_cred(store *st, const model_cred *c, const char *marker,
+                           error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
-    if (n == 0)
-        return ERROR_OK;
-    return staged_write(st, stage_rules, rules, NULL, n, err);
-}
-
-/* ---- credentials ---------------------------------------------------------- */
-
-/* The ACL column holds one rule per line, as store_creds.c keeps it. */
-static error_code acl_text(const model_cred *c, char **out, error_info *err)
-{
-    size_t total = 1;
-    for (size_t i = 0; i < c->acl.count; i++) {
-        if (strchr(c->acl.rules[i], '\n'))
-            return error_set(err, ERROR_INVALID, "pulled credential %s: acl rule %zu "
-                             "contains a line break", c->id, i + 1);
-        total += strlen(c->acl.rules[i]) + 1;
-    }
-    char *text = malloc(total);
-    if (!text)
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    char *p = text;
-    for (size_t i = 0; i < c->acl.count; i++) {
-        size_t len = strlen(c->acl.rules[i]);
-        if (i)
-            *p++ = '\n';
-        memcpy(p, c->acl.rules[i], len);
-        p += len;
-    }
-    *p = '\0';
-    *out = text;
-    return ERROR_OK;
-}
-
-static error_code stage_one_cred(store *st, const model_cred *c, const char *marker,
-                                 error_info *err)
-{
-    if (!c->id[0])
-        return error_set(err, ERROR_INVALID, "a pulled credential has no id");
     char *acl = NULL;
-    if (acl_text(c, &acl, err))
+    if (store_cred_acl_join(&c->acl, &acl, err))
         return err->code;
     const char *args[] = {c->id, c->uri, c->created_at, c->description, c->metadata,
                           c->owner_id, acl, marker ? marker : ""};
@@ -138,26 +70,74 @@ static error_code stage_one_cred(store *st, const model_cred *c, const char *mar
     return rc;
 }
 
-static error_code stage_creds(store *st, const void *items, const char *const *markers,
-                              size_t n, error_info *err)
+/* The gate of store_insert, plus what a listed object must have: a remote id. */
+static error_code check_pulled(model_object *obj, error_info *err)
 {
-    const model_cred *creds = items;
-    for (size_t i = 0; i < n; i++) {
-        if (stage_one_cred(st, &creds[i], markers ? markers[i] : NULL, err))
+    const kind_desc *d = kind_get(obj->kind);
+    if (validate_id(model_object_id(obj), d->id_prefix, "id", err))
+        return err->code;
+    return kind_validate_row(obj, err);
+}
+
+typedef struct stage_page {
+    model_kind kind;
+    model_object *rows;
+    const char *const *markers;
+    size_t n;
+    store_refused_fn on_refused;
+    void *ctx;
+    size_t refused;
+} stage_page;
+
+static error_code stage_row(store *st, stage_page *p, size_t i, error_info *err)
+{
+    model_object *obj = &p->rows[i];
+    obj->kind = p->kind;
+    error_info why;
+    if (check_pulled(obj, &why) != ERROR_OK) {
+        p->refused++;
+        if (p->on_refused)
+            p->on_refused(p->ctx, p->kind, model_object_id(obj), &why);
+        const char *id = model_object_id(obj);
+        return exec_id(st, p->kind == MODEL_KIND_CRED ? STMT_PULL_CRED_KEEP : STMT_PULL_RULE_KEEP,
+                       &id, 1, NULL, err);
+    }
+    if (p->kind == MODEL_KIND_CRED)
+        return put_cred(st, &obj->cred, p->markers ? p->markers[i] : NULL, err);
+    return put_rule(st, &obj->rule, err);
+}
+
+static error_code stage_rows(store *st, stage_page *p, error_info *err)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        if (stage_row(st, p, i, err))
             return err->code;
     }
     return ERROR_OK;
 }
 
-error_code store_pull_stage_creds(store *st, const model_cred *creds,
-                                  const char *const *markers, size_t n,
-                                  error_info *err)
+error_code store_pull_stage(store *st, model_kind kind, model_object *rows,
+                            const char *const *markers, size_t n,
+                            store_refused_fn on_refused, void *ctx, size_t *refused,
+                            error_info *err)
 {
     error_info scratch;
     err = err ? err : &scratch;
+    stage_page p = {kind, rows, markers, n, on_refused, ctx, 0};
+    if (refused)
+        *refused = 0;
     if (n == 0)
         return ERROR_OK;
-    return staged_write(st, stage_creds, creds, markers, n, err);
+    if (ensure_staging(st, err))
+        return err->code;
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    if (store_op_end(st, op, stage_rows(st, &p, err), err))
+        return err->code;
+    if (refused)
+        *refused = p.refused;
+    return ERROR_OK;
 }
 
 /* ---- merge ---------------------------------------------------------------- */

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-error_code store_row_resolve(store *st, store_kind kind, const char *id,
+error_code store_row_resolve(store *st, model_kind kind, const char *id,
                              char canon[MODEL_ID_MAX + 1], model_state *state,
                              error_info *err)
 {
@@ -16,19 +16,19 @@ error_code store_row_resolve(store *st, store_kind kind, const char *id,
         return err->code;
     error_code rc = ERROR_OK;
     if (!row) {
-        rc = error_set(err, ERROR_NOT_FOUND, "no %s %s", k->noun, id);
+        rc = error_set(err, ERROR_NOT_FOUND, "no %s %s", kind_get(kind)->noun, id);
     } else {
         store_col_copy(s, 0, canon, MODEL_ID_MAX + 1);
         if (!model_state_parse((const char *)sqlite3_column_text(s, 1), state))
             rc = error_set(err, ERROR_IO, "database: %s %s has an unknown state",
-                           k->noun, canon);
+                           kind_get(kind)->noun, canon);
     }
     store_reset(s);
     return rc;
 }
 
 /* Inside an op: drop the row (its token follows by cascade) and its aliases. */
-static error_code remove_row(store *st, store_kind kind, const char *canon,
+static error_code remove_row(store *st, model_kind kind, const char *canon,
                              error_info *err)
 {
     sqlite3_stmt *s = store_stmt(st, STMT_ALIAS_DELETE, err);
@@ -40,7 +40,7 @@ static error_code remove_row(store *st, store_kind kind, const char *canon,
     return store_exec(st, s, err);
 }
 
-static error_code set_state(store *st, store_kind kind, const char *id, model_state state,
+static error_code set_state(store *st, model_kind kind, const char *id, model_state state,
                             const char *error_text, error_info *err)
 {
     const store_kind_info *k = store_kind_get(kind);
@@ -53,16 +53,16 @@ static error_code set_state(store *st, store_kind kind, const char *id, model_st
     error_code rc = store_exec(st, s, err);
     if (rc == ERROR_CONFLICT)
         return error_set(err, ERROR_CONFLICT, "%s %s cannot become %s: its policy already "
-                         "has a live rule for the same cidr", k->noun, id,
+                         "has a live rule for the same cidr", kind_get(kind)->noun, id,
                          model_state_name(state));
     if (rc != ERROR_OK)
         return rc;
     if (sqlite3_changes(st->db) == 0)
-        return error_set(err, ERROR_NOT_FOUND, "no %s %s", k->noun, id);
+        return error_set(err, ERROR_NOT_FOUND, "no %s %s", kind_get(kind)->noun, id);
     return ERROR_OK;
 }
 
-error_code store_row_set_state(store *st, store_kind kind, const char *id,
+error_code store_row_set_state(store *st, model_kind kind, const char *id,
                                model_state state, const char *error_text,
                                error_info *err)
 {
@@ -93,7 +93,7 @@ static const delete_action delete_actions[MODEL_STATE_COUNT] = {
     [MODEL_STATE_REMOTE_DELETED] = DELETE_REMOVE,
 };
 
-static error_code delete_in_op(store *st, store_kind kind, const char *id,
+static error_code delete_in_op(store *st, model_kind kind, const char *id,
                                store_delete_result *result, error_info *err)
 {
     char canon[MODEL_ID_MAX + 1];
@@ -115,12 +115,12 @@ static error_code delete_in_op(store *st, store_kind kind, const char *id,
         break;
     }
     return error_set(err, ERROR_STATE, "%s %s cannot be deleted now: %s; the next sync settles it",
-                     store_kind_get(kind)->noun, canon,
+                     kind_get(kind)->noun, canon,
                      state == MODEL_STATE_CREATING ? "its create is in flight"
                                                    : "the outcome of its create is unknown");
 }
 
-error_code store_row_delete(store *st, store_kind kind, const char *id,
+error_code store_row_delete(store *st, model_kind kind, const char *id,
                             store_delete_result *result, error_info *err)
 {
     store_delete_result ignored;
@@ -131,7 +131,7 @@ error_code store_row_delete(store *st, store_kind kind, const char *id,
     return store_op_end(st, op, rc, err);
 }
 
-error_code store_row_remove(store *st, store_kind kind, const char *id, error_info *err)
+error_code store_row_remove(store *st, model_kind kind, const char *id, error_info *err)
 {
     store_op op;
     if (store_op_begin(st, true, &op, err))
@@ -144,7 +144,7 @@ error_code store_row_remove(store *st, store_kind kind, const char *id, error_in
     return store_op_end(st, op, rc, err);
 }
 
-error_code store_row_state_counts(store *st, store_kind kind,
+error_code store_row_state_counts(store *st, model_kind kind,
                                   size_t counts[MODEL_STATE_COUNT], error_info *err)
 {
     memset(counts, 0, MODEL_STATE_COUNT * sizeof counts[0]);
@@ -163,7 +163,7 @@ error_code store_row_state_counts(store *st, store_kind kind,
     return ERROR_OK;
 }
 
-error_code store_row_check_alias(store *st, store_kind kind, const char *id,
+error_code store_row_check_alias(store *st, model_kind kind, const char *id,
                                  error_info *err)
 {
     if (!store_is_local_id(id))
@@ -177,14 +177,14 @@ error_code store_row_check_alias(store *st, store_kind kind, const char *id,
     store_reset(s);
     if (row)
         return error_set(err, ERROR_CONFLICT, "%s %s already exists",
-                         store_kind_get(kind)->noun, id);
+                         kind_get(kind)->noun, id);
     return ERROR_OK;
 }
 
-error_code store_row_check_confirm(store *st, store_kind kind, const char *local_id,
+error_code store_row_check_confirm(store *st, model_kind kind, const char *local_id,
                                    const char *remote_id, error_info *err)
 {
-    const char *noun = store_kind_get(kind)->noun;
+    const char *noun = kind_get(kind)->noun;
     if (!remote_id[0])
         return error_set(err, ERROR_INVALID, "the remote's reply for %s %s has no id",
                          noun, local_id);
@@ -198,19 +198,18 @@ error_code store_row_check_confirm(store *st, store_kind kind, const char *local
     return ERROR_OK;
 }
 
-error_code store_row_confirm(store *st, store_kind kind, sqlite3_stmt *confirm,
+error_code store_row_confirm(store *st, model_kind kind, sqlite3_stmt *confirm,
                              const char *local_id, const char *remote_id,
                              error_info *err)
 {
-    const store_kind_info *k = store_kind_get(kind);
     if (store_exec(st, confirm, err)) {
         if (err->code == ERROR_CONFLICT)
-            error_set(err, ERROR_CONFLICT, "%s %s already exists", k->noun, remote_id);
+            error_set(err, ERROR_CONFLICT, "%s %s already exists", kind_get(kind)->noun, remote_id);
         return err->code;
     }
     if (strcmp(local_id, remote_id) == 0)
         return ERROR_OK;
-    const char *args[] = {local_id, remote_id, k->alias_kind};
+    const char *args[] = {local_id, remote_id, kind_get(kind)->noun};
     sqlite3_stmt *s = store_stmt(st, STMT_ALIAS_INSERT, err);
     if (!s || store_bind_texts(st, s, args, 3, err))
         return err->code;

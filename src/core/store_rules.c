@@ -1,6 +1,8 @@
 /* store: IP policy rules. */
 #include "store_internal.h"
 
+#include "rampart/validate.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,17 +40,6 @@ static bool is_live(model_state state)
     return state != MODEL_STATE_DELETING && state != MODEL_STATE_REMOTE_DELETED;
 }
 
-static error_code check_rule(const model_rule *rule, error_info *err)
-{
-    if ((unsigned)rule->action > MODEL_ACTION_DENY)
-        return error_set(err, ERROR_INVALID, "invalid rule action %d", (int)rule->action);
-    if ((unsigned)rule->state >= MODEL_STATE_COUNT)
-        return error_set(err, ERROR_INVALID, "invalid sync state %d", (int)rule->state);
-    if (!rule->cidr[0] || !rule->policy_id[0])
-        return error_set(err, ERROR_INVALID, "a rule needs a cidr and a policy id");
-    return ERROR_OK;
-}
-
 /* After a unique violation: the live rule holding the natural key, if any. */
 static error_code live_rule_id(store *st, const model_rule *rule, char *out, bool *found,
                                error_info *err)
@@ -79,7 +70,7 @@ static error_code conflict(store *st, const model_rule *rule, const char *id,
 static error_code insert_in_op(store *st, const model_rule *rule, const char *id,
                                const char *created_at, const char *now, error_info *err)
 {
-    if (rule->id[0] && store_row_check_alias(st, STORE_KIND_RULE, id, err))
+    if (rule->id[0] && store_row_check_alias(st, MODEL_KIND_RULE, id, err))
         return err->code;
     const char *args[] = {
         id, rule->uri, created_at, rule->description, rule->metadata, rule->cidr,
@@ -93,12 +84,8 @@ static error_code insert_in_op(store *st, const model_rule *rule, const char *id
     return rc == ERROR_CONFLICT ? conflict(st, rule, id, err) : rc;
 }
 
-error_code store_rule_insert(store *st, model_rule *rule, error_info *err)
+error_code store_rule_insert_row(store *st, model_rule *rule, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
-    if (check_rule(rule, err))
-        return err->code;
     char id[MODEL_ID_MAX + 1] = ""; /* zero-filled: copied whole into the caller's row */
     if (!rule->id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err))
         return err->code;
@@ -132,22 +119,15 @@ static error_code read_one(store *st, sqlite3_stmt *s, model_rule *out, bool *fo
     return ERROR_OK;
 }
 
-error_code store_rule_get(store *st, const char *id, model_rule *out, error_info *err)
-{
-    error_info scratch;
-    err = err ? err : &scratch;
-    sqlite3_stmt *s = store_stmt(st, STMT_RULE_GET, err);
-    bool found;
-    if (!s || store_bind_texts(st, s, &id, 1, err) || read_one(st, s, out, &found, err))
-        return err->code;
-    return found ? ERROR_OK : error_set(err, ERROR_NOT_FOUND, "no rule %s", id);
-}
-
 error_code store_rule_find(store *st, const char *policy_id, const char *cidr,
                            model_rule *out, error_info *err)
 {
     error_info scratch;
     err = err ? err : &scratch;
+    /* The key is stored canonical; a caller's spelling of it finds the same row. */
+    char canon[MODEL_CIDR_MAX + 1];
+    if (validate_cidr(cidr, NULL, canon, sizeof canon, NULL) == ERROR_OK)
+        cidr = canon;
     const char *args[] = {policy_id, cidr};
     sqlite3_stmt *s = store_stmt(st, STMT_RULE_FIND, err);
     bool found;
@@ -158,79 +138,10 @@ error_code store_rule_find(store *st, const char *policy_id, const char *cidr,
                              policy_id, cidr);
 }
 
-static void reverse_rules(model_rule *rows, size_t n)
+error_code store_rule_confirm_in_op(store *st, const char *local_id,
+                                    const model_rule *remote, error_info *err)
 {
-    model_rule tmp;
-    for (size_t i = 0; i < n / 2; i++) {
-        tmp = rows[i];
-        rows[i] = rows[n - 1 - i];
-        rows[n - 1 - i] = tmp;
-    }
-}
-
-error_code store_rule_page(store *st, const store_query *q, const char *cursor,
-                           store_dir dir, size_t limit, model_rule *rows,
-                           size_t *count, error_info *err)
-{
-    error_info scratch;
-    err = err ? err : &scratch;
-    *count = 0;
-    sqlite3_stmt *s;
-    if (store_page_stmt(st, STORE_KIND_RULE, q, cursor, dir, limit, &s, err))
-        return err->code;
-    size_t n = 0;
-    bool row = true;
-    while (n < limit && row) {
-        if (store_step(st, s, &row, err))
-            return err->code;
-        if (row)
-            store_rule_read(s, &rows[n++]);
-    }
-    store_reset(s);
-    if (dir == STORE_BACKWARD)
-        reverse_rules(rows, n);
-    *count = n;
-    return ERROR_OK;
-}
-
-error_code store_rule_count(store *st, const store_query *q, size_t *out, error_info *err)
-{
-    error_info scratch;
-    return store_count_rows(st, STORE_KIND_RULE, q, out, err ? err : &scratch);
-}
-
-error_code store_rule_state_counts(store *st, size_t counts[MODEL_STATE_COUNT],
-                                   error_info *err)
-{
-    error_info scratch;
-    return store_row_state_counts(st, STORE_KIND_RULE, counts, err ? err : &scratch);
-}
-
-error_code store_rule_delete(store *st, const char *id, store_delete_result *result,
-                             error_info *err)
-{
-    error_info scratch;
-    return store_row_delete(st, STORE_KIND_RULE, id, result, err ? err : &scratch);
-}
-
-error_code store_rule_set_state(store *st, const char *id, model_state state,
-                                const char *error_text, error_info *err)
-{
-    error_info scratch;
-    return store_row_set_state(st, STORE_KIND_RULE, id, state, error_text,
-                               err ? err : &scratch);
-}
-
-error_code store_rule_remove(store *st, const char *id, error_info *err)
-{
-    error_info scratch;
-    return store_row_remove(st, STORE_KIND_RULE, id, err ? err : &scratch);
-}
-
-static error_code confirm_in_op(store *st, const char *local_id, const model_rule *remote,
-                                error_info *err)
-{
-    if (store_row_check_confirm(st, STORE_KIND_RULE, local_id, remote->id, err))
+    if (store_row_check_confirm(st, MODEL_KIND_RULE, local_id, remote->id, err))
         return err->code;
     char now[MODEL_TIME_MAX + 1] = "";
     ids_now_rfc3339(now, sizeof now);
@@ -239,38 +150,6 @@ static error_code confirm_in_op(store *st, const char *local_id, const model_rul
     sqlite3_stmt *s = store_stmt(st, STMT_RULE_CONFIRM, err);
     if (!s || store_bind_texts(st, s, args, 6, err))
         return err->code;
-    return store_row_confirm(st, STORE_KIND_RULE, s, local_id, remote->id, err);
+    return store_row_confirm(st, MODEL_KIND_RULE, s, local_id, remote->id, err);
 }
 
-error_code store_rule_confirm_create(store *st, const char *local_id,
-                                     const model_rule *remote, error_info *err)
-{
-    error_info scratch;
-    err = err ? err : &scratch;
-    store_op op;
-    if (store_op_begin(st, true, &op, err))
-        return err->code;
-    return store_op_end(st, op, confirm_in_op(st, local_id, remote, err), err);
-}
-
-error_code store_rule_walk(store *st, const store_query *q, size_t page_rows,
-                           store_rule_visit fn, void *ctx, error_info *err)
-{
-    error_info scratch;
-    err = err ? err : &scratch;
-    model_rule *rows = malloc(page_rows * sizeof *rows);
-    if (!rows)
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    char cursor[MODEL_ID_MAX + 1] = "";
-    size_t n = page_rows;
-    error_code rc = ERROR_OK;
-    while (rc == ERROR_OK && n == page_rows) {
-        rc = store_rule_page(st, q, cursor, STORE_FORWARD, page_rows, rows, &n, err);
-        if (rc != ERROR_OK || n == 0)
-            break;
-        memcpy(cursor, rows[n - 1].id, sizeof cursor);
-        rc = fn(ctx, rows, n, err);
-    }
-    free(rows);
-    return rc;
-}

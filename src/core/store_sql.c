@@ -60,6 +60,12 @@ static const char *const migrations[] = {
     " token TEXT NOT NULL) WITHOUT ROWID;",
     /* 2: agents ask for a token by name (the credential's description). */
     "CREATE INDEX credentials_description ON credentials(description);",
+    /* 3: the store canonicalises every CIDR it writes (IPv6 lower-case), so the
+     * natural key is unique whatever the spelling. Rows an older version cached
+     * from a remote as sent are lower-cased here; the one that would then clash
+     * with a live rule of the same key is left as it was (OR IGNORE) and stays
+     * visible, rather than failing the upgrade. */
+    "UPDATE OR IGNORE rules SET cidr = lower(cidr) WHERE cidr <> lower(cidr);",
 };
 
 /*
@@ -209,6 +215,16 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_PULL_CRED_PUT] = "INSERT OR REPLACE INTO pull_creds (id, uri, created_at,"
                            " description, metadata, owner_id, acl, marker)"
                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    /* A refused pulled row: the cached copy of its id stands in for it, so the
+     * merge neither changes that row nor takes it for deleted remotely. */
+    [STMT_PULL_RULE_KEEP] = "INSERT OR REPLACE INTO pull_rules (id, uri, created_at,"
+                            " description, metadata, cidr, policy_id, policy_uri, action)"
+                            " SELECT id, uri, created_at, description, metadata, cidr,"
+                            " policy_id, policy_uri, action FROM rules WHERE id = ?1",
+    [STMT_PULL_CRED_KEEP] = "INSERT OR REPLACE INTO pull_creds (id, uri, created_at,"
+                            " description, metadata, owner_id, acl, marker)"
+                            " SELECT id, uri, created_at, description, metadata, owner_id,"
+                            " acl, '' FROM credentials WHERE id = ?1",
     [STMT_PULL_RULES_COUNT] = "SELECT count(*) FROM pull_rules",
     [STMT_PULL_CREDS_COUNT] = "SELECT count(*) FROM pull_creds",
 
@@ -346,34 +362,30 @@ const char *store_sql_staging(void)
 
 #define LIKE3 " LIKE ?3 ESCAPE '\\'"
 
-static const store_kind_info kinds[STORE_KIND_COUNT] = {
-    [STORE_KIND_RULE] = {
-        .noun = "rule",
-        .table = "rules",
+static const store_kind_info kinds[MODEL_KIND_COUNT] = {
+    [MODEL_KIND_RULE] = {
         .cols = STORE_RULE_COLS,
         .filter_sql = "(id" LIKE3 " OR cidr" LIKE3 " OR description" LIKE3
                       " OR policy_id" LIKE3 ")",
-        .alias_kind = "rule",
         .resolve = STMT_RULE_RESOLVE,
+        .get = STMT_RULE_GET,
         .set_state = STMT_RULE_SET_STATE,
         .remove = STMT_RULE_DELETE,
         .state_counts = STMT_RULE_STATE_COUNTS,
     },
-    [STORE_KIND_CRED] = {
-        .noun = "credential",
-        .table = "credentials",
+    [MODEL_KIND_CRED] = {
         .cols = STORE_CRED_COLS,
         .filter_sql = "(id" LIKE3 " OR description" LIKE3 " OR owner_id" LIKE3
                       " OR acl" LIKE3 ")",
-        .alias_kind = "credential",
         .resolve = STMT_CRED_RESOLVE,
+        .get = STMT_CRED_GET,
         .set_state = STMT_CRED_SET_STATE,
         .remove = STMT_CRED_DELETE,
         .state_counts = STMT_CRED_STATE_COUNTS,
     },
 };
 
-const store_kind_info *store_kind_get(store_kind kind)
+const store_kind_info *store_kind_get(model_kind kind)
 {
     return &kinds[kind];
 }

@@ -132,7 +132,7 @@ static model_rule *fake_add_rule(fake_remote *f, const char *policy, const char 
     char id[MODEL_ID_MAX + 1];
     snprintf(id, sizeof id, "ipr_%027d", ++f->serial);
     strcpy(r->id, id);
-    snprintf(r->uri, sizeof r->uri, "fake://ip_policy_rules/%s", id);
+    snprintf(r->uri, sizeof r->uri, "https://fake.invalid/ip_policy_rules/%s", id);
     strcpy(r->created_at, "2025-09-04T10:11:15Z");
     strcpy(r->policy_id, policy);
     strcpy(r->cidr, cidr);
@@ -239,7 +239,7 @@ static size_t fake_page(fake_remote *f, size_t n, const char *(*id_of)(fake_remo
 
 static void fake_next(fake_remote *f, const char *kind, const char *last, char *next)
 {
-    snprintf(next, MODEL_URI_MAX + 1, "fake://%s?before_id=%s&limit=%zu", kind, last,
+    snprintf(next, MODEL_URI_MAX + 1, "https://fake.invalid/%s?before_id=%s&limit=%zu", kind, last,
              f->limit);
     if (f->nuris < FAKE_URIS)
         strcpy(f->uris[f->nuris++], next);
@@ -301,7 +301,7 @@ static sync_outcome fake_cred_create(void *ctx, const model_cred *in, model_cred
     char id[MODEL_ID_MAX + 1];
     snprintf(id, sizeof id, "cr_%027d", ++f->serial);
     strcpy(c->id, id);
-    snprintf(c->uri, sizeof c->uri, "fake://credentials/%s", id);
+    snprintf(c->uri, sizeof c->uri, "https://fake.invalid/credentials/%s", id);
     strcpy(c->created_at, "2025-09-04T10:11:15Z");
     c->state = MODEL_STATE_SYNCED;
     snprintf(f->tokens[i], sizeof f->tokens[i], "%.27s_secretT0ken%d", id + 3, f->serial);

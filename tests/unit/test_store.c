@@ -830,7 +830,7 @@ static void test_query_plans(void **state)
     char plan[1024];
     error_info err;
     for (unsigned v = 0; v < STORE_PAGE_VARIANTS; v++) {
-        assert_int_equal(store_page_plan(f->st, STORE_KIND_RULE, v, plan, sizeof plan, &err),
+        assert_int_equal(store_page_plan(f->st, MODEL_KIND_RULE, v, plan, sizeof plan, &err),
                          ERROR_OK);
         assert_null(strstr(plan, "TEMP B-TREE"));
         /* Rules are a WITHOUT ROWID table clustered by id: walking it in key order
@@ -841,7 +841,7 @@ static void test_query_plans(void **state)
             assert_true(strstr(plan, "USING PRIMARY KEY") || strcmp(plan, "SCAN rules") == 0);
         if (v & STORE_PAGE_POLICY)
             continue;
-        assert_int_equal(store_page_plan(f->st, STORE_KIND_CRED, v, plan, sizeof plan, &err),
+        assert_int_equal(store_page_plan(f->st, MODEL_KIND_CRED, v, plan, sizeof plan, &err),
                          ERROR_OK);
         assert_null(strstr(plan, "TEMP B-TREE"));
         assert_non_null(strstr(plan, "INDEX sqlite_autoindex_credentials"));

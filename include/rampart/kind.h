@@ -1,0 +1,104 @@
+/*
+ * kind: one descriptor per object kind (IP policy rule, tunnel credential), so that
+ * what is the same for both kinds is written once, over the descriptor.
+ *
+ * Contract:
+ * - kind_get never fails for a valid model_kind; descriptors are static, read-only
+ *   and safe from any thread.
+ * - A descriptor says what differs between the kinds: names (for messages, the
+ *   command line, the API, the database), the fields with their checks, how a row
+ *   is named in a plan or a message, and the codec functions for the wire format.
+ * - What is truly one kind's own stays in one place each: tokens (store_token_*,
+ *   the create reply), policy membership and the natural key (store_rule_find, the
+ *   pull merge), ACL lists (validate_acl, the store's one-rule-per-line column).
+ * - kind_validate_row is the store's gate: every row the store writes passes it
+ *   (user input, pulled pages, the reference server's own rows). It canonicalises in
+ *   place (a CIDR to its canonical text) and refuses with the same sentence the
+ *   forms show ("cidr: host bits set: did you mean 10.0.0.0/8?").
+ */
+#ifndef RAMPART_KIND_H
+#define RAMPART_KIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+#include "rampart/model.h"
+
+typedef enum kind_field_type {
+    KIND_FIELD_TEXT,   /* a NUL-terminated buffer in the kind's struct */
+    KIND_FIELD_ACTION, /* model_action (rules) */
+    KIND_FIELD_ACL     /* model_acl (credentials) */
+} kind_field_type;
+
+enum kind_field_flags {
+    KIND_FIELD_CREATE = 1u << 0,   /* the user sets it when creating */
+    KIND_FIELD_EDIT = 1u << 1,     /* the API lets it change after creation */
+    KIND_FIELD_REQUIRED = 1u << 2, /* a create without it is refused */
+    KIND_FIELD_REMOTE = 1u << 3    /* assigned by the remote (id, uri, created_at) */
+};
+
+/*
+ * One field of a kind, as the user and the API see it. `check` validates one value
+ * of a text field as typed (NULL: none beyond length and UTF-8); the canonical text
+ * goes to `canon` when it is not NULL (`canon_size` >= the field's size).
+ */
+typedef struct kind_field {
+    const char *name;   /* wire name and command-line flag: "cidr", "description" */
+    kind_field_type type;
+    size_t offset;      /* in model_rule or model_cred */
+    size_t size;        /* buffer size of a text field; 0 for the other types */
+    unsigned flags;     /* kind_field_flags */
+    error_code (*check)(const char *text, char *canon, size_t canon_size,
+                        error_info *err);
+} kind_field;
+
+typedef struct kind_desc {
+    model_kind kind;
+    const char *noun;       /* "rule", "credential": in messages */
+    const char *plural;     /* "rules", "credentials" */
+    const char *command;    /* command-line group: "rules", "creds" */
+    const char *id_prefix;  /* remote ids: "ipr", "cr" */
+    const char *api_plural; /* the list's key: "ip_policy_rules", "credentials" */
+    const char *api_path;   /* collection path: "/ip_policy_rules", "/credentials" */
+    const char *table;      /* the store's table: "rules", "credentials" */
+    bool has_token;         /* the create reply carries a secret kept by the store */
+    const kind_field *fields;
+    size_t field_count;
+    /* What names a row for a person: a rule's cidr, a credential's description
+     * (its id when the description is empty). Points into `obj`. */
+    const char *(*label)(const model_object *obj);
+    /* The user's fields of a create: checked, canonicalised in place on success
+     * only (validate_rule / validate_cred). */
+    error_code (*validate)(model_object *obj, error_info *err);
+    /* Wire format (codec.h): heap JSON the caller frees, NULL when out of memory. */
+    char *(*encode)(const model_object *obj, unsigned codec_flags);
+    char *(*create_body)(const model_object *obj);
+    /* One object from JSON into `out` (initialised to this kind by the call; the
+     * caller clears it whatever the result). */
+    error_code (*decode)(const char *json, size_t len, model_object *out, error_info *err);
+} kind_desc;
+
+/* The descriptor of `kind` (MODEL_KIND_RULE for an out-of-range value). */
+const kind_desc *kind_get(model_kind kind);
+
+/* The kind whose remote ids start with "<prefix>_" like `id`; false when none. */
+bool kind_of_id(const char *id, model_kind *out);
+
+/* Shorthand for kind_get(obj->kind)->label(obj). */
+const char *kind_label(const model_object *obj);
+
+/* A field of `kind` by its name, NULL when the kind has none. */
+const kind_field *kind_field_by_name(model_kind kind, const char *name);
+
+/*
+ * The whole row as the store is about to write it: id (empty, a local id, or the
+ * kind's prefix and base62), the user's fields through the kind's validate (a CIDR
+ * canonicalised in place), created_at (empty or RFC 3339), uris (empty or
+ * absolute http(s)), a rule's policy uri, the state, the error text (UTF-8).
+ * ERROR_INVALID with a message that starts with the field's name; the object is
+ * changed only when every check passed.
+ */
+error_code kind_validate_row(model_object *obj, error_info *err);
+
+#endif

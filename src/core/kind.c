@@ -1,0 +1,244 @@
+/* kind: the descriptors of rules and credentials, and the store's row gate. */
+#include "rampart/kind.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "rampart/codec.h"
+#include "rampart/validate.h"
+
+/* ---- field checks -------------------------------------------------------- */
+
+static error_code check_cidr(const char *text, char *canon, size_t canon_size,
+                             error_info *err)
+{
+    return validate_cidr(text, NULL, canon, canon_size, err);
+}
+
+static error_code check_policy(const char *text, char *canon, size_t canon_size,
+                               error_info *err)
+{
+    (void)canon;
+    (void)canon_size;
+    return validate_id(text, "ipp", "policy id", err);
+}
+
+static error_code check_description(const char *text, char *canon, size_t canon_size,
+                                    error_info *err)
+{
+    (void)canon;
+    (void)canon_size;
+    return validate_description(text, err);
+}
+
+static error_code check_metadata(const char *text, char *canon, size_t canon_size,
+                                 error_info *err)
+{
+    (void)canon;
+    (void)canon_size;
+    return validate_metadata(text, err);
+}
+
+static error_code check_owner(const char *text, char *canon, size_t canon_size,
+                              error_info *err)
+{
+    (void)canon;
+    (void)canon_size;
+    return text && text[0] ? validate_owner_id(text, err) : ERROR_OK;
+}
+
+#define RULE_TEXT(f, flags, check) \
+    {#f, KIND_FIELD_TEXT, offsetof(model_rule, f), sizeof(((model_rule *)0)->f), flags, check}
+#define CRED_TEXT(f, flags, check) \
+    {#f, KIND_FIELD_TEXT, offsetof(model_cred, f), sizeof(((model_cred *)0)->f), flags, check}
+
+/* The user's fields in the order forms and `show` list them. */
+static const kind_field rule_fields[] = {
+    RULE_TEXT(cidr, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_REQUIRED, check_cidr),
+    {"ip_policy_id", KIND_FIELD_TEXT, offsetof(model_rule, policy_id),
+     sizeof(((model_rule *)0)->policy_id), KIND_FIELD_CREATE | KIND_FIELD_REQUIRED,
+     check_policy},
+    {"action", KIND_FIELD_ACTION, offsetof(model_rule, action), 0,
+     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL},
+    RULE_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
+    RULE_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata),
+};
+
+static const kind_field cred_fields[] = {
+    CRED_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
+    {"acl", KIND_FIELD_ACL, offsetof(model_cred, acl), 0, KIND_FIELD_CREATE | KIND_FIELD_EDIT,
+     NULL},
+    CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata),
+    CRED_TEXT(owner_id, KIND_FIELD_CREATE, check_owner),
+};
+
+/* ---- per-kind functions -------------------------------------------------- */
+
+static const char *rule_label(const model_object *obj)
+{
+    return obj->rule.cidr;
+}
+
+static const char *cred_label(const model_object *obj)
+{
+    return obj->cred.description[0] ? obj->cred.description : obj->cred.id;
+}
+
+static error_code rule_validate(model_object *obj, error_info *err)
+{
+    return validate_rule(&obj->rule, err);
+}
+
+static error_code cred_validate(model_object *obj, error_info *err)
+{
+    return validate_cred(&obj->cred, err);
+}
+
+static char *rule_encode(const model_object *obj, unsigned flags)
+{
+    return codec_rule_encode(&obj->rule, flags);
+}
+
+static char *cred_encode(const model_object *obj, unsigned flags)
+{
+    return codec_cred_encode(&obj->cred, flags);
+}
+
+static char *rule_create_body(const model_object *obj)
+{
+    return codec_rule_create_body(&obj->rule);
+}
+
+static char *cred_create_body(const model_object *obj)
+{
+    return codec_cred_create_body(&obj->cred);
+}
+
+static error_code rule_decode(const char *json, size_t len, model_object *out,
+                              error_info *err)
+{
+    model_object_init(out, MODEL_KIND_RULE);
+    return codec_rule_decode(json, len, &out->rule, err);
+}
+
+static error_code cred_decode(const char *json, size_t len, model_object *out,
+                              error_info *err)
+{
+    model_object_init(out, MODEL_KIND_CRED);
+    return codec_cred_decode(json, len, &out->cred, err);
+}
+
+static const kind_desc kinds[MODEL_KIND_COUNT] = {
+    [MODEL_KIND_RULE] = {
+        .kind = MODEL_KIND_RULE,
+        .noun = "rule",
+        .plural = "rules",
+        .command = "rules",
+        .id_prefix = "ipr",
+        .api_plural = "ip_policy_rules",
+        .api_path = "/ip_policy_rules",
+        .table = "rules",
+        .has_token = false,
+        .fields = rule_fields,
+        .field_count = sizeof rule_fields / sizeof rule_fields[0],
+        .label = rule_label,
+        .validate = rule_validate,
+        .encode = rule_encode,
+        .create_body = rule_create_body,
+        .decode = rule_decode,
+    },
+    [MODEL_KIND_CRED] = {
+        .kind = MODEL_KIND_CRED,
+        .noun = "credential",
+        .plural = "credentials",
+        .command = "creds",
+        .id_prefix = "cr",
+        .api_plural = "credentials",
+        .api_path = "/credentials",
+        .table = "credentials",
+        .has_token = true,
+        .fields = cred_fields,
+        .field_count = sizeof cred_fields / sizeof cred_fields[0],
+        .label = cred_label,
+        .validate = cred_validate,
+        .encode = cred_encode,
+        .create_body = cred_create_body,
+        .decode = cred_decode,
+    },
+};
+
+const kind_desc *kind_get(model_kind kind)
+{
+    return (unsigned)kind < MODEL_KIND_COUNT ? &kinds[kind] : &kinds[MODEL_KIND_RULE];
+}
+
+bool kind_of_id(const char *id, model_kind *out)
+{
+    for (size_t k = 0; id && k < MODEL_KIND_COUNT; k++) {
+        size_t n = strlen(kinds[k].id_prefix);
+        if (strncmp(id, kinds[k].id_prefix, n) == 0 && id[n] == '_') {
+            *out = (model_kind)k;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *kind_label(const model_object *obj)
+{
+    return kind_get(obj->kind)->label(obj);
+}
+
+const kind_field *kind_field_by_name(model_kind kind, const char *name)
+{
+    const kind_desc *d = kind_get(kind);
+    for (size_t i = 0; name && i < d->field_count; i++) {
+        if (strcmp(d->fields[i].name, name) == 0)
+            return &d->fields[i];
+    }
+    return NULL;
+}
+
+/* ---- the store's gate ---------------------------------------------------- */
+
+/* The parts every row has, wherever the kind keeps them. */
+typedef struct row_head {
+    const char *id, *uri, *created_at, *error;
+    model_state state;
+} row_head;
+
+static row_head head_of(const model_object *obj)
+{
+    if (obj->kind == MODEL_KIND_CRED)
+        return (row_head){obj->cred.id, obj->cred.uri, obj->cred.created_at,
+                          obj->cred.error, obj->cred.state};
+    return (row_head){obj->rule.id, obj->rule.uri, obj->rule.created_at, obj->rule.error,
+                      obj->rule.state};
+}
+
+static error_code check_head(const kind_desc *d, const row_head *h, error_info *err)
+{
+    if (h->id[0] && !validate_is_local_id(h->id) && validate_id(h->id, d->id_prefix, "id", err))
+        return err->code;
+    if (h->created_at[0] && validate_timestamp(h->created_at, "created_at", err))
+        return err->code;
+    if (validate_uri(h->uri, "uri", err))
+        return err->code;
+    if ((unsigned)h->state >= MODEL_STATE_COUNT)
+        return error_set(err, ERROR_INVALID, "state: %d is not a sync state", (int)h->state);
+    return validate_text(h->error, MODEL_ERROR_MAX, "error text", err);
+}
+
+error_code kind_validate_row(model_object *obj, error_info *err)
+{
+    if ((unsigned)obj->kind >= MODEL_KIND_COUNT)
+        return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)obj->kind);
+    const kind_desc *d = kind_get(obj->kind);
+    row_head h = head_of(obj);
+    if (check_head(d, &h, err))
+        return err->code;
+    if (obj->kind == MODEL_KIND_RULE &&
+        validate_uri(obj->rule.policy_uri, "ip_policy uri", err))
+        return err->code;
+    return d->validate(obj, err);
+}

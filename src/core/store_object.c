@@ -1,0 +1,211 @@
+/*
+ * store: the calls that are the same for every kind (kind.h). What differs between
+ * the kinds as SQL is in store_kind_info (store_sql.c); the little that is one
+ * kind's own (a rule's natural key, a credential's ACL column and token) stays in
+ * store_rules.c and store_creds.c.
+ */
+#include "store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rampart/validate.h"
+
+/* One row of `kind` from a statement over the kind's *_COLS. */
+static error_code read_row(sqlite3_stmt *s, model_kind kind, model_object *out,
+                           error_info *err)
+{
+    out->kind = kind;
+    if (kind == MODEL_KIND_CRED)
+        return store_cred_read(s, &out->cred, err);
+    store_rule_read(s, &out->rule);
+    return ERROR_OK;
+}
+
+static void clear_rows(model_object *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        model_object_clear(&rows[i]);
+}
+
+/* Rows are moved, not copied: a credential's heap goes with its row. */
+static void reverse_rows(model_object *rows, size_t n)
+{
+    for (size_t i = 0; i < n / 2; i++) {
+        model_object tmp;
+        memcpy(&tmp, &rows[i], sizeof tmp);
+        memcpy(&rows[i], &rows[n - 1 - i], sizeof tmp);
+        memcpy(&rows[n - 1 - i], &tmp, sizeof tmp);
+    }
+}
+
+error_code store_page(store *st, model_kind kind, const store_query *q, const char *cursor,
+                      store_dir dir, size_t limit, model_object *rows, size_t *count,
+                      error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    *count = 0;
+    sqlite3_stmt *s;
+    if (store_page_stmt(st, kind, q, cursor, dir, limit, &s, err))
+        return err->code;
+    size_t n = 0;
+    bool row = true;
+    error_code rc = ERROR_OK;
+    while (rc == ERROR_OK && n < limit && row) {
+        rc = store_step(st, s, &row, err);
+        if (rc == ERROR_OK && row && (rc = read_row(s, kind, &rows[n], err)) == ERROR_OK)
+            n++;
+    }
+    store_reset(s);
+    if (rc != ERROR_OK) {
+        clear_rows(rows, n);
+        return rc;
+    }
+    if (dir == STORE_BACKWARD)
+        reverse_rows(rows, n);
+    *count = n;
+    return ERROR_OK;
+}
+
+error_code store_walk(store *st, model_kind kind, const store_query *q, size_t page_rows,
+                      store_visit fn, void *ctx, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    model_object *rows = calloc(page_rows, sizeof *rows);
+    if (!rows)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    char cursor[MODEL_ID_MAX + 1] = "";
+    size_t n = page_rows;
+    error_code rc = ERROR_OK;
+    while (rc == ERROR_OK && n == page_rows) {
+        rc = store_page(st, kind, q, cursor, STORE_FORWARD, page_rows, rows, &n, err);
+        if (rc != ERROR_OK || n == 0)
+            break;
+        memcpy(cursor, model_object_id(&rows[n - 1]), sizeof cursor);
+        rc = fn(ctx, rows, n, err);
+        clear_rows(rows, n);
+    }
+    free(rows);
+    return rc;
+}
+
+error_code store_count(store *st, model_kind kind, const store_query *q, size_t *out,
+                       error_info *err)
+{
+    error_info scratch;
+    return store_count_rows(st, kind, q, out, err ? err : &scratch);
+}
+
+error_code store_state_counts(store *st, model_kind kind, size_t counts[MODEL_STATE_COUNT],
+                              error_info *err)
+{
+    error_info scratch;
+    return store_row_state_counts(st, kind, counts, err ? err : &scratch);
+}
+
+error_code store_insert(store *st, model_object *obj, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if ((unsigned)obj->kind >= MODEL_KIND_COUNT)
+        return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)obj->kind);
+    /* The gate may put a CIDR in canonical form: undone if the insert then fails,
+     * so a refused row is left as the caller gave it. */
+    char given_cidr[MODEL_CIDR_MAX + 1];
+    if (obj->kind == MODEL_KIND_RULE)
+        memcpy(given_cidr, obj->rule.cidr, sizeof given_cidr);
+    if (kind_validate_row(obj, err))
+        return err->code;
+    error_code rc = obj->kind == MODEL_KIND_CRED ? store_cred_insert_row(st, &obj->cred, err)
+                                                 : store_rule_insert_row(st, &obj->rule, err);
+    if (rc != ERROR_OK && obj->kind == MODEL_KIND_RULE)
+        memcpy(obj->rule.cidr, given_cidr, sizeof given_cidr);
+    return rc;
+}
+
+error_code store_get(store *st, model_kind kind, const char *id, model_object *out,
+                     error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    model_object_clear(out);
+    out->kind = kind;
+    sqlite3_stmt *s = store_stmt(st, store_kind_get(kind)->get, err);
+    bool found;
+    if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, &found, err))
+        return err->code;
+    error_code rc = found ? read_row(s, kind, out, err)
+                          : error_set(err, ERROR_NOT_FOUND, "no %s %s", kind_get(kind)->noun,
+                                      id);
+    store_reset(s);
+    return rc;
+}
+
+error_code store_delete(store *st, model_kind kind, const char *id,
+                        store_delete_result *result, error_info *err)
+{
+    error_info scratch;
+    return store_row_delete(st, kind, id, result, err ? err : &scratch);
+}
+
+error_code store_set_state(store *st, model_kind kind, const char *id, model_state state,
+                           const char *error_text, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    /* The error column holds whole UTF-8 characters within MODEL_ERROR_MAX bytes,
+     * whatever a server wrote into its message. */
+    char text[MODEL_ERROR_MAX + 1] = "";
+    if (error_text)
+        model_copy_text(text, sizeof text, error_text);
+    if (validate_text(text, MODEL_ERROR_MAX, "error text", err))
+        return err->code;
+    return store_row_set_state(st, kind, id, state, text, err);
+}
+
+error_code store_remove(store *st, model_kind kind, const char *id, error_info *err)
+{
+    error_info scratch;
+    return store_row_remove(st, kind, id, err ? err : &scratch);
+}
+
+/* What a create reply must carry before the store takes it. */
+static error_code check_remote_head(const model_object *remote, const char *id,
+                                    const char *uri, const char *created_at, error_info *err)
+{
+    const kind_desc *d = kind_get(remote->kind);
+    if (validate_id(id, d->id_prefix, "id", err) || validate_uri(uri, "uri", err))
+        return error_prefix(err, "the remote's %s", d->noun);
+    if (created_at[0] && validate_timestamp(created_at, "created_at", err))
+        return error_prefix(err, "the remote's %s", d->noun);
+    return ERROR_OK;
+}
+
+static error_code confirm_in_op(store *st, const char *local_id, const model_object *remote,
+                                error_info *err)
+{
+    if (remote->kind == MODEL_KIND_CRED) {
+        const model_cred *c = &remote->cred;
+        if (check_remote_head(remote, c->id, c->uri, c->created_at, err))
+            return err->code;
+        return store_cred_confirm_in_op(st, local_id, c, err);
+    }
+    const model_rule *r = &remote->rule;
+    if (check_remote_head(remote, r->id, r->uri, r->created_at, err) ||
+        validate_uri(r->policy_uri, "the remote's rule: ip_policy uri", err))
+        return err->code;
+    return store_rule_confirm_in_op(st, local_id, r, err);
+}
+
+error_code store_confirm_create(store *st, const char *local_id, const model_object *remote,
+                                error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    return store_op_end(st, op, confirm_in_op(st, local_id, remote, err), err);
+}
