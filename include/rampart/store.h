@@ -230,6 +230,43 @@ error_code store_token_get(store *st, const char *cred_id, char **token,
 error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_ID_MAX + 1],
                               model_state *state, char **token, error_info *err);
 
+/* ---- bulk import (store_import.c) ----------------------------------------- */
+
+/*
+ * A bulk insert of rows of one kind (an import): the same gate, the same results
+ * and the same messages as store_insert row by row, several times faster for many
+ * rows. It runs inside the caller's store_begin transaction, which makes the
+ * import all or nothing (the caller commits after store_import_finish, or rolls
+ * back).
+ * When `expected_rows` (an upper estimate of the rows to come; 0: unknown) is at
+ * least the number of rows the kind's table holds, the table's secondary indexes
+ * are dropped for the import and built once by store_import_finish: SQLite builds
+ * an index by sorting, far faster than as many B-tree inserts. Meanwhile the
+ * natural key is checked against an in-memory set of key hashes (8 bytes a row),
+ * so a conflict is still refused at the row that causes it. store_commit refuses
+ * (ERROR_STATE) until the import is finished; store_rollback restores the indexes.
+ * Kinds without such indexes (credentials) insert row by row.
+ */
+typedef struct store_import store_import;
+
+/* Start an import. ERROR_STATE without an open store_begin transaction or with
+ * another import open on this handle; *out is freed by store_import_finish or
+ * store_import_free. */
+error_code store_import_begin(store *st, model_kind kind, size_t expected_rows,
+                              store_import **out, error_info *err);
+
+/* One row, as store_insert (gate, local id and created_at written back, the same
+ * ERROR_INVALID and ERROR_CONFLICT messages). A failed row leaves nothing behind;
+ * the import can go on. */
+error_code store_import_add(store_import *imp, model_object *obj, error_info *err);
+
+/* Build the indexes it dropped (if any) and free `imp`, whatever the result. */
+error_code store_import_finish(store_import *imp, error_info *err);
+
+/* Free an import that will not be finished; the caller rolls the transaction
+ * back (which restores any dropped index). NULL is a no-op. */
+void store_import_free(store_import *imp);
+
 /* ---- lookups (store_lookup.c) ---------------------------------------------- */
 
 /*

@@ -1,5 +1,7 @@
 #include "codec_internal.h"
 
+#include "rampart/kind.h"
+
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -385,108 +387,77 @@ static error_code page_end_said(const json_t *root, const char *next, error_info
     return ERROR_OK;
 }
 
-/* One kind of list page: its array's key, how items are named and decoded. */
-typedef struct page_kind {
-    const char *key;  /* "ip_policy_rules" */
-    const char *noun; /* "rule": errors say "rule 3: …" */
-    size_t item_size;
-    error_code (*decode)(const json_t *value, void *item, error_info *err);
-} page_kind;
+/* How a list page's items of one kind are read from their parsed JSON. */
+typedef error_code (*item_decoder)(const json_t *value, model_object *out, error_info *err);
 
-static error_code rule_item(const json_t *value, void *item, error_info *err)
+static error_code rule_item(const json_t *value, model_object *out, error_info *err)
 {
-    return codec_rule_from_json(value, item, err);
+    return codec_rule_from_json(value, &out->rule, err);
 }
 
-static error_code cred_item(const json_t *value, void *item, error_info *err)
+static error_code cred_item(const json_t *value, model_object *out, error_info *err)
 {
-    return cred_from_json(value, item, err);
+    return cred_from_json(value, &out->cred, err);
 }
 
-static const page_kind rule_pages = {"ip_policy_rules", "rule", sizeof(model_rule), rule_item};
-static const page_kind cred_pages = {"credentials", "credential", sizeof(model_cred),
-                                     cred_item};
+static const item_decoder item_decoders[MODEL_KIND_COUNT] = {
+    [MODEL_KIND_RULE] = rule_item,
+    [MODEL_KIND_CRED] = cred_item,
+};
 
-/* The items into a heap array; *count counts the decoded ones, even on failure,
- * so the caller's free releases exactly those. */
-static error_code decode_items(const json_t *array, const page_kind *k, void **items,
-                               size_t *count, error_info *err)
+/* The items into a heap array; page->count counts the decoded ones, even on
+ * failure, so codec_page_free releases exactly those. */
+static error_code decode_items(const json_t *array, codec_page *page, error_info *err)
 {
     size_t n = json_array_size(array);
     if (n == 0)
         return ERROR_OK;
-    char *buf = calloc(n, k->item_size);
-    if (!buf)
+    page->items = calloc(n, sizeof *page->items);
+    if (!page->items)
         return error_set(err, ERROR_NOMEM, "out of memory");
-    *items = buf;
+    const char *noun = kind_get(page->kind)->noun;
     for (size_t i = 0; i < n; i++) {
-        error_code rc = k->decode(json_array_get(array, i), buf + i * k->item_size, err);
+        model_object *item = &page->items[i];
+        model_object_init(item, page->kind);
+        error_code rc = item_decoders[page->kind](json_array_get(array, i), item, err);
         if (rc != ERROR_OK) {
-            error_prefix(err, "%s %zu", k->noun, i + 1);
+            error_prefix(err, "%s %zu", noun, i + 1);
             return rc;
         }
-        (*count)++;
+        page->count++;
     }
     return ERROR_OK;
 }
 
-/* Envelope, items, and the end of the listing, for either kind of page. */
-static error_code decode_page(const char *json, size_t len, const page_kind *k, void **items,
-                              size_t *count, char *uri, char *next, error_info *err)
+error_code codec_page_decode(model_kind kind, const char *json, size_t len, codec_page *out,
+                             error_info *err)
 {
+    memset(out, 0, sizeof *out);
+    if ((unsigned)kind >= MODEL_KIND_COUNT)
+        return error_set(err, ERROR_INVALID, "a list page of unknown kind %d", (int)kind);
+    out->kind = kind;
     json_t *root;
     const json_t *array = NULL;
     error_code rc = codec_load(json, len, &root, err);
     if (rc == ERROR_OK)
-        rc = page_envelope(root, k->key, &array, uri, next, err);
+        rc = page_envelope(root, kind_get(kind)->api_plural, &array, out->uri,
+                           out->next_page_uri, err);
     if (rc == ERROR_OK)
-        rc = decode_items(array, k, items, count, err);
+        rc = decode_items(array, out, err);
     if (rc == ERROR_OK)
-        rc = page_end_said(root, next, err);
+        rc = page_end_said(root, out->next_page_uri, err);
     json_decref(root);
-    return rc;
-}
-
-error_code codec_rule_page_decode(const char *json, size_t len, codec_rule_page *out,
-                                  error_info *err)
-{
-    memset(out, 0, sizeof *out);
-    void *items = NULL;
-    error_code rc = decode_page(json, len, &rule_pages, &items, &out->count, out->uri,
-                                out->next_page_uri, err);
-    out->items = items;
     if (rc != ERROR_OK)
-        codec_rule_page_free(out);
+        codec_page_free(out);
     return rc;
 }
 
-void codec_rule_page_free(codec_rule_page *page)
-{
-    if (!page)
-        return;
-    free(page->items);
-    memset(page, 0, sizeof *page);
-}
-
-error_code codec_cred_page_decode(const char *json, size_t len, codec_cred_page *out,
-                                  error_info *err)
-{
-    memset(out, 0, sizeof *out);
-    void *items = NULL;
-    error_code rc = decode_page(json, len, &cred_pages, &items, &out->count, out->uri,
-                                out->next_page_uri, err);
-    out->items = items;
-    if (rc != ERROR_OK)
-        codec_cred_page_free(out);
-    return rc;
-}
-
-void codec_cred_page_free(codec_cred_page *page)
+void codec_page_free(codec_page *page)
 {
     if (!page)
         return;
     for (size_t i = 0; i < page->count; i++)
-        model_cred_clear(&page->items[i]);
+        model_object_clear(&page->items[i]);
     free(page->items);
     memset(page, 0, sizeof *page);
 }

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "rampart/model.h"
-#include "rampart/validate.h"
+#include "rampart/url.h"
 
 /* One row per setting: file key, environment variable, default value. */
 static const struct {
@@ -68,53 +68,10 @@ static error_code check_rate(const char *value, error_info *err)
     return ERROR_OK;
 }
 
-/* Plain http would send the API key in clear: only to this machine. The host must
- * be exactly localhost, [::1] or a numeric 127.x.y.z ("127.evil.example" is not). */
-static bool is_loopback_http(const char *value)
-{
-    if (strncmp(value, "http://", 7) != 0)
-        return false;
-    const char *host = value + 7;
-    if (host[0] == '[' && !strchr(host, ']'))
-        return false;
-    size_t len = host[0] == '[' ? strcspn(host, "]") + 1 : strcspn(host, ":/?#");
-    if (host[len] && !strchr(":/?#", host[len]))
-        return false;
-    if ((len == 9 && strncmp(host, "localhost", 9) == 0) ||
-        (len == 5 && strncmp(host, "[::1]", 5) == 0))
-        return true;
-    validate_prefix ip;
-    char addr[16];
-    if (len >= sizeof addr || strncmp(host, "127.", 4) != 0)
-        return false;
-    memcpy(addr, host, len);
-    addr[len] = '\0';
-    return validate_ip(addr, &ip, NULL) == ERROR_OK && ip.family == 4;
-}
-
 static error_code check_url(const char *value, error_info *err)
 {
-    if (!*value)
-        return ERROR_OK;
-    const char *rest = strncmp(value, "https://", 8) == 0 ? value + 8
-                       : is_loopback_http(value)           ? value + 7
-                                                           : NULL;
-    if (!rest)
-        return error_set(err, ERROR_INVALID,
-                         "api_url must start with https:// (http:// only for a server on this "
-                         "machine: 127.0.0.1, localhost, [::1]), not '%.60s'",
-                         value);
-    size_t authority = strcspn(rest, "/?#");
-    if (memchr(rest, '@', authority))
-        return error_set(err, ERROR_INVALID,
-                         "api_url must not carry a user name or password: the API key "
-                         "goes in api_key or RAMPART_API_KEY");
-    for (const char *p = value; *p; p++) {
-        if ((unsigned char)*p <= ' ' || *p == 0x7f)
-            return error_set(err, ERROR_INVALID,
-                             "api_url contains a space or control character");
-    }
-    return ERROR_OK;
+    /* Empty: no remote configured, which is fine until a sync needs one. */
+    return *value ? url_check_api_base(value, "api_url", err) : ERROR_OK;
 }
 
 static error_code check_value(config_key key, const char *value, error_info *err)

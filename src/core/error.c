@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rampart/utf8.h"
+
 /* Cut at a UTF-8 boundary so a truncated message never ends in half a character. */
 static void trim_partial_utf8(char *s)
 {
@@ -10,11 +12,8 @@ static void trim_partial_utf8(char *s)
     size_t i = len;
     while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
         i--;
-    if (i == 0)
-        return;
-    unsigned char lead = (unsigned char)s[i - 1];
-    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    if (len - (i - 1) < need)
+    uint32_t cp;
+    if (i > 0 && utf8_decode(s + i - 1, len - (i - 1), &cp) == UTF8_ERR_TRUNCATED)
         s[i - 1] = '\0';
 }
 

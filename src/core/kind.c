@@ -238,7 +238,7 @@ error_code kind_validate_row(model_object *obj, error_info *err)
     if (check_head(d, &h, err))
         return err->code;
     if (obj->kind == MODEL_KIND_RULE &&
-        validate_uri(obj->rule.policy_uri, "ip_policy uri", err))
+        validate_uri(obj->rule.policy_uri, "ip_policy.uri", err))
         return err->code;
     return d->validate(obj, err);
 }

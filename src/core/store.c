@@ -205,12 +205,17 @@ error_code store_commit(store *st, error_info *err)
 {
     if (!st->in_tx)
         return error_set(err, ERROR_STATE, "no transaction is open");
+    /* A commit now would keep a rules table without its indexes, natural key
+     * included: the import must be finished (or the transaction rolled back). */
+    if (st->indexes_dropped)
+        return error_set(err, ERROR_STATE, "a bulk import is still open: finish it first");
     error_code rc = check_tx_alive(st, err);
     if (rc == ERROR_OK)
         rc = run(st, STMT_COMMIT, err);
     if (rc != ERROR_OK)
         run_quiet(st, STMT_ROLLBACK);
     st->in_tx = false;
+    st->indexes_dropped = false;
     return rc;
 }
 
@@ -220,6 +225,7 @@ void store_rollback(store *st)
         return;
     run_quiet(st, STMT_ROLLBACK);
     st->in_tx = false;
+    st->indexes_dropped = false; /* the rollback brought them back */
 }
 
 bool store_in_transaction(const store *st)
@@ -312,7 +318,7 @@ static error_code prepare_path(const char *path, bool readonly, error_info *err)
 
 /* ---- schema -------------------------------------------------------------- */
 
-static error_code exec_sql(store *st, const char *sql, error_info *err)
+error_code store_exec_sql(store *st, const char *sql, error_info *err)
 {
     int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
     return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
@@ -362,9 +368,9 @@ static error_code migrate_step(store *st, bool *done, error_info *err)
     if (rc == ERROR_OK && !*done) {
         char bump[64];
         snprintf(bump, sizeof bump, "PRAGMA user_version = %d", v + 1);
-        rc = exec_sql(st, store_sql_migration(v), err);
+        rc = store_exec_sql(st, store_sql_migration(v), err);
         if (rc == ERROR_OK)
-            rc = exec_sql(st, bump, err);
+            rc = store_exec_sql(st, bump, err);
         if (rc != ERROR_OK)
             error_prefix(err, "migrating the database to schema version %d", v + 1);
     }
@@ -409,14 +415,14 @@ static error_code configure(store *st, const char *path, error_info *err)
 {
     sqlite3_extended_result_codes(st->db, 1);
     sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-    if (exec_sql(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", err))
+    if (store_exec_sql(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", err))
         return err->code;
     if (st->readonly)
         return ERROR_OK;
     char cache[96];
     snprintf(cache, sizeof cache, "PRAGMA cache_size = -%d; PRAGMA journal_size_limit = %d",
              WRITER_CACHE_KIB, WAL_LIMIT_BYTES);
-    if (exec_sql(st, cache, err))
+    if (store_exec_sql(st, cache, err))
         return err->code;
     if (is_memory(path))
         return ERROR_OK;

@@ -30,6 +30,7 @@ typedef enum store_stmt_id {
     STMT_RULE_GET,
     STMT_RULE_FIND,
     STMT_RULE_LIVE_ID,
+    STMT_RULE_LIVE_KEYS,
     STMT_RULE_INSERT,
     STMT_RULE_SET_STATE,
     STMT_RULE_DELETE,
@@ -116,6 +117,7 @@ struct store {
     sqlite3 *db;
     bool readonly;
     bool in_tx; /* store_begin is open */
+    bool indexes_dropped; /* a bulk import dropped the rules' indexes: no commit yet */
     ids_gen idgen;
     sqlite3_stmt *stmts[STMT_COUNT];
     sqlite3_stmt *pages[MODEL_KIND_COUNT][STORE_PAGE_SLOTS];
@@ -140,6 +142,9 @@ const store_kind_info *store_kind_get(model_kind kind);
 const char *store_sql_text(store_stmt_id id);
 int store_sql_migration_count(void);
 const char *store_sql_migration(int index);
+/* The rules table's secondary indexes: the SQL that creates them (true) or drops
+ * them (false), for a bulk import that builds them once at its end. */
+const char *store_sql_rule_indexes(bool create);
 /* The pull staging tables (TEMP, this connection), created if missing. */
 const char *store_sql_staging(void);
 
@@ -210,6 +215,19 @@ error_code store_page_plan(store *st, model_kind kind, unsigned variant, char *o
 /* store_rules.c / store_creds.c: one row from a statement over *_COLS */
 void store_rule_read(sqlite3_stmt *s, model_rule *out);
 error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err);
+
+/* Every state but deleting and remote_deleted: the rows whose natural key is
+ * unique (rules_live_key). */
+bool store_state_is_live(model_state state);
+/* The ERROR_CONFLICT of inserting `rule` under `id`: names the live rule that holds
+ * its natural key when there is one, else says the id exists. */
+error_code store_rule_conflict(store *st, const model_rule *rule, const char *id,
+                               error_info *err);
+/* Run SQL text with no result rows (several statements allowed). */
+error_code store_exec_sql(store *st, const char *sql, error_info *err);
+
+/* store_insert for a row that passed the gate (kind_validate_row) already. */
+error_code store_insert_valid(store *st, model_object *obj, error_info *err);
 
 /* The kind-specific halves of store_insert and store_confirm_create, for rows that
  * already passed the gate (kind_validate_row); the callers own the transaction

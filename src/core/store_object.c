@@ -105,6 +105,12 @@ error_code store_state_counts(store *st, model_kind kind, size_t counts[MODEL_ST
     return store_row_state_counts(st, kind, counts, err ? err : &scratch);
 }
 
+error_code store_insert_valid(store *st, model_object *obj, error_info *err)
+{
+    return obj->kind == MODEL_KIND_CRED ? store_cred_insert_row(st, &obj->cred, err)
+                                        : store_rule_insert_row(st, &obj->rule, err);
+}
+
 error_code store_insert(store *st, model_object *obj, error_info *err)
 {
     error_info scratch;
@@ -118,8 +124,7 @@ error_code store_insert(store *st, model_object *obj, error_info *err)
         memcpy(given_cidr, obj->rule.cidr, sizeof given_cidr);
     if (kind_validate_row(obj, err))
         return err->code;
-    error_code rc = obj->kind == MODEL_KIND_CRED ? store_cred_insert_row(st, &obj->cred, err)
-                                                 : store_rule_insert_row(st, &obj->rule, err);
+    error_code rc = store_insert_valid(st, obj, err);
     if (rc != ERROR_OK && obj->kind == MODEL_KIND_RULE)
         memcpy(obj->rule.cidr, given_cidr, sizeof given_cidr);
     return rc;
@@ -194,7 +199,7 @@ static error_code confirm_in_op(store *st, const char *local_id, const model_obj
     }
     const model_rule *r = &remote->rule;
     if (check_remote_head(remote, r->id, r->uri, r->created_at, err) ||
-        validate_uri(r->policy_uri, "the remote's rule: ip_policy uri", err))
+        validate_uri(r->policy_uri, "the remote's rule: ip_policy.uri", err))
         return err->code;
     return store_rule_confirm_in_op(st, local_id, r, err);
 }

@@ -35,7 +35,7 @@ void store_rule_read(sqlite3_stmt *s, model_rule *out)
         out->state = MODEL_STATE_NEW;
 }
 
-static bool is_live(model_state state)
+bool store_state_is_live(model_state state)
 {
     return state != MODEL_STATE_DELETING && state != MODEL_STATE_REMOTE_DELETED;
 }
@@ -54,12 +54,12 @@ static error_code live_rule_id(store *st, const model_rule *rule, char *out, boo
     return ERROR_OK;
 }
 
-static error_code conflict(store *st, const model_rule *rule, const char *id,
-                           error_info *err)
+error_code store_rule_conflict(store *st, const model_rule *rule, const char *id,
+                               error_info *err)
 {
     char other[MODEL_ID_MAX + 1];
     bool found = false;
-    if (is_live(rule->state) && live_rule_id(st, rule, other, &found, err))
+    if (store_state_is_live(rule->state) && live_rule_id(st, rule, other, &found, err))
         return err->code;
     if (found && strcmp(other, id) != 0)
         return error_set(err, ERROR_CONFLICT, "policy %s already has a rule for %s (%s)",
@@ -81,7 +81,7 @@ static error_code insert_in_op(store *st, const model_rule *rule, const char *id
     if (!s || store_bind_texts(st, s, args, 12, err))
         return err->code;
     error_code rc = store_exec(st, s, err);
-    return rc == ERROR_CONFLICT ? conflict(st, rule, id, err) : rc;
+    return rc == ERROR_CONFLICT ? store_rule_conflict(st, rule, id, err) : rc;
 }
 
 error_code store_rule_insert_row(store *st, model_rule *rule, error_info *err)

@@ -8,61 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rampart/utf8.h"
+
 #define QUOTE_MAX 40 /* longest piece of input repeated back in a message */
 #define SEEN_PREFIX_MAX 8
 #define LOCAL_PREFIX "local_"
-
-static const char *const utf8_overlong = "overlong encoding";
-static const char *const utf8_too_big = "code point above U+10FFFF";
-
-/*
- * Why the sequence at `s` (with `avail` bytes left) is not UTF-8, or NULL when it
- * is; `*len` receives its length. The second-byte ranges come from RFC 3629.
- */
-static const char *utf8_problem(const unsigned char *s, size_t avail, size_t *len)
-{
-    unsigned char b = s[0];
-    *len = 1;
-    if (b < 0x80)
-        return NULL;
-    if (b < 0xC0)
-        return "continuation byte without a lead byte";
-    if (b < 0xC2)
-        return utf8_overlong;
-    if (b >= 0xF8)
-        return "byte that never occurs in UTF-8";
-    if (b >= 0xF5)
-        return utf8_too_big;
-    size_t need = b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-    for (size_t i = 1; i < need; i++) {
-        if (i >= avail || (s[i] & 0xC0) != 0x80)
-            return "truncated sequence";
-    }
-    if ((b == 0xE0 && s[1] < 0xA0) || (b == 0xF0 && s[1] < 0x90))
-        return utf8_overlong;
-    if (b == 0xED && s[1] >= 0xA0)
-        return "surrogate (U+D800..U+DFFF)";
-    if (b == 0xF4 && s[1] >= 0x90)
-        return utf8_too_big;
-    *len = need;
-    return NULL;
-}
-
-/* Offset of the first invalid sequence and why, or NULL when all of `s` is UTF-8. */
-static const char *utf8_find_problem(const char *s, size_t n, size_t *at)
-{
-    size_t i = 0;
-    while (i < n) {
-        size_t len;
-        const char *why = utf8_problem((const unsigned char *)s + i, n - i, &len);
-        if (why) {
-            *at = i;
-            return why;
-        }
-        i += len;
-    }
-    return NULL;
-}
 
 static bool has_non_ascii(const char *s, size_t n)
 {
@@ -99,7 +49,8 @@ static size_t base62_span(const char *s)
 void validate_describe_char(const char *s, char *buf, size_t size)
 {
     unsigned char c = (unsigned char)s[0];
-    size_t len;
+    uint32_t cp;
+    int len;
     if (c == ' ')
         snprintf(buf, size, "a space");
     else if (c == 0xC2 && (unsigned char)s[1] == 0xA0)
@@ -108,8 +59,8 @@ void validate_describe_char(const char *s, char *buf, size_t size)
         snprintf(buf, size, "control character 0x%02X", c);
     else if (c < 0x80)
         snprintf(buf, size, "'%c'", c);
-    else if (!utf8_problem((const unsigned char *)s, strlen(s), &len))
-        snprintf(buf, size, "'%.*s'", (int)len, s);
+    else if ((len = utf8_decode(s, strlen(s), &cp)) > 0)
+        snprintf(buf, size, "'%.*s'", len, s);
     else
         snprintf(buf, size, "byte 0x%02X", c);
 }
@@ -122,11 +73,11 @@ error_code validate_text(const char *text, size_t max_bytes, const char *what,
     if (!text)
         return ERROR_OK;
     size_t len = strlen(text);
-    size_t at = 0;
-    const char *why = utf8_find_problem(text, len, &at);
-    if (why)
+    utf8_error why;
+    size_t at = utf8_find_invalid(text, len, &why);
+    if (at < len)
         return error_set(err, ERROR_INVALID, "%s is not valid UTF-8 at byte offset %zu: %s",
-                         what, at, why);
+                         what, at, utf8_error_text(why));
     if (len <= max_bytes)
         return ERROR_OK;
     if (has_non_ascii(text, len))
@@ -275,14 +226,6 @@ error_code validate_cred(const model_cred *cred, error_info *err)
     return rc;
 }
 
-size_t validate_utf8_char(const char *s, size_t avail)
-{
-    size_t len;
-    if (avail == 0)
-        return 0;
-    return utf8_problem((const unsigned char *)s, avail, &len) ? 0 : len;
-}
-
 /* `n` digits at `s` as a number, or -1. */
 static int digits(const char *s, int n)
 {
@@ -306,12 +249,27 @@ static bool valid_zone(const char *z)
            in_range(digits(z + 4, 2), 0, 59) && z[6] == '\0';
 }
 
+/* Days in `month` (1-12) of `year`, Gregorian: a leap year is divisible by 4,
+ * and a century only when divisible by 400 (2000 was, 1900 was not). */
+static int days_in_month(int year, int month)
+{
+    static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    return month == 2 && leap ? 29 : days[month - 1];
+}
+
+/* "YYYY-MM-DD" with a day that exists: 2025-02-31 is well-formed but no date. */
+static bool valid_date(const char *t)
+{
+    int year = digits(t, 4), month = digits(t + 5, 2);
+    return year >= 0 && t[4] == '-' && in_range(month, 1, 12) && t[7] == '-' &&
+           in_range(digits(t + 8, 2), 1, days_in_month(year, month));
+}
+
 error_code validate_timestamp(const char *text, const char *what, error_info *err)
 {
     const char *t = text ? text : "";
-    bool ok = strlen(t) >= 20 && digits(t, 4) >= 0 && t[4] == '-' &&
-              in_range(digits(t + 5, 2), 1, 12) && t[7] == '-' &&
-              in_range(digits(t + 8, 2), 1, 31) && (t[10] == 'T' || t[10] == 't') &&
+    bool ok = strlen(t) >= 20 && valid_date(t) && (t[10] == 'T' || t[10] == 't') &&
               in_range(digits(t + 11, 2), 0, 23) && t[13] == ':' &&
               in_range(digits(t + 14, 2), 0, 59) && t[16] == ':' &&
               in_range(digits(t + 17, 2), 0, 60);

@@ -1,7 +1,7 @@
 /*
  * bench_store: figures of the store, printed as "figure value" lines.
  *
- *   bench_store store ROWS DBPATH     insert ROWS rules through store_rule_insert, then
+ *   bench_store store ROWS DBPATH     insert ROWS rules through store_insert, then
  *                                     time pages (below); DBPATH is replaced
  *   bench_store baseline ROWS DBPATH  the same rows inserted with plain SQLite calls
  *                                     into rampart's schema: the ceiling the store's
@@ -13,7 +13,7 @@
  *   page_first_us      median time of the first page (20 rows)
  *   page_deep_us       median time of a page at 90% depth
  *   page_ratio         page_deep_us / page_first_us (about 1 when paging is keyset)
- *   state_counts_ms    median time of store_rule_state_counts (a full scan)
+ *   state_counts_ms    median time of store_state_counts (a full scan)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,15 +82,17 @@ static int insert_rows(store *st, size_t rows, size_t depth, char *deep_cursor,
     policy_ids policies;
     if (make_policies(policies))
         return 1;
-    model_rule *rule = calloc(1, sizeof *rule);
-    if (!rule)
+    model_object *obj = calloc(1, sizeof *obj);
+    if (!obj)
         return 1;
+    obj->kind = MODEL_KIND_RULE;
+    model_rule *rule = &obj->rule;
     rule->state = MODEL_STATE_SYNCED;
     double t0 = now_s();
     int rc = store_begin(st, &err) ? fail("begin", &err) : 0;
     for (size_t i = 0; rc == 0 && i < rows; i++) {
         next_rule(rule, policies, i);
-        if (store_rule_insert(st, rule, &err))
+        if (store_insert(st, obj, &err))
             rc = fail("insert", &err);
         else if (i + 1 == depth)
             memcpy(deep_cursor, rule->id, sizeof rule->id);
@@ -98,7 +100,7 @@ static int insert_rows(store *st, size_t rows, size_t depth, char *deep_cursor,
     if (rc == 0 && store_commit(st, &err))
         rc = fail("commit", &err);
     *rate = (double)rows / (now_s() - t0);
-    free(rule);
+    free(obj);
     return rc;
 }
 
@@ -109,14 +111,15 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Median microseconds of REPS forward pages after `cursor`. */
-static int time_pages(store *st, const char *cursor, model_rule *rows, double *median)
+static int time_pages(store *st, const char *cursor, model_object *rows, double *median)
 {
     double samples[REPS];
     error_info err;
     for (int i = 0; i < REPS; i++) {
         size_t count;
         double t0 = now_s();
-        if (store_rule_page(st, NULL, cursor, STORE_FORWARD, PAGE_ROWS, rows, &count, &err))
+        if (store_page(st, MODEL_KIND_RULE, NULL, cursor, STORE_FORWARD, PAGE_ROWS, rows, &count,
+                       &err))
             return fail("page", &err);
         samples[i] = (now_s() - t0) * 1e6;
         if (count == 0) {
@@ -138,7 +141,7 @@ static int time_state_counts(store *st, double *median)
     error_info err;
     for (int i = 0; i < COUNT_REPS; i++) {
         double t0 = now_s();
-        if (store_rule_state_counts(st, counts, &err))
+        if (store_state_counts(st, MODEL_KIND_RULE, counts, &err))
             return fail("state counts", &err);
         samples[i] = (now_s() - t0) * 1e3;
     }
@@ -150,7 +153,7 @@ static int time_state_counts(store *st, double *median)
 static int print_pages(store *st, const char *deep_cursor)
 {
     double first, deep, counts;
-    model_rule *page = calloc(PAGE_ROWS, sizeof *page);
+    model_object *page = calloc(PAGE_ROWS, sizeof *page);
     if (!page)
         return 1;
     int rc = time_pages(st, NULL, page, &first);
@@ -184,22 +187,23 @@ static int run_pages(store *st)
     enum { WALK = 1000 };
     size_t total, seen = 0, count;
     error_info err;
-    if (store_rule_count(st, NULL, &total, &err))
+    if (store_count(st, MODEL_KIND_RULE, NULL, &total, &err))
         return fail("count", &err);
-    model_rule *rows = calloc(WALK, sizeof *rows);
+    model_object *rows = calloc(WALK, sizeof *rows);
     if (!rows)
         return 1;
     char cursor[MODEL_ID_MAX + 1] = "";
     size_t depth = total / 10 * 9;
     while (seen < depth) {
         size_t want = depth - seen < WALK ? depth - seen : WALK;
-        if (store_rule_page(st, NULL, cursor, STORE_FORWARD, want, rows, &count, &err)) {
+        if (store_page(st, MODEL_KIND_RULE, NULL, cursor, STORE_FORWARD, want, rows, &count,
+                       &err)) {
             free(rows);
             return fail("walk", &err);
         }
         if (count == 0)
             break;
-        memcpy(cursor, rows[count - 1].id, sizeof cursor);
+        memcpy(cursor, rows[count - 1].rule.id, sizeof cursor);
         seen += count;
     }
     free(rows);
