@@ -318,6 +318,29 @@ static error_code prepare_path(const char *path, bool readonly, error_info *err)
 
 /* ---- schema -------------------------------------------------------------- */
 
+/* canon_cidr(text): the canonical form of a CIDR (validate_cidr's), or the text
+ * itself when it is not a valid CIDR, so a migration can bring rows an older
+ * version stored as the remote spelled them to the one spelling the natural key
+ * compares. */
+static void sql_canon_cidr(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *text = (const char *)sqlite3_value_text(argv[0]);
+    char canon[MODEL_CIDR_MAX + 1];
+    if (text && validate_cidr(text, NULL, canon, sizeof canon, NULL) == ERROR_OK)
+        sqlite3_result_text(ctx, canon, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_result_value(ctx, argv[0]);
+}
+
+static error_code add_functions(store *st, error_info *err)
+{
+    int rc = sqlite3_create_function(st->db, "canon_cidr", 1,
+                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
+                                     NULL, sql_canon_cidr, NULL, NULL);
+    return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
+}
+
 error_code store_exec_sql(store *st, const char *sql, error_info *err)
 {
     int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
@@ -449,7 +472,9 @@ static error_code open_db(store *st, const char *path, error_info *err)
                          st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
     if (configure(st, path, err))
         return err->code;
-    return st->readonly ? check_schema(st, err) : migrate(st, err);
+    if (st->readonly)
+        return check_schema(st, err);
+    return add_functions(st, err) ? err->code : migrate(st, err);
 }
 
 error_code store_open(const char *path, unsigned flags, store **out, error_info *err)

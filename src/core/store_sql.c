@@ -73,7 +73,8 @@ static const char *const migrations[] = {
      *   written (measured: a quarter of a bulk import's time).
      * - The store canonicalises every CIDR it writes (IPv6 lower-case), so the
      *   natural key is unique whatever the spelling. Rows an older version cached
-     *   from a remote as sent are lower-cased; one that would then clash with a
+     *   from a remote as sent are made canonical (canon_cidr, a function the store
+     *   registers on its connection before migrating); one that would then clash with a
      *   live rule of the same key is left as it was (OR IGNORE) and stays visible,
      *   rather than failing the upgrade.
      * No other table references rules, so it can be copied and renamed.
@@ -99,7 +100,7 @@ static const char *const migrations[] = {
     "DROP TABLE rules;"
     "ALTER TABLE rules_v3 RENAME TO rules;"
     RULE_INDEXES
-    "UPDATE OR IGNORE rules SET cidr = lower(cidr) WHERE cidr <> lower(cidr);",
+    "UPDATE OR IGNORE rules SET cidr = canon_cidr(cidr) WHERE cidr <> canon_cidr(cidr);",
 };
 
 /*

@@ -45,28 +45,35 @@ static void fail(const char *what, const error_info *err)
 static void add_rule(store *st, const char *id, const char *policy, const char *cidr,
                      model_action action, model_state state)
 {
-    model_rule r = {.action = action, .state = state};
-    snprintf(r.id, sizeof r.id, "%s", id);
-    snprintf(r.policy_id, sizeof r.policy_id, "%s", policy);
-    snprintf(r.cidr, sizeof r.cidr, "%s", cidr);
-    snprintf(r.description, sizeof r.description, "rule %s", cidr);
+    model_object o;
+    model_object_init(&o, MODEL_KIND_RULE);
+    model_rule *r = &o.rule;
+    r->action = action;
+    r->state = state;
+    snprintf(r->id, sizeof r->id, "%s", id);
+    snprintf(r->policy_id, sizeof r->policy_id, "%s", policy);
+    snprintf(r->cidr, sizeof r->cidr, "%s", cidr);
+    snprintf(r->description, sizeof r->description, "rule %s", cidr);
     error_info err = {0};
-    if (store_rule_insert(st, &r, &err) != ERROR_OK)
-        fail("store_rule_insert", &err);
+    if (store_insert(st, &o, &err) != ERROR_OK)
+        fail("store_insert (rule)", &err);
 }
 
 static void add_cred(store *st, const char *id, const char *name, const char *token,
                      model_state state)
 {
-    model_cred c = {.state = state};
-    snprintf(c.id, sizeof c.id, "%s", id);
-    snprintf(c.description, sizeof c.description, "%s", name);
+    model_object o;
+    model_object_init(&o, MODEL_KIND_CRED);
+    model_cred *c = &o.cred;
+    c->state = state;
+    snprintf(c->id, sizeof c->id, "%s", id);
+    snprintf(c->description, sizeof c->description, "%s", name);
     error_info err = {0};
-    if (model_acl_add(&c.acl, "bind:*.example.com", &err) != ERROR_OK ||
-        (token && model_cred_set_token(&c, token, &err) != ERROR_OK) ||
-        store_cred_insert(st, &c, &err) != ERROR_OK)
-        fail("store_cred_insert", &err);
-    model_cred_clear(&c);
+    if (model_acl_add(&c->acl, "bind:*.example.com", &err) != ERROR_OK ||
+        (token && model_cred_set_token(c, token, &err) != ERROR_OK) ||
+        store_insert(st, &o, &err) != ERROR_OK)
+        fail("store_insert (credential)", &err);
+    model_object_clear(&o);
 }
 
 static void seed_cache(const char *db)

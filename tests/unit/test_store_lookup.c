@@ -49,27 +49,27 @@ static int teardown(void **state)
 
 static void add_rule(store *st, const char *policy, const char *cidr, model_state state)
 {
-    model_rule r;
-    memset(&r, 0, sizeof r);
-    strcpy(r.cidr, cidr);
-    strcpy(r.policy_id, policy);
-    r.action = MODEL_ACTION_ALLOW;
-    r.state = state;
+    model_object r;
+    model_object_init(&r, MODEL_KIND_RULE);
+    strcpy(r.rule.cidr, cidr);
+    strcpy(r.rule.policy_id, policy);
+    r.rule.action = MODEL_ACTION_ALLOW;
+    r.rule.state = state;
     error_info err;
-    assert_int_equal(store_rule_insert(st, &r, &err), ERROR_OK);
+    assert_int_equal(store_insert(st, &r, &err), ERROR_OK);
 }
 
 static void add_cred(store *st, const char *description, model_state state, char *id_out)
 {
-    model_cred c;
-    memset(&c, 0, sizeof c);
-    strcpy(c.description, description);
-    c.state = state;
+    model_object c;
+    model_object_init(&c, MODEL_KIND_CRED);
+    strcpy(c.cred.description, description);
+    c.cred.state = state;
     error_info err;
-    assert_int_equal(store_cred_insert(st, &c, &err), ERROR_OK);
+    assert_int_equal(store_insert(st, &c, &err), ERROR_OK);
     if (id_out)
-        strcpy(id_out, c.id);
-    model_cred_clear(&c);
+        strcpy(id_out, c.cred.id);
+    model_object_clear(&c);
 }
 
 static void policy_ids_in_order_and_paged(void **state)
