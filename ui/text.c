@@ -5,33 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rampart/utf8.h"
+
 size_t ui_text_decode(const char *s, uint32_t *cp)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    if (u[0] < 0x80) {
-        *cp = u[0];
-        return 1;
-    }
-    size_t n;
-    uint32_t c, min;
-    if ((u[0] & 0xe0) == 0xc0) {
-        n = 2, c = u[0] & 0x1fu, min = 0x80;
-    } else if ((u[0] & 0xf0) == 0xe0) {
-        n = 3, c = u[0] & 0x0fu, min = 0x800;
-    } else if ((u[0] & 0xf8) == 0xf0) {
-        n = 4, c = u[0] & 0x07u, min = 0x10000;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((u[i] & 0xc0) != 0x80)
-            return 0;
-        c = (c << 6) | (u[i] & 0x3fu);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return n;
+    /* Up to the NUL included: it reads as U+0000 and ends any sequence early. */
+    int n = utf8_decode(s, strnlen(s, UTF8_SEQ_MAX - 1) + 1, cp);
+    return n > 0 ? (size_t)n : 0;
 }
 
 typedef struct range {

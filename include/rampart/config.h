@@ -16,8 +16,10 @@
  *   than the caller or root) is refused: whoever can change api_url can collect
  *   the key. One that holds api_key must also be unreadable by group and others.
  *   Both refusals are ERROR_CONFIG and say which chmod fixes it.
- * - api_url must be https://, or http:// to a loopback host (127.x, localhost,
- *   [::1]) so a local test server works; never with a user:password part.
+ * - api_url must pass url_check_api_base (rampart/url.h), the same check the
+ *   API client makes: https://, or http:// to a loopback host (127.x, localhost,
+ *   [::1]) so a local test server works; never with a user:password part, a
+ *   query or a fragment.
  * - Without HOME (and XDG_*_HOME) there is no config file, and the database path
  *   stays empty unless RAMPART_DB or a flag gives one. The API key is accepted from the file or RAMPART_API_KEY only, never from
  *   argv (argv is visible to every user of the machine).

@@ -17,10 +17,12 @@
  *   number of threads. With `threads` N, N event-loop threads (epoll) share the
  *   connections instead, for servers whose hooks are quick. Either way hooks run
  *   concurrently: whatever they share must be locked by them.
- * - Each request goes: gate hook (headers only, before anything else: 401 comes
- *   before 404) -> body read with a size cap (413) -> routing (404 for an unknown
- *   path, 405 with Allow for a known path with another method) -> the route's
- *   handler -> the reply, altered by the response's fault -> the log hook.
+ * - Each request goes: route matched (its data and path parameters are set for
+ *   every hook from here on) -> gate hook (headers only, before any reply: 401
+ *   comes before 404) -> body read with a size cap (413) -> the layer's 404 for
+ *   an unknown path, or 405 with Allow for a known path with another method ->
+ *   the route's handler -> the reply, altered by the response's fault -> the log
+ *   hook.
  * - The layer's own replies (404, 405, 413) get their body from the error hook, so
  *   every reply of a server has the same shape.
  * - Requests and responses are views valid only during the hook call; the only
@@ -64,7 +66,8 @@ typedef struct http_peer {
 typedef struct http_request {
     const char *method;  /* "GET", "POST", … as sent */
     const char *path;    /* decoded path, without the query */
-    http_param params[HTTP_PARAMS_MAX]; /* the route's {name} segments, in order */
+    http_param params[HTTP_PARAMS_MAX]; /* the route's {name} segments, in order
+                                           (from the gate hook on) */
     size_t nparams;
     http_param query[HTTP_QUERY_MAX];   /* query arguments in the order sent,
                                            duplicates kept; decoded */
@@ -75,7 +78,8 @@ typedef struct http_request {
     const char *body;    /* NULL in the gate hook and when there is no body; else
                             NUL-terminated after body_len bytes */
     size_t body_len;
-    const void *route_data; /* the matched route's data (NULL in gate/error hooks) */
+    const void *route_data; /* the matched route's data, from the gate hook on
+                               (NULL when no route matches: a 404 or 405) */
     http_peer peer;
     void *impl;          /* the layer's own state; not for hooks */
 } http_request;
@@ -131,8 +135,8 @@ void http_response_set(http_response *resp, int status, char *body);
 typedef void (*http_handler_fn)(void *ctx, const http_request *req, http_response *resp);
 
 /* A route: exact method, and a pattern of '/'-separated segments where "{name}"
- * (name < 32 bytes) matches one non-empty segment. `data` is handed to the
- * handler as req->route_data. */
+ * (name < 32 bytes) matches one non-empty segment. `data` is handed to the gate
+ * and the handler as req->route_data (a server's own facts about the route). */
 typedef struct http_route {
     const char *method;
     const char *pattern;
@@ -140,8 +144,9 @@ typedef struct http_route {
     const void *data;
 } http_route;
 
-/* Called with the headers only (req->body NULL), before routing and before the
- * body is read. Return true to go on; false when `resp` holds the reply. */
+/* Called with the headers only (req->body NULL), after the route is matched
+ * (req->route_data) and before any reply or the body is read. Return true to go
+ * on; false when `resp` holds the reply. */
 typedef bool (*http_gate_fn)(void *ctx, const http_request *req, http_response *resp);
 
 /* Fill the body of one of the layer's own replies (`status` with the reason `msg`:

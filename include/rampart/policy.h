@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rampart/buf.h"
 #include "rampart/error.h"
 #include "rampart/model.h"
 #include "rampart/store.h"
@@ -121,5 +122,21 @@ void policy_check_addr(const policy_index *ix, const char *policy_id,
  * `out` then says not allowed, policy not known, no rule. */
 error_code policy_check(const policy_index *ix, const char *policy_id, const char *ip,
                         policy_decision *out, error_info *err);
+
+typedef enum policy_json_style {
+    POLICY_JSON_COMPACT, /* {"ip":"10.1.2.3","policy":…}: the agent's reply */
+    POLICY_JSON_SPACED   /* {"ip": "10.1.2.3", "policy": …}: a line of check --json */
+} policy_json_style;
+
+/*
+ * Append the decision `d` about `ip` in policy `policy_id` as one JSON object,
+ * keys in this order: ip, policy, allowed, policy_known, action, cidr, synced,
+ * rule_id (the last four null when no rule matched). The one writer of this
+ * object: `rampart check --json` and the agent's check route answer with it, so
+ * they cannot drift apart. Strings are escaped by buf_json_string. False when
+ * the buffer failed (out of memory).
+ */
+bool policy_decision_json(buf_t *out, const char *ip, const char *policy_id,
+                          const policy_decision *d, policy_json_style style);
 
 #endif

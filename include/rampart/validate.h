@@ -124,16 +124,10 @@ error_code validate_cred(const model_cred *cred, error_info *err);
 void validate_describe_char(const char *s, char *buf, size_t size);
 
 /*
- * Length of the well-formed UTF-8 character at `s` (`avail` bytes readable), or 0
- * when the bytes there are not UTF-8 (stray, overlong, surrogate, truncated), so
- * a printer can replace them instead of passing them to a terminal.
- */
-size_t validate_utf8_char(const char *s, size_t avail);
-
-/*
  * A timestamp as the API writes it: RFC 3339, "2025-09-04T10:11:15Z", optional
- * fraction, "Z" or a "+hh:mm"/"-hh:mm" offset; fields in range. `what` names the
- * field in the message.
+ * fraction, "Z" or a "+hh:mm"/"-hh:mm" offset; fields in range, and the date
+ * on the calendar (no 2025-02-31; February 29 in leap years only). `what` names
+ * the field in the message.
  */
 error_code validate_timestamp(const char *text, const char *what, error_info *err);
 

@@ -67,26 +67,14 @@ static void put_human(cli_ctx *ctx, char **ips, const policy_decision *d, size_t
 static void put_json(cli_ctx *ctx, const char *policy, char **ips, const policy_decision *d,
                      size_t n)
 {
+    buf_t line = {0};
     for (size_t i = 0; i < n; i++) {
-        const policy_decision *x = &d[i];
         cli_json_array_sep(ctx, i);
-        fputs("  {\"ip\": ", ctx->out);
-        cli_put_json_string(ctx->out, ips[i]);
-        fputs(", \"policy\": ", ctx->out);
-        cli_put_json_string(ctx->out, policy);
-        fprintf(ctx->out, ", \"allowed\": %s, \"policy_known\": %s",
-                x->allowed ? "true" : "false", x->policy_known ? "true" : "false");
-        if (!x->rule_id[0]) {
-            fputs(", \"action\": null, \"cidr\": null, \"synced\": null, \"rule_id\": null}",
-                  ctx->out);
-            continue;
-        }
-        fprintf(ctx->out, ", \"action\": \"%s\", \"cidr\": ", model_action_name(x->action));
-        cli_put_json_string(ctx->out, x->cidr);
-        fprintf(ctx->out, ", \"synced\": %s, \"rule_id\": ", x->synced ? "true" : "false");
-        cli_put_json_string(ctx->out, x->rule_id);
-        fputc('}', ctx->out);
+        buf_reset(&line);
+        policy_decision_json(&line, ips[i], policy, &d[i], POLICY_JSON_SPACED);
+        fprintf(ctx->out, "  %s", line.failed ? "null" : line.data);
     }
+    buf_free(&line);
     cli_json_array_end(ctx, n);
 }
 

@@ -1,8 +1,9 @@
 /*
- * agent: who may ask. Every request passes the gate before routing (headers only):
- * relayed or browser-made requests are refused on every listener, then a unix
- * peer's uid (SO_PEERCRED) or a TCP peer's Host and key are checked, then the
- * peer's rate. Also the error replies, in the remote API's shape.
+ * agent: who may ask. Every request passes the gate before any reply (headers
+ * only): relayed or browser-made requests are refused on every listener, then a
+ * unix peer's uid (SO_PEERCRED; the route's row in agent_routes says whether it
+ * matters) or a TCP peer's Host and key are checked, then the peer's rate. Also
+ * the error replies, in the remote API's shape.
  */
 #include "agent_internal.h"
 
@@ -253,9 +254,12 @@ static bool uid_allowed(const agent *ag, long uid)
 
 /* ---- the gate ---- */
 
-static bool is_health(const http_request *req)
+/* The route's row says (agent_routes); a request no route takes needs an allowed
+ * uid, so that a stranger learns nothing, not even which paths exist. */
+static agent_auth route_auth(const http_request *req)
 {
-    return strcmp(req->path, "/healthz") == 0;
+    const agent_auth *auth = req->route_data;
+    return auth ? *auth : AGENT_AUTH_ALLOWED_UID;
 }
 
 bool agent_gate(void *ctx, const http_request *req, http_response *resp)
@@ -278,7 +282,7 @@ bool agent_gate(void *ctx, const http_request *req, http_response *resp)
             return refuse(l, req, resp, 401, "ERR_UNAUTHORIZED", "missing or wrong key: send "
                           "Authorization: Bearer <the agent's key file>");
         }
-    } else if (!is_health(req) && !uid_allowed(ag, req->peer.uid)) {
+    } else if (route_auth(req) == AGENT_AUTH_ALLOWED_UID && !uid_allowed(ag, req->peer.uid)) {
         char msg[128];
         snprintf(msg, sizeof msg, "uid %ld may not ask this agent (start it with "
                  "--allow-uid %ld to allow it)", req->peer.uid, req->peer.uid);

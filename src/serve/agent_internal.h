@@ -151,7 +151,18 @@ error_code agent_socket_dir_check(const char *socket_path, error_info *err);
 
 /* ---- agent_routes.c / agent_mirror.c ---- */
 
-/* The route table (every route's ctx is the agent_listener). */
+/* Who may ask a route on the unix socket, past the checks every request passes
+ * (relayed or browser-made requests refused, the per-peer rate). Over TCP every
+ * route needs the key: a TCP peer has no uid, and any local user can connect. */
+typedef enum agent_auth {
+    AGENT_AUTH_ALLOWED_UID, /* a uid given with --allow-uid (default: ours) */
+    AGENT_AUTH_ANY_UID      /* whoever can connect: the socket's mode decides */
+} agent_auth;
+
+/* The route table: one row per route, everything known about it (method,
+ * pattern, who may ask, handler). Each row's data is its `const agent_auth *`,
+ * which the gate reads from req->route_data; every route's ctx is the
+ * agent_listener. */
 extern const http_route agent_routes[];
 extern const size_t agent_nroutes;
 
@@ -159,20 +170,5 @@ void agent_mirror_list_rules(void *ctx, const http_request *req, http_response *
 void agent_mirror_list_creds(void *ctx, const http_request *req, http_response *resp);
 void agent_mirror_get_rule(void *ctx, const http_request *req, http_response *resp);
 void agent_mirror_get_cred(void *ctx, const http_request *req, http_response *resp);
-
-/* ---- a growing JSON text (agent_routes.c) ---- */
-
-typedef struct agent_json {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} agent_json;
-
-void agent_json_raw(agent_json *b, const char *s, size_t n);
-void agent_json_text(agent_json *b, const char *s);       /* unquoted, as is */
-void agent_json_string(agent_json *b, const char *s);     /* quoted, escaped */
-/* The text, handed over (NULL when something failed: the buffer is wiped and
- * freed). */
-char *agent_json_take(agent_json *b);
 
 #endif

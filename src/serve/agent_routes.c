@@ -5,8 +5,8 @@
  *
  * A token exists in memory in three places here: the copy store_token_get returns
  * (wiped at once after the body is built), the reply body (wiped by the http
- * layer when it is freed) and the JSON builder's buffers while they grow (wiped
- * before each is freed). Audit lines carry ids and names, never a token.
+ * layer when it is freed) and the body's buffer while it grows (a wiping buf,
+ * rampart/buf.h). Audit lines carry ids and names, never a token.
  */
 #include "agent_internal.h"
 
@@ -14,76 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/buf.h"
 #include "rampart/model.h"
 #include "rampart/validate.h"
 
 enum { NAME_IDS_MAX = 8, AUDIT_TEXT_MAX = 80 };
-
-/* ---- a growing JSON text ---- */
-
-void agent_json_raw(agent_json *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        /* Not realloc: the old buffer may hold a token, and is wiped first. */
-        char *grown = malloc(cap);
-        if (!grown) {
-            b->failed = true;
-            return;
-        }
-        if (b->data) {
-            memcpy(grown, b->data, b->len);
-            model_wipe(b->data, b->cap);
-            free(b->data);
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-void agent_json_text(agent_json *b, const char *s)
-{
-    agent_json_raw(b, s, strlen(s));
-}
-
-void agent_json_string(agent_json *b, const char *s)
-{
-    agent_json_raw(b, "\"", 1);
-    for (const char *run = s;; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        agent_json_raw(b, run, (size_t)(s - run));
-        if (c == 0)
-            break;
-        char esc[8];
-        if (c == '"' || c == '\\')
-            snprintf(esc, sizeof esc, "\\%c", c);
-        else
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-        agent_json_text(b, esc);
-        run = s + 1;
-    }
-    agent_json_raw(b, "\"", 1);
-}
-
-char *agent_json_take(agent_json *b)
-{
-    if (!b->failed)
-        return b->data;
-    if (b->data) {
-        model_wipe(b->data, b->cap);
-        free(b->data);
-    }
-    return NULL;
-}
 
 /* ---- tokens ---- */
 
@@ -112,13 +47,13 @@ static void start_lookup(lookup *lk, agent_listener *l, const http_request *req,
 
 static char *token_body(const char *id, const char *token)
 {
-    agent_json b = {0};
-    agent_json_text(&b, "{\"id\":");
-    agent_json_string(&b, id);
-    agent_json_text(&b, ",\"token\":");
-    agent_json_string(&b, token);
-    agent_json_text(&b, "}");
-    return agent_json_take(&b);
+    buf_t b = {.wipe = true};
+    buf_puts(&b, "{\"id\":");
+    buf_json_string(&b, id);
+    buf_puts(&b, ",\"token\":");
+    buf_json_string(&b, token);
+    buf_puts(&b, "}");
+    return buf_take(&b);
 }
 
 static bool gone(model_state s)
@@ -211,19 +146,19 @@ static void ambiguous(const lookup *lk, char (*ids)[MODEL_ID_MAX + 1], size_t sh
                       size_t count, http_response *resp)
 {
     char list[NAME_IDS_MAX * (MODEL_ID_MAX + 2) + 16] = "";
-    agent_json arr = {0};
-    agent_json_text(&arr, ",\"ids\":[");
+    buf_t arr = {0};
+    buf_puts(&arr, ",\"ids\":[");
     for (size_t i = 0; i < shown; i++) {
         size_t n = strlen(list);
         snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", ids[i]);
-        agent_json_text(&arr, i ? "," : "");
-        agent_json_string(&arr, ids[i]);
+        buf_puts(&arr, i ? "," : "");
+        buf_json_string(&arr, ids[i]);
     }
-    agent_json_text(&arr, "]}");
+    buf_puts(&arr, "]}");
     agent_error(resp, 409, "ERR_AMBIGUOUS", "%s credentials are named \"%s\": %s%s; ask by "
                 "id instead (/v1/credentials/ID/token)", count > shown ? "more than 8" : "several",
                 lk->asked, list, count > shown ? ", …" : "");
-    char *ids_json = agent_json_take(&arr);
+    char *ids_json = buf_take(&arr);
     size_t blen = resp->body ? strlen(resp->body) : 0;
     char *body = ids_json && blen ? malloc(blen + strlen(ids_json)) : NULL;
     if (body) { /* the error object without its closing brace, then ,"ids":[…]} */
@@ -313,30 +248,6 @@ static bool check_query(const http_request *req, const char **ip, http_response 
     return true;
 }
 
-static char *decision_body(const char *ip, const char *policy, const policy_decision *d)
-{
-    agent_json b = {0};
-    agent_json_text(&b, "{\"ip\":");
-    agent_json_string(&b, ip);
-    agent_json_text(&b, ",\"policy\":");
-    agent_json_string(&b, policy);
-    agent_json_text(&b, d->allowed ? ",\"allowed\":true" : ",\"allowed\":false");
-    agent_json_text(&b, d->policy_known ? ",\"policy_known\":true" : ",\"policy_known\":false");
-    if (d->rule_id[0]) {
-        agent_json_text(&b, ",\"action\":");
-        agent_json_string(&b, model_action_name(d->action));
-        agent_json_text(&b, ",\"cidr\":");
-        agent_json_string(&b, d->cidr);
-        agent_json_text(&b, d->synced ? ",\"synced\":true,\"rule_id\":"
-                                      : ",\"synced\":false,\"rule_id\":");
-        agent_json_string(&b, d->rule_id);
-    } else {
-        agent_json_text(&b, ",\"action\":null,\"cidr\":null,\"synced\":null,\"rule_id\":null");
-    }
-    agent_json_text(&b, "}");
-    return agent_json_take(&b);
-}
-
 static void policy_check_route(void *ctx, const http_request *req, http_response *resp)
 {
     agent_listener *l = ctx;
@@ -360,7 +271,9 @@ static void policy_check_route(void *ctx, const http_request *req, http_response
         agent_store_error(resp, &e);
         return;
     }
-    agent_reply(resp, 200, decision_body(ip, policy, &d));
+    buf_t b = {0};
+    policy_decision_json(&b, ip, policy, &d, POLICY_JSON_COMPACT);
+    agent_reply(resp, 200, buf_take(&b));
 }
 
 /* ---- health ---- */
@@ -374,16 +287,19 @@ static void health(void *ctx, const http_request *req, http_response *resp)
 
 /* ---- the table ---- */
 
+static const agent_auth allowed_uid = AGENT_AUTH_ALLOWED_UID, any_uid = AGENT_AUTH_ANY_UID;
+
 const http_route agent_routes[] = {
-    {"GET", "/healthz", health, NULL},
-    {"GET", "/v1/credentials/{id}/token", token_by_id, NULL},
-    {"GET", "/v1/tokens/{name}", token_by_name, NULL},
-    {"GET", "/v1/tokens", token_by_query, NULL},
-    {"GET", "/v1/ip_policies/{id}/check", policy_check_route, NULL},
-    {"GET", "/credentials", agent_mirror_list_creds, NULL},
-    {"GET", "/credentials/{id}", agent_mirror_get_cred, NULL},
-    {"GET", "/ip_policy_rules", agent_mirror_list_rules, NULL},
-    {"GET", "/ip_policy_rules/{id}", agent_mirror_get_rule, NULL},
+    /* method, pattern,                   handler,                 who may ask (unix) */
+    {"GET", "/healthz",                   health,                  &any_uid},
+    {"GET", "/v1/credentials/{id}/token", token_by_id,             &allowed_uid},
+    {"GET", "/v1/tokens/{name}",          token_by_name,           &allowed_uid},
+    {"GET", "/v1/tokens",                 token_by_query,          &allowed_uid},
+    {"GET", "/v1/ip_policies/{id}/check", policy_check_route,      &allowed_uid},
+    {"GET", "/credentials",               agent_mirror_list_creds, &allowed_uid},
+    {"GET", "/credentials/{id}",          agent_mirror_get_cred,   &allowed_uid},
+    {"GET", "/ip_policy_rules",           agent_mirror_list_rules, &allowed_uid},
+    {"GET", "/ip_policy_rules/{id}",      agent_mirror_get_rule,   &allowed_uid},
 };
 
 const size_t agent_nroutes = sizeof agent_routes / sizeof agent_routes[0];

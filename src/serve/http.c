@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "rampart/buf.h"
 #include "rampart/model.h"
 
 enum {
@@ -52,12 +53,13 @@ typedef struct exchange {
     struct timespec start;
     char *path;      /* the request path (req.path) */
     char *segbuf;    /* a copy cut into segments; path parameters point into it */
-    char *body;
-    size_t len, cap;
+    buf_t body;      /* the request body read so far */
     bool too_large;
     size_t dropped;  /* body bytes read and dropped after too_large */
     bool replied;    /* a reply was queued before the body (gate, 413) */
     char names[HTTP_PARAMS_MAX][HTTP_PARAM_NAME_MAX]; /* from the matched pattern */
+    const http_route *rt;        /* the matched route, or NULL: then `allow` */
+    char allow[HTTP_ALLOW_MAX];  /* the methods of the path's routes ("": a 404) */
     const http_inject *inject; /* http_server_dispatch: its headers (conn is NULL) */
 } exchange;
 
@@ -288,6 +290,16 @@ static enum MHD_Result send_reply(exchange *x, http_response *resp)
 
 /* ---- routing ---- */
 
+/* Route as soon as method and path are known: the gate sees the matched route's
+ * data (what it needs, who may ask), though it still speaks first. */
+static void match(exchange *x)
+{
+    const http_config *cfg = &x->srv->cfg;
+    x->rt = http_route_find(cfg->routes, cfg->nroutes, x->segbuf, &x->req, x->names,
+                            x->allow);
+    x->req.route_data = x->rt ? x->rt->data : NULL;
+}
+
 /* The reply to a request whose body has been read (or refused as too large). */
 static void handle(exchange *x, http_response *resp)
 {
@@ -298,20 +310,16 @@ static void handle(exchange *x, http_response *resp)
         layer_error(x, 413, msg, resp);
         return;
     }
-    char allow[HTTP_ALLOW_MAX];
-    const http_route *rt = http_route_find(srv->cfg.routes, srv->cfg.nroutes, x->segbuf,
-                                           &x->req, x->names, allow);
-    if (rt) {
-        x->req.route_data = rt->data;
-        x->req.body = x->body;
-        x->req.body_len = x->len;
-        rt->handler(srv->cfg.ctx, &x->req, resp);
-    } else if (allow[0]) {
+    if (x->rt) {
+        x->req.body = x->body.data;
+        x->req.body_len = x->body.len;
+        x->rt->handler(srv->cfg.ctx, &x->req, resp);
+    } else if (x->allow[0]) {
         char msg[HTTP_ALLOW_MAX + 64];
         /* The method is the client's text: not echoed into a JSON body. */
-        snprintf(msg, sizeof msg, "method not allowed here; allowed: %s", allow);
+        snprintf(msg, sizeof msg, "method not allowed here; allowed: %s", x->allow);
         layer_error(x, 405, msg, resp);
-        http_response_header(resp, "Allow", allow);
+        http_response_header(resp, "Allow", x->allow);
     } else {
         layer_error(x, 404, "no such resource", resp);
     }
@@ -394,6 +402,7 @@ static exchange *exchange_new(http_server *srv, struct MHD_Connection *conn,
     x->req.impl = x;
     MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &x->req);
     fill_peer(x);
+    match(x);
     return x;
 }
 
@@ -403,7 +412,7 @@ static void exchange_free(exchange *x)
         return;
     free(x->path);
     free(x->segbuf);
-    free(x->body);
+    buf_free(&x->body);
     free(x);
 }
 
@@ -441,28 +450,13 @@ static void append_body(exchange *x, const char *data, size_t n)
 {
     if (x->too_large)
         return;
-    if (n > x->srv->cfg.body_max - x->len) {
+    if (n > x->srv->cfg.body_max - x->body.len) {
         x->too_large = true; /* keep reading (and dropping) so the reply is clean */
-        free(x->body);
-        x->body = NULL;
-        x->len = x->cap = 0;
+        buf_free(&x->body);
         return;
     }
-    if (x->len + n + 1 > x->cap) {
-        size_t cap = x->cap ? x->cap : 1024;
-        while (cap < x->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(x->body, cap);
-        if (!grown) {
-            x->too_large = true;
-            return;
-        }
-        x->body = grown;
-        x->cap = cap;
-    }
-    memcpy(x->body + x->len, data, n);
-    x->len += n;
-    x->body[x->len] = '\0';
+    if (!buf_append(&x->body, data, n))
+        x->too_large = true;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -607,6 +601,7 @@ void http_server_dispatch(http_server *srv, const http_inject *in, http_response
         goto done;
     }
     x.req.path = x.path;
+    match(&x);
     if (cfg->gate && !cfg->gate(cfg->ctx, &x.req, resp))
         goto done;
     http_response_set(resp, 0, NULL); /* a gate that lets the request on has no say */
@@ -626,5 +621,5 @@ done:
     }
     free(x.path);
     free(x.segbuf);
-    free(x.body);
+    buf_free(&x.body);
 }

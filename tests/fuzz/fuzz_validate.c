@@ -4,13 +4,15 @@
  * first byte picks the check, the rest is the text. Properties checked beyond
  * "no crash": a canonical CIDR is valid and its own canonical form; an address
  * accepted by validate_ip is accepted as /32 or /128; validate_text agrees with
- * walking the text by validate_utf8_char.
+ * walking the text by utf8_decode; every sequence utf8_decode accepts is the
+ * shortest form of a scalar value (no overlong, no surrogate, <= U+10FFFF).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/utf8.h"
 #include "rampart/validate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -39,11 +41,25 @@ static void check_ip(const char *text)
         abort();
 }
 
+/* One sequence at `s`: its length, 0 when invalid; aborts on a decoded code
+ * point that is not a scalar value in its shortest form. */
+static size_t decode_checked(const char *s, size_t avail)
+{
+    uint32_t cp;
+    int n = utf8_decode(s, avail, &cp);
+    if (n <= 0)
+        return 0;
+    int shortest = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (n != shortest || (size_t)n > avail || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        abort();
+    return (size_t)n;
+}
+
 static void check_text(const char *text, size_t len)
 {
     bool walk_ok = true;
     for (size_t i = 0; i < len;) {
-        size_t n = validate_utf8_char(text + i, len - i);
+        size_t n = decode_checked(text + i, len - i);
         if (n == 0) {
             walk_ok = false;
             break;
@@ -114,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (raw) {
             memcpy(raw, data + 1, n);
             for (size_t i = 0; i < n;) {
-                size_t k = validate_utf8_char(raw + i, n - i);
+                size_t k = decode_checked(raw + i, n - i);
                 i += k ? k : 1;
             }
             free(raw);

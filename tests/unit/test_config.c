@@ -129,6 +129,9 @@ static void test_api_urls(void **state)
         {"https://api.example.com/a b", false}, {"api.example.com", false},
         {"http://127.evil.example", false},  {"http://127.0.0.1.evil.example/", false},
         {"http://[::1].evil", false},         {"http://localhostx", false},
+        /* The API client's own rule (rampart/url.h): config and client agree. */
+        {"https://api.example.com/v?x=1", false}, {"https://api.example.com#f", false},
+        {"https://api.example.com\\@evil.example", false}, {"HTTPS://api.example.com", true},
     };
     fake_env env = {{"HOME", "/h", NULL}};
     config cfg;

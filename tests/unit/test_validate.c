@@ -562,20 +562,6 @@ static void test_cred(void **state)
     model_cred_clear(&cred);
 }
 
-static void test_utf8_char(void **state)
-{
-    (void)state;
-    assert_int_equal(validate_utf8_char("a", 1), 1);
-    assert_int_equal(validate_utf8_char("\xC3\xA9", 2), 2);          /* é */
-    assert_int_equal(validate_utf8_char("\xF0\x9F\x98\x80", 4), 4);  /* emoji */
-    assert_int_equal(validate_utf8_char("\xC3\xA9", 1), 0);          /* truncated */
-    assert_int_equal(validate_utf8_char("\xC0\xAF", 2), 0);          /* overlong */
-    assert_int_equal(validate_utf8_char("\xED\xA0\x80", 3), 0);      /* surrogate */
-    assert_int_equal(validate_utf8_char("\xFF", 1), 0);
-    assert_int_equal(validate_utf8_char("\x80", 1), 0);
-    assert_int_equal(validate_utf8_char("", 0), 0);
-}
-
 static void test_timestamps(void **state)
 {
     (void)state;
@@ -594,6 +580,35 @@ static void test_timestamps(void **state)
     }
 }
 
+/* Well-formed is not enough: the day must exist in that month of that year. */
+static void test_timestamp_calendar(void **state)
+{
+    (void)state;
+    static const char *const good[] = {
+        "2024-02-29T00:00:00Z", /* leap year */
+        "2000-02-29T00:00:00Z", /* divisible by 400: leap */
+        "2025-02-28T23:59:59Z", "2025-04-30T00:00:00Z", "2025-01-31T00:00:00Z",
+        "2025-12-31T00:00:00+01:00",
+    };
+    static const char *const bad[] = {
+        "2025-02-29T00:00:00Z", /* not a leap year */
+        "1900-02-29T00:00:00Z", /* a century not divisible by 400 */
+        "2025-02-31T00:00:00Z", "2024-02-30T00:00:00Z", "2025-04-31T00:00:00Z",
+        "2025-06-31T00:00:00Z", "2025-09-31T00:00:00Z", "2025-11-31T00:00:00Z",
+        "2025-01-32T00:00:00Z", "2025-01-00T00:00:00Z",
+    };
+    error_info e;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        if (validate_timestamp(good[i], "created_at", &e) != ERROR_OK)
+            fail_msg("refused %s: %s", good[i], e.msg);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (validate_timestamp(bad[i], "created_at", &e) != ERROR_INVALID)
+            fail_msg("accepted %s", bad[i]);
+        assert_non_null(strstr(e.msg, "created_at is not an RFC 3339 timestamp"));
+    }
+}
+
 static void test_uris(void **state)
 {
     (void)state;
@@ -608,8 +623,8 @@ static void test_uris(void **state)
 }
 
 static const struct CMUnitTest fixed_tests[] = {
-    cmocka_unit_test(test_utf8_char),
     cmocka_unit_test(test_timestamps),
+    cmocka_unit_test(test_timestamp_calendar),
     cmocka_unit_test(test_uris),
     cmocka_unit_test(test_cidr_out),
     cmocka_unit_test(test_cidr_canon_buffer_too_small),
