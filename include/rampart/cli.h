@@ -61,7 +61,8 @@ typedef struct cli_command {
     int max_operands;    /* -1: no limit */
 } cli_command;
 
-/* Command groups, each dispatching its own table. */
+/* Command groups, each dispatching its own table. `rules` and `creds` are one
+ * piece of code over the object kind (src/cli/cli_object.h). */
 int cli_rules(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_status(cli_ctx *ctx, const char *path, int argc, char **argv);
@@ -83,12 +84,6 @@ struct sync_report;
 int cli_sync_now(cli_ctx *ctx, bool push, bool pull, bool verbose, bool json,
                  struct sync_report *report);
 
-/* store_rule_retry or store_cred_retry. */
-typedef error_code (*cli_retry_fn)(store *st, const char *id, error_info *err);
-
-/* `retry ID` and `discard ID` of a group, printing what happened. */
-int cli_retry_ids(cli_ctx *ctx, cli_retry_fn retry, int count, char **ids);
-
 /*
  * --sandbox: start a private serve-api on a loopback port (its files under
  * <data dir>/sandbox/) and point ctx->cfg at it, unpaced. Returns CLI_EXIT_OK or
@@ -99,12 +94,13 @@ int cli_sandbox_start(cli_ctx *ctx);
 void cli_sandbox_stop(cli_ctx *ctx);
 
 /*
- * Run the entry of `table` named argv[1] (a group's subcommand). Prints the
- * group's overview for no word, "help" or --help; a usage error for an unknown
- * word (with the closest name when there is one).
+ * The entry of `table` named argv[1] (a group's subcommand), for the group to run.
+ * NULL after printing the group's overview for no word, "help" or --help
+ * (*exit_code CLI_EXIT_USAGE for no word, else CLI_EXIT_OK), or a usage error for
+ * an unknown word, with the closest name when there is one (CLI_EXIT_USAGE).
  */
-int cli_dispatch(cli_ctx *ctx, const char *path, const cli_command *table, size_t count,
-                 int argc, char **argv);
+const cli_command *cli_find_command(cli_ctx *ctx, const char *path, const cli_command *table,
+                                    size_t count, int argc, char **argv, int *exit_code);
 
 /* Print "usage: <program> <path> <args>", the summary and help text. */
 void cli_print_help(cli_ctx *ctx, const char *path, const cli_command *cmd);
@@ -174,16 +170,6 @@ bool cli_read_file(cli_ctx *ctx, const char *path, char **data, size_t *len);
  * "]". `index` is the 0-based position of the element about to be printed. */
 void cli_json_array_sep(cli_ctx *ctx, size_t index);
 void cli_json_array_end(cli_ctx *ctx, size_t count);
-
-/* store_rule_delete or store_cred_delete. */
-typedef error_code (*cli_delete_fn)(store *st, const char *id, store_delete_result *result,
-                                    error_info *err);
-
-/*
- * Delete every id in one transaction (one unknown id: nothing deleted) and print
- * one line per id saying what happened.
- */
-int cli_delete_ids(cli_ctx *ctx, cli_delete_fn del, int count, char **ids);
 
 /* Write `s` as a JSON string literal (quoted, escaped) for the few outputs that are
  * not wire objects (status, import summary). */

@@ -20,9 +20,10 @@
  *   `next_page_uri` = <base>/<collection>?before_id=<last id on the page>&limit=N,
  *   null on the last page; any other, repeated or malformed parameter: 400.
  * - Create bodies are decoded by the codec (wrong types, bad JSON: 400; unknown
- *   fields ignored, as the codec does) and validated by validate_* with the
- *   client's rules (400 with the same messages); the same CIDR twice in one policy
- *   is a 400 naming the existing rule. Without owner_id a credential belongs to
+ *   fields ignored, as the codec does) and validated with the client's rules (the
+ *   kind's validate, rampart/kind.h: 400 with the same messages); the same CIDR
+ *   twice in one policy is a 400 naming the existing rule. Every route is one piece
+ *   of code over the kind. Without owner_id a credential belongs to
  *   EMULATOR_OWNER_ID (the key's owner, an admin: any other owner is accepted).
  * - Errors: {"error_code","status_code","msg","details":{"operation_id"}} plus the
  *   header "Operation-Id". Codes: ERR_UNAUTHORIZED 401, ERR_VERSION 400,

@@ -11,8 +11,11 @@
  * - Pages are newest first: the store pages ascending, so a page is read BACKWARD
  *   from the cursor with one row more than asked; that row, when it comes, proves
  *   a next page and is not sent. next_page_uri repeats the limit asked for.
- * - Uris are `base` + "/ip_policy_rules/ID" (and "/ip_policies/POLICY"), or
- *   "/credentials/ID"; `base` "" gives path-only uris (a unix socket has no host).
+ * - One piece of code for every kind: the collection's path, its list key and the
+ *   id prefix come from the kind's descriptor (rampart/kind.h).
+ * - Uris are `base` + the kind's path + "/ID" ("/ip_policy_rules/ID", and a rule's
+ *   "/ip_policies/POLICY"; "/credentials/ID"); `base` "" gives path-only uris (a
+ *   unix socket has no host).
  * - Bodies are heap strings the caller hands to http_response_set. Credentials are
  *   encoded with a null token (store pages never fill one).
  */
@@ -24,6 +27,7 @@
 
 #include "rampart/error.h"
 #include "rampart/http.h"
+#include "rampart/kind.h"
 #include "rampart/model.h"
 #include "rampart/store.h"
 
@@ -34,20 +38,23 @@ typedef struct serve_list_query {
     const char *before_id; /* NULL: from the newest; borrowed from the request */
 } serve_list_query;
 
-/* Parse the request's query for a collection whose ids start with `prefix_`.
- * False with the 400's message in `why` when it is not acceptable. */
-bool serve_list_parse(const http_request *req, const char *prefix, serve_list_query *q,
+/* Parse the request's query for the collection of `kind` (a before_id must carry
+ * the kind's id prefix). False with the 400's message in `why` when it is not
+ * acceptable. */
+bool serve_list_parse(const http_request *req, model_kind kind, serve_list_query *q,
                       char *why, size_t why_size);
 
-/* Fill a row's uris as served from `base`. */
-void serve_list_rule_uris(const char *base, model_rule *rule);
-void serve_list_cred_uri(const char *base, model_cred *cred);
+/* The API's name of one object of `kind`, for messages ("no ip policy rule X"):
+ * "ip policy rule", "credential". */
+const char *serve_list_noun(model_kind kind);
 
-/* One page of rows in `states` (0: all) as the body of a list reply, into *body.
- * Store errors are returned as the store gave them; ERROR_NOMEM. */
-error_code serve_list_rules(store *st, const serve_list_query *q, unsigned states,
-                            const char *base, char **body, error_info *err);
-error_code serve_list_creds(store *st, const serve_list_query *q, unsigned states,
-                            const char *base, char **body, error_info *err);
+/* Fill the row's uri as served from `base` (and a rule's policy uri). */
+void serve_list_uris(const char *base, model_object *obj);
+
+/* One page of `kind`'s rows in `states` (0: all) as the body of a list reply, into
+ * *body (NULL on failure). Store errors are returned as the store gave them;
+ * ERROR_NOMEM. */
+error_code serve_list_page(store *st, model_kind kind, const serve_list_query *q,
+                           unsigned states, const char *base, char **body, error_info *err);
 
 #endif

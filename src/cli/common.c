@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "rampart/cli.h"
-#include "rampart/validate.h"
+#include "rampart/buf.h"
+#include "rampart/utf8.h"
 
 enum { MAX_OPTS = 32, OPT_HELP = 1000, OPT_DB };
 
@@ -74,27 +75,27 @@ static const cli_command *closest(const cli_command *table, size_t count, const 
     return best;
 }
 
-int cli_dispatch(cli_ctx *ctx, const char *path, const cli_command *table, size_t count,
-                 int argc, char **argv)
+const cli_command *cli_find_command(cli_ctx *ctx, const char *path, const cli_command *table,
+                                    size_t count, int argc, char **argv, int *exit_code)
 {
     if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "-h") == 0) {
         cli_print_overview(ctx, path, table, count);
-        return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+        *exit_code = argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+        return NULL;
     }
     for (size_t i = 0; i < count; i++) {
-        if (strcmp(argv[1], table[i].name) != 0)
-            continue;
-        char sub[128];
-        snprintf(sub, sizeof sub, "%s %s", path, table[i].name);
-        return table[i].run(ctx, sub, argc - 1, argv + 1);
+        if (strcmp(argv[1], table[i].name) == 0)
+            return &table[i];
     }
     const cli_command *near = closest(table, count, argv[1]);
     if (near)
-        return cli_usage_error(ctx, path, "unknown command '%s': did you mean '%s'?",
-                               argv[1], near->name);
-    return cli_usage_error(ctx, path, "unknown command '%s' (run '%s %s --help')", argv[1],
-                           ctx->program, path);
+        *exit_code = cli_usage_error(ctx, path, "unknown command '%s': did you mean '%s'?",
+                                     argv[1], near->name);
+    else
+        *exit_code = cli_usage_error(ctx, path, "unknown command '%s' (run '%s %s --help')",
+                                     argv[1], ctx->program, path);
+    return NULL;
 }
 
 int cli_usage_error(cli_ctx *ctx, const char *path, const char *fmt, ...)
@@ -267,13 +268,32 @@ static bool is_control(const unsigned char *s, size_t len)
     return len == 2 && s[0] == 0xC2 && s[1] < 0xA0;
 }
 
+/* Printable ASCII only: one byte is one column and nothing needs replacing. */
+static bool plain_ascii(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c < 0x20 || c >= 0x7F)
+            return false;
+    }
+    return true;
+}
+
 void cli_put_cell(FILE *out, const char *text, int width, int max)
 {
-    const unsigned char *s = (const unsigned char *)text;
     size_t left = strlen(text);
+    /* Most cells (ids, states, CIDRs) go out in one call: a long listing is
+     * mostly these. */
+    if ((max <= 0 || left <= (size_t)max) && plain_ascii(text, left)) {
+        fprintf(out, "%-*s", width, text);
+        return;
+    }
+    const unsigned char *s = (const unsigned char *)text;
     int cols = 0;
     while (*s) {
-        size_t len = validate_utf8_char((const char *)s, left);
+        uint32_t cp;
+        int n = utf8_decode((const char *)s, left, &cp);
+        size_t len = n > 0 ? (size_t)n : 0;
         bool bad = is_control(s, len);
         len = len ? len : 1;
         if (max > 0 && cols == max - 1 && s[len]) {
@@ -313,36 +333,26 @@ bool cli_read_file(cli_ctx *ctx, const char *path, char **data, size_t *len)
         fprintf(ctx->err, "%s: cannot open %s: %s\n", ctx->program, path, strerror(errno));
         return false;
     }
-    size_t cap = 1 << 16, used = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf)
+    buf_t b = {0};
+    while (buf_reserve(&b, 1 << 16)) {
+        size_t room = b.cap - b.len - 1;
+        size_t got = fread(b.data + b.len, 1, room, f);
+        buf_commit(&b, got);
+        if (got < room) /* end of file, or an error ferror reports */
             break;
-        used += fread(buf + used, 1, cap - used - 1, f);
-        if (used < cap - 1)
-            break;
-        char *grown = realloc(buf, cap * 2);
-        if (!grown) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = grown;
-        cap *= 2;
     }
     int read_errno = ferror(f) ? errno : 0;
     if (!is_stdin)
         fclose(f);
-    if (!buf || read_errno) {
+    if (b.failed || read_errno) {
         fprintf(ctx->err, "%s: cannot read %s: %s\n", ctx->program, path,
-                buf ? strerror(read_errno) : "out of memory");
-        free(buf);
+                read_errno ? strerror(read_errno) : "out of memory");
+        buf_free(&b);
         return false;
     }
-    buf[used] = '\0';
-    *data = buf;
-    *len = used;
-    return true;
+    *len = b.len;
+    *data = buf_take(&b);
+    return *data != NULL;
 }
 
 void cli_json_array_sep(cli_ctx *ctx, size_t index)
@@ -364,80 +374,13 @@ void cli_put_field(cli_ctx *ctx, const char *label, const char *value)
     fputc('\n', ctx->out);
 }
 
-static const char *delete_outcome(store_delete_result r)
-{
-    switch (r) {
-    case STORE_DELETE_REMOVED:
-        return "never synced: removed";
-    case STORE_DELETE_MARKED:
-        return "marked for deletion: the next sync deletes it remotely";
-    case STORE_DELETE_ALREADY:
-    default:
-        return "already marked for deletion";
-    }
-}
-
-int cli_delete_ids(cli_ctx *ctx, cli_delete_fn del, int count, char **ids)
-{
-    store *st = cli_store(ctx);
-    if (!st)
-        return ctx->store_exit;
-    store_delete_result *results = calloc((size_t)count, sizeof *results);
-    if (!results)
-        return cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"});
-    error_info e = {0};
-    error_code rc = store_begin(st, &e);
-    if (rc == ERROR_OK) {
-        for (int i = 0; rc == ERROR_OK && i < count; i++)
-            rc = del(st, ids[i], &results[i], &e);
-        if (rc == ERROR_OK)
-            rc = store_commit(st, &e);
-        else
-            store_rollback(st);
-    }
-    for (int i = 0; rc == ERROR_OK && i < count; i++)
-        fprintf(ctx->out, "%s: %s\n", ids[i], delete_outcome(results[i]));
-    free(results);
-    if (rc == ERROR_OK)
-        return CLI_EXIT_OK;
-    error_prefix(&e, "nothing deleted");
-    return cli_fail(ctx, &e);
-}
-
 void cli_put_json_string(FILE *out, const char *s)
 {
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7F)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
-int cli_retry_ids(cli_ctx *ctx, cli_retry_fn retry, int count, char **ids)
-{
-    store *st = cli_store(ctx);
-    if (!st)
-        return ctx->store_exit;
-    error_info e = {0};
-    error_code rc = store_begin(st, &e);
-    if (rc == ERROR_OK) {
-        for (int i = 0; rc == ERROR_OK && i < count; i++)
-            rc = retry(st, ids[i], &e);
-        if (rc == ERROR_OK)
-            rc = store_commit(st, &e);
-        else
-            store_rollback(st);
-    }
-    if (rc != ERROR_OK) {
-        error_prefix(&e, "nothing changed");
-        return cli_fail(ctx, &e);
-    }
-    for (int i = 0; i < count; i++)
-        fprintf(ctx->out, "%s: queued for the next sync\n", ids[i]);
-    return CLI_EXIT_OK;
+    buf_t b = {0};
+    buf_json_string(&b, s);
+    if (!b.failed)
+        fwrite(b.data, 1, b.len, out);
+    else
+        fputs("null", out); /* out of memory: still JSON */
+    buf_free(&b);
 }

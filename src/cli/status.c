@@ -10,21 +10,29 @@ static const cli_command status_command = {
     "Counts of rules and credentials per sync state, and where data and settings live.",
     "Options:\n  --json   the same as one JSON object\n", 0, 0};
 
+/* Rows per kind and sync state. */
 typedef struct status_counts {
-    size_t rules[MODEL_STATE_COUNT];
-    size_t creds[MODEL_STATE_COUNT];
-    size_t rules_total, creds_total;
+    size_t of[MODEL_KIND_COUNT][MODEL_STATE_COUNT];
+    size_t total[MODEL_KIND_COUNT];
 } status_counts;
+
+/* The table's column of each kind: its header and width. */
+static const struct {
+    const char *header;
+    int width;
+} columns[MODEL_KIND_COUNT] = {
+    [MODEL_KIND_RULE] = {"RULES", 10},
+    [MODEL_KIND_CRED] = {"CREDENTIALS", 12},
+};
 
 static error_code gather(store *st, status_counts *c, error_info *e)
 {
     memset(c, 0, sizeof *c);
-    if (store_rule_state_counts(st, c->rules, e) != ERROR_OK ||
-        store_cred_state_counts(st, c->creds, e) != ERROR_OK)
-        return e->code;
-    for (int s = 0; s < MODEL_STATE_COUNT; s++) {
-        c->rules_total += c->rules[s];
-        c->creds_total += c->creds[s];
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        if (store_state_counts(st, (model_kind)k, c->of[k], e) != ERROR_OK)
+            return e->code;
+        for (int s = 0; s < MODEL_STATE_COUNT; s++)
+            c->total[k] += c->of[k][s];
     }
     return ERROR_OK;
 }
@@ -44,6 +52,16 @@ static void put_remote(cli_ctx *ctx)
             config_source_name(cfg->sources[CONFIG_API_KEY]));
 }
 
+/* One line of the table: a state's name (or "total") and a count per kind. */
+static void put_counts_line(cli_ctx *ctx, const char *name,
+                            const size_t counts[MODEL_KIND_COUNT])
+{
+    fprintf(ctx->out, "%-16s", name);
+    for (int k = 0; k < MODEL_KIND_COUNT; k++)
+        fprintf(ctx->out, " %*zu", columns[k].width, counts[k]);
+    fputc('\n', ctx->out);
+}
+
 static void put_human(cli_ctx *ctx, const status_counts *c)
 {
     const config *cfg = &ctx->cfg;
@@ -54,13 +72,21 @@ static void put_human(cli_ctx *ctx, const status_counts *c)
     fputs(cfg->config_file_found ? "\n" : " (none)\n", ctx->out);
     put_remote(ctx);
     fprintf(ctx->out, "version header  %s\n\n", config_get(cfg, CONFIG_VERSION_HEADER));
-    fprintf(ctx->out, "%-16s %10s %12s\n", "STATE", "RULES", "CREDENTIALS");
+    fprintf(ctx->out, "%-16s", "STATE");
+    for (int k = 0; k < MODEL_KIND_COUNT; k++)
+        fprintf(ctx->out, " %*s", columns[k].width, columns[k].header);
+    fputc('\n', ctx->out);
     for (int s = 0; s < MODEL_STATE_COUNT; s++) {
-        if (c->rules[s] || c->creds[s] || s == MODEL_STATE_SYNCED)
-            fprintf(ctx->out, "%-16s %10zu %12zu\n", model_state_name((model_state)s),
-                    c->rules[s], c->creds[s]);
+        size_t line[MODEL_KIND_COUNT];
+        bool any = s == MODEL_STATE_SYNCED; /* shown even for an empty cache */
+        for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+            line[k] = c->of[k][s];
+            any = any || line[k];
+        }
+        if (any)
+            put_counts_line(ctx, model_state_name((model_state)s), line);
     }
-    fprintf(ctx->out, "%-16s %10zu %12zu\n", "total", c->rules_total, c->creds_total);
+    put_counts_line(ctx, "total", c->total);
 }
 
 static void put_counts_json(cli_ctx *ctx, const size_t counts[MODEL_STATE_COUNT],
@@ -85,10 +111,10 @@ static void put_json(cli_ctx *ctx, const status_counts *c)
     cli_put_json_string(ctx->out, config_get(cfg, CONFIG_API_URL));
     fputs(", \"version_header\": ", ctx->out);
     cli_put_json_string(ctx->out, config_get(cfg, CONFIG_VERSION_HEADER));
-    fputs(", \"rules\": ", ctx->out);
-    put_counts_json(ctx, c->rules, c->rules_total);
-    fputs(", \"credentials\": ", ctx->out);
-    put_counts_json(ctx, c->creds, c->creds_total);
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        fprintf(ctx->out, ", \"%s\": ", kind_get((model_kind)k)->plural);
+        put_counts_json(ctx, c->of[k], c->total[k]);
+    }
     fputs("}\n", ctx->out);
 }
 

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rampart/codec.h"
 #include "rampart/serve_list.h"
 #include "rampart/validate.h"
 
@@ -22,23 +21,10 @@
     ((1u << MODEL_STATE_SYNCED) | (1u << MODEL_STATE_DELETING) |                         \
      (1u << MODEL_STATE_ORPHANED))
 
-typedef error_code (*list_fn)(store *st, const serve_list_query *q, unsigned states,
-                              const char *base, char **body, error_info *err);
-
-typedef struct kind {
-    const char *path;   /* "ip_policy_rules" */
-    const char *prefix; /* of its ids: "ipr" */
-    const char *noun;   /* "ip policy rule" */
-    list_fn list;
-} kind;
-
 static bool shown(model_state s)
 {
     return (MIRROR_STATES >> s) & 1u;
 }
-
-static const kind rules_kind = {"ip_policy_rules", "ipr", "ip policy rule", serve_list_rules};
-static const kind creds_kind = {"credentials", "cr", "credential", serve_list_creds};
 
 /* ---- requests ---- */
 
@@ -55,21 +41,22 @@ static bool version_ok(const agent_listener *l, const http_request *req, http_re
     return false;
 }
 
-static void list(const agent_listener *l, const kind *k, const http_request *req,
+static void list(const agent_listener *l, model_kind kind, const http_request *req,
                  http_response *resp)
 {
     serve_list_query q;
     char why[160];
     if (!version_ok(l, req, resp))
         return;
-    if (!serve_list_parse(req, k->prefix, &q, why, sizeof why)) {
+    if (!serve_list_parse(req, kind, &q, why, sizeof why)) {
         agent_error(resp, 400, "ERR_INVALID_QUERY", "%s", why);
         return;
     }
     error_info e = {0};
     store *st = agent_store_take(l->ag, &e);
     char *body = NULL;
-    error_code rc = st ? k->list(st, &q, MIRROR_STATES, l->base, &body, &e) : e.code;
+    error_code rc = st ? serve_list_page(st, kind, &q, MIRROR_STATES, l->base, &body, &e)
+                        : e.code;
     agent_store_give(l->ag, st, rc == ERROR_IO);
     if (rc == ERROR_OK)
         agent_reply(resp, 200, body);
@@ -79,33 +66,33 @@ static void list(const agent_listener *l, const kind *k, const http_request *req
 
 void agent_mirror_list_rules(void *ctx, const http_request *req, http_response *resp)
 {
-    list(ctx, &rules_kind, req, resp);
+    list(ctx, MODEL_KIND_RULE, req, resp);
 }
 
 void agent_mirror_list_creds(void *ctx, const http_request *req, http_response *resp)
 {
-    list(ctx, &creds_kind, req, resp);
+    list(ctx, MODEL_KIND_CRED, req, resp);
 }
 
 /* ---- single objects ---- */
 
-static void no_such(http_response *resp, const kind *k, const char *id)
+static void no_such(http_response *resp, model_kind kind, const char *id)
 {
     char shown_id[MODEL_ID_MAX + 1];
     agent_log_text(shown_id, sizeof shown_id, id);
-    agent_error(resp, 404, "ERR_NOT_FOUND", "no %s %s", k->noun, shown_id);
+    agent_error(resp, 404, "ERR_NOT_FOUND", "no %s %s", serve_list_noun(kind), shown_id);
 }
 
 /* The row's store handle, or NULL after replying: an id of the wrong shape (a
  * local id too: the remote does not know those) is simply unknown. */
-static store *get_start(const agent_listener *l, const kind *k, const http_request *req,
+static store *get_start(const agent_listener *l, model_kind kind, const http_request *req,
                         const char **id, http_response *resp)
 {
     *id = http_request_param(req, "id");
     if (!version_ok(l, req, resp))
         return NULL;
-    if (!*id || validate_id(*id, k->prefix, "id", NULL) != ERROR_OK) {
-        no_such(resp, k, *id);
+    if (!*id || validate_id(*id, kind_get(kind)->id_prefix, "id", NULL) != ERROR_OK) {
+        no_such(resp, kind, *id);
         return NULL;
     }
     error_info e = {0};
@@ -115,50 +102,37 @@ static store *get_start(const agent_listener *l, const kind *k, const http_reque
     return st;
 }
 
-void agent_mirror_get_rule(void *ctx, const http_request *req, http_response *resp)
+static void get(const agent_listener *l, model_kind kind, const http_request *req,
+                http_response *resp)
 {
-    const agent_listener *l = ctx;
     const char *id;
-    store *st = get_start(l, &rules_kind, req, &id, resp);
+    store *st = get_start(l, kind, req, &id, resp);
     if (!st)
         return;
-    model_rule rule;
+    model_object obj;
+    model_object_init(&obj, kind);
     error_info e = {0};
-    error_code rc = store_rule_get(st, id, &rule, &e);
+    error_code rc = store_get(st, kind, id, &obj, &e); /* never fills a token */
     agent_store_give(l->ag, st, rc == ERROR_IO);
     /* An alias resolves to another id: the remote would not know it by this one. */
-    if (rc == ERROR_NOT_FOUND || (rc == ERROR_OK && (!shown(rule.state) ||
-                                                     strcmp(rule.id, id) != 0))) {
-        no_such(resp, &rules_kind, id);
-        return;
-    }
-    if (rc != ERROR_OK) {
+    if (rc == ERROR_NOT_FOUND || (rc == ERROR_OK && (!shown(model_object_state(&obj)) ||
+                                                     strcmp(model_object_id(&obj), id) != 0)))
+        no_such(resp, kind, id);
+    else if (rc != ERROR_OK)
         agent_store_error(resp, &e);
-        return;
+    else {
+        serve_list_uris(l->base, &obj);
+        agent_reply(resp, 200, kind_get(kind)->encode(&obj, 0));
     }
-    serve_list_rule_uris(l->base, &rule);
-    agent_reply(resp, 200, codec_rule_encode(&rule, 0));
+    model_object_clear(&obj);
+}
+
+void agent_mirror_get_rule(void *ctx, const http_request *req, http_response *resp)
+{
+    get(ctx, MODEL_KIND_RULE, req, resp);
 }
 
 void agent_mirror_get_cred(void *ctx, const http_request *req, http_response *resp)
 {
-    const agent_listener *l = ctx;
-    const char *id;
-    store *st = get_start(l, &creds_kind, req, &id, resp);
-    if (!st)
-        return;
-    model_cred cred = {0};
-    error_info e = {0};
-    error_code rc = store_cred_get(st, id, &cred, &e); /* never fills the token */
-    agent_store_give(l->ag, st, rc == ERROR_IO);
-    if (rc == ERROR_NOT_FOUND || (rc == ERROR_OK && (!shown(cred.state) ||
-                                                     strcmp(cred.id, id) != 0)))
-        no_such(resp, &creds_kind, id);
-    else if (rc != ERROR_OK)
-        agent_store_error(resp, &e);
-    else {
-        serve_list_cred_uri(l->base, &cred);
-        agent_reply(resp, 200, codec_cred_encode(&cred, 0));
-    }
-    model_cred_clear(&cred);
+    get(ctx, MODEL_KIND_CRED, req, resp);
 }

@@ -10,7 +10,6 @@
 
 #include "rampart/codec.h"
 #include "rampart/validate.h"
-#include "rampart/serve_list.h"
 #include "rampart/serve_reply.h"
 
 enum { KEY_MAX = 4096 };
@@ -48,16 +47,6 @@ void emu_store_error(http_response *resp, const error_info *e)
         emu_error(resp, 500, "ERR_INTERNAL", "internal error: %s", e->msg);
         return;
     }
-}
-
-void emu_rule_uris(const emulator *em, model_rule *rule)
-{
-    serve_list_rule_uris(em->base_url, rule);
-}
-
-void emu_cred_uri(const emulator *em, model_cred *cred)
-{
-    serve_list_cred_uri(em->base_url, cred);
 }
 
 /* ---- the gate: 401 before anything else, then the version header ---- */
@@ -114,22 +103,22 @@ static void log_request(void *ctx, const http_request *req, const http_response 
 
 /* ---- routes and faults ---- */
 
-typedef void (*op_fn)(emulator *em, const http_request *req, http_response *resp);
-
+/* A route's operation: what --faults counts it as, and the code over its kind. */
 typedef struct op_route {
     emulator_op op;
-    op_fn run;
+    model_kind kind;
+    emu_op_fn run;
 } op_route;
 
 static const op_route ops[EMULATOR_OP_ANY] = {
-    [EMULATOR_OP_CREATE_RULE] = {EMULATOR_OP_CREATE_RULE, emu_create_rule},
-    [EMULATOR_OP_CREATE_CRED] = {EMULATOR_OP_CREATE_CRED, emu_create_cred},
-    [EMULATOR_OP_DELETE_RULE] = {EMULATOR_OP_DELETE_RULE, emu_delete_rule},
-    [EMULATOR_OP_DELETE_CRED] = {EMULATOR_OP_DELETE_CRED, emu_delete_cred},
-    [EMULATOR_OP_LIST_RULES] = {EMULATOR_OP_LIST_RULES, emu_list_rules},
-    [EMULATOR_OP_LIST_CREDS] = {EMULATOR_OP_LIST_CREDS, emu_list_creds},
-    [EMULATOR_OP_GET_RULE] = {EMULATOR_OP_GET_RULE, emu_get_rule},
-    [EMULATOR_OP_GET_CRED] = {EMULATOR_OP_GET_CRED, emu_get_cred},
+    [EMULATOR_OP_CREATE_RULE] = {EMULATOR_OP_CREATE_RULE, MODEL_KIND_RULE, emu_create},
+    [EMULATOR_OP_CREATE_CRED] = {EMULATOR_OP_CREATE_CRED, MODEL_KIND_CRED, emu_create},
+    [EMULATOR_OP_DELETE_RULE] = {EMULATOR_OP_DELETE_RULE, MODEL_KIND_RULE, emu_delete},
+    [EMULATOR_OP_DELETE_CRED] = {EMULATOR_OP_DELETE_CRED, MODEL_KIND_CRED, emu_delete},
+    [EMULATOR_OP_LIST_RULES] = {EMULATOR_OP_LIST_RULES, MODEL_KIND_RULE, emu_list},
+    [EMULATOR_OP_LIST_CREDS] = {EMULATOR_OP_LIST_CREDS, MODEL_KIND_CRED, emu_list},
+    [EMULATOR_OP_GET_RULE] = {EMULATOR_OP_GET_RULE, MODEL_KIND_RULE, emu_get},
+    [EMULATOR_OP_GET_CRED] = {EMULATOR_OP_GET_CRED, MODEL_KIND_CRED, emu_get},
 };
 
 static void on_route(void *ctx, const http_request *req, http_response *resp);
@@ -220,7 +209,7 @@ static void on_route(void *ctx, const http_request *req, http_response *resp)
         refuse(&fault, resp);
         return;
     }
-    route->run(em, req, resp);
+    route->run(em, route->kind, req, resp);
     if (!faulty)
         return;
     resp->fault = wire_faults[fault.kind];

@@ -11,6 +11,7 @@
 #include "rampart/emulator.h"
 #include "rampart/http.h"
 #include "rampart/ids.h"
+#include "rampart/kind.h"
 #include "rampart/model.h"
 #include "rampart/store.h"
 
@@ -46,19 +47,23 @@ void emu_reply(http_response *resp, int status, char *json);
  * rest 500. */
 void emu_store_error(http_response *resp, const error_info *e);
 
-/* Absolute uris of a row, from the base URL (the stored ones may be from another
- * base). */
-void emu_rule_uris(const emulator *em, model_rule *rule);
-void emu_cred_uri(const emulator *em, model_cred *cred);
+/*
+ * The operations on the collection of `kind`, run after the gate and the pre-reply
+ * faults: one piece of code for every kind, the kind's descriptor (rampart/kind.h)
+ * saying what differs. What is one kind's own stays in emulator_ops.c: a
+ * credential's token (made here, sent in the create reply only) and its default
+ * owner.
+ */
+typedef void (*emu_op_fn)(emulator *em, model_kind kind, const http_request *req,
+                          http_response *resp);
 
-/* The operations, run after the gate and the pre-reply faults. */
-void emu_create_rule(emulator *em, const http_request *req, http_response *resp);
-void emu_create_cred(emulator *em, const http_request *req, http_response *resp);
-void emu_get_rule(emulator *em, const http_request *req, http_response *resp);
-void emu_get_cred(emulator *em, const http_request *req, http_response *resp);
-void emu_delete_rule(emulator *em, const http_request *req, http_response *resp);
-void emu_delete_cred(emulator *em, const http_request *req, http_response *resp);
-void emu_list_rules(emulator *em, const http_request *req, http_response *resp);
-void emu_list_creds(emulator *em, const http_request *req, http_response *resp);
+/* POST <collection>: 201 with the new object; 400 for a bad body or a bad field. */
+void emu_create(emulator *em, model_kind kind, const http_request *req, http_response *resp);
+/* GET <collection>/{id}: 200 with the object (token null); 404 for an unknown id. */
+void emu_get(emulator *em, model_kind kind, const http_request *req, http_response *resp);
+/* DELETE <collection>/{id}: 204 with no body; 404 for an unknown id. */
+void emu_delete(emulator *em, model_kind kind, const http_request *req, http_response *resp);
+/* GET <collection>: a list page (emulator_list.c); 400 for a bad query. */
+void emu_list(emulator *em, model_kind kind, const http_request *req, http_response *resp);
 
 #endif

@@ -1,12 +1,14 @@
-/* emulator: create, get and delete of rules and credentials. The store does the
- * keeping (no SQL here); the codec reads and writes the JSON. */
+/* emulator: create, get and delete, one piece of code for every kind (the kind's
+ * descriptor says what differs). The store does the keeping (no SQL here); the
+ * codec, through the descriptor, reads and writes the JSON. What is a credential's
+ * own is here too, in one place each: its token and its default owner. */
 #include "emulator_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rampart/codec.h"
+#include "rampart/serve_list.h"
 #include "rampart/validate.h"
 
 enum { TOKEN_SECRET_LEN = 21 };
@@ -16,113 +18,26 @@ static const char *body_of(const http_request *req)
     return req->body ? req->body : "";
 }
 
-/* ---- rules ---- */
-
-void emu_create_rule(emulator *em, const http_request *req, http_response *resp)
-{
-    model_rule rule;
-    error_info e = {0};
-    if (codec_rule_decode(body_of(req), req->body_len, &rule, &e) != ERROR_OK) {
-        emu_error(resp, 400, "ERR_INVALID_BODY", "%s", e.msg);
-        return;
-    }
-    if (validate_rule(&rule, &e) != ERROR_OK) {
-        emu_error(resp, 400, "ERR_VALIDATION", "%s", e.msg);
-        return;
-    }
-    /* Whatever the body said about these, the server decides them. */
-    rule.id[0] = rule.error[0] = '\0';
-    rule.state = MODEL_STATE_SYNCED;
-    ids_now_rfc3339(rule.created_at, sizeof rule.created_at);
-    /* One lock over id and insert: ids are stored in the order they are made, so a
-     * concurrent listing never pages past a row that is not there yet. */
-    pthread_mutex_lock(&em->lock);
-    error_code rc = ids_generate(&em->gen, "ipr", rule.id, sizeof rule.id, &e);
-    if (rc == ERROR_OK) {
-        emu_rule_uris(em, &rule);
-        rc = store_rule_insert(em->st, &rule, &e);
-    }
-    pthread_mutex_unlock(&em->lock);
-    if (rc != ERROR_OK) {
-        emu_store_error(resp, &e);
-        return;
-    }
-    emu_reply(resp, 201, codec_rule_encode(&rule, 0));
-}
-
 /* Ids of the wrong shape are simply unknown, as on the production service. */
-static bool known_shape(const char *id, const char *prefix)
+static bool known_shape(const char *id, model_kind kind)
 {
-    return id && validate_id(id, prefix, "id", NULL) == ERROR_OK;
+    return id && validate_id(id, kind_get(kind)->id_prefix, "id", NULL) == ERROR_OK;
 }
 
-static void no_such(http_response *resp, const char *noun, const char *id)
+static void no_such(http_response *resp, model_kind kind, const char *id)
 {
-    emu_error(resp, 404, "ERR_NOT_FOUND", "no %s %.80s", noun, id ? id : "");
+    emu_error(resp, 404, "ERR_NOT_FOUND", "no %s %.80s", serve_list_noun(kind),
+              id ? id : "");
 }
 
-void emu_get_rule(emulator *em, const http_request *req, http_response *resp)
-{
-    const char *id = http_request_param(req, "id");
-    if (!known_shape(id, "ipr")) {
-        no_such(resp, "ip policy rule", id);
-        return;
-    }
-    model_rule rule;
-    error_info e = {0};
-    pthread_mutex_lock(&em->lock);
-    error_code rc = store_rule_get(em->st, id, &rule, &e);
-    pthread_mutex_unlock(&em->lock);
-    if (rc == ERROR_NOT_FOUND) {
-        no_such(resp, "ip policy rule", id);
-        return;
-    }
-    if (rc != ERROR_OK) {
-        emu_store_error(resp, &e);
-        return;
-    }
-    emu_rule_uris(em, &rule);
-    emu_reply(resp, 200, codec_rule_encode(&rule, 0));
-}
-
-typedef error_code (*remove_fn)(store *st, const char *id, error_info *err);
-
-static void delete_row(emulator *em, const http_request *req, http_response *resp,
-                       const char *prefix, const char *noun, remove_fn remove)
-{
-    const char *id = http_request_param(req, "id");
-    if (!known_shape(id, prefix)) {
-        no_such(resp, noun, id);
-        return;
-    }
-    error_info e = {0};
-    pthread_mutex_lock(&em->lock);
-    error_code rc = remove(em->st, id, &e);
-    pthread_mutex_unlock(&em->lock);
-    if (rc == ERROR_NOT_FOUND) {
-        no_such(resp, noun, id);
-        return;
-    }
-    if (rc != ERROR_OK) {
-        emu_store_error(resp, &e);
-        return;
-    }
-    http_response_set(resp, 204, NULL);
-}
-
-void emu_delete_rule(emulator *em, const http_request *req, http_response *resp)
-{
-    delete_row(em, req, resp, "ipr", "ip policy rule", store_rule_remove);
-}
-
-/* ---- credentials ---- */
+/* ---- create ---- */
 
 /* "<the id's 27-char body>_<21 base62>", as the production service's tokens look. */
-static error_code make_token(const char *id, model_cred *cred, error_info *err)
+static error_code make_token(model_cred *cred, error_info *err)
 {
     char token[IDS_BODY_LEN + TOKEN_SECRET_LEN + 2];
-    const char *body = strchr(id, '_');
-    body = body ? body + 1 : id;
+    const char *body = strchr(cred->id, '_');
+    body = body ? body + 1 : cred->id;
     int n = snprintf(token, sizeof token, "%.*s_", IDS_BODY_LEN, body);
     error_code rc = ids_random_base62(token + n, TOKEN_SECRET_LEN, err);
     if (rc == ERROR_OK)
@@ -131,70 +46,125 @@ static error_code make_token(const char *id, model_cred *cred, error_info *err)
     return rc;
 }
 
-static error_code insert_cred(emulator *em, model_cred *cred, error_info *err)
+/*
+ * Whatever the body said about them, the server decides these: no id yet (made
+ * under the lock), no error, synced, created now (an empty created_at is stamped by
+ * the store). A credential's token is the server's to make, and without an owner it
+ * belongs to the API key's user.
+ */
+static void server_fields(model_object *obj)
 {
+    model_object_id_buf(obj)[0] = '\0';
+    if (obj->kind == MODEL_KIND_RULE) {
+        obj->rule.created_at[0] = obj->rule.error[0] = '\0';
+        obj->rule.state = MODEL_STATE_SYNCED;
+        return;
+    }
+    model_cred *cred = &obj->cred;
+    cred->created_at[0] = cred->error[0] = '\0';
+    cred->state = MODEL_STATE_SYNCED;
+    model_cred_set_token(cred, NULL, NULL);
+    if (!cred->owner_id[0])
+        memcpy(cred->owner_id, EMULATOR_OWNER_ID, sizeof EMULATOR_OWNER_ID);
+}
+
+/* Id, token and insert under one lock: ids are stored in the order they are made,
+ * so a concurrent listing never pages past a row that is not there yet. */
+static error_code insert_new(emulator *em, model_object *obj, error_info *err)
+{
+    const kind_desc *d = kind_get(obj->kind);
     pthread_mutex_lock(&em->lock);
-    error_code rc = ids_generate(&em->gen, "cr", cred->id, sizeof cred->id, err);
-    if (rc == ERROR_OK)
-        rc = make_token(cred->id, cred, err);
+    error_code rc = ids_generate(&em->gen, d->id_prefix, model_object_id_buf(obj),
+                                 MODEL_ID_MAX + 1, err);
+    if (rc == ERROR_OK && d->has_token)
+        rc = make_token(&obj->cred, err);
     if (rc == ERROR_OK) {
-        emu_cred_uri(em, cred);
-        rc = store_cred_insert(em->st, cred, err); /* the token goes to its table */
+        serve_list_uris(em->base_url, obj);
+        rc = store_insert(em->st, obj, err); /* a token goes to its own table */
     }
     pthread_mutex_unlock(&em->lock);
     return rc;
 }
 
-void emu_create_cred(emulator *em, const http_request *req, http_response *resp)
+/* A decoded body becomes a row: checked before an id is made, so a bad body costs
+ * no id and the message names the body's field. */
+static void create_row(emulator *em, model_object *obj, http_response *resp)
 {
-    model_cred cred = {0};
+    const kind_desc *d = kind_get(obj->kind);
     error_info e = {0};
-    if (codec_cred_decode(body_of(req), req->body_len, &cred, &e) != ERROR_OK) {
-        emu_error(resp, 400, "ERR_INVALID_BODY", "%s", e.msg);
-        return;
-    }
-    model_cred_set_token(&cred, NULL, NULL); /* a token in the request means nothing */
-    if (!cred.owner_id[0])
-        memcpy(cred.owner_id, EMULATOR_OWNER_ID, sizeof EMULATOR_OWNER_ID);
-    if (validate_cred(&cred, &e) != ERROR_OK) {
+    server_fields(obj);
+    if (d->validate(obj, &e) != ERROR_OK)
         emu_error(resp, 400, "ERR_VALIDATION", "%s", e.msg);
-        model_cred_clear(&cred);
-        return;
-    }
-    cred.id[0] = cred.error[0] = '\0';
-    cred.state = MODEL_STATE_SYNCED;
-    ids_now_rfc3339(cred.created_at, sizeof cred.created_at);
-    if (insert_cred(em, &cred, &e) != ERROR_OK)
+    else if (insert_new(em, obj, &e) != ERROR_OK)
         emu_store_error(resp, &e);
     else
-        emu_reply(resp, 201, codec_cred_encode(&cred, 0)); /* the one reply with the token */
-    model_cred_clear(&cred);
+        emu_reply(resp, 201, d->encode(obj, 0)); /* the one reply with a token */
 }
 
-void emu_get_cred(emulator *em, const http_request *req, http_response *resp)
+void emu_create(emulator *em, model_kind kind, const http_request *req, http_response *resp)
+{
+    model_object obj;
+    error_info e = {0};
+    if (kind_get(kind)->decode(body_of(req), req->body_len, &obj, &e) != ERROR_OK)
+        emu_error(resp, 400, "ERR_INVALID_BODY", "%s", e.msg);
+    else
+        create_row(em, &obj, resp);
+    model_object_clear(&obj);
+}
+
+/* ---- get / delete ---- */
+
+/* The path's {id} when it has the kind's shape; NULL after the 404 reply. */
+static const char *path_id(model_kind kind, const http_request *req, http_response *resp)
 {
     const char *id = http_request_param(req, "id");
-    if (!known_shape(id, "cr")) {
-        no_such(resp, "credential", id);
-        return;
-    }
-    model_cred cred = {0};
-    error_info e = {0};
-    pthread_mutex_lock(&em->lock);
-    error_code rc = store_cred_get(em->st, id, &cred, &e); /* never fills the token */
-    pthread_mutex_unlock(&em->lock);
-    if (rc == ERROR_NOT_FOUND)
-        no_such(resp, "credential", id);
-    else if (rc != ERROR_OK)
-        emu_store_error(resp, &e);
-    else {
-        emu_cred_uri(em, &cred);
-        emu_reply(resp, 200, codec_cred_encode(&cred, 0));
-    }
-    model_cred_clear(&cred);
+    if (known_shape(id, kind))
+        return id;
+    no_such(resp, kind, id);
+    return NULL;
 }
 
-void emu_delete_cred(emulator *em, const http_request *req, http_response *resp)
+/* A store call's failure as the reply: an unknown id is a 404 naming it. */
+static void store_failed(http_response *resp, model_kind kind, const char *id,
+                         const error_info *e)
 {
-    delete_row(em, req, resp, "cr", "credential", store_cred_remove);
+    if (e->code == ERROR_NOT_FOUND)
+        no_such(resp, kind, id);
+    else
+        emu_store_error(resp, e);
+}
+
+void emu_get(emulator *em, model_kind kind, const http_request *req, http_response *resp)
+{
+    const char *id = path_id(kind, req, resp);
+    if (!id)
+        return;
+    model_object obj;
+    model_object_init(&obj, kind);
+    error_info e = {0};
+    pthread_mutex_lock(&em->lock);
+    error_code rc = store_get(em->st, kind, id, &obj, &e); /* never fills a token */
+    pthread_mutex_unlock(&em->lock);
+    if (rc != ERROR_OK) {
+        store_failed(resp, kind, id, &e);
+    } else {
+        serve_list_uris(em->base_url, &obj);
+        emu_reply(resp, 200, kind_get(kind)->encode(&obj, 0));
+    }
+    model_object_clear(&obj);
+}
+
+void emu_delete(emulator *em, model_kind kind, const http_request *req, http_response *resp)
+{
+    const char *id = path_id(kind, req, resp);
+    if (!id)
+        return;
+    error_info e = {0};
+    pthread_mutex_lock(&em->lock);
+    error_code rc = store_remove(em->st, kind, id, &e);
+    pthread_mutex_unlock(&em->lock);
+    if (rc != ERROR_OK)
+        store_failed(resp, kind, id, &e);
+    else
+        http_response_set(resp, 204, NULL);
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rampart/codec.h"
+#include "rampart/buf.h"
 #include "rampart/validate.h"
 
 /* ---- query ---- */
@@ -66,9 +66,10 @@ static bool take_param(const http_param *p, const char *prefix, serve_list_query
     return true;
 }
 
-bool serve_list_parse(const http_request *req, const char *prefix, serve_list_query *q,
+bool serve_list_parse(const http_request *req, model_kind kind, serve_list_query *q,
                       char *why, size_t why_size)
 {
+    const char *prefix = kind_get(kind)->id_prefix;
     q->limit = SERVE_LIST_LIMIT_MAX;
     q->before_id = NULL;
     if (req->query_nul) {
@@ -90,170 +91,95 @@ bool serve_list_parse(const http_request *req, const char *prefix, serve_list_qu
 
 /* ---- uris ---- */
 
-void serve_list_rule_uris(const char *base, model_rule *rule)
+const char *serve_list_noun(model_kind kind)
 {
-    snprintf(rule->uri, sizeof rule->uri, "%s/ip_policy_rules/%s", base, rule->id);
-    snprintf(rule->policy_uri, sizeof rule->policy_uri, "%s/ip_policies/%s", base,
-             rule->policy_id);
+    /* The API's own words, as in its 404s: a rule is an "ip policy rule" there. */
+    return kind == MODEL_KIND_RULE ? "ip policy rule" : kind_get(kind)->noun;
 }
 
-void serve_list_cred_uri(const char *base, model_cred *cred)
+void serve_list_uris(const char *base, model_object *obj)
 {
-    snprintf(cred->uri, sizeof cred->uri, "%s/credentials/%s", base, cred->id);
+    const kind_desc *d = kind_get(obj->kind);
+    char *uri = obj->kind == MODEL_KIND_CRED ? obj->cred.uri : obj->rule.uri;
+    snprintf(uri, MODEL_URI_MAX + 1, "%s%s/%s", base, d->api_path, model_object_id(obj));
+    if (obj->kind == MODEL_KIND_RULE) /* the rule's policy is a resource of its own */
+        snprintf(obj->rule.policy_uri, sizeof obj->rule.policy_uri, "%s/ip_policies/%s", base,
+                 obj->rule.policy_id);
 }
 
 /* ---- the page ---- */
 
-/* Encoded items, newest first, and the id the next page starts before. */
-typedef struct page_items {
-    char **items;
-    size_t count;
-    const char *next_before; /* NULL: last page */
-} page_items;
-
-typedef struct text {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} text;
-
-static void put(text *t, const char *s)
+/* {"<plural>":[items],"uri":…,"next_page_uri":…|null}; `items` newest first, and
+ * `next_before` the id the next page starts before (NULL: this is the last page). */
+static char *assemble(const kind_desc *d, const char *base, const serve_list_query *q,
+                      char *const *items, size_t count, const char *next_before)
 {
-    size_t n = strlen(s);
-    if (t->failed)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(t->data, cap);
-        if (!grown) {
-            t->failed = true;
-            return;
-        }
-        t->data = grown;
-        t->cap = cap;
-    }
-    memcpy(t->data + t->len, s, n + 1);
-    t->len += n;
-}
-
-/* A JSON string of a uri: built from the base (validated, no controls) and ids;
- * quotes and backslashes are escaped all the same. */
-static void put_string(text *t, const char *s)
-{
-    put(t, "\"");
-    for (char one[2] = {0}; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            put(t, "\\");
-        one[0] = *s;
-        put(t, one);
-    }
-    put(t, "\"");
-}
-
-/* {"<path>":[items],"uri":…,"next_page_uri":…|null} */
-static char *assemble(const char *base, const char *path, const serve_list_query *q,
-                      const page_items *p)
-{
-    text t = {0};
-    put(&t, "{\"");
-    put(&t, path);
-    put(&t, "\":[");
-    for (size_t i = 0; i < p->count; i++) {
-        put(&t, i ? "," : "");
-        put(&t, p->items[i]);
+    buf_t t = {0};
+    buf_puts(&t, "{\"");
+    buf_puts(&t, d->api_plural);
+    buf_puts(&t, "\":[");
+    for (size_t i = 0; i < count; i++) {
+        buf_puts(&t, i ? "," : "");
+        buf_puts(&t, items[i]);
     }
     char uri[MODEL_URI_MAX + 128];
-    snprintf(uri, sizeof uri, "%s/%s", base, path);
-    put(&t, "],\"uri\":");
-    put_string(&t, uri);
-    put(&t, ",\"next_page_uri\":");
-    if (p->next_before) {
-        snprintf(uri, sizeof uri, "%s/%s?before_id=%s&limit=%zu", base, path,
-                 p->next_before, q->limit);
-        put_string(&t, uri);
+    snprintf(uri, sizeof uri, "%s%s", base, d->api_path);
+    buf_puts(&t, "],\"uri\":");
+    buf_json_string(&t, uri);
+    buf_puts(&t, ",\"next_page_uri\":");
+    if (next_before) {
+        snprintf(uri, sizeof uri, "%s%s?before_id=%s&limit=%zu", base, d->api_path,
+                 next_before, q->limit);
+        buf_json_string(&t, uri);
     } else {
-        put(&t, "null");
+        buf_puts(&t, "null");
     }
-    put(&t, "}");
-    if (t.failed) {
-        free(t.data);
-        return NULL;
-    }
-    return t.data;
+    buf_puts(&t, "}");
+    return buf_take(&t);
 }
 
-static error_code finish(const char *base, const char *path, const serve_list_query *q,
-                         page_items *p, char **body, error_info *err)
+/* The page's rows (ascending, as the store gives them) encoded newest first and
+ * assembled; `more` says the oldest row only proves a next page. */
+static char *encode_page(const kind_desc *d, const char *base, const serve_list_query *q,
+                         model_object *rows, size_t n, bool more)
 {
-    bool encoded = true;
-    for (size_t i = 0; i < p->count; i++)
-        encoded = encoded && p->items[i];
-    *body = encoded ? assemble(base, path, q, p) : NULL;
-    for (size_t i = 0; i < p->count; i++)
-        free(p->items[i]);
-    free(p->items);
-    return *body ? ERROR_OK : error_set(err, ERROR_NOMEM, "out of memory");
+    size_t first = more ? 1 : 0;
+    char **items = calloc(n + 1, sizeof *items);
+    bool encoded = items != NULL;
+    size_t count = 0;
+    for (size_t i = n; encoded && i-- > first;) {
+        serve_list_uris(base, &rows[i]);
+        items[count] = d->encode(&rows[i], 0); /* a credential's token: null */
+        encoded = items[count++] != NULL;
+    }
+    char *body = encoded ? assemble(d, base, q, items, count,
+                                    more ? model_object_id(&rows[first]) : NULL)
+                         : NULL;
+    for (size_t i = 0; items && i < count; i++)
+        free(items[i]);
+    free(items);
+    return body;
 }
 
-error_code serve_list_rules(store *st, const serve_list_query *q, unsigned states,
-                            const char *base, char **body, error_info *err)
-{
-    *body = NULL;
-    model_rule *rows = calloc(q->limit + 1, sizeof *rows);
-    page_items p = {.items = calloc(q->limit + 1, sizeof(char *))};
-    if (!rows || !p.items) {
-        free(rows);
-        free(p.items);
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    }
-    store_query sq = {.sort = STORE_SORT_ID, .states = states};
-    size_t n = 0;
-    error_code rc = store_rule_page(st, &sq, q->before_id ? q->before_id : "", STORE_BACKWARD,
-                                    q->limit + 1, rows, &n, err);
-    /* rows[] ascends; with limit+1 rows, rows[0] only proves there is more. */
-    size_t oldest = n > q->limit ? 1 : 0;
-    for (size_t i = n; rc == ERROR_OK && i-- > oldest;) {
-        serve_list_rule_uris(base, &rows[i]);
-        p.items[p.count++] = codec_rule_encode(&rows[i], 0);
-    }
-    p.next_before = rc == ERROR_OK && oldest ? rows[oldest].id : NULL;
-    if (rc == ERROR_OK)
-        rc = finish(base, "ip_policy_rules", q, &p, body, err);
-    else
-        free(p.items);
-    free(rows);
-    return rc;
-}
-
-error_code serve_list_creds(store *st, const serve_list_query *q, unsigned states,
-                            const char *base, char **body, error_info *err)
+error_code serve_list_page(store *st, model_kind kind, const serve_list_query *q,
+                           unsigned states, const char *base, char **body, error_info *err)
 {
     *body = NULL;
-    model_cred *rows = calloc(q->limit + 1, sizeof *rows);
-    page_items p = {.items = calloc(q->limit + 1, sizeof(char *))};
-    if (!rows || !p.items) {
-        free(rows);
-        free(p.items);
+    model_object *rows = calloc(q->limit + 1, sizeof *rows);
+    if (!rows)
         return error_set(err, ERROR_NOMEM, "out of memory");
-    }
     store_query sq = {.sort = STORE_SORT_ID, .states = states};
     size_t n = 0;
-    error_code rc = store_cred_page(st, &sq, q->before_id ? q->before_id : "", STORE_BACKWARD,
-                                    q->limit + 1, rows, &n, err);
-    size_t oldest = n > q->limit ? 1 : 0;
-    for (size_t i = n; rc == ERROR_OK && i-- > oldest;) {
-        serve_list_cred_uri(base, &rows[i]);
-        p.items[p.count++] = codec_cred_encode(&rows[i], 0); /* token: null */
+    /* Newest first: read backward from the cursor, one row more than asked. */
+    error_code rc = store_page(st, kind, &sq, q->before_id ? q->before_id : "",
+                               STORE_BACKWARD, q->limit + 1, rows, &n, err);
+    if (rc == ERROR_OK) {
+        *body = encode_page(kind_get(kind), base, q, rows, n, n > q->limit);
+        if (!*body)
+            rc = error_set(err, ERROR_NOMEM, "out of memory");
     }
-    p.next_before = rc == ERROR_OK && oldest ? rows[oldest].id : NULL;
-    if (rc == ERROR_OK)
-        rc = finish(base, "credentials", q, &p, body, err);
-    else
-        free(p.items);
     for (size_t i = 0; i < n; i++)
-        model_cred_clear(&rows[i]);
+        model_object_clear(&rows[i]);
     free(rows);
     return rc;
 }

@@ -1,0 +1,135 @@
+/*
+ * cli_object: the command groups of the object kinds (`rampart rules …`, `rampart
+ * creds …`) as one piece of code over the kind (rampart/kind.h). Internal to src/cli.
+ *
+ * Contract:
+ * - objects.c: the groups' command table (each command's words for each kind; a
+ *   kind without a command has none), the dispatch, and the commands whose logic is
+ *   the same for every kind: create (but for the kind's own options), list, get,
+ *   delete, retry, discard, export.
+ * - objects_show.c: how rows of any kind look: the list table, the detail view,
+ *   JSON (the API's wire format plus "state").
+ * - rules.c and creds.c: what is one kind's own, each in one place: the create
+ *   options (a rule's policy and action; a credential's ACL and owner, and the room
+ *   its creation marker takes in the metadata), the table's and the detail view's
+ *   fields, rule import, the credential token command and token printing. A kind
+ *   says so through its cli_object_kind.
+ * - What users see is rampart(1)'s: commands, options, messages, outputs and exit
+ *   codes (cli.h's contract holds for every command here).
+ */
+#ifndef RAMPART_CLI_OBJECT_H
+#define RAMPART_CLI_OBJECT_H
+
+#include <stdbool.h>
+
+#include "rampart/cli.h"
+#include "rampart/kind.h"
+#include "rampart/model.h"
+
+enum {
+    CLI_GO_ON = -1,            /* a step went well: the command goes on */
+    CLI_OBJECT_FIELDS_MAX = 8  /* fields of a kind's table or detail view */
+};
+
+/* The command being run: its kind, its table entry (for --help and usage lines),
+ * its words so far ("rules create") and its own part from the table (NULL for
+ * most). */
+typedef struct cli_object_call {
+    model_kind kind;
+    const cli_command *cmd;
+    const char *path;
+    const void *data;
+} cli_object_call;
+
+/* A command of an object group; argv[0] is the command's own name. */
+typedef int (*cli_object_fn)(cli_ctx *ctx, const cli_object_call *call, int argc,
+                             char **argv);
+
+/*
+ * A field shown by name: "id", "state", "error", "created_at", "uri", or one of the
+ * kind's fields (kind_field_by_name). `label` is the column's header or the detail
+ * view's label. `max` (table columns only): the widest the column grows, its cells
+ * cut to fit; 0: no limit.
+ */
+typedef struct cli_object_field {
+    const char *label;
+    const char *field;
+    int max;
+} cli_object_field;
+
+/* What `create` builds: the new row, and the flags every kind's create has. */
+typedef struct cli_object_new {
+    model_object obj;
+    bool json, sync;
+} cli_object_new;
+
+/* --json and --sync, for a kind's create options (cli_opt entries). */
+#define CLI_OBJECT_NEW_OPTS(c) \
+    {"json", CLI_OPT_FLAG, &(c)->json}, {"sync", CLI_OPT_FLAG, &(c)->sync}
+
+/* What one kind shows and takes on the command line. */
+typedef struct cli_object_kind {
+    model_kind kind;
+    /* The list's columns after ID and STATE (the last one unpadded, cut at 60
+     * columns), and the detail view's rows between id, state, error and
+     * created_at, uri; each ends at the first NULL label. */
+    cli_object_field columns[CLI_OBJECT_FIELDS_MAX];
+    cli_object_field details[CLI_OBJECT_FIELDS_MAX];
+    /* Kinds kept in an IP policy: `list --policy ID` takes ids "<prefix>_…". NULL:
+     * the kind's list has no --policy. */
+    const char *policy_prefix;
+    /* create: parse argv with the kind's options and CLI_OBJECT_NEW_OPTS(c), and
+     * fill c->obj with every value checked (c->obj is initialised to the kind and
+     * cleared by the caller). CLI_GO_ON, or the exit status after printing why. */
+    int (*create)(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv,
+                  cli_object_new *c);
+    /* The line that tells a create was queued (no --sync, no --json). */
+    void (*put_created)(cli_ctx *ctx, const model_object *obj);
+    /* What create --sync prints without --json, the row as it is after the sync (a
+     * token attached for a kind that has one, when this machine holds it). NULL:
+     * the detail view. */
+    void (*put_synced)(cli_ctx *ctx, const model_object *obj);
+} cli_object_kind;
+
+/* The kinds' own parts (rules.c, creds.c). */
+extern const cli_object_kind cli_object_rules;
+extern const cli_object_kind cli_object_creds;
+
+/* The part of `kind` (the rules' for an out-of-range value). */
+const cli_object_kind *cli_object_kind_of(model_kind kind);
+
+/* One kind's own commands: `rules import` (rules.c) and `creds token` (creds.c). */
+int cli_object_import_rules(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
+int cli_object_token(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
+
+/*
+ * The start of most commands: cli_parse with `opts`, then the store (opened on first
+ * use). NULL when the command must return *exit_code now (--help, a usage error, a
+ * store that would not open); else operands start at argv[*first].
+ */
+store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt *opts,
+                       size_t nopts, int argc, char **argv, int *first, int *exit_code);
+
+/*
+ * Run the group of `kind`: argv[1] names the command (no word, "help", --help: the
+ * overview; an unknown word: a usage error naming the closest command).
+ */
+int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
+                     char **argv);
+
+/* ---- objects_show.c ---- */
+
+/* One row: the detail view, or with `json` the API object with its "state"
+ * (pretty). CLI_EXIT_FAILURE when out of memory. */
+int cli_object_put(cli_ctx *ctx, const model_object *obj, bool json);
+
+/*
+ * Every row of `kind` matching `q`, in id order, through the store's keyset walk:
+ * the table (widths from the first page; "no <plural> match" / "no <plural> in the
+ * cache" on stderr when there is none), or with `json` a JSON array of objects
+ * encoded with `codec_flags`. Returns the exit status.
+ */
+int cli_object_walk(cli_ctx *ctx, model_kind kind, const store_query *q, bool json,
+                    unsigned codec_flags);
+
+#endif

@@ -1,0 +1,385 @@
+/*
+ * `rampart rules …` and `rampart creds …`: the command table of both groups and the
+ * commands whose logic is the same for every kind. See cli_object.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_object.h"
+#include "rampart/codec.h"
+#include "rampart/sync.h"
+#include "rampart/validate.h"
+
+static const cli_object_kind *const kinds[MODEL_KIND_COUNT] = {
+    [MODEL_KIND_RULE] = &cli_object_rules,
+    [MODEL_KIND_CRED] = &cli_object_creds,
+};
+
+const cli_object_kind *cli_object_kind_of(model_kind kind)
+{
+    return (unsigned)kind < MODEL_KIND_COUNT ? kinds[kind] : kinds[MODEL_KIND_RULE];
+}
+
+store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt *opts,
+                       size_t nopts, int argc, char **argv, int *first, int *exit_code)
+{
+    if (!cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, first, exit_code))
+        return NULL;
+    store *st = cli_store(ctx);
+    *exit_code = st ? CLI_EXIT_OK : ctx->store_exit;
+    return st;
+}
+
+/* ---- create ---- */
+
+/* A kind whose create reply carries a token: the sync that created the row left it
+ * in the store, and the row shown after create --sync carries it. */
+static void attach_token(store *st, model_object *obj)
+{
+    char *token = NULL;
+    error_info e = {0};
+    if (store_token_get(st, model_object_id(obj), &token, &e) == ERROR_OK)
+        model_cred_set_token(&obj->cred, token, &e);
+    if (token) {
+        model_wipe(token, strlen(token));
+        free(token);
+    }
+}
+
+/* create --sync: push the queue now (the report goes to stderr, so stdout keeps the
+ * row), then show the row as the sync left it. */
+static int push_and_show(cli_ctx *ctx, const cli_object_kind *k, const char *local_id,
+                         bool json)
+{
+    sync_report report;
+    FILE *out = ctx->out;
+    ctx->out = ctx->err;
+    int rc = cli_sync_now(ctx, true, false, false, false, &report);
+    ctx->out = out;
+    model_object obj;
+    model_object_init(&obj, k->kind);
+    error_info e = {0};
+    if (store_get(ctx->st, k->kind, local_id, &obj, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    if (kind_get(k->kind)->has_token)
+        attach_token(ctx->st, &obj);
+    int shown = CLI_EXIT_OK;
+    if (json || !k->put_synced)
+        shown = cli_object_put(ctx, &obj, json);
+    else
+        k->put_synced(ctx, &obj);
+    model_object_clear(&obj);
+    return rc != CLI_EXIT_OK ? rc : shown;
+}
+
+/* The checked row goes into the store (its one write path, which checks it again),
+ * then is pushed or shown. */
+static int create_stored(cli_ctx *ctx, const cli_object_kind *k, cli_object_new *c)
+{
+    store *st = cli_store(ctx);
+    if (!st)
+        return ctx->store_exit;
+    error_info e = {0};
+    if (store_insert(st, &c->obj, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    if (c->sync)
+        return push_and_show(ctx, k, model_object_id(&c->obj), c->json);
+    if (c->json)
+        return cli_object_put(ctx, &c->obj, true);
+    k->put_created(ctx, &c->obj);
+    return CLI_EXIT_OK;
+}
+
+static int object_create(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)
+{
+    const cli_object_kind *k = cli_object_kind_of(call->kind);
+    cli_object_new c = {.json = false};
+    model_object_init(&c.obj, call->kind);
+    /* The kind checks its options before the store opens: bad input must not leave
+     * a new, empty database behind. */
+    int rc = k->create(ctx, call, argc, argv, &c);
+    if (rc == CLI_GO_ON)
+        rc = create_stored(ctx, k, &c);
+    model_object_clear(&c.obj);
+    return rc;
+}
+
+/* ---- list / export / get ---- */
+
+static int object_list(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)
+{
+    const cli_object_kind *k = cli_object_kind_of(call->kind);
+    store_query q = {.sort = STORE_SORT_ID};
+    bool json = false;
+    const cli_opt opts[] = {
+        {"filter", CLI_OPT_STRING, &q.filter},
+        {"json", CLI_OPT_FLAG, &json},
+        {"policy", CLI_OPT_STRING, &q.policy_id}, /* last: kinds kept in a policy only */
+    };
+    int first, rc;
+    if (!cli_parse(ctx, call->path, call->cmd, opts, k->policy_prefix ? 3 : 2, argc, argv,
+                   &first, &rc))
+        return rc;
+    error_info e = {0};
+    if (q.policy_id && validate_id(q.policy_id, k->policy_prefix, "--policy", &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    return cli_object_walk(ctx, call->kind, &q, json, CODEC_WITH_STATE);
+}
+
+static int object_export(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)
+{
+    /* What the cache holds as existing: rows on their way out are left behind, so
+     * the file imports back without resurrecting them. */
+    store_query q = {.sort = STORE_SORT_ID};
+    for (int s = 0; s < MODEL_STATE_COUNT; s++) {
+        if (s != MODEL_STATE_DELETING && s != MODEL_STATE_REMOTE_DELETED)
+            q.states |= 1u << s;
+    }
+    bool json = false; /* accepted for symmetry: the output is always JSON */
+    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &json}};
+    int first, rc;
+    if (!cli_parse(ctx, call->path, call->cmd, opts, 1, argc, argv, &first, &rc))
+        return rc;
+    return cli_object_walk(ctx, call->kind, &q, true, 0);
+}
+
+static int object_get(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)
+{
+    bool json = false;
+    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &json}};
+    int first, rc;
+    store *st = cli_object_open(ctx, call, opts, 1, argc, argv, &first, &rc);
+    if (!st)
+        return rc;
+    model_object obj;
+    model_object_init(&obj, call->kind);
+    error_info e = {0};
+    if (store_get(st, call->kind, argv[first], &obj, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    rc = cli_object_put(ctx, &obj, json);
+    model_object_clear(&obj);
+    return rc;
+}
+
+/* ---- delete / discard / retry: a batch of ids ---- */
+
+/* What a batch does to one id (store_delete, store_discard, or a retry). */
+typedef error_code (*batch_op)(store *st, model_kind kind, const char *id,
+                               store_delete_result *result, error_info *err);
+
+typedef struct batch {
+    batch_op op;
+    const char *refused;                           /* a refusal's message starts so */
+    const char *(*outcome)(store_delete_result r); /* the line printed for each id */
+} batch;
+
+static const char *delete_outcome(store_delete_result r)
+{
+    switch (r) {
+    case STORE_DELETE_REMOVED:
+        return "never synced: removed";
+    case STORE_DELETE_MARKED:
+        return "marked for deletion: the next sync deletes it remotely";
+    case STORE_DELETE_ALREADY:
+    default:
+        return "already marked for deletion";
+    }
+}
+
+static const char *retry_outcome(store_delete_result r)
+{
+    (void)r; /* a retry has one outcome */
+    return "queued for the next sync";
+}
+
+static error_code retry_one(store *st, model_kind kind, const char *id,
+                            store_delete_result *result, error_info *err)
+{
+    (void)result; /* a retry has one outcome: retry_outcome */
+    return store_retry(st, kind, id, err);
+}
+
+static const batch deletes = {store_delete, "nothing deleted", delete_outcome};
+static const batch discards = {store_discard, "nothing deleted", delete_outcome};
+static const batch retries = {retry_one, "nothing changed", retry_outcome};
+
+/* Every id in one transaction: one refused id changes nothing. */
+static error_code batch_all(store *st, model_kind kind, batch_op op, char **ids, int count,
+                            store_delete_result *results, error_info *e)
+{
+    if (store_begin(st, e) != ERROR_OK)
+        return e->code;
+    error_code rc = ERROR_OK;
+    for (int i = 0; rc == ERROR_OK && i < count; i++)
+        rc = op(st, kind, ids[i], &results[i], e);
+    if (rc != ERROR_OK) {
+        store_rollback(st);
+        return rc;
+    }
+    return store_commit(st, e);
+}
+
+static int run_batch(cli_ctx *ctx, const cli_object_call *call, const batch *b, int argc,
+                     char **argv)
+{
+    int first, rc;
+    store *st = cli_object_open(ctx, call, NULL, 0, argc, argv, &first, &rc);
+    if (!st)
+        return rc;
+    int count = argc - first;
+    char **ids = argv + first;
+    store_delete_result *results = calloc((size_t)count, sizeof *results);
+    if (!results)
+        return cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"});
+    error_info e = {0};
+    error_code status = batch_all(st, call->kind, b->op, ids, count, results, &e);
+    for (int i = 0; status == ERROR_OK && i < count; i++)
+        fprintf(ctx->out, "%s: %s\n", ids[i], b->outcome(results[i]));
+    free(results);
+    if (status == ERROR_OK)
+        return CLI_EXIT_OK;
+    error_prefix(&e, "%s", b->refused);
+    return cli_fail(ctx, &e);
+}
+
+static int object_batch(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)
+{
+    return run_batch(ctx, call, call->data, argc, argv);
+}
+
+/* ---- the table ---- */
+
+/* A command's words for one kind: usage, the overview's line, the rest of --help. */
+typedef struct object_words {
+    const char *args, *summary, *help;
+} object_words;
+
+/* A command of the groups: its code, and its words for each kind that has it (a
+ * kind without the command has no summary). */
+typedef struct object_command {
+    const char *name;
+    cli_object_fn run;
+    const void *data; /* the command's own part, handed over as call->data */
+    int min_operands, max_operands;
+    object_words words[MODEL_KIND_COUNT];
+} object_command;
+
+#define ALL_OR_NOTHING "All ids are checked first: if one is unknown, nothing is deleted.\n"
+
+/* In the order the overviews list them. */
+static const object_command commands[] = {
+    {"create", object_create, NULL, 0, 0, {
+     [MODEL_KIND_RULE] = {
+      "--cidr CIDR --policy ipp_ID --action allow|deny [--description S] [--metadata S] "
+      "[--sync] [--json]",
+      "Queue a new rule for the next sync.",
+      "Options:\n"
+      "  --cidr CIDR         IPv4 or IPv6 range with its mask, at the network address\n"
+      "                      (10.0.0.0/8, 2001:db8::/32; one address: 10.1.2.3/32)\n"
+      "  --policy ID         the IP policy (ipp_ID)\n"
+      "  --action ACTION     allow or deny\n"
+      "  --description TEXT  up to 255 bytes\n"
+      "  --metadata TEXT     up to 4096 bytes\n"
+      "  --sync              push it (and the rest of the queue) now\n"
+      "  --json              print the new rule as JSON\n"},
+     [MODEL_KIND_CRED] = {
+      "[--description S] [--metadata S] [--acl RULE]... [--owner ID] [--sync] [--json]",
+      "Queue a new tunnel credential; its token arrives with the sync that creates it.",
+      "Options:\n"
+      "  --description TEXT  who or what will use it (up to 255 bytes); agents can\n"
+      "                      fetch the token by this name\n"
+      "  --metadata TEXT     up to 4096 bytes\n"
+      "  --acl RULE          a bind rule, repeatable: bind:example.com,\n"
+      "                      bind:*.example.com, bind:env=prod, bind:host.example.net:20002,\n"
+      "                      bind:*; or '*' alone (no restriction, like no --acl)\n"
+      "  --owner ID          owner (usr_ID or bot_ID); default: the API key's owner\n"
+      "  --sync              push it now and print its token (shown this once here;\n"
+      "                      'creds token ID' prints it again on this machine)\n"
+      "  --json              print the new credential as JSON\n"}}},
+    {"list", object_list, NULL, 0, 0, {
+     [MODEL_KIND_RULE] = {"[--policy ipp_ID] [--filter TEXT] [--json]",
+      "List cached rules in id order.",
+      "Options:\n"
+      "  --policy ID     only the rules of this IP policy\n"
+      "  --filter TEXT   only rows whose id, cidr, description or policy contains TEXT\n"
+      "                  (case-insensitive)\n"
+      "  --json          a JSON array of API objects with their \"state\"\n"},
+     [MODEL_KIND_CRED] = {"[--filter TEXT] [--json]",
+      "List cached credentials in id order (tokens are never listed).",
+      "Options:\n"
+      "  --filter TEXT   only rows whose id, description, owner or ACL contains TEXT\n"
+      "  --json          a JSON array of API objects (token null) with their \"state\"\n"}}},
+    {"get", object_get, NULL, 1, 1, {
+     [MODEL_KIND_RULE] = {"ID [--json]", "Show one rule (a local_ id works too).",
+      "Options:\n  --json   the API object with its \"state\"\n"},
+     [MODEL_KIND_CRED] = {"ID [--json]",
+      "Show one credential (a local_ id works too); the token is not shown.",
+      "Options:\n  --json   the API object (token null) with its \"state\"\n"}}},
+    {"delete", object_batch, &deletes, 1, -1, {
+     [MODEL_KIND_RULE] = {"ID...",
+      "Delete rules: never-synced ones go at once, synced ones at the next sync.",
+      ALL_OR_NOTHING},
+     [MODEL_KIND_CRED] = {"ID...",
+      "Delete credentials: never-synced ones go at once, synced ones at the next sync.",
+      ALL_OR_NOTHING}}},
+    {"import", cli_object_import_rules, NULL, 1, 1, {
+     [MODEL_KIND_RULE] = {"FILE|- [--json]",
+      "Import rules from a JSON array of rules or an API list object (all or nothing).",
+      "Rules with a remote id (ipr_ID) are taken as already synced; rules without one\n"
+      "(or with another machine's local_ id) are queued for creation. Every rule is\n"
+      "validated; one bad rule imports nothing and the message names it and why.\n"
+      "Options:\n  --json   print {\"imported\": N, \"new\": N, \"synced\": N}\n"}}},
+    {"export", object_export, NULL, 0, 0, {
+     [MODEL_KIND_RULE] = {"[--json]",
+      "Print every cached rule as a JSON array in the API's wire format.",
+      "The output can be read back with 'rules import'. Rules marked for deletion\n"
+      "or deleted remotely are left out. --json is accepted for symmetry: the\n"
+      "output is always JSON.\n"}}},
+    {"token", cli_object_token, NULL, 1, 1, {
+     [MODEL_KIND_CRED] = {"ID", "Print the credential's token, if this machine holds it.",
+      "The remote API hands a token out once, when the credential is created, so only\n"
+      "the machine whose sync created it holds it. Exit status 3 when it is not held.\n"}}},
+    {"retry", object_batch, &retries, 1, -1, {
+     [MODEL_KIND_RULE] = {"ID...",
+      "Queue failed or remotely deleted rules for the next sync again.", NULL},
+     [MODEL_KIND_CRED] = {"ID...",
+      "Queue failed, orphaned or remotely deleted credentials for the next sync again.",
+      "failed: sent again as it is (fix it first by discarding and recreating if the\n"
+      "server's reason says so); remote_deleted: created again, with a new token;\n"
+      "orphaned: the next sync deletes the copy whose token was lost and creates a\n"
+      "new one.\n"}}},
+    {"discard", object_batch, &discards, 1, -1, {
+     [MODEL_KIND_RULE] = {"ID...",
+      "Drop rules the server refused, never received, or deleted remotely.", NULL},
+     [MODEL_KIND_CRED] = {"ID...", "Drop credentials the server refused or never received.",
+      "An orphaned credential (its token was lost) is deleted remotely by the next\n"
+      "sync and not created again.\n"}}},
+};
+
+enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
+
+int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
+                     char **argv)
+{
+    /* The kind's view of the table, for the overview, --help and usage lines. */
+    cli_command view[COMMAND_COUNT];
+    const object_command *rows[COMMAND_COUNT];
+    size_t n = 0;
+    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+        const object_words *w = &commands[i].words[kind];
+        if (!w->summary)
+            continue;
+        view[n] = (cli_command){commands[i].name, NULL, w->args, w->summary, w->help,
+                                commands[i].min_operands, commands[i].max_operands};
+        rows[n++] = &commands[i];
+    }
+    int rc;
+    const cli_command *cmd = cli_find_command(ctx, path, view, n, argc, argv, &rc);
+    if (!cmd)
+        return rc;
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s %s", path, cmd->name);
+    const object_command *row = rows[cmd - view];
+    cli_object_call call = {kind, cmd, sub, row->data};
+    return row->run(ctx, &call, argc - 1, argv + 1);
+}
