@@ -4,9 +4,10 @@
  * console stays responsive. The worker never touches the loop's state: it posts
  * events (progress, log lines, one DONE per attempt) through ui_app_post.
  *
- * When the remote cannot be reached the worker retries by itself after a backoff
- * (30 s, 60 s, 120 s, 240 s; then it stops and the header says when it last
- * tried). While it waits the sync counts as running: the header counts down
+ * When the remote cannot be reached (the report's typed failure, through
+ * sync_report_should_retry: never a message's text) the worker retries by itself
+ * after a backoff (30 s, 60 s, 120 s, 240 s; then it stops and the header says
+ * when it last tried). While it waits the sync counts as running: the header counts down
  * ("offline, retry in 30s"), 's' retries at once, quitting cancels it, and
  * `wait-sync` (ui_sync_join without cancel) ends it after the current attempt.
  *
@@ -77,13 +78,6 @@ static void nap_ms(long ms)
 {
     struct timespec ts = {0, ms * 1000000L};
     nanosleep(&ts, NULL);
-}
-
-/* The engine says "the remote could not be reached" when every try was not_sent;
- * that, and only that, is worth retrying by ourselves. */
-static bool unreachable(error_code code, const char *msg)
-{
-    return code == ERROR_IO && strstr(msg, "could not be reached") != NULL;
 }
 
 ui_raw_queue *ui_sync_raw_queue(ui_sync *s) { return s ? &s->raw : NULL; }
@@ -217,7 +211,7 @@ static void *worker(void *arg)
             snprintf(ev.line, sizeof ev.line, "%s", e.msg);
         }
         pthread_mutex_lock(&s->lock);
-        bool retry = unreachable(ev.code, ev.line) && !s->cancel && !s->no_retry &&
+        bool retry = sync_report_should_retry(&ev.report) && !s->cancel && !s->no_retry &&
                      n < RETRIES_MAX;
         s->retry_at = retry ? now_s() + (double)(FIRST_RETRY_S << n) : 0;
         s->finished = !retry;
@@ -319,27 +313,35 @@ void ui_sync_start(ui_app *app)
     ui_app_status(app, false, "sync started: keys keep working, progress in the header");
 }
 
+/* Show the token of credential `id` if the sync has created it; true while it is
+ * still to come (not synced yet), so it stays expected. */
+static bool show_token_once(ui_app *app, store *st, const char *id, size_t *hidden)
+{
+    model_object o;
+    model_object_init(&o, MODEL_KIND_CRED);
+    error_info e = {0};
+    if (store_get(st, MODEL_KIND_CRED, id, &o, &e) != ERROR_OK)
+        return false;
+    const model_cred *c = &o.cred;
+    bool synced = c->state == MODEL_STATE_SYNCED;
+    char *token = NULL;
+    if (synced && store_token_get(st, c->id, &token, &e) == ERROR_OK) {
+        if (ui_dialog_token(app, c->id, c->description, token, &e) != ERROR_OK)
+            (*hidden)++;
+        model_wipe(token, strlen(token));
+        free(token);
+    }
+    model_object_clear(&o);
+    return !synced;
+}
+
 /* Show the tokens of credentials created here that the sync has now created. */
 static void show_tokens(ui_app *app, ui_sync *s)
 {
     store *st = ui_app_store(app);
     size_t kept = 0, hidden = 0;
     for (size_t i = 0; i < s->n_expect; i++) {
-        model_cred c = {0};
-        error_info e = {0};
-        error_code rc = store_cred_get(st, s->expect[i], &c, &e);
-        bool keep = rc == ERROR_OK && c.state != MODEL_STATE_SYNCED;
-        if (rc == ERROR_OK && c.state == MODEL_STATE_SYNCED) {
-            char *token = NULL;
-            if (store_token_get(st, c.id, &token, &e) == ERROR_OK) {
-                if (ui_dialog_token(app, c.id, c.description, token, &e) != ERROR_OK)
-                    hidden++;
-                model_wipe(token, strlen(token));
-                free(token);
-            }
-        }
-        model_cred_clear(&c);
-        if (keep)
+        if (show_token_once(app, st, s->expect[i], &hidden))
             memmove(s->expect[kept++], s->expect[i], sizeof s->expect[i]);
     }
     s->n_expect = kept;
@@ -373,7 +375,7 @@ static void handle_done(ui_app *app, ui_sync *s, const ui_event *ev)
     s->have_progress = false;
     s->last_code = ev->code;
     s->last_report = ev->report;
-    s->last_offline = unreachable(ev->code, ev->line);
+    s->last_offline = ev->report.failure.kind == SYNC_FAILURE_UNREACHABLE;
     s->last_at = now_s();
     pthread_mutex_lock(&s->lock);
     bool last = s->finished && s->done_seen >= s->done_posted;

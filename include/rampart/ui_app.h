@@ -1,22 +1,26 @@
 /*
- * ui_app: what the console's loop (ui/app.c) offers to the parts drawn inside it
- * (views, overlays) and what those parts offer back. The loop owns the terminal,
- * the canvas and every piece of state below; nothing here is thread-safe except
- * ui_app_post, the one door for other threads (the sync worker, the agent).
+ * ui_app: what the console (its state in ui/state/app.c, its loop in ui/app/loop.c)
+ * offers to the parts drawn inside it (views, overlays) and what those parts offer
+ * back. The console owns the terminal, the canvas and every piece of state below;
+ * nothing here is thread-safe except ui_app_post, the one door for other threads
+ * (the sync worker, the agent).
  *
  * Contract:
- * - Keys become requests through a table (ui/keymap.c), per view, like tig: a key
- *   means one ui_request; views and overlays act on requests, not on raw keys,
+ * - Keys become requests through a table (ui/app/keymap.c), per view, like tig: a
+ *   key means one ui_request; views and overlays act on requests, not on raw keys,
  *   except overlays that take text (forms, the filter and command line), which
  *   get the raw key first.
  * - An overlay (form, dialog, help) sits on top of the current view and gets
  *   every key until it closes itself; several may stack (a confirmation above a
  *   form). The loop draws the view, then the overlays bottom to top.
  * - Mutations (create, delete, retry, discard, sync) go through the ui_action_*
- *   functions (ui/actions.c and ui/form.c), which check the read-only flag
- *   themselves: a refused action says so in the status line and changes nothing.
+ *   functions (ui/app/actions.c), which check the read-only flag themselves: a
+ *   refused action says so in the status line and changes nothing.
  * - Memory: a pushed overlay's state is owned by the loop from then on and freed
  *   through its ops->free when it closes or the console ends.
+ * - Dependencies run one way: keys -> actions -> the state; a frame is drawn
+ *   from the state and only reads it (overlays fit themselves to the screen in
+ *   their layout op, before the frame, and draw from what they hold).
  */
 #ifndef RAMPART_UI_APP_H
 #define RAMPART_UI_APP_H
@@ -30,24 +34,9 @@
 #include "rampart/sync.h"
 #include "rampart/ui.h"
 #include "rampart/ui_canvas.h"
+#include "rampart/ui_key.h"
 
 typedef struct ui_app ui_app;
-
-/* Keys: Unicode code points for characters, these above them for the rest. */
-enum ui_key {
-    UI_KEY_NONE = 0,
-    UI_KEY_CTRL_BASE = 0,      /* Ctrl-A..Ctrl-Z are 1..26 */
-    UI_KEY_TAB = 9,
-    UI_KEY_ENTER = 13,
-    UI_KEY_ESC = 27,
-    UI_KEY_BACKSPACE = 127,
-    UI_KEY_SPECIAL = 0x110000, /* beyond Unicode */
-    UI_KEY_UP, UI_KEY_DOWN, UI_KEY_LEFT, UI_KEY_RIGHT,
-    UI_KEY_PGUP, UI_KEY_PGDN, UI_KEY_HOME, UI_KEY_END,
-    UI_KEY_BTAB, UI_KEY_DEL, UI_KEY_INSERT,
-    UI_KEY_F1, /* F1..F12 follow */
-    UI_KEY_RESIZE = UI_KEY_F1 + 12
-};
 
 typedef enum ui_request {
     UI_REQ_NONE,
@@ -80,8 +69,11 @@ typedef enum ui_request {
     UI_REQ_COUNT
 } ui_request;
 
-/* Which table a row came from. */
-typedef enum ui_kind { UI_KIND_RULE, UI_KIND_CRED } ui_kind;
+/* A record on screen: its kind and id. */
+typedef struct ui_row_ref {
+    model_kind kind;
+    char id[MODEL_ID_MAX + 1];
+} ui_row_ref;
 
 /* ---- overlays -------------------------------------------------------------- */
 
@@ -92,8 +84,12 @@ typedef enum ui_overlay_result {
 
 typedef struct ui_overlay_ops {
     const char *name;  /* "confirm", "create rule": for logs and the header */
-    /* Draw inside the screen `area` (the whole canvas minus the header/status). */
-    void (*draw)(void *self, ui_app *app, ui_canvas *c, ui_rect area);
+    /* Before a frame is drawn: fit the overlay to the screen `area` (the whole
+     * canvas minus the header/status), keeping what its keys need (a page's
+     * height, a scroll position). May be NULL. */
+    void (*layout)(void *self, const ui_canvas *c, ui_rect area);
+    /* Draw inside `area` from what the overlay holds: reads, never changes. */
+    void (*draw)(const void *self, const ui_app *app, ui_canvas *c, ui_rect area);
     /* A raw key (ui_key) and the request the current keymap gives it. */
     ui_overlay_result (*key)(void *self, ui_app *app, int key, ui_request req);
     void (*free)(void *self);
@@ -102,15 +98,14 @@ typedef struct ui_overlay_ops {
 /* Push an overlay; the loop owns `self` from now on (freed through ops->free). */
 error_code ui_app_push(ui_app *app, const ui_overlay_ops *ops, void *self, error_info *err);
 
-/* From an overlay's draw: show the terminal's cursor at canvas cell (y, x) in this
- * frame (a text field being typed in). Without the call it stays hidden. */
-void ui_app_set_cursor(ui_app *app, int y, int x);
+/* ---- services of the console's state (ui/state/app.c) -------------------- */
 
-/* ---- services of the loop ------------------------------------------------- */
-
+/* The writer's handle of the cache (actions write through it). */
 store *ui_app_store(ui_app *app);
-const ui_options *ui_app_options(ui_app *app);
-bool ui_app_readonly(ui_app *app);
+/* The options the console runs with (borrowed for the whole run). */
+const ui_options *ui_app_options(const ui_app *app);
+/* Started with --readonly: no change, no token. */
+bool ui_app_readonly(const ui_app *app);
 
 /* A message in the status line until the next key (error: styled as one, and
  * also added to the log view). printf-style. */
@@ -124,19 +119,16 @@ void ui_app_log(ui_app *app, sync_log_level level, const char *line);
  * visible pages and counts before the next draw, keeping the cursor's row. */
 void ui_app_reload(ui_app *app);
 
-/* The row under the cursor of the current view: false when the view is empty
- * or is not a rules/credentials table. */
-bool ui_app_current(ui_app *app, ui_kind *kind, char id[MODEL_ID_MAX + 1]);
+/* The record under the cursor of the current view: false when the view is empty
+ * or its rows are not records (the log). */
+bool ui_app_current(ui_app *app, ui_row_ref *out);
 
-/* The marked rows of the current view (ids copied into `ids`, at most `max`);
- * returns how many are marked in all. */
-size_t ui_app_marked(ui_app *app, ui_kind *kind, char (*ids)[MODEL_ID_MAX + 1], size_t max);
+/* The marked records of the current view, in the order of their keys (copied into
+ * `out`, at most `max`); returns how many are marked in all. */
+size_t ui_app_marked(ui_app *app, ui_row_ref *out, size_t max);
 
 /* Forget the marks of the current view (after a delete). */
 void ui_app_unmark_all(ui_app *app);
-
-/* The rules view's policy filter ("" when none): the create form offers it first. */
-const char *ui_app_policy(ui_app *app);
 
 /* ---- events from other threads ------------------------------------------- */
 
@@ -161,10 +153,10 @@ typedef struct ui_event {
  * keeps the last one). */
 bool ui_app_post(ui_app *app, const ui_event *ev);
 
-/* ---- actions (ui/actions.c, ui/form.c, ui/sync_worker.c) ------------------ */
+/* ---- actions (ui/app/actions.c, ui/sync_worker.c) ---------------------------- */
 
-/* 'c' in the rules / credentials view: open the create form. */
-void ui_action_create(ui_app *app, ui_kind kind);
+/* 'c' in a record view: open the create form of its kind. */
+void ui_action_create(ui_app *app, model_kind kind);
 
 /* 'd': confirm (default No) then delete the marked rows, or the current row when
  * none is marked. */
@@ -198,30 +190,33 @@ void ui_sync_on_event(ui_app *app, const ui_event *ev);
  * worker is asked to stop between requests first). */
 void ui_sync_join(ui_app *app, bool cancel);
 
-/* Per-console state of the worker side, kept by the loop (opaque to it). */
+/* Per-console state of the worker side, kept by the console (opaque to it): the
+ * console's own (NULL when it has none), a new one, and freeing one (which joins a
+ * running worker, cancelling it, first). */
 typedef struct ui_sync ui_sync;
 ui_sync *ui_app_sync(ui_app *app);
 error_code ui_sync_new(ui_sync **out, error_info *err);
-void ui_sync_free(ui_sync *s); /* joins a running worker (cancelling it) first */
+void ui_sync_free(ui_sync *s);
 
 /* Remember a credential created in this console: its token is shown once after
  * the sync that creates it. */
 void ui_sync_expect_token(ui_app *app, const char *local_id);
 
-/* ---- raw terminal output (ui/app_raw.c) ------------------------------------ */
+/* ---- raw terminal output (ui/state/app_raw.c) ------------------------------ */
 
 /*
  * Bytes for the terminal itself, not for the screen grid: an OSC 52 clipboard
  * copy (wrapped in tmux's DCS passthrough when $TMUX is set). ui_app_raw queues a
- * copy (ui thread only; kept in the ui_sync state, so nothing to add to the loop).
- * The terminal layer (ui/term.c), after its doupdate, writes the queued bytes as
- * they are to the terminal and then calls ui_app_raw_clear, which wipes them (they
- * may hold a token). It must do so even when no row changed. Headless: the runner
- * may just clear them.
+ * copy (ui thread only; kept in the console's state).
+ * The terminal loop (ui/app/ui.c), after the terminal's doupdate, writes the
+ * queued bytes as they are to the terminal and then calls ui_app_raw_clear, which
+ * wipes them (they may hold a token). It must do so even when no row changed.
+ * Headless: the runner may just clear them.
  */
 void ui_app_raw(ui_app *app, const char *bytes, size_t n);
 /* The queued bytes (NULL and *n = 0 when none); valid until the next ui_app_raw*. */
-const char *ui_app_raw_peek(ui_app *app, size_t *n);
+const char *ui_app_raw_peek(const ui_app *app, size_t *n);
+/* Wipe and drop the queued bytes. */
 void ui_app_raw_clear(ui_app *app);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * ui_canvas: the screen as a grid of cells that model code draws into (rows render
- * to a buffer, as in htop). No curses here: the terminal layer (ui/term.c) copies
+ * to a buffer, as in htop). No curses here: the terminal layer (ui/term/term.c) copies
  * the rows that changed into curses windows, and headless mode dumps the grid as
  * text, so both show the same thing.
  *

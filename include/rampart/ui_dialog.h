@@ -4,9 +4,12 @@
  * to the clipboard through OSC 52, then masked.
  *
  * Contract:
- * - The models (ui/dialog_model.c: ui_confirm_*, ui_token_draw, ui_osc52_encode)
- *   use no curses and no ui_app, so tests drive them directly. The overlays
- *   (ui/dialog.c: ui_dialog_*) push them on the loop with ui_app_push.
+ * - The models (ui_confirm_*, ui_dialog_box, ui_token_draw, ui_osc52_encode) use no
+ *   curses and no ui_app, so tests drive them directly. The overlays (ui_dialog_*)
+ *   push them on the console's overlays with ui_app_push. The confirmation is in
+ *   ui/widgets/dialog_model.c and ui/state/dialog.c; everything about a token (its
+ *   dialog, its copy, showing it from the store, saying whether it is held) in
+ *   ui/state/token.c.
  * - Confirm keys: y answers yes; n, q and Esc answer no; Left/Right, Tab/BTab, h/l
  *   move between the buttons; Enter answers the selected one, No at first.
  * - Token dialog keys: c copies (OSC 52, wrapped in tmux's DCS passthrough when
@@ -21,8 +24,21 @@
 #include <stddef.h>
 
 #include "rampart/error.h"
-#include "rampart/ui_app.h"
+#include "rampart/store.h"
 #include "rampart/ui_canvas.h"
+#include "rampart/ui_key.h"
+
+/* The console (ui_app.h); the models below do not need it. */
+typedef struct ui_app ui_app;
+
+/* ---- the box of every dialog ---------------------------------------------------- */
+
+enum { UI_DIALOG_MAX_W = 76 }; /* columns of a dialog's box at most */
+
+/* A box titled `title` of `rows` inner rows, about `want_w` columns of text wide
+ * (bounded; the whole width when the area is narrow), centred in `area` and
+ * cleared; returns where it is. */
+ui_rect ui_dialog_box(ui_canvas *c, ui_rect area, int want_w, int rows, const char *title);
 
 /* ---- confirm model ------------------------------------------------------------- */
 
@@ -64,7 +80,7 @@ const char *ui_token_mask(bool ascii);
  */
 char *ui_osc52_encode(const char *text, bool tmux, size_t *len);
 
-/* ---- overlays (ui/dialog.c) ---------------------------------------------------------- */
+/* ---- overlays (ui/state/dialog.c, ui/state/token.c) ------------------------- */
 
 /* Called with the confirm's context when the answer is yes. */
 typedef void (*ui_confirm_fn)(ui_app *app, void *ctx);
@@ -80,5 +96,13 @@ error_code ui_dialog_confirm(ui_app *app, ui_confirm *d, ui_confirm_fn on_yes, v
 /* Push the token dialog for credential `cred_id` with a copy of `token`. */
 error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *description,
                            const char *token, error_info *err);
+
+/* The token dialog of cached credential `cred_id` (id or alias), with the token
+ * this machine holds; the status line says why when there is none to show. */
+void ui_token_show(ui_app *app, const char *cred_id);
+
+/* Whether this machine holds the token of credential `cred_id`, as the details
+ * say it (the token itself is read and wiped at once, never returned). */
+const char *ui_token_status(store *st, const char *cred_id);
 
 #endif

@@ -1,16 +1,17 @@
 /*
- * ui_form: a form as plain data (ui/form.c), with no curses and no store in it, so
- * it is tested by feeding it keys: labelled fields, each with its own editor and a
- * check run on every change and again on submit. ui_form_draw (ui/form_draw.c)
- * draws one into a ui_canvas; the create overlays (ui/form_create.c) turn a
- * submitted form into a record.
+ * ui_form: a form as plain data (ui/widgets/form.c), with no curses and no store
+ * in it, so it is tested by feeding it keys: labelled fields, each with its own
+ * editor and a check run on every change and again on submit. ui_form_draw
+ * (ui/widgets/form_draw.c) draws one into a ui_canvas; ui/views/form_records.c
+ * builds the create form of a kind from its field table, and the create overlay
+ * (ui/app/form_create.c) stores what it gives back.
  *
  * Contract:
  * - Fields, in the order added: TEXT (a line of UTF-8 with a cursor), CHOICE (one
  *   of fixed options), POLICY (a text field that also cycles through known ids
  *   with Up/Down, among those starting with what was typed), LIST (lines of text,
  *   each checked alone and then all together; empty lines are ignored).
- * - Keys are ui_key values (ui_app.h). Editing is UTF-8 aware: Left/Right,
+ * - Keys are ui_key values (ui_key.h). Editing is UTF-8 aware: Left/Right,
  *   Backspace and Del (Ctrl-D) act on whole characters; Home/End, Ctrl-A/Ctrl-E,
  *   Ctrl-U (to the start), Ctrl-K (to the end), Ctrl-W (the word before). Tab and
  *   BTab move between fields; Up/Down too, except inside a POLICY field (they
@@ -40,12 +41,13 @@
 
 typedef struct ui_form ui_form;
 
-/* A field's check: ERROR_OK, or ERROR_INVALID with the reason in err. */
-typedef error_code (*ui_form_check)(const char *text, error_info *err);
+/* A field's check: ERROR_OK, or ERROR_INVALID with the reason in err. `ctx` is the
+ * one given with the field (a closure: the generic forms pass what the field is). */
+typedef error_code (*ui_form_check)(const void *ctx, const char *text, error_info *err);
 
 /* The check of a whole LIST (its non-empty lines), after each line passed alone. */
-typedef error_code (*ui_form_list_check)(const char *const *lines, size_t count,
-                                         error_info *err);
+typedef error_code (*ui_form_list_check)(const void *ctx, const char *const *lines,
+                                         size_t count, error_info *err);
 
 typedef enum ui_form_kind {
     UI_FORM_TEXT,
@@ -70,20 +72,22 @@ void ui_form_free(ui_form *f);
 /*
  * Add fields; each returns ERROR_NOMEM on allocation failure (the form is then
  * unchanged). `max_bytes` is the field's limit (its check names it); `check` may be
- * NULL (always valid); `initial` may be NULL. Strings are copied.
+ * NULL (always valid) and gets `ctx` (borrowed for the form's life); `initial` may
+ * be NULL. Strings are copied.
  */
 error_code ui_form_add_text(ui_form *f, const char *label, const char *initial,
-                            size_t max_bytes, ui_form_check check, error_info *err);
+                            size_t max_bytes, ui_form_check check, const void *ctx,
+                            error_info *err);
 error_code ui_form_add_choice(ui_form *f, const char *label, const char *const *options,
                               size_t count, size_t selected, error_info *err);
 /* `ids` (count of them) are offered by Up/Down; copied. */
 error_code ui_form_add_policy(ui_form *f, const char *label, const char *initial,
                               const char (*ids)[MODEL_ID_MAX + 1], size_t count,
-                              ui_form_check check, error_info *err);
+                              ui_form_check check, const void *ctx, error_info *err);
 /* At most `max_lines` lines of at most `max_bytes` each; starts with one empty line. */
 error_code ui_form_add_list(ui_form *f, const char *label, size_t max_lines,
                             size_t max_bytes, ui_form_check check_line,
-                            ui_form_list_check check_all, error_info *err);
+                            ui_form_list_check check_all, const void *ctx, error_info *err);
 
 /* Feed one key (see the contract). */
 ui_form_result ui_form_key(ui_form *f, int key);
@@ -122,53 +126,61 @@ const char *ui_form_hint(const ui_form *f, size_t field);
 /* Every field passes. */
 bool ui_form_valid(const ui_form *f);
 
+/* A reason from outside the form for one field (the store refused the record
+ * for it): shown under the field, which takes the focus, until the field changes
+ * or the next submit checks it again. */
+void ui_form_refuse(ui_form *f, size_t field, const char *reason);
+
 /* A message for the whole form (the store refused the record, why a submit was
  * refused); "" when none. Set by the caller; cleared by the next change. */
 void ui_form_set_message(ui_form *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *ui_form_message(const ui_form *f);
 
-/* ---- the two create forms (ui/form_records.c) -------------------------------- */
+/* ---- the create form of a kind (ui/views/form_records.c) ----------------------- */
 
-/* Field order of the rule form. */
+/*
+ * One form for every kind: its fields are the kind's create fields (kind.h), in
+ * the order of its table, each checked as typed with the field's own check (the
+ * console adds labels, and for a few fields a reason when left empty or a tighter
+ * limit: a credential's metadata leaves room for the sync's creation marker). A
+ * text field gives a TEXT field, an action a CHOICE, an ACL a LIST; the field the
+ * console marks as offered (a rule's policy) a POLICY field.
+ */
+
+/* Field order of the rule form and of the credential form. */
 enum ui_rule_field {
     UI_RULE_CIDR, UI_RULE_POLICY, UI_RULE_ACTION, UI_RULE_DESCRIPTION, UI_RULE_METADATA
 };
-
-/* Field order of the credential form. */
 enum ui_cred_field {
     UI_CRED_DESCRIPTION, UI_CRED_ACL, UI_CRED_METADATA, UI_CRED_OWNER
 };
 
-/* The field checks, each the validate.h rule for that field (the credential's
- * metadata also leaves room for the sync's creation marker; an empty owner is the
- * API key's owner). */
-error_code ui_form_check_cidr(const char *text, error_info *err);
-error_code ui_form_check_policy(const char *text, error_info *err);
-error_code ui_form_check_description(const char *text, error_info *err);
-error_code ui_form_check_metadata(const char *text, error_info *err);
-error_code ui_form_check_cred_metadata(const char *text, error_info *err);
-error_code ui_form_check_owner(const char *text, error_info *err);
-error_code ui_form_check_acl_rule(const char *text, error_info *err);
-error_code ui_form_check_acl(const char *const *lines, size_t count, error_info *err);
+/* What the offered field (a rule's policy) starts on and cycles through; any part
+ * may be NULL or 0. The form copies what it keeps. */
+typedef struct ui_form_offer {
+    const char *initial;
+    char (*ids)[MODEL_ID_MAX + 1];
+    size_t count;
+} ui_form_offer;
 
-/* The "Create rule" form: policy pre-filled with `policy` (may be NULL or ""),
- * `ids` offered by Up/Down, action allow. */
-error_code ui_form_rule_new(const char *policy, const char (*ids)[MODEL_ID_MAX + 1],
-                            size_t count, ui_form **out, error_info *err);
+/* The "Create <noun>" form of `kind`; `offer` may be NULL. */
+error_code ui_form_record_new(model_kind kind, const ui_form_offer *offer, ui_form **out,
+                              error_info *err);
 
-/* The "Create credential" form: description, ACL rules, metadata, owner. */
-error_code ui_form_cred_new(ui_form **out, error_info *err);
+/* A submitted form of `kind` as a new row (state new) in `out` (which holds no
+ * heap before; release it with model_object_clear, even on failure), checked again
+ * field by field and as a whole by the kind's validate (a CIDR canonical).
+ * ERROR_INVALID with the reason. */
+error_code ui_form_record_get(const ui_form *f, model_kind kind, model_object *out,
+                              error_info *err);
 
-/* A submitted rule form as a new rule (state new, cidr canonical), checked again
- * as a whole with validate_rule. ERROR_INVALID with the reason. */
-error_code ui_form_rule_get(const ui_form *f, model_rule *out, error_info *err);
+/* The store refused the row with `why` ("cidr: host bits set: …", the field's wire
+ * name first): the reason goes under that field (ui_form_refuse). False when it
+ * names no field of the form. */
+bool ui_form_record_refused(ui_form *f, model_kind kind, const char *why);
 
-/* A submitted credential form as a new credential (`out` zeroed; release with
- * model_cred_clear even on failure), checked again with validate_cred. */
-error_code ui_form_cred_get(const ui_form *f, model_cred *out, error_info *err);
-
-/* ---- drawing (ui/form_draw.c) ----------------------------------------------- */
+/* ---- drawing (ui/widgets/form_draw.c) --------------------------------------- */
 
 /* Draw the form as a centred box inside `area` (scrolled so the focused field
  * shows): labels, values with the cursor in reverse video, reasons prefixed with

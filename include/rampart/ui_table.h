@@ -4,18 +4,24 @@
  * the log ring), so a 1,000,000-row cache costs what a screenful does.
  *
  * Contract:
- * - A source pages in ascending order of its sort, like store_rule_page: rows
- *   after (STORE_FORWARD) or before (STORE_BACKWARD, still returned ascending) the
- *   row whose key is `cursor`; NULL starts at the beginning / the end. For a
+ * - A source pages in ascending order of its sort, like store_page: rows after
+ *   (STORE_FORWARD) or before (STORE_BACKWARD, still returned ascending) the row
+ *   whose key is `cursor`; NULL starts at the beginning / the end. For a
  *   descending sort the widget asks for the other direction and reverses the rows:
  *   sources never see "descending".
+ * - The query a source gets is the store's (store_query): the widget's filter and
+ *   the store order of its sort, plus the scope its owner set (a policy, states):
+ *   what narrows the rows beyond the filter. Sources that are not the store read
+ *   what applies to them (the log: the filter). The widget never knows what a
+ *   scope means; it only says whether one is set.
  * - Position: the widget counts rows from the top as it pages (a keyset page has
  *   no offset), and snaps to exact values at both ends, so "rows 201-220 of
  *   1,000,000" / "page 11/50000" stay right while browsing; after a reload it keeps
  *   the first visible row when that row still exists.
- * - Changes (filter, sort, policy, height, reload) only mark the widget stale; the
- *   next ui_table_refresh (done by ui_table_draw) re-reads the count and the page
- *   once, however many keys came in between.
+ * - Changes (filter, sort, scope, height, reload) only mark the widget stale; the
+ *   next ui_table_refresh (done by the console before each frame, and by every
+ *   move) re-reads the count and the page once, however many keys came in between.
+ *   Drawing reads the table only.
  * - Marks are kept by key across pages, filters and sorts, until unmarked.
  * - Errors of the source are kept in ui_table_error until the next successful read;
  *   the widget then shows no rows.
@@ -50,7 +56,7 @@ typedef struct ui_table_col {
 
 typedef struct ui_table_row {
     char key[UI_TABLE_KEY_MAX];       /* the source's cursor for this row */
-    int kind;                         /* the source's (ui_kind for records) */
+    int kind;                         /* the source's (a model_kind for records) */
     char id[MODEL_ID_MAX + 1];        /* the record's id; "" when not a record */
     char cells[UI_TABLE_COLS_MAX][UI_TABLE_CELL_MAX];
     ui_style style;                   /* of the row's cells (state colour) */
@@ -59,25 +65,19 @@ typedef struct ui_table_row {
                                          while the cursor is on it; "" none */
 } ui_table_row;
 
-typedef struct ui_table_query {
-    const char *filter; /* "" none */
-    const char *policy; /* "" none (rules only) */
-    int sort;           /* index into the source's sort names */
-} ui_table_query;
-
 /* Lines of a row's details: label and value, one call each. */
 typedef void (*ui_table_detail_fn)(void *ctx, const char *label, const char *value);
 
 typedef struct ui_table_source {
     const ui_table_col *cols;
     int ncols;
-    const char *const *sorts; /* sort names ("id", "cidr", …), nsorts >= 1 */
+    const char *const *sorts;    /* sort names ("id", "cidr", …), nsorts >= 1 */
+    const store_sort *sort_keys; /* the store order of each name */
     int nsorts;
     void *ctx;
-    error_code (*page)(void *ctx, const ui_table_query *q, const char *cursor,
-                       store_dir dir, size_t limit, ui_table_row *rows, size_t *count,
-                       error_info *err);
-    error_code (*count)(void *ctx, const ui_table_query *q, size_t *out, error_info *err);
+    error_code (*page)(void *ctx, const store_query *q, const char *cursor, store_dir dir,
+                       size_t limit, ui_table_row *rows, size_t *count, error_info *err);
+    error_code (*count)(void *ctx, const store_query *q, size_t *out, error_info *err);
     /* The row's details, fresh from the source; may be NULL (no details). */
     error_code (*details)(void *ctx, const ui_table_row *row, ui_table_detail_fn fn,
                           void *fn_ctx, error_info *err);
@@ -97,7 +97,8 @@ typedef struct ui_table {
     size_t top;          /* position of rows[0] among all rows, 0-based */
     size_t total;
     char filter[1025];
-    char policy[MODEL_ID_MAX + 1];
+    char scope_policy[MODEL_ID_MAX + 1]; /* the owner's scope (ui_table_set_scope) */
+    unsigned scope_states;
     int sort;
     bool descending;
     bool stale;          /* count and page to be read again */
@@ -126,8 +127,19 @@ void ui_table_reload(ui_table *t);
 
 /* Query changes: each starts again at the top. */
 void ui_table_set_filter(ui_table *t, const char *filter);
-void ui_table_set_policy(ui_table *t, const char *policy);
 void ui_table_set_sort(ui_table *t, int sort, bool descending);
+
+/* The owner's scope: its policy_id and states are copied and narrow every read
+ * from now on (NULL or an empty one clears it); its filter and sort are ignored
+ * (they are the widget's own). Starts again at the top when it changed. */
+void ui_table_set_scope(ui_table *t, const store_query *scope);
+
+/* Whether a scope is set. */
+bool ui_table_scoped(const ui_table *t);
+
+/* The query the source is asked with: the filter, the store order of the sort and
+ * the scope. Its strings point into `t` and stay valid until the next change. */
+void ui_table_query(const ui_table *t, store_query *out);
 
 /* Cursor movement. Each returns an error only when the source failed. */
 error_code ui_table_move(ui_table *t, long delta);   /* rows; pages past the screen */
@@ -152,8 +164,9 @@ void ui_table_unmark_all(ui_table *t);
 void ui_table_position(const ui_table *t, char *rows, size_t rows_size, char *page,
                        size_t page_size);
 
-/* Draw titles and rows into `area` of the canvas. */
-void ui_table_draw(ui_table *t, ui_canvas *c, ui_rect area);
+/* Draw titles and the rows read last into `area` of the canvas (refresh first:
+ * drawing reads the table, never the source). */
+void ui_table_draw(const ui_table *t, ui_canvas *c, ui_rect area);
 
 /* The rows that fit an area of `height` canvas rows (minus the title row). */
 size_t ui_table_rows_for(int height);

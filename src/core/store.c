@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -314,6 +315,16 @@ static error_code prepare_path(const char *path, bool readonly, error_info *err)
     if (store_make_parent_dirs(path, err))
         return err->code;
     return ensure_file(path, err);
+}
+
+void store_now(store *st, char out[MODEL_TIME_MAX + 1])
+{
+    long long sec = (long long)time(NULL);
+    if (sec != st->now_sec || !st->now_text[0]) {
+        ids_now_rfc3339(st->now_text, sizeof st->now_text);
+        st->now_sec = sec;
+    }
+    memcpy(out, st->now_text, MODEL_TIME_MAX + 1);
 }
 
 /* ---- schema -------------------------------------------------------------- */

@@ -129,7 +129,7 @@ error_code store_cred_insert_row(store *st, model_cred *cred, error_info *err)
         return err->code;
     }
     char now[MODEL_TIME_MAX + 1] = "";
-    ids_now_rfc3339(now, sizeof now);
+    store_now(st, now);
     const char *use_id = cred->id[0] ? cred->id : id;
     const char *created = cred->created_at[0] ? cred->created_at : now;
     store_op op;
@@ -153,7 +153,7 @@ error_code store_cred_confirm_in_op(store *st, const char *local_id,
     if (store_row_check_confirm(st, MODEL_KIND_CRED, local_id, remote->id, err))
         return err->code;
     char now[MODEL_TIME_MAX + 1] = "";
-    ids_now_rfc3339(now, sizeof now);
+    store_now(st, now);
     const char *args[] = {local_id, remote->id, remote->uri, remote->created_at, now};
     sqlite3_stmt *s = store_stmt(st, STMT_CRED_CONFIRM, err);
     if (!s || store_bind_texts(st, s, args, 5, err))

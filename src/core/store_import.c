@@ -201,7 +201,10 @@ error_code store_import_finish(store_import *imp, error_info *err)
     err = err ? err : &scratch;
     error_code rc = ERROR_OK;
     if (imp->rebuild) {
-        rc = store_exec_sql(imp->st, store_sql_rule_indexes(true), err);
+        /* The sorter may use a second core for the index builds. */
+        rc = store_exec_sql(imp->st, "PRAGMA threads = 2", err);
+        if (rc == ERROR_OK)
+            rc = store_exec_sql(imp->st, store_sql_rule_indexes(true), err);
         if (rc == ERROR_OK)
             imp->st->indexes_dropped = false;
     }

@@ -118,6 +118,8 @@ struct store {
     bool readonly;
     bool in_tx; /* store_begin is open */
     bool indexes_dropped; /* a bulk import dropped the rules' indexes: no commit yet */
+    long long now_sec;    /* the second now_text was formatted for */
+    char now_text[MODEL_TIME_MAX + 1];
     ids_gen idgen;
     sqlite3_stmt *stmts[STMT_COUNT];
     sqlite3_stmt *pages[MODEL_KIND_COUNT][STORE_PAGE_SLOTS];
@@ -223,6 +225,9 @@ bool store_state_is_live(model_state state);
  * its natural key when there is one, else says the id exists. */
 error_code store_rule_conflict(store *st, const model_rule *rule, const char *id,
                                error_info *err);
+/* The current time as RFC 3339 UTC into `out`, formatted at most once a second
+ * per handle (a bulk import stamps a million rows in a few seconds). */
+void store_now(store *st, char out[MODEL_TIME_MAX + 1]);
 /* Run SQL text with no result rows (several statements allowed). */
 error_code store_exec_sql(store *st, const char *sql, error_info *err);
 

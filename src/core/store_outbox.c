@@ -80,7 +80,7 @@ void store_sync_unlock(store_sync_lock *lock)
 static error_code claim(store *st, model_kind kind, const char *id, error_info *err)
 {
     char now[MODEL_TIME_MAX + 1];
-    ids_now_rfc3339(now, sizeof now);
+    store_now(st, now);
     const char *args[] = {id, now};
     store_op op;
     if (store_op_begin(st, false, &op, err))
@@ -111,7 +111,7 @@ error_code store_claim(store *st, model_kind kind, const char *id, error_info *e
 static error_code requeue_in_op(store *st, const char *canon, error_info *err)
 {
     char now[MODEL_TIME_MAX + 1];
-    ids_now_rfc3339(now, sizeof now);
+    store_now(st, now);
     const char *args[] = {canon, now};
     if (exec_texts(st, STMT_CRED_REQUEUE, args, 2, NULL, err))
         return err->code;
@@ -147,7 +147,7 @@ static error_code set_state_in_op(store *st, model_kind kind, const char *canon,
                                   error_info *err)
 {
     char now[MODEL_TIME_MAX + 1];
-    ids_now_rfc3339(now, sizeof now);
+    store_now(st, now);
     const char *args[] = {canon, model_state_name(state), error_text, now};
     return exec_texts(st, store_kind_get(kind)->set_state, args, 4, NULL, err);
 }
@@ -165,7 +165,7 @@ static error_code recreate_in_op(store *st, model_kind kind, const char *canon,
     if (exec_texts(st, STMT_ALIAS_DELETE, &canon, 1, NULL, err))
         return err->code;
     char now[MODEL_TIME_MAX + 1];
-    ids_now_rfc3339(now, sizeof now);
+    store_now(st, now);
     const char *args[] = {canon, fresh, now};
     error_code rc = exec_texts(st, kind == MODEL_KIND_RULE ? STMT_RULE_RECREATE
                                                           : STMT_CRED_RECREATE,

@@ -231,7 +231,7 @@ static error_code merge_in_op(store *st, store_pull_stats *rules, store_pull_sta
                               error_info *err)
 {
     char now[MODEL_TIME_MAX + 1];
-    ids_now_rfc3339(now, sizeof now);
+    store_now(st, now);
     if (count_staged(st, STMT_PULL_RULES_COUNT, &rules->pulled, err) ||
         count_staged(st, STMT_PULL_CREDS_COUNT, &creds->pulled, err))
         return err->code;

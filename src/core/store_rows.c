@@ -45,7 +45,7 @@ static error_code set_state(store *st, model_kind kind, const char *id, model_st
 {
     const store_kind_info *k = store_kind_get(kind);
     char now[MODEL_TIME_MAX + 1];
-    ids_now_rfc3339(now, sizeof now);
+    store_now(st, now);
     const char *args[] = {id, model_state_name(state), error_text ? error_text : "", now};
     sqlite3_stmt *s = store_stmt(st, k->set_state, err);
     if (!s || store_bind_texts(st, s, args, 4, err))

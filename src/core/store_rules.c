@@ -90,7 +90,7 @@ error_code store_rule_insert_row(store *st, model_rule *rule, error_info *err)
     if (!rule->id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err))
         return err->code;
     char now[MODEL_TIME_MAX + 1] = "";
-    ids_now_rfc3339(now, sizeof now);
+    store_now(st, now);
     const char *use_id = rule->id[0] ? rule->id : id;
     const char *created = rule->created_at[0] ? rule->created_at : now;
     store_op op;
@@ -144,7 +144,7 @@ error_code store_rule_confirm_in_op(store *st, const char *local_id,
     if (store_row_check_confirm(st, MODEL_KIND_RULE, local_id, remote->id, err))
         return err->code;
     char now[MODEL_TIME_MAX + 1] = "";
-    ids_now_rfc3339(now, sizeof now);
+    store_now(st, now);
     const char *args[] = {local_id, remote->id, remote->uri, remote->created_at,
                           remote->policy_uri, now};
     sqlite3_stmt *s = store_stmt(st, STMT_RULE_CONFIRM, err);

@@ -48,15 +48,35 @@ static void keys(ui_form *f, int key, int times)
 static ui_form *rule_form(const char *policy)
 {
     ui_form *f = NULL;
-    assert_int_equal(ui_form_rule_new(policy, policies, 3, &f, NULL), ERROR_OK);
+    char ids[3][MODEL_ID_MAX + 1];
+    memcpy(ids, policies, sizeof ids);
+    ui_form_offer offer = {policy, ids, 3};
+    assert_int_equal(ui_form_record_new(MODEL_KIND_RULE, &offer, &f, NULL), ERROR_OK);
     return f;
 }
 
 static ui_form *cred_form(void)
 {
     ui_form *f = NULL;
-    assert_int_equal(ui_form_cred_new(&f, NULL), ERROR_OK);
+    assert_int_equal(ui_form_record_new(MODEL_KIND_CRED, NULL, &f, NULL), ERROR_OK);
     return f;
+}
+
+/* A submitted form as a rule / a credential (the caller clears the credential). */
+static error_code ui_form_rule_get(const ui_form *f, model_rule *out, error_info *err)
+{
+    model_object o;
+    error_code rc = ui_form_record_get(f, MODEL_KIND_RULE, &o, err);
+    *out = o.rule;
+    return rc;
+}
+
+static error_code ui_form_cred_get(const ui_form *f, model_cred *out, error_info *err)
+{
+    model_object o;
+    error_code rc = ui_form_record_get(f, MODEL_KIND_CRED, &o, err);
+    *out = o.cred; /* its heap goes with it */
+    return rc;
 }
 
 static void test_bad_cidr_reason_then_fixed(void **state)
@@ -398,6 +418,35 @@ static void test_ipv6_canonical_on_submit(void **state)
     ui_form_free(f);
 }
 
+/* The store checks every write itself: its refusal goes under the field it names
+ * (by wire name or by label), and goes away when that field changes. */
+static void test_store_refusal_under_its_field(void **state)
+{
+    (void)state;
+    ui_form *f = rule_form("ipp_a1");
+    type(f, "10.0.0.0/8");
+    keys(f, UI_KEY_TAB, 2);
+    assert_true(ui_form_record_refused(f, MODEL_KIND_RULE,
+                                       "cidr: host bits set: did you mean 10.0.0.0/8?"));
+    assert_int_equal(ui_form_focus(f), UI_RULE_CIDR);
+    assert_true(ui_form_shows_error(f, UI_RULE_CIDR));
+    assert_string_equal(ui_form_error(f, UI_RULE_CIDR),
+                        "host bits set: did you mean 10.0.0.0/8?");
+    assert_false(ui_form_valid(f));
+    type(f, "x");
+    ui_form_key(f, UI_KEY_BACKSPACE);
+    assert_string_equal(ui_form_error(f, UI_RULE_CIDR), "");
+    assert_true(ui_form_record_refused(f, MODEL_KIND_RULE, "policy: id must start with ipp_"));
+    assert_int_equal(ui_form_focus(f), UI_RULE_POLICY);
+    assert_false(ui_form_record_refused(f, MODEL_KIND_RULE, "database is locked"));
+    ui_form_free(f);
+    f = cred_form();
+    assert_true(ui_form_record_refused(f, MODEL_KIND_CRED, "owner_id: must start with usr_"));
+    assert_int_equal(ui_form_focus(f), UI_CRED_OWNER);
+    assert_string_equal(ui_form_error(f, UI_CRED_OWNER), "must start with usr_");
+    ui_form_free(f);
+}
+
 /* The screen text of a form drawn on a w x h canvas, rows joined by '\n'. */
 static void draw_text(const ui_form *f, int w, int h, bool ascii, char *out, size_t size)
 {
@@ -478,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_limit_shows_its_own_message),
         cmocka_unit_test(test_message_cleared_by_next_change),
         cmocka_unit_test(test_ipv6_canonical_on_submit),
+        cmocka_unit_test(test_store_refusal_under_its_field),
         cmocka_unit_test(test_draw_shows_reason_next_to_field),
         cmocka_unit_test(test_draw_scrolls_to_focus_and_long_text),
     };

@@ -23,7 +23,7 @@ typedef struct fixture {
     char dir[64];
     char path[128];
     store *st;
-    model_rule buf[64];
+    model_object buf[64];
     ui_table_source src;
     ui_table t;
     bool fail;
@@ -34,34 +34,81 @@ static const store_sort sorts[] = {STORE_SORT_ID, STORE_SORT_POLICY, STORE_SORT_
                                    STORE_SORT_ACTION, STORE_SORT_STATE};
 static const ui_table_col cols[] = {{"ID", 10, 33, true}, {"CIDR", 10, 20, false}};
 
-static error_code page(void *ctx, const ui_table_query *q, const char *cursor, store_dir dir,
+static error_code page(void *ctx, const store_query *q, const char *cursor, store_dir dir,
                        size_t limit, ui_table_row *rows, size_t *count, error_info *err)
 {
     fixture *f = ctx;
     if (f->fail)
         return error_set(err, ERROR_IO, "disk on fire");
     assert_true(limit <= 64);
-    store_query sq = {.policy_id = q->policy, .filter = q->filter, .sort = sorts[q->sort]};
-    if (store_rule_page(f->st, &sq, cursor, dir, limit, f->buf, count, err) != ERROR_OK)
+    if (store_page(f->st, MODEL_KIND_RULE, q, cursor, dir, limit, f->buf, count, err) !=
+        ERROR_OK)
         return err->code;
     for (size_t i = 0; i < *count; i++) {
+        const model_rule *r = &f->buf[i].rule;
         memset(&rows[i], 0, sizeof rows[i]);
-        snprintf(rows[i].key, sizeof rows[i].key, "%s", f->buf[i].id);
-        snprintf(rows[i].id, sizeof rows[i].id, "%s", f->buf[i].id);
-        snprintf(rows[i].cells[0], sizeof rows[i].cells[0], "%s", f->buf[i].id);
-        snprintf(rows[i].cells[1], sizeof rows[i].cells[1], "%s", f->buf[i].cidr);
+        snprintf(rows[i].key, sizeof rows[i].key, "%s", r->id);
+        snprintf(rows[i].id, sizeof rows[i].id, "%s", r->id);
+        snprintf(rows[i].cells[0], sizeof rows[i].cells[0], "%s", r->id);
+        snprintf(rows[i].cells[1], sizeof rows[i].cells[1], "%s", r->cidr);
         rows[i].style_col = -1;
     }
     return ERROR_OK;
 }
 
-static error_code count_rows(void *ctx, const ui_table_query *q, size_t *out, error_info *err)
+static error_code count_rows(void *ctx, const store_query *q, size_t *out, error_info *err)
 {
     fixture *f = ctx;
     if (f->fail)
         return error_set(err, ERROR_IO, "disk on fire");
-    store_query sq = {.policy_id = q->policy, .filter = q->filter, .sort = sorts[q->sort]};
-    return store_rule_count(f->st, &sq, out, err);
+    return store_count(f->st, MODEL_KIND_RULE, q, out, err);
+}
+
+/* The generic store calls over a rule or a credential. */
+static error_code insert_rule(store *st, const model_rule *r, error_info *err)
+{
+    model_object o = {.kind = MODEL_KIND_RULE, .rule = *r};
+    return store_insert(st, &o, err);
+}
+
+static error_code insert_cred(store *st, model_cred *c, error_info *err)
+{
+    model_object o = {.kind = MODEL_KIND_CRED, .cred = *c}; /* the caller still owns c */
+    return store_insert(st, &o, err);
+}
+
+static error_code get_rule(store *st, const char *id, model_rule *r, error_info *err)
+{
+    model_object o;
+    model_object_init(&o, MODEL_KIND_RULE);
+    error_code rc = store_get(st, MODEL_KIND_RULE, id, &o, err);
+    *r = o.rule;
+    return rc;
+}
+
+/* Pages of rules / credentials as arrays of their own type. */
+static error_code rule_page(store *st, const store_query *q, const char *cursor, store_dir dir,
+                            size_t limit, model_rule *rows, size_t *n, error_info *err)
+{
+    model_object *o = calloc(limit ? limit : 1, sizeof *o);
+    assert_non_null(o);
+    error_code rc = store_page(st, MODEL_KIND_RULE, q, cursor, dir, limit, o, n, err);
+    for (size_t i = 0; i < *n; i++)
+        rows[i] = o[i].rule;
+    free(o);
+    return rc;
+}
+
+static error_code cred_page(store *st, const store_query *q, const char *cursor, store_dir dir,
+                            size_t limit, model_cred *rows, size_t *n, error_info *err)
+{
+    model_object *o = calloc(limit ? limit : 1, sizeof *o);
+    assert_non_null(o);
+    error_code rc = store_page(st, MODEL_KIND_CRED, q, cursor, dir, limit, o, n, err);
+    for (size_t i = 0; i < *n; i++)
+        rows[i] = o[i].cred; /* the heap goes with it: the caller clears rows[i] */
+    free(o);
+    return rc;
 }
 
 static void rule_of(int i, model_rule *r)
@@ -88,10 +135,10 @@ static int setup(void **state)
     for (int i = 0; i < NROWS; i++) {
         model_rule r;
         rule_of(i, &r);
-        assert_int_equal(store_rule_insert(f->st, &r, &err), ERROR_OK);
+        assert_int_equal(insert_rule(f->st, &r, &err), ERROR_OK);
     }
     assert_int_equal(store_commit(f->st, &err), ERROR_OK);
-    f->src = (ui_table_source){cols, 2, sort_names, 5, f, page, count_rows, NULL};
+    f->src = (ui_table_source){cols, 2, sort_names, sorts, 5, f, page, count_rows, NULL};
     assert_int_equal(ui_table_init(&f->t, &f->src, &err), ERROR_OK);
     assert_int_equal(ui_table_set_height(&f->t, HEIGHT, &err), ERROR_OK);
     *state = f;
@@ -241,7 +288,7 @@ static void test_filter_and_policy(void **state)
     snprintf(rows, sizeof rows, "rows 1-%zu of %zu", expect, expect);
     assert_position(t, rows, "page 1/1");
     ui_table_set_filter(t, "");
-    ui_table_set_policy(t, "ipp_p1");
+    ui_table_set_scope(t, &(store_query){.policy_id = "ipp_p1"});
     size_t per = 0;
     for (int i = 0; i < NROWS; i++)
         per += (i * 5) % 4 == 1;
@@ -250,7 +297,7 @@ static void test_filter_and_policy(void **state)
     for (size_t i = 0; i < t->nrows; i++) {
         model_rule r;
         error_info err;
-        assert_int_equal(store_rule_get(f->st, t->rows[i].id, &r, &err), ERROR_OK);
+        assert_int_equal(get_rule(f->st, t->rows[i].id, &r, &err), ERROR_OK);
         assert_string_equal(r.policy_id, "ipp_p1");
     }
 }
@@ -281,7 +328,7 @@ static void expected_order(fixture *f, int sort, bool desc, char (*ids)[MODEL_ID
     size_t n = 0;
     error_info err;
     store_query q = {.sort = STORE_SORT_ID};
-    assert_int_equal(store_rule_page(f->st, &q, NULL, STORE_FORWARD, NROWS, all, &n, &err),
+    assert_int_equal(rule_page(f->st, &q, NULL, STORE_FORWARD, NROWS, all, &n, &err),
                      ERROR_OK);
     assert_int_equal(n, NROWS);
     g_sort = sort;
@@ -326,14 +373,14 @@ static void test_sort_store_errors(void **state)
     size_t n;
     error_info err;
     store_query bad = {.sort = STORE_SORT_DESCRIPTION}; /* a credential order */
-    assert_int_equal(store_rule_page(f->st, &bad, NULL, STORE_FORWARD, 2, r, &n, &err),
+    assert_int_equal(rule_page(f->st, &bad, NULL, STORE_FORWARD, 2, r, &n, &err),
                      ERROR_INVALID);
     store_query bad2 = {.sort = STORE_SORT_CIDR}; /* a rule order */
-    assert_int_equal(store_cred_page(f->st, &bad2, NULL, STORE_FORWARD, 2, c, &n, &err),
+    assert_int_equal(cred_page(f->st, &bad2, NULL, STORE_FORWARD, 2, c, &n, &err),
                      ERROR_INVALID);
     /* In any order but id, a cursor that is not a row gives an empty page. */
     store_query q = {.sort = STORE_SORT_CIDR};
-    assert_int_equal(store_rule_page(f->st, &q, "ipr_nosuchrow", STORE_FORWARD, 2, r, &n,
+    assert_int_equal(rule_page(f->st, &q, "ipr_nosuchrow", STORE_FORWARD, 2, r, &n,
                                      &err), ERROR_OK);
     assert_int_equal(n, 0);
 }
@@ -357,13 +404,13 @@ static void test_cred_sorts(void **state)
         model_cred c = {0};
         snprintf(c.description, sizeof c.description, "agent %d", i % 5);
         c.state = i % 3 ? MODEL_STATE_NEW : MODEL_STATE_SYNCED;
-        assert_int_equal(store_cred_insert(f->st, &c, &err), ERROR_OK);
+        assert_int_equal(insert_cred(f->st, &c, &err), ERROR_OK);
         model_cred_clear(&c);
     }
     static model_cred all[N];
     size_t n = 0;
     store_query q = {.sort = STORE_SORT_ID};
-    assert_int_equal(store_cred_page(f->st, &q, NULL, STORE_FORWARD, N, all, &n, &err),
+    assert_int_equal(cred_page(f->st, &q, NULL, STORE_FORWARD, N, all, &n, &err),
                      ERROR_OK);
     assert_int_equal(n, N);
     const store_sort orders[] = {STORE_SORT_DESCRIPTION, STORE_SORT_STATE};
@@ -377,7 +424,7 @@ static void test_cred_sorts(void **state)
         model_cred page_rows[PAGE];
         for (;;) {
             size_t got = 0;
-            assert_int_equal(store_cred_page(f->st, &q, cursor, STORE_FORWARD, PAGE, page_rows,
+            assert_int_equal(cred_page(f->st, &q, cursor, STORE_FORWARD, PAGE, page_rows,
                                              &got, &err), ERROR_OK);
             for (size_t i = 0; i < got; i++) {
                 assert_string_equal(page_rows[i].id, all[seen + i].id);
@@ -394,7 +441,7 @@ static void test_cred_sorts(void **state)
         size_t left = N;
         while (left > 0) {
             size_t got = 0;
-            assert_int_equal(store_cred_page(f->st, &q, cursor, STORE_BACKWARD, PAGE,
+            assert_int_equal(cred_page(f->st, &q, cursor, STORE_BACKWARD, PAGE,
                                              page_rows, &got, &err), ERROR_OK);
             assert_true(got >= 1 && got <= left);
             for (size_t i = 0; i < got; i++)
@@ -419,7 +466,7 @@ static void test_reload_keeps_first_row(void **state)
     char first[UI_TABLE_KEY_MAX];
     snprintf(first, sizeof first, "%s", t->rows[0].key);
     /* The first row on screen goes away. */
-    assert_int_equal(store_rule_remove(f->st, t->rows[0].key, &err), ERROR_OK);
+    assert_int_equal(store_remove(f->st, MODEL_KIND_RULE, t->rows[0].key, &err), ERROR_OK);
     ui_table_reload(t);
     assert_int_equal(ui_table_refresh(t, false), ERROR_OK);
     assert_int_equal(t->total, NROWS - 1);
@@ -434,7 +481,7 @@ static void test_reload_keeps_first_row(void **state)
     assert_int_equal(ui_table_last(t), ERROR_OK);
     char last[UI_TABLE_KEY_MAX];
     snprintf(last, sizeof last, "%s", t->rows[t->nrows - 1].key);
-    assert_int_equal(store_rule_remove(f->st, last, &err), ERROR_OK);
+    assert_int_equal(store_remove(f->st, MODEL_KIND_RULE, last, &err), ERROR_OK);
     ui_table_reload(t);
     assert_position(t, "rows 84-93 of 93", "page 10/10");
 }

@@ -1,0 +1,314 @@
+/*
+ * The console's mutating actions (ui_app.h): create, delete, retry, discard,
+ * reveal, sync. Each checks the read-only flag first: a refused action says so in
+ * the status line and changes nothing. Delete and discard ask first, naming the
+ * rows, and default to No.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../action_internal.h"
+#include "../views/ui_record.h"
+#include "app_internal.h"
+#include "rampart/kind.h"
+#include "rampart/store.h"
+#include "rampart/ui_dialog.h"
+
+/* Rows named one by one in a confirmation; beyond that, the first few and a count. */
+enum { NAME_ALL_MAX = 5, NAME_FIRST = 3 };
+
+static bool refused_readonly(ui_app *app, const char *what)
+{
+    if (!ui_app_readonly(app))
+        return false;
+    ui_app_status(app, true, "read-only console: %s is off (started with --readonly)", what);
+    return true;
+}
+
+/* ---- the rows an action is about ----------------------------------------------- */
+
+struct row_action;
+
+typedef struct targets {
+    bool marked;   /* the marked rows, not the cursor's */
+    size_t count;
+    ui_row_ref *refs;
+    const struct row_action *action; /* what runs on them (NULL: reveal) */
+} targets;
+
+static void targets_free(void *p)
+{
+    targets *t = p;
+    if (!t)
+        return;
+    free(t->refs);
+    free(t);
+}
+
+/* Room for `n` rows; NULL (said in the status line) when out of memory. */
+static targets *targets_new(ui_app *app, size_t n, const char *verb)
+{
+    targets *t = calloc(1, sizeof *t);
+    if (t)
+        t->refs = calloc(n ? n : 1, sizeof *t->refs);
+    if (!t || !t->refs) {
+        targets_free(t);
+        ui_app_status(app, true, "%s: out of memory", verb);
+        return NULL;
+    }
+    return t;
+}
+
+/* The marked rows of the view, or the row under the cursor; NULL (said in the
+ * status line) when there is none. */
+static targets *collect(ui_app *app, const char *verb)
+{
+    size_t marked = ui_app_marked(app, NULL, 0);
+    targets *t = targets_new(app, marked ? marked : 1, verb);
+    if (!t)
+        return NULL;
+    if (marked) {
+        t->marked = true;
+        t->count = ui_app_marked(app, t->refs, marked);
+        if (t->count > marked)
+            t->count = marked;
+    } else if (ui_app_current(app, &t->refs[0])) {
+        t->count = 1;
+    }
+    if (t->count == 0) {
+        ui_app_status(app, false, "nothing to %s here: no row selected", verb);
+        targets_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* A row as a confirmation names it, in its kind's words ("ipr_…  allow 10.0.0.0/8
+ * synced  ipp_…", "cr_…  "web agent"  new"). */
+static void describe(ui_app *app, const ui_row_ref *ref, char *out, size_t size)
+{
+    model_object obj;
+    model_object_init(&obj, ref->kind); /* store_get clears it first */
+    if (store_get(ui_app_store(app), ref->kind, ref->id, &obj, NULL) != ERROR_OK) {
+        snprintf(out, size, "%s  (no longer in the cache)", ref->id);
+        return;
+    }
+    ui_record_format(&obj, ui_record_kind_get(ref->kind)->confirm, out, size);
+    model_object_clear(&obj);
+}
+
+/* The body of a confirmation: every row, or the first few and how many more. */
+static error_code name_rows(ui_app *app, ui_confirm *d, const targets *t, error_info *err)
+{
+    size_t shown = t->count <= NAME_ALL_MAX ? t->count : NAME_FIRST;
+    for (size_t i = 0; i < shown; i++) {
+        char line[512];
+        describe(app, &t->refs[i], line, sizeof line);
+        if (ui_confirm_add_line(d, line, err) != ERROR_OK)
+            return ERROR_NOMEM;
+    }
+    if (shown < t->count) {
+        char more[64];
+        snprintf(more, sizeof more, "... and %zu more", t->count - shown);
+        return ui_confirm_add_line(d, more, err);
+    }
+    return ERROR_OK;
+}
+
+/* Ask `title` about `t`, owned from here on, naming its rows then `note`; on yes
+ * `fn` runs. */
+static void ask(ui_app *app, targets *t, const char *title, const char *yes_label,
+                const char *note, ui_confirm_fn fn)
+{
+    ui_confirm *d = NULL;
+    error_info e = {0};
+    if (ui_confirm_new(title, yes_label, &d, &e) != ERROR_OK ||
+        name_rows(app, d, t, &e) != ERROR_OK || ui_confirm_add_line(d, "", &e) ||
+        ui_confirm_add_line(d, note, &e)) {
+        ui_confirm_free(d);
+        targets_free(t);
+        ui_app_status(app, true, "%s", e.msg);
+        return;
+    }
+    if (ui_dialog_confirm(app, d, fn, t, targets_free, &e) != ERROR_OK)
+        ui_app_status(app, true, "%s", e.msg);
+}
+
+/* ---- applying an action to every target ------------------------------------------ */
+
+/* store_delete's shape: delete and discard are such; retry is wrapped. */
+typedef error_code (*row_op)(store *st, model_kind kind, const char *id,
+                             store_delete_result *res, error_info *err);
+
+static error_code retry(store *st, model_kind kind, const char *id, store_delete_result *res,
+                        error_info *err)
+{
+    *res = STORE_DELETE_MARKED;
+    return store_retry(st, kind, id, err);
+}
+
+typedef struct tally {
+    size_t removed, marked, already, failed;
+    error_info first;  /* the first refusal */
+} tally;
+
+/* Apply `op` to every target in one transaction (so a thousand marks cost one
+ * commit); each refused row undoes only itself. */
+static void apply(ui_app *app, const targets *t, row_op op, tally *out)
+{
+    store *st = ui_app_store(app);
+    memset(out, 0, sizeof *out);
+    error_info e = {0};
+    bool batch = store_begin(st, &e) == ERROR_OK;
+    for (size_t i = 0; i < t->count; i++) {
+        store_delete_result res = STORE_DELETE_REMOVED;
+        error_code rc = op(st, t->refs[i].kind, t->refs[i].id, &res, &e);
+        if (rc != ERROR_OK) {
+            if (out->failed++ == 0)
+                out->first = e;
+            continue;
+        }
+        res == STORE_DELETE_REMOVED ? out->removed++
+        : res == STORE_DELETE_MARKED ? out->marked++
+                                     : out->already++;
+    }
+    if (batch && store_commit(st, &e) != ERROR_OK) {
+        store_rollback(st);
+        out->failed = t->count;
+        out->removed = out->marked = out->already = 0;
+        out->first = e;
+    }
+    if (t->marked)
+        ui_app_unmark_all(app);
+    ui_app_reload(app);
+}
+
+static void report(ui_app *app, const char *done, const tally *r, const char *what)
+{
+    char refused[ERROR_MSG_MAX + 64] = "";
+    if (r->failed)
+        snprintf(refused, sizeof refused, "; %zu refused: %s", r->failed, r->first.msg);
+    ui_app_status(app, r->failed > 0, "%s%s%s", done, what, refused);
+}
+
+static void say_delete(const tally *r, char *what, size_t size)
+{
+    snprintf(what, size, "%zu removed now, %zu marked for the next sync%s", r->removed,
+             r->marked + r->already, r->already ? " (some already were)" : "");
+}
+
+static void say_discard(const tally *r, char *what, size_t size)
+{
+    snprintf(what, size, "%zu removed%s", r->removed,
+             r->marked ? ", orphaned credentials deleted remotely by the next sync" : "");
+}
+
+static void say_retry(const tally *r, char *what, size_t size)
+{
+    snprintf(what, size, "%zu queued for the next sync ('s' syncs)", r->marked);
+}
+
+/* What 'd', 'x' and 'r' do to the marked rows (or the cursor's). */
+typedef struct row_action {
+    const char *gerund;   /* "deleting": the read-only refusal names it */
+    const char *verb;     /* "delete": "nothing to delete here" */
+    const char *question; /* "Delete": the question's verb and yes button; NULL: none */
+    const char *note;     /* the question's last line */
+    const char *done;     /* "deleted: ": the status line's start */
+    row_op op;
+    void (*say)(const tally *r, char *what, size_t size);
+} row_action;
+
+static const row_action delete_action = {
+    "deleting", "delete", "Delete", "Never-synced rows go now; synced ones with the next sync.",
+    "deleted: ", store_delete, say_delete,
+};
+static const row_action discard_action = {
+    "discarding", "discard", "Discard",
+    "Failed or remotely deleted rows are dropped here and not sent again.", "discarded: ",
+    store_discard, say_discard,
+};
+static const row_action retry_action = {
+    "retrying", "retry", NULL, NULL, "retry: ", retry, say_retry,
+};
+
+static void run_action(ui_app *app, void *ctx)
+{
+    const targets *t = ctx;
+    tally r;
+    apply(app, t, t->action->op, &r);
+    char what[160];
+    t->action->say(&r, what, sizeof what);
+    report(app, t->action->done, &r, what);
+}
+
+/* Refused when read-only; asks first when the action has a question. */
+static void start_action(ui_app *app, const row_action *a)
+{
+    if (refused_readonly(app, a->gerund))
+        return;
+    targets *t = collect(app, a->verb);
+    if (!t)
+        return;
+    t->action = a;
+    if (a->question) {
+        const kind_desc *k = kind_get(t->refs[0].kind); /* the first mark's kind */
+        char title[128];
+        snprintf(title, sizeof title, "%s %zu %s?", a->question, t->count,
+                 t->count == 1 ? k->noun : k->plural);
+        ask(app, t, title, a->question, a->note, run_action);
+        return;
+    }
+    run_action(app, t);
+    targets_free(t);
+}
+
+/* ---- the actions ------------------------------------------------------------------ */
+
+void ui_action_create(ui_app *app, model_kind kind)
+{
+    if (refused_readonly(app, "creating"))
+        return;
+    error_info e = {0};
+    if (ui_form_create_open(app, kind, &e) != ERROR_OK)
+        ui_app_status(app, true, "create: %s", e.msg);
+}
+
+void ui_action_delete(ui_app *app) { start_action(app, &delete_action); }
+
+void ui_action_discard(ui_app *app) { start_action(app, &discard_action); }
+
+void ui_action_retry(ui_app *app) { start_action(app, &retry_action); }
+
+static void do_reveal(ui_app *app, void *ctx)
+{
+    const targets *t = ctx;
+    ui_token_show(app, t->refs[0].id);
+}
+
+void ui_action_reveal(ui_app *app)
+{
+    if (refused_readonly(app, "revealing tokens"))
+        return;
+    targets *t = targets_new(app, 1, "reveal");
+    if (!t)
+        return;
+    if (!ui_app_current(app, &t->refs[0]) || !kind_get(t->refs[0].kind)->has_token) {
+        ui_app_status(app, false, "'t' shows a credential's token: select one first");
+        targets_free(t);
+        return;
+    }
+    t->count = 1;
+    char title[128];
+    snprintf(title, sizeof title, "Show the token of %s?", t->refs[0].id);
+    ask(app, t, title, "Show", "The token stays on screen until you close it (Enter).",
+        do_reveal);
+}
+
+void ui_action_sync(ui_app *app)
+{
+    if (refused_readonly(app, "syncing"))
+        return;
+    ui_sync_start(app);
+}

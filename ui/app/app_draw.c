@@ -1,0 +1,188 @@
+/*
+ * Drawing the frame: the two header rows (views, sync and agent state; position,
+ * sort, filter, marks), the current view, the overlays, the status row. Every
+ * frame is drawn whole into the canvas; the canvas flags only the rows whose
+ * cells differ, and only those reach the terminal. Drawing reads the state and
+ * changes nothing in it: the loop brought it up to date before (ui/app/loop.c).
+ */
+#include "app_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../widgets/ui_text.h"
+
+static const ui_style bar = {UI_ATTR_REVERSE, UI_COLOR_TITLE};
+static const ui_style plain = {0, UI_COLOR_DEFAULT};
+
+static void draw_tabs(const ui_app *app, ui_canvas *c, int *x)
+{
+    *x += ui_canvas_text(c, 0, *x, -1, " rampart  ", (ui_style){UI_ATTR_REVERSE | UI_ATTR_BOLD,
+                                                                 UI_COLOR_TITLE}, false);
+    for (int i = 0; i < UI_VIEW_COUNT; i++) {
+        char tab[32];
+        bool cur = (ui_view_id)i == app->view;
+        snprintf(tab, sizeof tab, cur ? "[%d %s]" : " %d %s ", i + 1, app->views[i]->ops->title);
+        ui_style s = cur ? (ui_style){UI_ATTR_REVERSE | UI_ATTR_BOLD | UI_ATTR_UNDERLINE,
+                                      UI_COLOR_TITLE}
+                         : bar;
+        *x += ui_canvas_text(c, 0, *x, -1, tab, s, false);
+    }
+    if (ui_app_readonly(app))
+        *x += ui_canvas_text(c, 0, *x, -1, "  read-only",
+                             (ui_style){UI_ATTR_REVERSE | UI_ATTR_BOLD, UI_COLOR_TITLE}, false);
+}
+
+/* Text flush right on row y, cut when there is less room than it needs. */
+static void draw_right(ui_canvas *c, int y, int used, const char *text, ui_style style)
+{
+    int room = c->width - used - 2;
+    int w = ui_canvas_width(c, text, c->width);
+    if (w > room)
+        w = room;
+    if (w > 0)
+        ui_canvas_text(c, y, c->width - w, w, text, style, true);
+}
+
+static void draw_top_row(const ui_app *app, ui_canvas *c)
+{
+    ui_canvas_clear(c, 0, 0, -1, bar);
+    int x = 0;
+    draw_tabs(app, c, &x);
+    char right[sizeof app->sync_text + 16];
+    snprintf(right, sizeof right, "%s%s ", ui_app_options(app)->sandbox ? "sandbox: " : "",
+             app->sync_text);
+    draw_right(c, 0, x, right, bar);
+}
+
+/* Append " <label><value>" pieces to the header line. */
+static void append(char *buf, size_t size, const char *label, const char *value)
+{
+    size_t n = strlen(buf);
+    snprintf(buf + n, size - n, "%s%s", label, value);
+}
+
+/* The agent's header text ("agent: 3 lookups", "agent: off", "agent: error …"). */
+static void agent_text(const ui_app *app, char *buf, size_t size)
+{
+    if (app->agent) {
+        agent_stats s;
+        agent_stats_get(app->agent, &s);
+        char n[32];
+        ui_text_count(s.lookups, n, sizeof n);
+        snprintf(buf, size, "agent: %s lookup%s", n, s.lookups == 1 ? "" : "s");
+    } else if (app->agent_error[0]) {
+        snprintf(buf, size, "agent: error %s", app->agent_error);
+    } else {
+        snprintf(buf, size, "agent: off");
+    }
+}
+
+static void draw_position_row(const ui_app *app, ui_canvas *c)
+{
+    const ui_view *v = ui_app_view_const(app);
+    const ui_table *t = &v->table;
+    char rows[96], page[64], line[2048], count[32];
+    ui_table_position(t, rows, sizeof rows, page, sizeof page);
+    snprintf(line, sizeof line, " %s  %s", rows, page);
+    if (t->nmarks) {
+        ui_text_count(t->nmarks, count, sizeof count);
+        append(line, sizeof line, "  ", count);
+        append(line, sizeof line, " marked", "");
+    }
+    if (t->src->nsorts > 1 || t->descending) {
+        append(line, sizeof line, "  sort ", t->src->sorts[t->sort]);
+        append(line, sizeof line, t->descending ? " desc" : " asc", "");
+    }
+    char extra[256] = "";
+    if (v->ops->describe)
+        v->ops->describe(v, extra, sizeof extra);
+    if (extra[0])
+        append(line, sizeof line, "  ", extra);
+    if (t->filter[0]) {
+        append(line, sizeof line, "  filter \"", t->filter);
+        append(line, sizeof line, "\"", "");
+    }
+    char agent_line[200];
+    agent_text(app, agent_line, sizeof agent_line);
+    append(agent_line, sizeof agent_line, " ", "");
+    int aw = ui_canvas_width(c, agent_line, c->width);
+    ui_canvas_clear(c, 1, 0, -1, plain);
+    int used = ui_canvas_text(c, 1, 0, c->width - aw - 2 > 20 ? c->width - aw - 2 : -1, line,
+                              (ui_style){UI_ATTR_BOLD, UI_COLOR_DEFAULT}, true);
+    draw_right(c, 1, used, agent_line, (ui_style){UI_ATTR_DIM, UI_COLOR_DEFAULT});
+}
+
+/* The row under the cursor needs attention (failed, orphaned…): its reason in
+ * place of the key hints, so it shows without opening the details. */
+static bool draw_note(const ui_app *app, ui_canvas *c, int y)
+{
+    const ui_table_row *row = ui_table_current(&ui_app_view_const(app)->table);
+    if (!row || !row->note[0])
+        return false;
+    char msg[UI_TABLE_CELL_MAX + 4];
+    snprintf(msg, sizeof msg, " ! %s", row->note); /* whole in the details (Enter) */
+    ui_canvas_text(c, y, 0, -1, msg, (ui_style){UI_ATTR_BOLD, UI_COLOR_ERROR}, true);
+    return true;
+}
+
+static void draw_hints(const ui_app *app, ui_canvas *c, int y)
+{
+    char hints[256] = " ? help  / filter  : command  Tab views";
+    if (!ui_app_readonly(app)) {
+        if (ui_app_view_const(app)->ops->records)
+            append(hints, sizeof hints, "  c create  d delete", "");
+        append(hints, sizeof hints, "  s sync", "");
+    }
+    append(hints, sizeof hints, ui_app_can_go_back(app) ? "  q back" : "  q quit", "");
+    ui_canvas_text(c, y, 0, -1, hints, (ui_style){UI_ATTR_DIM, UI_COLOR_DEFAULT}, true);
+}
+
+static void draw_status(const ui_app *app, ui_canvas *c)
+{
+    int y = c->height - 1;
+    ui_canvas_clear(c, y, 0, -1, plain);
+    const ui_prompt *p = &app->prompt;
+    if (p->kind != UI_PROMPT_NONE && app->noverlays == 0) {
+        ui_canvas_text(c, y, 0, 1, p->kind == UI_PROMPT_FILTER ? "/" : ":", plain, false);
+        ui_canvas_text(c, y, 1, -1, p->line.buf, plain, true);
+        return;
+    }
+    if (app->status[0]) {
+        ui_style s = app->status_error ? (ui_style){UI_ATTR_BOLD, UI_COLOR_ERROR} : plain;
+        char msg[600];
+        snprintf(msg, sizeof msg, " %s%s", app->status_error ? "error: " : "", app->status);
+        ui_canvas_text(c, y, 0, -1, msg, s, true);
+        return;
+    }
+    if (!draw_note(app, c, y))
+        draw_hints(app, c, y);
+}
+
+static void draw_too_small(ui_canvas *c)
+{
+    for (int y = 0; y < c->height; y++)
+        ui_canvas_clear(c, y, 0, -1, plain);
+    char msg[96];
+    snprintf(msg, sizeof msg, "terminal too small: need %dx%d (now %dx%d)", UI_MIN_WIDTH,
+             UI_MIN_HEIGHT, c->width, c->height);
+    ui_canvas_text(c, 0, 0, -1, msg, (ui_style){UI_ATTR_BOLD, UI_COLOR_ERROR}, true);
+    if (c->height > 1)
+        ui_canvas_text(c, 1, 0, -1, "make the window bigger, or press q to quit", plain, true);
+}
+
+void ui_app_draw(const ui_app *app, ui_canvas *c)
+{
+    if (ui_app_too_small(app)) {
+        draw_too_small(c);
+        return;
+    }
+    const ui_view *v = ui_app_view_const(app);
+    ui_rect body = {0, UI_HEADER_ROWS, c->width, c->height - UI_HEADER_ROWS - UI_STATUS_ROWS};
+    ui_table_draw(&v->table, c, body);
+    draw_top_row(app, c);
+    draw_position_row(app, c);
+    for (int i = 0; i < app->noverlays; i++)
+        app->overlays[i].ops->draw(app->overlays[i].self, app, c, body);
+    draw_status(app, c);
+}

@@ -1,0 +1,107 @@
+/*
+ * app_internal: what the files of ui/app/ share. They are the console's top:
+ * keys (keymap.c, app_keys.c, commands.c) -> actions (actions.c, form_create.c)
+ * -> the views and the state below; the frame (app_draw.c) drawn from the state,
+ * only reading it; the loop (loop.c) that assembles the console, brings the state
+ * up to date before each frame and hands it the events of other threads; its two
+ * drivers, the terminal (ui.c) and the headless runner (headless.c). Private.
+ */
+#ifndef RAMPART_UI_APP_INTERNAL_H
+#define RAMPART_UI_APP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../state/ui_state.h"
+#include "../views/ui_views.h"
+
+/* ---- keymap (keymap.c) --------------------------------------------------------- */
+
+/*
+ * Keys become requests through one table, per view, with the help text the `?`
+ * overlay lists. In read-only mode the console neither lists nor runs the
+ * requests that change data or show a token.
+ */
+
+enum { UI_VIEWS_ALL = (1u << UI_VIEW_COUNT) - 1 };
+
+enum { UI_KEYMAP_KEYS = 2 };
+
+typedef struct ui_keymap_entry {
+    unsigned views;  /* bit (1u << ui_view_id) per view it works in */
+    ui_request req;
+    const char *help;
+    int keys[UI_KEYMAP_KEYS]; /* the keys bound to it, 0 after the last */
+} ui_keymap_entry;
+
+/* The request of `key` in `view` (UI_REQ_NONE when unbound). */
+ui_request ui_keymap_lookup(ui_view_id view, int key);
+
+/* The whole table, in the order help lists it (one row per request and views). */
+const ui_keymap_entry *ui_keymap_entries(size_t *count);
+
+/* Whether read-only mode hides and refuses a request: it changes data, or shows
+ * a secret (a token). */
+bool ui_request_readonly_refused(ui_request req);
+
+/* The same for this console: true (said in the status line) when it refuses it. */
+bool ui_request_refused(ui_app *app, ui_request req);
+
+/* A key's name as help shows it: "j", "Down", "PgDn", "C-d", "Space", "Tab". */
+void ui_key_name(int key, char *buf, size_t size);
+
+/* A script's key name: a single UTF-8 character, or <Up>, <C-x>, <F1>… as in ui.h.
+ * Returns the key, or UI_KEY_NONE when the name is unknown. */
+int ui_key_parse(const char *name);
+
+/* ---- keys, commands, help (app_keys.c, commands.c) ---------------------------- */
+
+/* One key, as typed: overlays first, then the prompt, then the keymap's request
+ * for the current view. */
+void ui_app_key(ui_app *app, int key);
+
+/* A `:` command line, as typed after the colon. */
+void ui_app_command(ui_app *app, const char *line);
+
+/* `?`: the keys of the current view and the `:` commands (those read-only refuses
+ * hidden then). */
+void ui_help_open(ui_app *app);
+
+/* ---- actions (form_create.c; the rest in ui_app.h) --------------------------- */
+
+/* Open the create form of `kind` as an overlay. What the kind offers goes with it
+ * (the rule form: the cached policy ids, the view's policy first). */
+error_code ui_form_create_open(ui_app *app, model_kind kind, error_info *err);
+
+/* ---- the frame (app_draw.c) ----------------------------------------------------- */
+
+/* Draw the whole screen from the state into `c`: the header, the current view,
+ * the overlays bottom to top, the status row (or only that the terminal is too
+ * small). Reads the state; the loop brought it up to date before. */
+void ui_app_draw(const ui_app *app, ui_canvas *c);
+
+/* ---- the loop (loop.c) ---------------------------------------------------------- */
+
+/* A console: its state, its views, its sync state, its event handler. */
+error_code ui_app_new(const ui_options *opt, int width, int height, bool ascii,
+                      ui_app **out, error_info *err);
+
+/* Close the overlays, stop the sync worker (cancelling it), free the views, then
+ * the state. NULL is a no-op. */
+void ui_app_free(ui_app *app);
+
+/* A frame: bring the state up to date (another writer's changes, the current
+ * view's rows, the overlays' layout, the header's sync text), then draw it into
+ * the state's canvas (only cells that differ are flagged). */
+void ui_app_render(ui_app *app);
+
+/* Whether something on screen changes by itself (a running sync's ETA). */
+bool ui_app_ticking(ui_app *app);
+
+/* ---- the headless runner (headless.c) ------------------------------------------ */
+
+/* Parse the whole script, then run it on `app` (already sized). ERROR_INVALID
+ * naming the file and line for a bad step; nothing runs then. */
+error_code ui_headless_run(ui_app *app, const ui_options *opt, error_info *err);
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * ui_run: the console's entry. Headless runs the script; otherwise the terminal
+ * loop: draw what changed, then sleep in poll() on the keyboard, the signal pipe
+ * and the wake-up pipe of other threads. No timer unless a running sync's ETA
+ * has to tick.
+ */
+#include "rampart/ui.h"
+
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../term/ui_term.h"
+#include "../widgets/ui_text.h"
+#include "app_internal.h"
+
+enum { TICK_MS = 1000 };
+
+/* Agent audit lines come from its server threads: into the loop's queue. */
+static void agent_log(void *ctx, const char *line)
+{
+    ui_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = UI_EVENT_AGENT_LOG;
+    snprintf(ev.line, sizeof ev.line, "agent: %s", line);
+    ui_app_post(ctx, &ev);
+}
+
+/* The local agent endpoint, served while the console is open. A failure (another
+ * rampart already serves the socket) is shown in the header, not fatal. */
+static void start_agent(ui_app *app, const ui_options *opt)
+{
+    if (!opt->agent)
+        return;
+    agent_options ao = {.db_path = opt->db_path, .on_log = agent_log, .log_ctx = app,
+                        .version_header = opt->api.version_header};
+    if (opt->agent_listen && *opt->agent_listen) {
+        ao.listen[0] = opt->agent_listen;
+        ao.nlisten = 1;
+    }
+    error_info e = {0};
+    if (agent_start(&ao, &app->agent, &e) != ERROR_OK) {
+        app->agent = NULL;
+        size_t n = ui_text_prefix(e.msg, sizeof app->agent_error - 1);
+        memcpy(app->agent_error, e.msg, n);
+        app->agent_error[n] = '\0';
+        ui_app_log(app, SYNC_LOG_ERROR, e.msg);
+    }
+}
+
+/* Stop the agent, then the loop (a running sync is cancelled and joined). */
+static void finish(ui_app *app)
+{
+    agent_stop(app->agent);
+    app->agent = NULL;
+    ui_app_free(app);
+}
+
+static void draw(ui_app *app, ui_term *t)
+{
+    ui_app_render(app);
+    if (ui_app_take_repaint(app))
+        ui_term_repaint(t);
+    int y = 0, x = 0;
+    bool visible = ui_app_text_cursor(app, &y, &x);
+    size_t n = 0;
+    const char *raw = ui_app_raw_peek(app, &n);
+    ui_term_draw(t, ui_app_canvas(app), y, x, visible, raw, n);
+    if (raw)
+        ui_app_raw_clear(app);
+}
+
+static void resized(ui_app *app, ui_term *t)
+{
+    error_info e = {0};
+    if (ui_term_resize(t, &e) != ERROR_OK) {
+        ui_app_status(app, true, "%s", e.msg);
+        return;
+    }
+    int w, h;
+    ui_term_size(t, &w, &h);
+    if (ui_app_resize(app, w, h, &e) != ERROR_OK)
+        ui_app_status(app, true, "%s", e.msg);
+}
+
+/* A signal from the pipe: resize, or leave (exit status 128 + signal). */
+static void on_signal(ui_app *app, ui_term *t, int signo)
+{
+    if (signo == SIGWINCH)
+        resized(app, t);
+    else if (signo)
+        ui_app_quit(app, 128 + signo);
+}
+
+static void read_keys(ui_app *app, ui_term *t)
+{
+    int key;
+    while (!ui_app_quitting(app, NULL) && (key = ui_term_key(t)) != UI_KEY_NONE)
+        ui_app_key(app, key);
+}
+
+static int loop(ui_app *app, ui_term *t)
+{
+    int status = 0;
+    while (!ui_app_quitting(app, &status)) {
+        draw(app, t);
+        struct pollfd fds[3] = {
+            {ui_term_input_fd(t), POLLIN, 0},
+            {ui_term_signal_fd(t), POLLIN, 0},
+            {ui_app_wake_fd(app), POLLIN, 0},
+        };
+        int rc = poll(fds, 3, ui_app_ticking(app) ? TICK_MS : -1);
+        if (rc < 0)
+            continue; /* EINTR: the signal is in the pipe */
+        if (fds[1].revents & POLLIN)
+            on_signal(app, t, ui_term_take_signal(t));
+        if (fds[0].revents & (POLLHUP | POLLERR))
+            ui_app_quit(app, 1); /* the terminal went away */
+        else if (fds[0].revents & POLLIN)
+            read_keys(app, t);
+        if (fds[2].revents & POLLIN)
+            ui_app_drain(app);
+    }
+    return status;
+}
+
+static int run_terminal(const ui_options *opt, error_info *err)
+{
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        error_set(err, ERROR_CONFIG, "the console needs a terminal on standard input and "
+                                     "output (or --headless SCRIPT)");
+        return 2;
+    }
+    setlocale(LC_CTYPE, "");
+    ui_term *t = NULL;
+    ui_term_options to = {.no_color = opt->no_color};
+    if (ui_term_open(&to, &t, err) != ERROR_OK)
+        return 1;
+    int w, h;
+    ui_term_size(t, &w, &h);
+    ui_app *app = NULL;
+    bool ascii = opt->ascii || !ui_term_utf8(t);
+    if (ui_app_new(opt, w > 0 ? w : 1, h > 0 ? h : 1, ascii, &app, err) != ERROR_OK) {
+        ui_term_close(t);
+        return 1;
+    }
+    ui_term_layout(t, UI_HEADER_ROWS, UI_STATUS_ROWS);
+    start_agent(app, opt);
+    int status = loop(app, t);
+    if (ui_sync_running(app)) {
+        ui_app_status(app, false, "stopping the sync after its current request...");
+        draw(app, t);
+    }
+    finish(app);
+    ui_term_close(t);
+    return status;
+}
+
+static int run_headless(const ui_options *opt, error_info *err)
+{
+    ui_app *app = NULL;
+    int w = opt->width > 0 ? opt->width : 80;
+    int h = opt->height > 0 ? opt->height : 24;
+    if (ui_app_new(opt, w, h, opt->ascii, &app, err) != ERROR_OK)
+        return 1;
+    int status = 0;
+    start_agent(app, opt);
+    error_code rc = ui_headless_run(app, opt, err);
+    ui_app_quitting(app, &status);
+    finish(app);
+    if (rc != ERROR_OK)
+        return rc == ERROR_INVALID ? 2 : 1;
+    return status;
+}
+
+int ui_run(const ui_options *opt, error_info *err)
+{
+    if (!opt || !opt->st) {
+        error_set(err, ERROR_INVALID, "the console needs an open cache");
+        return 2;
+    }
+    return opt->script ? run_headless(opt, err) : run_terminal(opt, err);
+}

@@ -1,0 +1,230 @@
+/*
+ * A credential's token in the console (ui_dialog.h), in one place: the dialog that
+ * shows it once (its model and drawing, the OSC 52 copy, the overlay), showing the
+ * token of a credential from the store ('t' after asking), and whether this
+ * machine holds one (the details). The token is wiped wherever it was copied.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rampart/model.h"
+#include "rampart/store.h"
+#include "rampart/ui_dialog.h"
+#include "ui_state.h"
+
+enum { BOX_MAX_W = UI_DIALOG_MAX_W };
+
+static const ui_style plain = {UI_ATTR_NONE, UI_COLOR_DEFAULT};
+static const ui_style title_style = {UI_ATTR_BOLD, UI_COLOR_TITLE};
+static const ui_style hint_style = {UI_ATTR_DIM, UI_COLOR_DEFAULT};
+static const ui_style secret_style = {UI_ATTR_BOLD, UI_COLOR_OK};
+
+/* ---- the dialog's model and drawing ------------------------------------------------ */
+
+const char *ui_token_mask(bool ascii)
+{
+    return ascii ? "****" : "\xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2";
+}
+
+void ui_token_draw(const char *cred_id, const char *description, const char *token,
+                   bool copied, ui_canvas *c, ui_rect area)
+{
+    int tlen = (int)strlen(token);
+    int want = tlen + 2 > 60 ? tlen + 2 : 60;
+    int inner = (want + 4 > BOX_MAX_W ? BOX_MAX_W : want + 4) - 4;
+    if (inner > area.width - 4)
+        inner = area.width - 4;
+    if (inner < 8)
+        inner = 8;
+    int token_rows = (tlen + inner - 1) / inner;
+    int rows = 7 + token_rows + (copied ? 1 : 0);
+    char title[MODEL_ID_MAX + 32];
+    snprintf(title, sizeof title, "New token: %s", cred_id);
+    ui_rect box = ui_dialog_box(c, area, want, rows, title);
+    int x = box.x + 2, w = box.width - 4, y = box.y + 1;
+    ui_canvas_text(c, y++, x, w, description[0] ? description : "(no description)", plain,
+                   true);
+    y++;
+    /* The token is ASCII (its API alphabet): split it into rows of `w` bytes. */
+    for (int off = 0; off < tlen && y < box.y + box.height - 1; off += w) {
+        char part[BOX_MAX_W + 1];
+        int n = tlen - off < w ? tlen - off : w;
+        if (n > BOX_MAX_W)
+            n = BOX_MAX_W;
+        memcpy(part, token + off, (size_t)n);
+        part[n] = '\0';
+        ui_canvas_text(c, y++, x, w, part, secret_style, false);
+        model_wipe(part, sizeof part);
+    }
+    y++;
+    ui_canvas_text(c, y++, x, w, "Shown this once: the API never sends it again.", plain, true);
+    ui_canvas_text(c, y++, x, w, "Agents on this machine can still fetch it from rampart.",
+                   plain, true);
+    if (copied)
+        ui_canvas_text(c, y++, x, w, "Copy sent to the terminal's clipboard (OSC 52).",
+                       title_style, true);
+    ui_canvas_text(c, box.y + box.height - 2, x, w,
+                   c->ascii ? "c copy | Enter close" : "c copy \xc2\xb7 Enter close",
+                   hint_style, true);
+}
+
+/* ---- OSC 52 -------------------------------------------------------------------- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static size_t base64(const unsigned char *in, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)in[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned)in[i + 1] << 8;
+        if (i + 2 < n)
+            v |= in[i + 2];
+        out[o++] = b64[(v >> 18) & 63];
+        out[o++] = b64[(v >> 12) & 63];
+        out[o++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+        out[o++] = i + 2 < n ? b64[v & 63] : '=';
+    }
+    return o;
+}
+
+char *ui_osc52_encode(const char *text, bool tmux, size_t *len)
+{
+    size_t n = strlen(text), enc = (n + 2) / 3 * 4;
+    /* ESC P tmux; + ESC ESC ] 52;c; + base64 + BEL + ESC \ */
+    char *out = malloc(enc + 32);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    if (tmux) {
+        memcpy(out, "\033Ptmux;\033", 8);
+        o = 8;
+    }
+    memcpy(out + o, "\033]52;c;", 7);
+    o += 7;
+    o += base64((const unsigned char *)text, n, out + o);
+    out[o++] = '\a';
+    if (tmux) {
+        memcpy(out + o, "\033\\", 2);
+        o += 2;
+    }
+    out[o] = '\0';
+    *len = o;
+    return out;
+}
+
+/* ---- the dialog as an overlay ---------------------------------------------------- */
+
+typedef struct token_overlay {
+    char id[MODEL_ID_MAX + 1];
+    char description[MODEL_DESCRIPTION_MAX + 1];
+    char *token;  /* wiped when the dialog closes */
+    bool copied;
+} token_overlay;
+
+static void token_draw(const void *self, const ui_app *app, ui_canvas *c, ui_rect area)
+{
+    (void)app;
+    const token_overlay *o = self;
+    ui_token_draw(o->id, o->description, o->token, o->copied, c, area);
+}
+
+static void copy_token(token_overlay *o, ui_app *app)
+{
+    const char *tmux = getenv("TMUX");
+    size_t n = 0;
+    char *seq = ui_osc52_encode(o->token, tmux && tmux[0], &n);
+    if (!seq) {
+        ui_app_status(app, true, "copy failed: out of memory");
+        return;
+    }
+    ui_app_raw(app, seq, n);
+    model_wipe(seq, n);
+    free(seq);
+    o->copied = true;
+    ui_app_status(app, false, "token sent to the clipboard (if the terminal allows OSC 52)");
+}
+
+static ui_overlay_result token_key(void *self, ui_app *app, int key, ui_request req)
+{
+    (void)req;
+    token_overlay *o = self;
+    if (key == 'c' || key == 'C' || key == 'y') {
+        copy_token(o, app);
+        return UI_OVERLAY_KEEP;
+    }
+    if (key == UI_KEY_ENTER || key == '\n' || key == UI_KEY_ESC || key == 'q') {
+        ui_app_status(app, false, "token of %s hidden: %s ('t' on it shows it again)", o->id,
+                      ui_token_mask(ui_app_canvas(app)->ascii));
+        return UI_OVERLAY_CLOSE;
+    }
+    return UI_OVERLAY_KEEP;
+}
+
+static void token_free(void *self)
+{
+    token_overlay *o = self;
+    if (!o)
+        return;
+    if (o->token) {
+        model_wipe(o->token, strlen(o->token));
+        free(o->token);
+    }
+    free(o);
+}
+
+static const ui_overlay_ops token_ops = {"token", NULL, token_draw, token_key, token_free};
+
+error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *description,
+                           const char *token, error_info *err)
+{
+    token_overlay *o = calloc(1, sizeof *o);
+    if (!o || !(o->token = strdup(token))) {
+        free(o);
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    }
+    model_copy_text(o->id, sizeof o->id, cred_id);
+    model_copy_text(o->description, sizeof o->description, description);
+    return ui_app_push(app, &token_ops, o, err);
+}
+
+/* ---- the token of a cached credential ------------------------------------------ */
+
+static void wipe_free(char *token)
+{
+    if (!token)
+        return;
+    model_wipe(token, strlen(token));
+    free(token);
+}
+
+void ui_token_show(ui_app *app, const char *cred_id)
+{
+    store *st = ui_app_store(app);
+    model_object obj;
+    model_object_init(&obj, MODEL_KIND_CRED); /* store_get clears it first */
+    char *token = NULL;
+    error_info e = {0};
+    if (store_get(st, MODEL_KIND_CRED, cred_id, &obj, &e) != ERROR_OK) {
+        ui_app_status(app, true, "no token to show: %s", e.msg);
+        return;
+    }
+    if (store_token_get(st, obj.cred.id, &token, &e) != ERROR_OK)
+        ui_app_status(app, true, "no token to show: %s", e.msg);
+    else if (ui_dialog_token(app, obj.cred.id, obj.cred.description, token, &e) != ERROR_OK)
+        ui_app_status(app, true, "%s", e.msg);
+    wipe_free(token);
+    model_object_clear(&obj);
+}
+
+const char *ui_token_status(store *st, const char *cred_id)
+{
+    char *token = NULL;
+    error_info e = {0};
+    if (store_token_get(st, cred_id, &token, &e) != ERROR_OK)
+        return "not held on this machine";
+    wipe_free(token); /* the details never show it: 't' does, after asking */
+    return "held on this machine ('t' shows it)";
+}

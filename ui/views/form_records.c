@@ -1,0 +1,186 @@
+/*
+ * The create form of a kind (ui_form.h): one form field per create field of the
+ * kind's table (kind.h), labelled and, for a few fields, given a reason when empty
+ * or a tighter limit by the console's data (ui/views/record_kinds.c); each checked by
+ * the field's own check. And the row a submitted form becomes. No curses, no store.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rampart/kind.h"
+#include "rampart/ui_form.h"
+#include "ui_record.h"
+
+/* A zeroed row is a new one: the form leaves the state as model_object_init does. */
+_Static_assert(MODEL_STATE_NEW == 0, "a zeroed row must be in state new");
+
+/* The check of a text field (ctx: its ui_record_input): the console's reason
+ * when it is empty, else the console's own check, else the field's. */
+static error_code check_text(const void *ctx, const char *text, error_info *err)
+{
+    const ui_record_input *in = ctx;
+    if (!text[0] && in->empty)
+        return error_set(err, ERROR_INVALID, "%s", in->empty);
+    if (in->check)
+        return in->check(text, err);
+    const kind_field *f = kind_field_by_name(in->kind, in->name);
+    return f && f->check ? f->check(text, NULL, 0, err) : ERROR_OK;
+}
+
+/* Calls fn for each create field of `kind` with its index in the form; stops at
+ * the first error. */
+typedef error_code (*field_fn)(void *ctx, size_t at, const kind_field *kf,
+                               const ui_record_input *in, error_info *err);
+
+static error_code each_field(model_kind kind, field_fn fn, void *ctx, error_info *err)
+{
+    const kind_desc *d = kind_get(kind);
+    size_t at = 0;
+    for (size_t i = 0; i < d->field_count; i++) {
+        const kind_field *kf = &d->fields[i];
+        if (!(kf->flags & KIND_FIELD_CREATE))
+            continue;
+        const ui_record_input *in = ui_record_input_of(kind, kf->name);
+        if (!in) /* the console's data lacks the field: a bug, caught by the tests */
+            return error_set(err, ERROR_STATE, "no form field for the %s's %s", d->noun,
+                             kf->name);
+        if (fn(ctx, at++, kf, in, err) != ERROR_OK)
+            return err->code;
+    }
+    return ERROR_OK;
+}
+
+/* ---- building ------------------------------------------------------------------ */
+
+typedef struct build {
+    ui_form *form;
+    const ui_form_offer *offer;
+} build;
+
+static error_code add_field(void *ctx, size_t at, const kind_field *kf,
+                            const ui_record_input *in, error_info *err)
+{
+    (void)at;
+    build *b = ctx;
+    if (kf->type == KIND_FIELD_ACTION) {
+        const char *const options[] = {model_action_name(MODEL_ACTION_ALLOW),
+                                       model_action_name(MODEL_ACTION_DENY)};
+        return ui_form_add_choice(b->form, in->label, options, 2, 0, err);
+    }
+    if (kf->type == KIND_FIELD_ACL)
+        return ui_acl_form_add(b->form, in->label, err);
+    if (in->offered) {
+        const ui_form_offer none = {0};
+        const ui_form_offer *o = b->offer ? b->offer : &none;
+        return ui_form_add_policy(b->form, in->label, o->initial,
+                                  (const char(*)[MODEL_ID_MAX + 1])o->ids, o->count,
+                                  check_text, in, err);
+    }
+    return ui_form_add_text(b->form, in->label, "", in->max ? in->max : kf->size - 1,
+                            check_text, in, err);
+}
+
+error_code ui_form_record_new(model_kind kind, const ui_form_offer *offer, ui_form **out,
+                              error_info *err)
+{
+    char title[64];
+    snprintf(title, sizeof title, "Create %s", kind_get(kind)->noun);
+    build b = {NULL, offer};
+    if (ui_form_new(title, &b.form, err) != ERROR_OK)
+        return err->code;
+    if (each_field(kind, add_field, &b, err) != ERROR_OK) {
+        ui_form_free(b.form);
+        return err->code;
+    }
+    *out = b.form;
+    return ERROR_OK;
+}
+
+/* ---- reading a submitted form --------------------------------------------------- */
+
+typedef struct reading {
+    const ui_form *form;
+    model_object *obj;
+} reading;
+
+static error_code get_field(void *ctx, size_t at, const kind_field *kf,
+                            const ui_record_input *in, error_info *err)
+{
+    reading *r = ctx;
+    void *dst = ui_record_field(r->obj, kf);
+    if (at >= ui_form_count(r->form))
+        return error_set(err, ERROR_INVALID, "not a %s form", kind_get(r->obj->kind)->noun);
+    if (kf->type == KIND_FIELD_ACTION) {
+        /* The options are in model_action order (add_field). */
+        *(model_action *)dst = (model_action)ui_form_choice(r->form, at);
+        return ERROR_OK;
+    }
+    if (kf->type == KIND_FIELD_ACL)
+        return ui_acl_form_get(r->form, at, dst, err);
+    const char *text = ui_form_text(r->form, at);
+    if (check_text(in, text, err) != ERROR_OK)
+        return err->code;
+    if (!model_copy_text(dst, kf->size, text))
+        return error_set(err, ERROR_INVALID, "%s is too long", kf->name);
+    return ERROR_OK;
+}
+
+error_code ui_form_record_get(const ui_form *f, model_kind kind, model_object *out,
+                              error_info *err)
+{
+    model_object_init(out, kind);
+    const kind_desc *d = kind_get(kind);
+    size_t fields = 0;
+    for (size_t i = 0; i < d->field_count; i++)
+        fields += (d->fields[i].flags & KIND_FIELD_CREATE) != 0;
+    if (ui_form_count(f) != fields)
+        return error_set(err, ERROR_INVALID, "not a %s form", d->noun);
+    reading r = {f, out};
+    if (each_field(kind, get_field, &r, err) != ERROR_OK)
+        return err->code;
+    return d->validate(out, err);
+}
+
+/* ---- the store's refusal -------------------------------------------------------- */
+
+/* Whether `why` is about the field called `name`: "name: reason" (the reason
+ * alone is returned) or "name is …" (the whole message is). NULL when not. */
+static const char *reason_for(const char *why, const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || strncasecmp(why, name, n) != 0)
+        return NULL;
+    if (why[n] == ':')
+        return why[n + 1] == ' ' ? why + n + 2 : why + n + 1;
+    return why[n] == ' ' ? why : NULL;
+}
+
+typedef struct refusal {
+    ui_form *form;
+    const char *why;
+    bool placed;
+} refusal;
+
+static error_code place_reason(void *ctx, size_t at, const kind_field *kf,
+                               const ui_record_input *in, error_info *err)
+{
+    (void)err;
+    refusal *r = ctx;
+    const char *reason = reason_for(r->why, kf->name);
+    if (!reason)
+        reason = reason_for(r->why, in->label); /* "policy: …" names the Policy field */
+    if (reason && !r->placed) {
+        ui_form_refuse(r->form, at, reason);
+        r->placed = true;
+    }
+    return ERROR_OK;
+}
+
+bool ui_form_record_refused(ui_form *f, model_kind kind, const char *why)
+{
+    refusal r = {f, why, false};
+    error_info e = {0};
+    each_field(kind, place_reason, &r, &e);
+    return r.placed;
+}

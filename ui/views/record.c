@@ -1,0 +1,181 @@
+/*
+ * ui_record (ui_record.h): a record's values by name, templates, its row in a
+ * record view and its details, the same code for every kind; what differs is the
+ * kind's data (ui/views/record_kinds.c) and its field table (kind.h).
+ */
+#include "ui_record.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "rampart/ui_dialog.h"
+#include "../widgets/ui_text.h"
+
+enum { VALUE_MAX = 512 };
+
+void ui_cell_set(char *cell, const char *text)
+{
+    size_t n = ui_text_prefix(text ? text : "", UI_TABLE_CELL_MAX - 1);
+    memcpy(cell, text ? text : "", n);
+    cell[n] = '\0';
+}
+
+ui_style ui_state_style(model_state state)
+{
+    switch (state) {
+    case MODEL_STATE_SYNCED:
+        return (ui_style){0, UI_COLOR_OK};
+    case MODEL_STATE_NEW:
+    case MODEL_STATE_CREATING:
+    case MODEL_STATE_DELETING:
+        return (ui_style){0, UI_COLOR_PENDING};
+    default:
+        return (ui_style){UI_ATTR_BOLD, UI_COLOR_ERROR};
+    }
+}
+
+void ui_state_note(model_state state, const char *error, ui_table_row *row)
+{
+    bool settled = state == MODEL_STATE_SYNCED || state == MODEL_STATE_NEW ||
+                   state == MODEL_STATE_CREATING || state == MODEL_STATE_DELETING;
+    if (settled || !error || !error[0]) {
+        row->note[0] = '\0';
+        return;
+    }
+    char note[UI_TABLE_CELL_MAX];
+    snprintf(note, sizeof note, "%s: %s", model_state_name(state), error);
+    ui_cell_set(row->note, note);
+}
+
+const ui_record_input *ui_record_input_of(model_kind kind, const char *name)
+{
+    const ui_record_kind *k = ui_record_kind_get(kind);
+    for (size_t i = 0; i < k->ninputs; i++) {
+        if (strcmp(k->inputs[i].name, name) == 0)
+            return &k->inputs[i];
+    }
+    return NULL;
+}
+
+/* Where a field of the kind's table starts inside the object. */
+static const char *field_at(const model_object *obj, const kind_field *f)
+{
+    const char *base = obj->kind == MODEL_KIND_CRED ? (const char *)&obj->cred
+                                                    : (const char *)&obj->rule;
+    return base + f->offset;
+}
+
+void *ui_record_field(model_object *obj, const kind_field *f)
+{
+    char *base = obj->kind == MODEL_KIND_CRED ? (char *)&obj->cred : (char *)&obj->rule;
+    return base + f->offset;
+}
+
+/* What every row has, wherever its kind keeps it; NULL for other names. */
+static const char *row_value(const model_object *obj, const char *name)
+{
+    bool cred = obj->kind == MODEL_KIND_CRED;
+    if (strcmp(name, "id") == 0)
+        return model_object_id(obj);
+    if (strcmp(name, "state") == 0)
+        return model_state_name(model_object_state(obj));
+    if (strcmp(name, "error") == 0)
+        return model_object_error(obj);
+    if (strcmp(name, "created_at") == 0)
+        return cred ? obj->cred.created_at : obj->rule.created_at;
+    if (strcmp(name, "uri") == 0)
+        return cred ? obj->cred.uri : obj->rule.uri;
+    if (!cred && strcmp(name, "policy_uri") == 0)
+        return obj->rule.policy_uri; /* assigned by the remote with the rule */
+    return NULL;
+}
+
+const char *ui_record_value(const model_object *obj, const char *name, char *scratch,
+                            size_t size)
+{
+    const char *v = row_value(obj, name);
+    if (v)
+        return v;
+    const kind_field *f = kind_field_by_name(obj->kind, name);
+    if (!f)
+        return "";
+    switch (f->type) {
+    case KIND_FIELD_TEXT:
+        return field_at(obj, f);
+    case KIND_FIELD_ACTION:
+        return model_action_name(*(const model_action *)(const void *)field_at(obj, f));
+    case KIND_FIELD_ACL:
+        ui_acl_cell((const model_acl *)(const void *)field_at(obj, f), scratch, size);
+        return scratch;
+    }
+    return "";
+}
+
+void ui_record_format(const model_object *obj, const char *tmpl, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (const char *p = tmpl; *p && len + 1 < size;) {
+        const char *close = *p == '{' ? strchr(p, '}') : NULL;
+        if (!close) {
+            size_t n = strcspn(p + 1, "{") + 1;
+            len += (size_t)snprintf(out + len, size - len, "%.*s", (int)n, p);
+            p += n;
+            continue;
+        }
+        char name[64], scratch[VALUE_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)(close - p - 1), p + 1);
+        len += (size_t)snprintf(out + len, size - len, "%s",
+                                ui_record_value(obj, name, scratch, sizeof scratch));
+        p = close + 1;
+    }
+}
+
+void ui_record_row(const model_object *obj, ui_table_row *row)
+{
+    const ui_record_kind *k = ui_record_kind_get(obj->kind);
+    const char *id = model_object_id(obj);
+    snprintf(row->key, sizeof row->key, "%s", id);
+    snprintf(row->id, sizeof row->id, "%s", id);
+    row->kind = (int)obj->kind;
+    row->style = ui_state_style(model_object_state(obj));
+    row->style_col = -1;
+    for (int i = 0; i < k->ncols; i++) {
+        char scratch[UI_TABLE_CELL_MAX];
+        ui_cell_set(row->cells[i], ui_record_value(obj, k->values[i], scratch, sizeof scratch));
+        if (strcmp(k->values[i], "state") == 0)
+            row->style_col = i; /* the colour goes with the state's own text */
+    }
+    ui_state_note(model_object_state(obj), model_object_error(obj), row);
+}
+
+/* One line of the details; a value made of several lines (an ACL) gives several. */
+static void detail_line(store *st, const model_object *obj, const ui_record_line *l,
+                        ui_table_detail_fn fn, void *ctx)
+{
+    const kind_field *f = kind_field_by_name(obj->kind, l->value);
+    if (f && f->type == KIND_FIELD_ACL) {
+        ui_acl_details((const model_acl *)(const void *)field_at(obj, f), l->label, fn, ctx);
+        return;
+    }
+    if (strcmp(l->value, "token") == 0) {
+        fn(ctx, l->label, ui_token_status(st, model_object_id(obj)));
+        return;
+    }
+    char scratch[VALUE_MAX];
+    fn(ctx, l->label, ui_record_value(obj, l->value, scratch, sizeof scratch));
+}
+
+error_code ui_record_details(store *st, model_kind kind, const char *id, ui_table_detail_fn fn,
+                             void *ctx, error_info *err)
+{
+    model_object obj;
+    model_object_init(&obj, kind); /* store_get clears it first */
+    if (store_get(st, kind, id, &obj, err) != ERROR_OK)
+        return err->code;
+    const ui_record_kind *k = ui_record_kind_get(kind);
+    for (size_t i = 0; i < k->ndetails; i++)
+        detail_line(st, &obj, &k->details[i], fn, ctx);
+    model_object_clear(&obj);
+    return ERROR_OK;
+}

@@ -1,0 +1,127 @@
+/*
+ * The console's data of each kind (ui_record.h): only data, and the hooks of what
+ * is one kind's own (a rule's policy). Values are named as in kind.h's field
+ * tables; the code over this data is in ui/views/record.c, ui/views/view_records.c,
+ * ui/views/view_pending.c, ui/views/form_records.c and ui/app/actions.c.
+ */
+#include <string.h>
+
+#include "rampart/sync.h"
+#include "rampart/validate.h"
+#include "ui_record.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- rules --------------------------------------------------------------------- */
+
+static const ui_table_col rule_cols[] = {
+    {"ID", 16, 33, true},      {"CIDR", 18, 43, false},   {"ACTION", 6, 6, false},
+    {"STATE", 8, 14, false},   {"POLICY", 12, 33, true}, {"DESCRIPTION", 8, 0, false},
+};
+static const char *const rule_values[] = {"id",    "cidr",         "action",
+                                          "state", "ip_policy_id", "description"};
+
+static const char *const rule_sorts[] = {"id", "policy", "cidr", "action", "state"};
+static const store_sort rule_sort_keys[] = {STORE_SORT_ID, STORE_SORT_POLICY, STORE_SORT_CIDR,
+                                            STORE_SORT_ACTION, STORE_SORT_STATE};
+
+static const ui_record_line rule_details[] = {
+    {"id", "id"},
+    {"cidr", "cidr"},
+    {"action", "action"},
+    {"policy", "ip_policy_id"},
+    {"policy uri", "policy_uri"},
+    {"description", "description"},
+    {"metadata", "metadata"},
+    {"state", "state"},
+    {"error", "error"},
+    {"created", "created_at"},
+    {"uri", "uri"},
+};
+
+static const ui_record_input rule_inputs[] = {
+    {MODEL_KIND_RULE, "cidr", "CIDR",
+     "required: an IPv4 or IPv6 range such as 10.0.0.0/8 or 2001:db8::/32", 0, NULL, false},
+    {MODEL_KIND_RULE, "ip_policy_id", "Policy", NULL, 0, NULL, true},
+    {MODEL_KIND_RULE, "action", "Action", NULL, 0, NULL, false},
+    {MODEL_KIND_RULE, "description", "Description", NULL, 0, NULL, false},
+    {MODEL_KIND_RULE, "metadata", "Metadata", NULL, 0, NULL, false},
+};
+
+/* ---- credentials ----------------------------------------------------------------- */
+
+static const ui_table_col cred_cols[] = {
+    {"ID", 16, 33, true},  {"DESCRIPTION", 16, 40, false}, {"STATE", 8, 14, false},
+    {"ACL", 10, 0, false}, {"OWNER", 8, 33, true},         {"CREATED", 20, 20, false},
+};
+static const char *const cred_values[] = {"id",  "description", "state",
+                                          "acl", "owner_id",    "created_at"};
+
+static const char *const cred_sorts[] = {"id", "description", "state"};
+static const store_sort cred_sort_keys[] = {STORE_SORT_ID, STORE_SORT_DESCRIPTION,
+                                            STORE_SORT_STATE};
+
+static const ui_record_line cred_details[] = {
+    {"id", "id"},
+    {"description", "description"},
+    {"owner", "owner_id"},
+    {"acl", "acl"},
+    {"metadata", "metadata"},
+    {"state", "state"},
+    {"error", "error"},
+    {"token", "token"},
+    {"created", "created_at"},
+    {"uri", "uri"},
+};
+
+/* The sync keeps part of a credential's metadata for its creation marker
+ * (sync.h): the form says so at once rather than the sync failing later. */
+static error_code check_cred_metadata(const char *text, error_info *err)
+{
+    if (validate_metadata(text, err) != ERROR_OK)
+        return ERROR_INVALID;
+    if (strlen(text) > SYNC_USER_METADATA_MAX)
+        return error_set(err, ERROR_INVALID,
+                         "metadata is %zu bytes; a credential's limit is %d (rampart keeps "
+                         "the rest for its creation marker)",
+                         strlen(text), SYNC_USER_METADATA_MAX);
+    return ERROR_OK;
+}
+
+static const ui_record_input cred_inputs[] = {
+    {MODEL_KIND_CRED, "description", "Description", NULL, 0, NULL, false},
+    {MODEL_KIND_CRED, "acl", "ACL rules", NULL, 0, NULL, false},
+    {MODEL_KIND_CRED, "metadata", "Metadata", NULL, SYNC_USER_METADATA_MAX,
+     check_cred_metadata, false},
+    {MODEL_KIND_CRED, "owner_id", "Owner", NULL, 0, NULL, false},
+};
+
+/* ---- the kinds --------------------------------------------------------------------- */
+
+/* The tables of a kind named by its prefix above, with their sizes. */
+#define TABLES(p)                                                                      \
+    p##_cols, p##_values, (int)COUNT(p##_cols), p##_sorts, p##_sort_keys,              \
+        (int)COUNT(p##_sorts), p##_details, COUNT(p##_details), p##_inputs,            \
+        COUNT(p##_inputs)
+
+/* In ui_record_kind's order: the kind, its view, its tag and word in the plan, its
+ * tables, the plan's WHAT (and what it says when that is empty), its row in a
+ * confirmation, the status line after a create, what its form offers. */
+static const ui_record_kind kinds[MODEL_KIND_COUNT] = {
+    [MODEL_KIND_RULE] = {MODEL_KIND_RULE,
+                         {"rules", "Rules", true, MODEL_KIND_RULE, ui_policy_request,
+                          ui_policy_describe, ui_policy_scope},
+                         'r', "rule", TABLES(rule), "{cidr} {action} {ip_policy_id}", "",
+                         "{id}  {action} {cidr}  {state}  {ip_policy_id}",
+                         "new rule queued: {action} {cidr} ('s' syncs it)", ui_policy_offer},
+    [MODEL_KIND_CRED] = {MODEL_KIND_CRED,
+                         {"creds", "Creds", true, MODEL_KIND_CRED, NULL, NULL, NULL},
+                         'c', "cred", TABLES(cred), "{description}", "(no description)",
+                         "{id}  \"{description}\"  {state}",
+                         "new credential queued: its token shows once 's' has synced it", NULL},
+};
+
+const ui_record_kind *ui_record_kind_get(model_kind kind)
+{
+    return (unsigned)kind < MODEL_KIND_COUNT ? &kinds[kind] : &kinds[MODEL_KIND_RULE];
+}

@@ -1,0 +1,147 @@
+/*
+ * The confirmation's model and drawing (ui_dialog.h), and the centred box every
+ * dialog is drawn in. No curses, no ui_app.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rampart/model.h"
+#include "rampart/ui_dialog.h"
+
+enum { BOX_MAX_W = UI_DIALOG_MAX_W, BOX_MIN_W = 24, CONFIRM_LINES_MAX = 64 };
+
+static const ui_style plain = {UI_ATTR_NONE, UI_COLOR_DEFAULT};
+static const ui_style title_style = {UI_ATTR_BOLD, UI_COLOR_TITLE};
+static const ui_style selected_style = {UI_ATTR_REVERSE | UI_ATTR_BOLD, UI_COLOR_CURSOR};
+
+struct ui_confirm {
+    char *title, *yes_label;
+    char **lines;
+    size_t count;
+    bool yes;  /* the selected button; No at first */
+};
+
+/* ---- confirm ------------------------------------------------------------------ */
+
+error_code ui_confirm_new(const char *title, const char *yes_label, ui_confirm **out,
+                          error_info *err)
+{
+    *out = NULL;
+    ui_confirm *d = calloc(1, sizeof *d);
+    if (d) {
+        d->title = strdup(title);
+        d->yes_label = strdup(yes_label);
+        d->lines = calloc(CONFIRM_LINES_MAX, sizeof *d->lines);
+    }
+    if (!d || !d->title || !d->yes_label || !d->lines) {
+        ui_confirm_free(d);
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    }
+    *out = d;
+    return ERROR_OK;
+}
+
+error_code ui_confirm_add_line(ui_confirm *d, const char *line, error_info *err)
+{
+    if (d->count == CONFIRM_LINES_MAX)
+        return ERROR_OK; /* callers summarise long lists; more would not fit anyway */
+    if (!(d->lines[d->count] = strdup(line)))
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    d->count++;
+    return ERROR_OK;
+}
+
+void ui_confirm_free(ui_confirm *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->count; i++)
+        free(d->lines[i]);
+    free(d->lines);
+    free(d->title);
+    free(d->yes_label);
+    free(d);
+}
+
+ui_answer ui_confirm_key(ui_confirm *d, int key)
+{
+    switch (key) {
+    case 'y':
+    case 'Y':
+        return UI_ANSWER_YES;
+    case 'n':
+    case 'N':
+    case 'q':
+    case UI_KEY_ESC:
+        return UI_ANSWER_NO;
+    case UI_KEY_ENTER:
+    case '\n':
+        return d->yes ? UI_ANSWER_YES : UI_ANSWER_NO;
+    case UI_KEY_LEFT:
+    case UI_KEY_RIGHT:
+    case UI_KEY_TAB:
+    case UI_KEY_BTAB:
+    case 'h':
+    case 'l':
+        d->yes = !d->yes;
+        return UI_ANSWER_NONE;
+    default:
+        return UI_ANSWER_NONE;
+    }
+}
+
+bool ui_confirm_yes_selected(const ui_confirm *d) { return d->yes; }
+
+ui_rect ui_dialog_box(ui_canvas *c, ui_rect area, int want_w, int rows, const char *title)
+{
+    int w = want_w + 4;
+    if (w > BOX_MAX_W)
+        w = BOX_MAX_W;
+    if (w < BOX_MIN_W)
+        w = BOX_MIN_W;
+    if (w >= area.width - 2)
+        w = area.width; /* no one-column sliver of the rows behind */
+    int h = rows + 2 > area.height ? area.height : rows + 2;
+    ui_rect box = {area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h};
+    ui_canvas_box(c, box, plain);
+    char t[160];
+    snprintf(t, sizeof t, " %s ", title);
+    ui_canvas_text(c, box.y, box.x + 2, w - 4, t, title_style, true);
+    return box;
+}
+
+static void draw_button(ui_canvas *c, int y, int x, const char *label, bool selected)
+{
+    char b[64];
+    snprintf(b, sizeof b, selected ? ">[ %s ]<" : " [ %s ] ", label);
+    ui_canvas_text(c, y, x, -1, b, selected ? selected_style : plain, false);
+}
+
+void ui_confirm_draw(const ui_confirm *d, ui_canvas *c, ui_rect area)
+{
+    int want = ui_canvas_width(c, d->title, BOX_MAX_W) + 2;
+    for (size_t i = 0; i < d->count; i++) {
+        int w = ui_canvas_width(c, d->lines[i], BOX_MAX_W);
+        if (w > want)
+            want = w;
+    }
+    int rows = (int)d->count + 3; /* lines, blank, buttons, blank */
+    ui_rect box = ui_dialog_box(c, area, want, rows, d->title);
+    int x = box.x + 2, w = box.width - 4, bottom = box.y + box.height - 2;
+    for (size_t i = 0; i < d->count; i++) {
+        int y = box.y + 1 + (int)i;
+        if (y > bottom - 2) {
+            ui_canvas_text(c, y - 1 < box.y + 1 ? box.y + 1 : y - 1, x, w,
+                           c->ascii ? "..." : "\xe2\x80\xa6", plain, false);
+            break;
+        }
+        ui_canvas_text(c, y, x, w, d->lines[i], plain, true);
+    }
+    int by = bottom - 1 < box.y + 1 ? box.y + 1 : bottom - 1;
+    int no_w = ui_canvas_width(c, "No", 8) + 6;
+    int yes_w = ui_canvas_width(c, d->yes_label, 40) + 6;
+    int bx = box.x + (box.width - no_w - yes_w - 2) / 2;
+    draw_button(c, by, bx, "No", !d->yes);
+    draw_button(c, by, bx + no_w + 1, d->yes_label, d->yes);
+}
