@@ -97,15 +97,15 @@ static bool has_token(const model_cred *cred)
     return cred->token && cred->token[0];
 }
 
+/* updated_at stays '' until the row's state moves, as for rules. */
 static error_code insert_in_op(store *st, const model_cred *cred, const char *id,
-                               const char *created_at, const char *acl, const char *now,
-                               error_info *err)
+                               const char *created_at, const char *acl, error_info *err)
 {
     if (cred->id[0] && store_row_check_alias(st, MODEL_KIND_CRED, id, err))
         return err->code;
     const char *args[] = {
         id, cred->uri, created_at, cred->description, cred->metadata, cred->owner_id,
-        cred->error, acl, model_state_name(cred->state), now,
+        cred->error, acl, model_state_name(cred->state), "",
     };
     sqlite3_stmt *s = store_stmt(st, STMT_CRED_INSERT, err);
     if (!s || store_bind_texts(st, s, args, 10, err))
@@ -135,7 +135,7 @@ error_code store_cred_insert_row(store *st, model_cred *cred, error_info *err)
     store_op op;
     error_code rc = store_op_begin(st, has_token(cred), &op, err);
     if (rc == ERROR_OK)
-        rc = store_op_end(st, op, insert_in_op(st, cred, use_id, created, acl, now, err),
+        rc = store_op_end(st, op, insert_in_op(st, cred, use_id, created, acl, err),
                           err);
     free(acl);
     if (rc != ERROR_OK)

@@ -67,15 +67,17 @@ error_code store_rule_conflict(store *st, const model_rule *rule, const char *id
     return error_set(err, ERROR_CONFLICT, "rule %s already exists", id);
 }
 
+/* updated_at says when the row's state last moved: '' until it does (created_at
+ * says when it was made), which keeps a bulk import's rows 20 bytes shorter. */
 static error_code insert_in_op(store *st, const model_rule *rule, const char *id,
-                               const char *created_at, const char *now, error_info *err)
+                               const char *created_at, error_info *err)
 {
     if (rule->id[0] && store_row_check_alias(st, MODEL_KIND_RULE, id, err))
         return err->code;
     const char *args[] = {
         id, rule->uri, created_at, rule->description, rule->metadata, rule->cidr,
         rule->policy_id, rule->policy_uri, rule->error, model_action_name(rule->action),
-        model_state_name(rule->state), now,
+        model_state_name(rule->state), "",
     };
     sqlite3_stmt *s = store_stmt(st, STMT_RULE_INSERT, err);
     if (!s || store_bind_texts(st, s, args, 12, err))
@@ -96,7 +98,7 @@ error_code store_rule_insert_row(store *st, model_rule *rule, error_info *err)
     store_op op;
     if (store_op_begin(st, false, &op, err))
         return err->code;
-    error_code rc = insert_in_op(st, rule, use_id, created, now, err);
+    error_code rc = insert_in_op(st, rule, use_id, created, err);
     if (store_op_end(st, op, rc, err))
         return err->code;
     /* Written back only once stored, so a failed insert can simply be retried. */

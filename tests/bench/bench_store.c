@@ -231,7 +231,7 @@ static int run_baseline(const char *path, size_t rows)
     int rc = sqlite3_prepare_v2(db,
                                 "INSERT INTO rules (id, created_at, description, cidr,"
                                 " policy_id, action, state, updated_at)"
-                                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'new', ?2)",
+                                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'new', '')",
                                 -1, &ins, NULL);
     double t0 = now_s();
     sqlite3_exec(db, "BEGIN IMMEDIATE", 0, 0, 0);
