@@ -91,6 +91,21 @@ const char *kind_label(const model_object *obj);
 /* A field of `kind` by its name, NULL when the kind has none. */
 const kind_field *kind_field_by_name(model_kind kind, const char *name);
 
+/* Where field `f` of obj's kind lives in the object (f must be one of that kind's
+ * fields): a char buffer, a model_action or a model_acl by f->type. */
+const void *kind_field_at(const model_object *obj, const kind_field *f);
+void *kind_field_at_mut(model_object *obj, const kind_field *f);
+
+/*
+ * A field by name as one line of text, for tables, details and templates: the
+ * kind's fields ("cidr", "acl": its rules joined by ", ", cut at a UTF-8 boundary
+ * to fit `size`; "action") and what every row has ("id", "state", "error",
+ * "created_at", "uri", and a rule's "policy_uri"). Returns a pointer into `obj`
+ * or into `buf` (`size` bytes; only an ACL is built there, so `buf` may be NULL
+ * for other names), "" for an unknown name or an empty ACL.
+ */
+const char *kind_value(const model_object *obj, const char *name, char *buf, size_t size);
+
 /*
  * The whole row as the store is about to write it: id (empty, a local id, or the
  * kind's prefix and base62), the user's fields through the kind's validate (a CIDR

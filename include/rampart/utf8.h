@@ -48,4 +48,12 @@ const char *utf8_error_text(int rc);
  * is valid UTF-8. */
 size_t utf8_find_invalid(const char *s, size_t len, utf8_error *why);
 
+/* The length of the longest prefix of the NUL-terminated `s` that is at most `max`
+ * bytes and does not end inside a sequence: where to cut a text to fit. */
+size_t utf8_prefix(const char *s, size_t max);
+
+/* Drop a sequence left incomplete at the end of the NUL-terminated `s` (what a
+ * snprintf that ran out of room leaves). */
+void utf8_trim_partial(char *s);
+
 #endif

@@ -18,66 +18,13 @@ enum {
 
 /* ---- a field's text ---- */
 
-/* The fields every row has, wherever its kind keeps them; NULL for another name. */
-static const char *head_text(const model_object *obj, const char *name)
-{
-    bool cred = obj->kind == MODEL_KIND_CRED;
-    if (strcmp(name, "id") == 0)
-        return model_object_id(obj);
-    if (strcmp(name, "state") == 0)
-        return model_state_name(model_object_state(obj));
-    if (strcmp(name, "error") == 0)
-        return model_object_error(obj);
-    if (strcmp(name, "created_at") == 0)
-        return cred ? obj->cred.created_at : obj->rule.created_at;
-    if (strcmp(name, "uri") == 0)
-        return cred ? obj->cred.uri : obj->rule.uri;
-    return NULL;
-}
-
-/* Where a kind field lives in the row (kind_field offsets are into the kind's
- * member of the union). */
-static const void *field_at(const model_object *obj, const kind_field *f)
-{
-    const char *member = obj->kind == MODEL_KIND_CRED ? (const char *)&obj->cred
-                                                      : (const char *)&obj->rule;
-    return member + f->offset;
-}
-
-/* ACL rules joined by ", " into `out`, cut to fit. */
-static void join_acl(const model_acl *acl, char *out, size_t size)
-{
-    out[0] = '\0';
-    size_t used = 0;
-    for (size_t i = 0; i < acl->count && used + 1 < size; i++) {
-        int n = snprintf(out + used, size - used, "%s%s", i ? ", " : "", acl->rules[i]);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
-}
-
-/* A field as one line of text (an empty ACL: "-"); built into `buf` when it must
- * be. */
+/* A field as one line of text (kind_value; an empty ACL: "-"). */
 static const char *field_text(const model_object *obj, const char *name, char *buf,
                               size_t size)
 {
-    const char *head = head_text(obj, name);
-    if (head)
-        return head;
+    const char *v = kind_value(obj, name, buf, size);
     const kind_field *f = kind_field_by_name(obj->kind, name);
-    if (!f)
-        return "";
-    switch (f->type) {
-    case KIND_FIELD_ACTION:
-        return model_action_name(*(const model_action *)field_at(obj, f));
-    case KIND_FIELD_ACL:
-        join_acl(field_at(obj, f), buf, size);
-        return buf[0] ? buf : "-";
-    case KIND_FIELD_TEXT:
-    default:
-        return field_at(obj, f);
-    }
+    return f && f->type == KIND_FIELD_ACL && !v[0] ? "-" : v;
 }
 
 /* ---- the detail view ---- */
@@ -96,7 +43,7 @@ static void put_detail_field(cli_ctx *ctx, const model_object *obj,
 {
     const kind_field *kf = kind_field_by_name(obj->kind, f->field);
     if (kf && kf->type == KIND_FIELD_ACL) {
-        put_acl(ctx, f->label, field_at(obj, kf));
+        put_acl(ctx, f->label, kind_field_at(obj, kf));
         return;
     }
     char buf[CELL_MAX];
@@ -109,12 +56,12 @@ static void put_detail(cli_ctx *ctx, const model_object *obj)
     static const char *const head[] = {"id", "state", "error"};
     static const char *const tail[] = {"created_at", "uri"};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-        cli_put_field(ctx, head[i], head_text(obj, head[i]));
+        cli_put_field(ctx, head[i], kind_value(obj, head[i], NULL, 0));
     const cli_object_field *details = cli_object_kind_of(obj->kind)->details;
     for (size_t i = 0; i < CLI_OBJECT_FIELDS_MAX && details[i].label; i++)
         put_detail_field(ctx, obj, &details[i]);
     for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
-        cli_put_field(ctx, tail[i], head_text(obj, tail[i]));
+        cli_put_field(ctx, tail[i], kind_value(obj, tail[i], NULL, 0));
 }
 
 int cli_object_put(cli_ctx *ctx, const model_object *obj, bool json)

@@ -5,18 +5,6 @@
 
 #include "rampart/utf8.h"
 
-/* Cut at a UTF-8 boundary so a truncated message never ends in half a character. */
-static void trim_partial_utf8(char *s)
-{
-    size_t len = strlen(s);
-    size_t i = len;
-    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
-        i--;
-    uint32_t cp;
-    if (i > 0 && utf8_decode(s + i - 1, len - (i - 1), &cp) == UTF8_ERR_TRUNCATED)
-        s[i - 1] = '\0';
-}
-
 error_code error_vset(error_info *err, error_code code, const char *fmt, va_list ap)
 {
     if (!err)
@@ -24,7 +12,7 @@ error_code error_vset(error_info *err, error_code code, const char *fmt, va_list
     err->code = code;
     int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     if (n >= (int)sizeof err->msg)
-        trim_partial_utf8(err->msg);
+        utf8_trim_partial(err->msg); /* never half a character at the end */
     return code;
 }
 

@@ -2,9 +2,11 @@
 #include "rampart/kind.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rampart/codec.h"
+#include "rampart/utf8.h"
 #include "rampart/validate.h"
 
 /* ---- field checks -------------------------------------------------------- */
@@ -197,6 +199,73 @@ const kind_field *kind_field_by_name(model_kind kind, const char *name)
             return &d->fields[i];
     }
     return NULL;
+}
+
+/* ---- values by name ------------------------------------------------------ */
+
+const void *kind_field_at(const model_object *obj, const kind_field *f)
+{
+    const char *member = obj->kind == MODEL_KIND_CRED ? (const char *)&obj->cred
+                                                      : (const char *)&obj->rule;
+    return member + f->offset;
+}
+
+void *kind_field_at_mut(model_object *obj, const kind_field *f)
+{
+    char *member = obj->kind == MODEL_KIND_CRED ? (char *)&obj->cred : (char *)&obj->rule;
+    return member + f->offset;
+}
+
+/* What every row has, wherever its kind keeps it; NULL for another name. */
+static const char *head_value(const model_object *obj, const char *name)
+{
+    bool cred = obj->kind == MODEL_KIND_CRED;
+    if (strcmp(name, "id") == 0)
+        return model_object_id(obj);
+    if (strcmp(name, "state") == 0)
+        return model_state_name(model_object_state(obj));
+    if (strcmp(name, "error") == 0)
+        return model_object_error(obj);
+    if (strcmp(name, "created_at") == 0)
+        return cred ? obj->cred.created_at : obj->rule.created_at;
+    if (strcmp(name, "uri") == 0)
+        return cred ? obj->cred.uri : obj->rule.uri;
+    if (!cred && strcmp(name, "policy_uri") == 0)
+        return obj->rule.policy_uri;
+    return NULL;
+}
+
+static const char *join_acl(const model_acl *acl, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < acl->count && used + 1 < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", acl->rules[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    utf8_trim_partial(buf); /* snprintf may have cut a character */
+    return buf;
+}
+
+const char *kind_value(const model_object *obj, const char *name, char *buf, size_t size)
+{
+    const char *head = head_value(obj, name);
+    if (head)
+        return head;
+    const kind_field *f = kind_field_by_name(obj->kind, name);
+    if (!f)
+        return "";
+    switch (f->type) {
+    case KIND_FIELD_ACTION:
+        return model_action_name(*(const model_action *)kind_field_at(obj, f));
+    case KIND_FIELD_ACL:
+        return join_acl(kind_field_at(obj, f), buf, size);
+    case KIND_FIELD_TEXT:
+    default:
+        return kind_field_at(obj, f);
+    }
 }
 
 /* ---- the store's gate ---------------------------------------------------- */

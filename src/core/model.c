@@ -1,5 +1,7 @@
 #include "rampart/model.h"
 
+#include "rampart/utf8.h"
+
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,10 +66,7 @@ bool model_copy_text(char *dst, size_t size, const char *src)
         memcpy(dst, src ? src : "", len + 1);
         return true;
     }
-    size_t cut = size - 1;
-    /* Back off to the start of a UTF-8 sequence so the prefix stays whole. */
-    while (cut > 0 && ((unsigned char)src[cut] & 0xC0) == 0x80)
-        cut--;
+    size_t cut = utf8_prefix(src, size - 1); /* the prefix stays whole characters */
     memcpy(dst, src, cut);
     dst[cut] = '\0';
     return false;

@@ -1,6 +1,9 @@
 /* utf8: see rampart/utf8.h. */
 #include "rampart/utf8.h"
 
+#include <stdbool.h>
+#include <string.h>
+
 int utf8_decode(const char *s, size_t len, uint32_t *cp)
 {
     if (len == 0)
@@ -74,4 +77,31 @@ size_t utf8_find_invalid(const char *s, size_t len, utf8_error *why)
         i += (size_t)n;
     }
     return len;
+}
+
+static bool is_continuation(unsigned char b)
+{
+    return (b & 0xC0) == 0x80;
+}
+
+size_t utf8_prefix(const char *s, size_t max)
+{
+    size_t len = strnlen(s, max + 1);
+    if (len <= max)
+        return len;
+    len = max;
+    while (len > 0 && is_continuation((unsigned char)s[len]))
+        len--;
+    return len;
+}
+
+void utf8_trim_partial(char *s)
+{
+    size_t len = strlen(s);
+    size_t i = len;
+    while (i > 0 && is_continuation((unsigned char)s[i - 1]))
+        i--;
+    uint32_t cp;
+    if (i > 0 && utf8_decode(s + i - 1, len - (i - 1), &cp) == UTF8_ERR_TRUNCATED)
+        s[i - 1] = '\0';
 }

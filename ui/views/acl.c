@@ -12,24 +12,6 @@
 
 enum { ACL_MAX_LINES = 100 };
 
-void ui_acl_cell(const model_acl *acl, char *buf, size_t size)
-{
-    if (acl->count == 0) {
-        snprintf(buf, size, "(any)");
-        return;
-    }
-    buf[0] = '\0';
-    size_t len = 0;
-    for (size_t i = 0; i < acl->count && len + 1 < size; i++) {
-        int n = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", acl->rules[i]);
-        if (n < 0)
-            break;
-        len += (size_t)n;
-    }
-    if (len >= size)
-        buf[ui_text_prefix(buf, size - 1)] = '\0';
-}
-
 void ui_acl_details(const model_acl *acl, const char *label, ui_table_detail_fn fn,
                     void *ctx)
 {

@@ -57,58 +57,17 @@ const ui_record_input *ui_record_input_of(model_kind kind, const char *name)
     return NULL;
 }
 
-/* Where a field of the kind's table starts inside the object. */
-static const char *field_at(const model_object *obj, const kind_field *f)
-{
-    const char *base = obj->kind == MODEL_KIND_CRED ? (const char *)&obj->cred
-                                                    : (const char *)&obj->rule;
-    return base + f->offset;
-}
-
 void *ui_record_field(model_object *obj, const kind_field *f)
 {
-    char *base = obj->kind == MODEL_KIND_CRED ? (char *)&obj->cred : (char *)&obj->rule;
-    return base + f->offset;
-}
-
-/* What every row has, wherever its kind keeps it; NULL for other names. */
-static const char *row_value(const model_object *obj, const char *name)
-{
-    bool cred = obj->kind == MODEL_KIND_CRED;
-    if (strcmp(name, "id") == 0)
-        return model_object_id(obj);
-    if (strcmp(name, "state") == 0)
-        return model_state_name(model_object_state(obj));
-    if (strcmp(name, "error") == 0)
-        return model_object_error(obj);
-    if (strcmp(name, "created_at") == 0)
-        return cred ? obj->cred.created_at : obj->rule.created_at;
-    if (strcmp(name, "uri") == 0)
-        return cred ? obj->cred.uri : obj->rule.uri;
-    if (!cred && strcmp(name, "policy_uri") == 0)
-        return obj->rule.policy_uri; /* assigned by the remote with the rule */
-    return NULL;
+    return kind_field_at_mut(obj, f);
 }
 
 const char *ui_record_value(const model_object *obj, const char *name, char *scratch,
                             size_t size)
 {
-    const char *v = row_value(obj, name);
-    if (v)
-        return v;
+    const char *v = kind_value(obj, name, scratch, size);
     const kind_field *f = kind_field_by_name(obj->kind, name);
-    if (!f)
-        return "";
-    switch (f->type) {
-    case KIND_FIELD_TEXT:
-        return field_at(obj, f);
-    case KIND_FIELD_ACTION:
-        return model_action_name(*(const model_action *)(const void *)field_at(obj, f));
-    case KIND_FIELD_ACL:
-        ui_acl_cell((const model_acl *)(const void *)field_at(obj, f), scratch, size);
-        return scratch;
-    }
-    return "";
+    return f && f->type == KIND_FIELD_ACL && !v[0] ? "(any)" : v; /* an empty ACL */
 }
 
 void ui_record_format(const model_object *obj, const char *tmpl, char *out, size_t size)
@@ -155,7 +114,7 @@ static void detail_line(store *st, const model_object *obj, const ui_record_line
 {
     const kind_field *f = kind_field_by_name(obj->kind, l->value);
     if (f && f->type == KIND_FIELD_ACL) {
-        ui_acl_details((const model_acl *)(const void *)field_at(obj, f), l->label, fn, ctx);
+        ui_acl_details(kind_field_at(obj, f), l->label, fn, ctx);
         return;
     }
     if (strcmp(l->value, "token") == 0) {

@@ -123,10 +123,6 @@ error_code ui_policy_offer(ui_app *app, ui_form_offer *out, error_info *err);
 
 /* ---- a credential's ACL list (ui/views/acl.c) ------------------------------------- */
 
-/* The rules joined by ", " (cut at a character boundary), "(any)" when there is
- * none: a table cell. */
-void ui_acl_cell(const model_acl *acl, char *buf, size_t size);
-
 /* Detail lines: a rule a line, the first one labelled `label`; one line saying
  * so when there is none. */
 void ui_acl_details(const model_acl *acl, const char *label, ui_table_detail_fn fn,

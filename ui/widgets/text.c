@@ -97,11 +97,5 @@ void ui_text_count(size_t n, char *buf, size_t size)
 
 size_t ui_text_prefix(const char *s, size_t max)
 {
-    size_t len = strnlen(s, max + 1);
-    if (len <= max)
-        return len;
-    len = max;
-    while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
-        len--;
-    return len;
+    return utf8_prefix(s, max);
 }
