@@ -130,43 +130,18 @@ static error_code cred_decode(const char *json, size_t len, model_object *out,
     return codec_cred_decode(json, len, &out->cred, err);
 }
 
+/* One row per kind: what differs, in the order of kind_desc. `fn` names the
+ * kind's functions above (fn_label, fn_validate, …). */
+#define KIND(k, noun, plural, command, prefix, api, table, token, fields, fn)          \
+    [k] = {k, noun, plural, command, prefix, api, "/" api, table, token, fields,       \
+           sizeof fields / sizeof fields[0], fn##_label, fn##_validate, fn##_encode,   \
+           fn##_create_body, fn##_decode}
+
 static const kind_desc kinds[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_RULE] = {
-        .kind = MODEL_KIND_RULE,
-        .noun = "rule",
-        .plural = "rules",
-        .command = "rules",
-        .id_prefix = "ipr",
-        .api_plural = "ip_policy_rules",
-        .api_path = "/ip_policy_rules",
-        .table = "rules",
-        .has_token = false,
-        .fields = rule_fields,
-        .field_count = sizeof rule_fields / sizeof rule_fields[0],
-        .label = rule_label,
-        .validate = rule_validate,
-        .encode = rule_encode,
-        .create_body = rule_create_body,
-        .decode = rule_decode,
-    },
-    [MODEL_KIND_CRED] = {
-        .kind = MODEL_KIND_CRED,
-        .noun = "credential",
-        .plural = "credentials",
-        .command = "creds",
-        .id_prefix = "cr",
-        .api_plural = "credentials",
-        .api_path = "/credentials",
-        .table = "credentials",
-        .has_token = true,
-        .fields = cred_fields,
-        .field_count = sizeof cred_fields / sizeof cred_fields[0],
-        .label = cred_label,
-        .validate = cred_validate,
-        .encode = cred_encode,
-        .create_body = cred_create_body,
-        .decode = cred_decode,
-    },
+    KIND(MODEL_KIND_RULE, "rule", "rules", "rules", "ipr", "ip_policy_rules", "rules", false,
+         rule_fields, rule),
+    KIND(MODEL_KIND_CRED, "credential", "credentials", "creds", "cr", "credentials",
+         "credentials", true, cred_fields, cred),
 };
 
 const kind_desc *kind_get(model_kind kind)

@@ -108,6 +108,12 @@ error_code store_exec(store *st, sqlite3_stmt *s, error_info *err)
     return rc;
 }
 
+void store_read_texts(sqlite3_stmt *s, const store_text_col *cols, int n, void *row)
+{
+    for (int i = 0; i < n; i++)
+        store_col_copy(s, i, (char *)row + cols[i].offset, cols[i].size);
+}
+
 void store_col_copy(sqlite3_stmt *s, int col, char *dst, size_t size)
 {
     model_copy_text(dst, size, (const char *)sqlite3_column_text(s, col));

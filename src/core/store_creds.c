@@ -4,15 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct text_field {
-    size_t offset;
-    size_t size;
-} text_field;
-
-#define CRED_FIELD(f) {offsetof(model_cred, f), sizeof(((model_cred *)0)->f)}
+#define CRED_FIELD(f) STORE_TEXT_COL(model_cred, f)
 
 /* Text columns in STORE_CRED_COLS order. */
-static const text_field cred_text[CRED_COL_TEXT_COUNT] = {
+static const store_text_col cred_text[CRED_COL_TEXT_COUNT] = {
     CRED_FIELD(id),       CRED_FIELD(uri),      CRED_FIELD(created_at),
     CRED_FIELD(description), CRED_FIELD(metadata), CRED_FIELD(owner_id),
     CRED_FIELD(error),
@@ -68,8 +63,7 @@ error_code store_cred_acl_join(const model_acl *acl, char **out, error_info *err
 error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err)
 {
     memset(out, 0, sizeof *out);
-    for (int i = 0; i < CRED_COL_TEXT_COUNT; i++)
-        store_col_copy(s, i, (char *)out + cred_text[i].offset, cred_text[i].size);
+    store_read_texts(s, cred_text, CRED_COL_TEXT_COUNT, out);
     /* The schema's CHECK constraint keeps the state parseable. */
     if (!model_state_parse((const char *)sqlite3_column_text(s, CRED_COL_STATE),
                            &out->state))

@@ -214,6 +214,17 @@ error_code store_plan(store *st, const char *sql, char *out, size_t size, error_
 error_code store_page_plan(store *st, model_kind kind, unsigned variant, char *out,
                            size_t size, error_info *err);
 
+/* A text column's place in a row struct, for the readers below. */
+typedef struct store_text_col {
+    size_t offset;
+    size_t size;
+} store_text_col;
+#define STORE_TEXT_COL(type, f) {offsetof(type, f), sizeof(((type *)0)->f)}
+
+/* Copy the first `n` columns of the current row into the text fields `cols` of
+ * the struct at `row`. */
+void store_read_texts(sqlite3_stmt *s, const store_text_col *cols, int n, void *row);
+
 /* store_rules.c / store_creds.c: one row from a statement over *_COLS */
 void store_rule_read(sqlite3_stmt *s, model_rule *out);
 error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err);

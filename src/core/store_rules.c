@@ -6,15 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct text_field {
-    size_t offset;
-    size_t size;
-} text_field;
-
-#define RULE_FIELD(f) {offsetof(model_rule, f), sizeof(((model_rule *)0)->f)}
+#define RULE_FIELD(f) STORE_TEXT_COL(model_rule, f)
 
 /* Text columns in STORE_RULE_COLS order. */
-static const text_field rule_text[RULE_COL_TEXT_COUNT] = {
+static const store_text_col rule_text[RULE_COL_TEXT_COUNT] = {
     RULE_FIELD(id),        RULE_FIELD(uri),        RULE_FIELD(created_at),
     RULE_FIELD(description), RULE_FIELD(metadata), RULE_FIELD(cidr),
     RULE_FIELD(policy_id), RULE_FIELD(policy_uri), RULE_FIELD(error),
@@ -24,8 +19,7 @@ void store_rule_read(sqlite3_stmt *s, model_rule *out)
 {
     /* Whole-struct zeroing: callers may compare or copy rows byte for byte. */
     memset(out, 0, sizeof *out);
-    for (int i = 0; i < RULE_COL_TEXT_COUNT; i++)
-        store_col_copy(s, i, (char *)out + rule_text[i].offset, rule_text[i].size);
+    store_read_texts(s, rule_text, RULE_COL_TEXT_COUNT, out);
     /* The schema's CHECK constraints keep both columns parseable. */
     if (!model_action_parse((const char *)sqlite3_column_text(s, RULE_COL_ACTION),
                             &out->action))

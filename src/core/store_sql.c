@@ -16,8 +16,23 @@
  * written only on confirm.
  * Credential ACLs are stored one rule per line (rules never contain a newline).
  */
-/* The rules table's indexes: made by migrations 1 and 3, and built again by a
+/* The rules table's columns (migrations 1 and 3 differ only in how the state is
+ * checked), then its indexes: made by migrations 1 and 3, and built again by a
  * bulk import that dropped them (store_import.c). */
+#define RULE_COLUMNS(state_check) \
+    " id TEXT NOT NULL PRIMARY KEY," \
+    " uri TEXT NOT NULL DEFAULT ''," \
+    " created_at TEXT NOT NULL DEFAULT ''," \
+    " description TEXT NOT NULL DEFAULT ''," \
+    " metadata TEXT NOT NULL DEFAULT ''," \
+    " cidr TEXT NOT NULL," \
+    " policy_id TEXT NOT NULL," \
+    " policy_uri TEXT NOT NULL DEFAULT ''," \
+    " action TEXT NOT NULL CHECK (action IN ('allow', 'deny'))," \
+    " state TEXT NOT NULL CHECK (" state_check ")," \
+    " error TEXT NOT NULL DEFAULT ''," \
+    " attempts INTEGER NOT NULL DEFAULT 0," \
+    " updated_at TEXT NOT NULL DEFAULT '') WITHOUT ROWID;"
 #define RULE_INDEXES \
     "CREATE INDEX rules_policy_id ON rules(policy_id, id);" \
     "CREATE UNIQUE INDEX rules_live_key ON rules(policy_id, cidr)" \
@@ -25,21 +40,9 @@
 #define RULE_INDEXES_DROP "DROP INDEX rules_policy_id; DROP INDEX rules_live_key;"
 
 static const char *const migrations[] = {
-    "CREATE TABLE rules ("
-    " id TEXT NOT NULL PRIMARY KEY,"
-    " uri TEXT NOT NULL DEFAULT '',"
-    " created_at TEXT NOT NULL DEFAULT '',"
-    " description TEXT NOT NULL DEFAULT '',"
-    " metadata TEXT NOT NULL DEFAULT '',"
-    " cidr TEXT NOT NULL,"
-    " policy_id TEXT NOT NULL,"
-    " policy_uri TEXT NOT NULL DEFAULT '',"
-    " action TEXT NOT NULL CHECK (action IN ('allow', 'deny')),"
-    " state TEXT NOT NULL CHECK (state IN ('new', 'creating', 'synced', 'deleting',"
-    "  'failed', 'unknown', 'orphaned', 'remote_deleted')),"
-    " error TEXT NOT NULL DEFAULT '',"
-    " attempts INTEGER NOT NULL DEFAULT 0,"
-    " updated_at TEXT NOT NULL DEFAULT '') WITHOUT ROWID;"
+    "CREATE TABLE rules (" RULE_COLUMNS(
+        "state IN ('new', 'creating', 'synced', 'deleting',"
+        "  'failed', 'unknown', 'orphaned', 'remote_deleted')")
     RULE_INDEXES
     "CREATE TABLE credentials ("
     " seq INTEGER PRIMARY KEY,"
@@ -79,22 +82,10 @@ static const char *const migrations[] = {
      *   rather than failing the upgrade.
      * No other table references rules, so it can be copied and renamed.
      */
-    "CREATE TABLE rules_v3 ("
-    " id TEXT NOT NULL PRIMARY KEY,"
-    " uri TEXT NOT NULL DEFAULT '',"
-    " created_at TEXT NOT NULL DEFAULT '',"
-    " description TEXT NOT NULL DEFAULT '',"
-    " metadata TEXT NOT NULL DEFAULT '',"
-    " cidr TEXT NOT NULL,"
-    " policy_id TEXT NOT NULL,"
-    " policy_uri TEXT NOT NULL DEFAULT '',"
-    " action TEXT NOT NULL CHECK (action IN ('allow', 'deny')),"
-    " state TEXT NOT NULL CHECK (state = 'new' OR state = 'creating' OR state = 'synced'"
-    "  OR state = 'deleting' OR state = 'failed' OR state = 'unknown'"
-    "  OR state = 'orphaned' OR state = 'remote_deleted'),"
-    " error TEXT NOT NULL DEFAULT '',"
-    " attempts INTEGER NOT NULL DEFAULT 0,"
-    " updated_at TEXT NOT NULL DEFAULT '') WITHOUT ROWID;"
+    "CREATE TABLE rules_v3 (" RULE_COLUMNS(
+        "state = 'new' OR state = 'creating' OR state = 'synced'"
+        "  OR state = 'deleting' OR state = 'failed' OR state = 'unknown'"
+        "  OR state = 'orphaned' OR state = 'remote_deleted'")
     "INSERT INTO rules_v3 SELECT id, uri, created_at, description, metadata, cidr,"
     " policy_id, policy_uri, action, state, error, attempts, updated_at FROM rules;"
     "DROP TABLE rules;"
