@@ -1,5 +1,6 @@
-/* The remote API client: the only file that includes libcurl. Pure parts (outcome
- * classification, messages, URL checks) are in api_classify.c and api_http.c. */
+/* The remote API client: the only file that drives libcurl's transport. Pure parts
+ * (outcome classification, messages, Retry-After, page URLs) are in api_classify.c
+ * and api_http.c; URLs are read by rampart/url.h, with libcurl's own parser. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,10 @@
 
 #include "api_internal.h"
 #include "rampart/api.h"
+#include "rampart/buf.h"
 #include "rampart/codec.h"
+#include "rampart/kind.h"
+#include "rampart/url.h"
 #include "rampart/validate.h"
 
 #ifndef RAMPART_VERSION
@@ -21,8 +25,6 @@
 #define DEFAULT_TOTAL_MS 60000L
 /* A reply that moves less than a byte a second for this long is a dead peer. */
 #define LOW_SPEED_TIME_S 30L
-#define RULES_PATH "/ip_policy_rules"
-#define CREDS_PATH "/credentials"
 
 struct api_client {
     CURL *easy;
@@ -31,8 +33,7 @@ struct api_client {
     struct curl_slist *hdr_plain; /* GET/DELETE */
     struct curl_slist *hdr_json;  /* POST: adds Content-Type, drops Expect */
     char errbuf[CURL_ERROR_SIZE];
-    char *body;                   /* reply body of the last request */
-    size_t len, cap;
+    buf_t body;                   /* reply body of the last request (wiping) */
     bool too_big;
     char retry_after[64];
     char op_id[MODEL_ID_MAX + 1];
@@ -135,28 +136,11 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 {
     api_client *c = userp;
     size_t n = size * nmemb;
-    if (n > API_BODY_MAX - c->len) {
+    if (n > API_BODY_MAX - c->body.len) {
         c->too_big = true;
         return 0; /* libcurl stops with CURLE_WRITE_ERROR */
     }
-    if (c->len + n > c->cap) {
-        size_t cap = c->cap ? c->cap : 16384;
-        while (cap < c->len + n)
-            cap *= 2;
-        char *grown = malloc(cap); /* not realloc: the old copy may hold a token */
-        if (!grown)
-            return 0;
-        if (c->body) {
-            memcpy(grown, c->body, c->len);
-            model_wipe(c->body, c->cap);
-            free(c->body);
-        }
-        c->body = grown;
-        c->cap = cap;
-    }
-    memcpy(c->body + c->len, data, n);
-    c->len += n;
-    return n;
+    return buf_append(&c->body, data, n) ? n : 0;
 }
 
 static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
@@ -255,8 +239,8 @@ static bool set_fixed_options(api_client *c, const api_config *cfg)
     ok = ok && curl_easy_setopt(e, CURLOPT_HEADERDATA, c) == CURLE_OK;
     /* A server on this machine is never reached through a proxy from the
      * environment: over http the key would reach the proxy in clear. */
-    api_origin o;
-    if (ok && api_parse_origin(c->base, &o, NULL) == ERROR_OK && api_origin_is_loopback(&o))
+    url_parts o;
+    if (ok && url_parse(c->base, "api_url", &o, NULL) == ERROR_OK && url_is_loopback(&o))
         ok = curl_easy_setopt(e, CURLOPT_PROXY, "") == CURLE_OK;
     return ok;
 }
@@ -282,6 +266,7 @@ error_code api_client_new(const api_config *cfg, api_client **out, error_info *e
         curl_global_cleanup();
         return error_set(err, ERROR_NOMEM, "out of memory");
     }
+    c->body.wipe = true; /* a create reply carries the credential's token */
     const char *vh = api_version_header(cfg);
     c->base = strndup(cfg->base_url, api_base_len(cfg->base_url));
     c->key = strdup(cfg->api_key);
@@ -311,10 +296,7 @@ void api_client_free(api_client *c)
         model_wipe(c->key, strlen(c->key));
         free(c->key);
     }
-    if (c->body) {
-        model_wipe(c->body, c->cap);
-        free(c->body);
-    }
+    buf_free(&c->body);
     free(c->base);
     free(c);
     curl_global_cleanup();
@@ -379,9 +361,7 @@ static void perform(api_client *c, api_method m, const char *payload, api_call *
     c->errbuf[0] = '\0';
     c->retry_after[0] = '\0';
     c->op_id[0] = '\0';
-    if (c->len)
-        model_wipe(c->body, c->len);
-    c->len = 0;
+    buf_reset(&c->body);
     c->too_big = false;
     CURLcode rc = set_method(c, m, payload);
     bool performed = rc == CURLE_OK;
@@ -393,13 +373,14 @@ static void perform(api_client *c, api_method m, const char *payload, api_call *
         curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
     api_exchange *x = &call->x;
     x->net = api_curl_net((int)rc, performed && rc != CURLE_OK && request_started(c->easy));
+    x->timed_out = rc == CURLE_OPERATION_TIMEDOUT;
     if (rc != CURLE_OK)
         transport_text(c, rc, x->net, call->transport, sizeof call->transport);
     reset_method(c);
     x->transport_msg = call->transport;
     x->status = status >= 200 ? status : 0;
-    x->body = c->body;
-    x->body_len = c->len;
+    x->body = c->body.data;
+    x->body_len = c->body.len;
     x->retry_after = c->retry_after[0] ? c->retry_after : NULL;
     x->header_op_id = c->op_id[0] ? c->op_id : NULL;
     x->now = time(NULL);
@@ -415,9 +396,7 @@ static bool is_2xx(const api_call *call)
 static sync_outcome finish(api_client *c, api_call *call, sync_result *res)
 {
     sync_outcome o = api_classify(&call->x, res);
-    if (c->len)
-        model_wipe(c->body, c->len);
-    c->len = 0;
+    buf_reset(&c->body);
     return o;
 }
 
@@ -425,6 +404,7 @@ static sync_outcome refuse(sync_result *res, sync_outcome outcome, const error_i
 {
     memset(res, 0, sizeof *res);
     res->outcome = outcome;
+    res->failure = sync_outcome_failure(outcome);
     res->retry_after_s = -1;
     model_copy_text(res->message, sizeof res->message, why->msg);
     return outcome;
@@ -463,77 +443,58 @@ static void post(api_client *c, const char *path, char *payload, api_call *call)
     free(payload);
 }
 
-static sync_outcome rule_create(void *ctx, const model_rule *in, model_rule *out,
-                                sync_result *res)
+/* What a create's reply must hold to be recorded: an id of its kind and, for a kind
+ * whose create hands out a secret, that secret. Without its token a credential is
+ * useless here: AMBIGUOUS lets the listing find it by its marker and the engine
+ * replace it. */
+static error_code check_created(const kind_desc *d, const model_object *out, error_info *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "the new %s's id", d->noun);
+    if (validate_id(model_object_id(out), d->id_prefix, what, err) != ERROR_OK)
+        return err->code;
+    if (d->has_token && (!out->cred.token || !out->cred.token[0]))
+        return error_set(err, ERROR_FORMAT, "the reply carried no token");
+    return ERROR_OK;
+}
+
+static sync_outcome api_create(void *ctx, const model_object *in, model_object *out,
+                               sync_result *res)
 {
     api_client *c = ctx;
-    memset(out, 0, sizeof *out);
-    char *payload = codec_rule_create_body(in);
+    const kind_desc *d = kind_get(in->kind);
+    model_object_init(out, in->kind);
+    char *payload = d->create_body(in);
     if (!payload)
         return out_of_memory(res);
     api_call call;
-    post(c, RULES_PATH, payload, &call);
+    post(c, d->api_path, payload, &call);
     if (is_2xx(&call)) {
         error_info err = {0};
-        bool ok = codec_rule_decode(c->body, c->len, out, &err) == ERROR_OK &&
-                  validate_id(out->id, "ipr", "the new rule's id", &err) == ERROR_OK;
+        bool ok = d->decode(c->body.data, c->body.len, out, &err) == ERROR_OK &&
+                  check_created(d, out, &err) == ERROR_OK;
         set_decoded(&call, ok, &err);
     }
     if (finish(c, &call, res) != SYNC_OK)
-        memset(out, 0, sizeof *out);
+        model_object_clear(out);
     return res->outcome;
 }
 
-static sync_outcome cred_create(void *ctx, const model_cred *in, model_cred *out,
-                                sync_result *res)
+/* An id that is not a remote id of the kind is never put in a URL. */
+static sync_outcome api_remove(void *ctx, model_kind kind, const char *id, sync_result *res)
 {
     api_client *c = ctx;
-    memset(out, 0, sizeof *out);
-    char *payload = codec_cred_create_body(in);
-    if (!payload)
-        return out_of_memory(res);
-    api_call call;
-    post(c, CREDS_PATH, payload, &call);
-    if (is_2xx(&call)) {
-        error_info err = {0};
-        bool ok = codec_cred_decode(c->body, c->len, out, &err) == ERROR_OK &&
-                  validate_id(out->id, "cr", "the new credential's id", &err) == ERROR_OK;
-        /* Without its token the credential is useless here: AMBIGUOUS lets the
-         * listing find it by its marker and the engine replace it. */
-        if (ok && (!out->token || !out->token[0])) {
-            error_set(&err, ERROR_FORMAT, "the reply carried no token");
-            ok = false;
-        }
-        set_decoded(&call, ok, &err);
-    }
-    if (finish(c, &call, res) != SYNC_OK)
-        model_cred_clear(out);
-    return res->outcome;
-}
-
-static sync_outcome delete_one(api_client *c, const char *path, const char *prefix,
-                               const char *id, sync_result *res)
-{
+    const kind_desc *d = kind_get(kind);
     error_info err = {0};
-    if (validate_id(id, prefix, "id", &err) != ERROR_OK) {
+    if (validate_id(id, d->id_prefix, "id", &err) != ERROR_OK) {
         error_prefix(&err, "not sent");
         return refuse(res, SYNC_REJECTED, &err);
     }
     api_call call;
-    set_url(c, path, id);
+    set_url(c, d->api_path, id);
     perform(c, API_DELETE, NULL, &call);
     call.x.decoded = true; /* 204: nothing to read */
     return finish(c, &call, res);
-}
-
-static sync_outcome rule_delete(void *ctx, const char *id, sync_result *res)
-{
-    return delete_one(ctx, RULES_PATH, "ipr", id, res);
-}
-
-static sync_outcome cred_delete(void *ctx, const char *id, sync_result *res)
-{
-    return delete_one(ctx, CREDS_PATH, "cr", id, res);
 }
 
 /* GET a list page into c->body; false (with `res` filled) when the URL is refused. */
@@ -550,72 +511,43 @@ static bool get_page(api_client *c, const char *path, const char *url, api_call 
 }
 
 /* Every item must carry an id of its kind (the engine keys rows by it), and the
- * next link must not be the page itself (the engine would loop). `ids` is the
- * first item's id; items are `stride` bytes apart. */
-static bool check_page(const api_client *c, const char *ids, size_t stride, size_t count,
-                       const char *prefix, const char *what, const char *next,
-                       error_info *err)
+ * next link must not be the page itself (the engine would loop). */
+static error_code check_page(const api_client *c, const codec_page *page, error_info *err)
 {
-    for (size_t i = 0; i < count; i++) {
-        if (validate_id(ids + i * stride, prefix, "id", err) != ERROR_OK) {
-            error_prefix(err, "%s %zu", what, i + 1);
-            return false;
-        }
+    const kind_desc *d = kind_get(page->kind);
+    for (size_t i = 0; i < page->count; i++) {
+        if (validate_id(model_object_id(&page->items[i]), d->id_prefix, "id", err) != ERROR_OK)
+            return error_prefix(err, "%s %zu", d->noun, i + 1);
     }
-    if (next[0] && strcmp(next, c->url) == 0) {
-        error_set(err, ERROR_FORMAT, "next_page_uri points back to the same page");
-        return false;
-    }
-    return true;
+    if (page->next_page_uri[0] && strcmp(page->next_page_uri, c->url) == 0)
+        return error_set(err, ERROR_FORMAT, "next_page_uri points back to the same page");
+    return ERROR_OK;
 }
 
-static sync_outcome rule_list_page(void *ctx, const char *url, codec_rule_page *page,
-                                   sync_result *res)
+static sync_outcome api_list_page(void *ctx, model_kind kind, const char *url,
+                                  codec_page *page, sync_result *res)
 {
     api_client *c = ctx;
     memset(page, 0, sizeof *page);
+    page->kind = kind;
     api_call call;
-    if (!get_page(c, RULES_PATH, url, &call, res))
+    if (!get_page(c, kind_get(kind)->api_path, url, &call, res))
         return res->outcome;
     if (is_2xx(&call)) {
         error_info err = {0};
-        bool ok = codec_rule_page_decode(c->body, c->len, page, &err) == ERROR_OK &&
-                  check_page(c, page->count ? page->items[0].id : NULL, sizeof *page->items,
-                             page->count, "ipr", "rule", page->next_page_uri, &err);
+        bool ok = codec_page_decode(kind, c->body.data, c->body.len, page, &err) == ERROR_OK &&
+                  check_page(c, page, &err) == ERROR_OK;
         set_decoded(&call, ok, &err);
     }
     if (finish(c, &call, res) != SYNC_OK)
-        codec_rule_page_free(page);
-    return res->outcome;
-}
-
-static sync_outcome cred_list_page(void *ctx, const char *url, codec_cred_page *page,
-                                   sync_result *res)
-{
-    api_client *c = ctx;
-    memset(page, 0, sizeof *page);
-    api_call call;
-    if (!get_page(c, CREDS_PATH, url, &call, res))
-        return res->outcome;
-    if (is_2xx(&call)) {
-        error_info err = {0};
-        bool ok = codec_cred_page_decode(c->body, c->len, page, &err) == ERROR_OK &&
-                  check_page(c, page->count ? page->items[0].id : NULL, sizeof *page->items,
-                             page->count, "cr", "credential", page->next_page_uri, &err);
-        set_decoded(&call, ok, &err);
-    }
-    if (finish(c, &call, res) != SYNC_OK)
-        codec_cred_page_free(page);
+        codec_page_free(page);
     return res->outcome;
 }
 
 static const sync_api_ops api_table = {
-    .rule_create = rule_create,
-    .rule_delete = rule_delete,
-    .rule_list_page = rule_list_page,
-    .cred_create = cred_create,
-    .cred_delete = cred_delete,
-    .cred_list_page = cred_list_page,
+    .create = api_create,
+    .remove = api_remove,
+    .list_page = api_list_page,
 };
 
 const sync_api_ops *api_ops(void)

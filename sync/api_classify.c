@@ -5,7 +5,7 @@
 #include "api_internal.h"
 #include "rampart/codec.h"
 #include "rampart/model.h"
-#include "rampart/validate.h"
+#include "rampart/utf8.h"
 
 void api_scrub(char *text, const char *secret)
 {
@@ -23,12 +23,13 @@ void api_scrub(char *text, const char *secret)
             text[i++] = ' ';
             continue;
         }
-        size_t n = validate_utf8_char(text + i, len - i);
-        if (n == 0) {
+        uint32_t cp;
+        int n = utf8_decode(text + i, len - i, &cp);
+        if (n < 0) {
             text[i++] = '?';
             continue;
         }
-        i += n;
+        i += (size_t)n;
     }
 }
 
@@ -41,8 +42,7 @@ static void put_text(char *dst, size_t size, const char *a, const char *b, const
 }
 
 void api_error_message(long status, const char *body, size_t len, const char *header_op_id,
-                       const char *hint, const char *secret, char *msg, size_t msg_size,
-                       char *op, size_t op_size)
+                       const char *hint, const char *secret, sync_result *res)
 {
     codec_api_error e;
     memset(&e, 0, sizeof e);
@@ -53,6 +53,12 @@ void api_error_message(long status, const char *body, size_t len, const char *he
     if (!op_id[0] && header_op_id)
         api_take_operation_id(header_op_id, strlen(header_op_id), op_id, sizeof op_id);
     char text[600];
+    if (parsed) {
+        model_copy_text(res->error_code, sizeof res->error_code, e.error_code);
+        api_scrub(res->error_code, secret);
+        model_copy_text(res->server_msg, sizeof res->server_msg, e.msg);
+        api_scrub(res->server_msg, secret);
+    }
     if (parsed && e.msg[0]) {
         model_copy_text(text, sizeof text, e.msg);
         api_scrub(text, secret);
@@ -63,32 +69,34 @@ void api_error_message(long status, const char *body, size_t len, const char *he
     if (op_id[0])
         snprintf(suffix, sizeof suffix, " (operation %s)", op_id);
     /* The operation id must survive truncation: it is what support asks for. */
+    size_t msg_size = sizeof res->message;
     size_t room = msg_size > strlen(suffix) + 1 ? msg_size - strlen(suffix) : 1;
     char head[600];
     model_copy_text(head, room < sizeof head ? room : sizeof head, text);
-    put_text(msg, msg_size, head, suffix, NULL);
-    if (op && op_size)
-        model_copy_text(op, op_size, op_id);
+    put_text(res->message, msg_size, head, suffix, NULL);
+    model_copy_text(res->operation_id, sizeof res->operation_id, op_id);
 }
 
 /* What each range of statuses means; the first row that matches wins. */
 typedef struct status_rule {
     long lo, hi;
     sync_outcome outcome;
+    sync_failure_kind failure;
     const char *hint; /* after "HTTP <n> from the server" when the body says nothing */
     bool retry_after;
 } status_rule;
 
 static const status_rule status_rules[] = {
-    {200, 299, SYNC_OK, NULL, false},
-    {300, 399, SYNC_REJECTED, ": a redirect, which is not followed (check api_url)", false},
-    {401, 401, SYNC_AUTH, ": the API key was not accepted", false},
-    {403, 403, SYNC_AUTH, ": the API key may not do this", false},
-    {404, 404, SYNC_NOT_FOUND, ": not found", false},
-    {429, 429, SYNC_RATE_LIMITED, ": too many requests", true},
-    {400, 499, SYNC_REJECTED, NULL, false},
-    {503, 503, SYNC_AMBIGUOUS, NULL, true},
-    {500, 599, SYNC_AMBIGUOUS, NULL, false},
+    {200, 299, SYNC_OK, SYNC_FAILURE_NONE, NULL, false},
+    {300, 399, SYNC_REJECTED, SYNC_FAILURE_REJECTED,
+     ": a redirect, which is not followed (check api_url)", false},
+    {401, 401, SYNC_AUTH, SYNC_FAILURE_AUTH, ": the API key was not accepted", false},
+    {403, 403, SYNC_AUTH, SYNC_FAILURE_AUTH, ": the API key may not do this", false},
+    {404, 404, SYNC_NOT_FOUND, SYNC_FAILURE_NOT_FOUND, ": not found", false},
+    {429, 429, SYNC_RATE_LIMITED, SYNC_FAILURE_RATE_LIMITED, ": too many requests", true},
+    {400, 499, SYNC_REJECTED, SYNC_FAILURE_REJECTED, NULL, false},
+    {503, 503, SYNC_AMBIGUOUS, SYNC_FAILURE_SERVER_ERROR, NULL, true},
+    {500, 599, SYNC_AMBIGUOUS, SYNC_FAILURE_SERVER_ERROR, NULL, false},
 };
 
 static const status_rule *rule_for(long status)
@@ -113,6 +121,9 @@ static void start_result(const api_exchange *x, sync_result *res)
 static sync_outcome transport_failure(const api_exchange *x, sync_result *res)
 {
     res->outcome = x->net == API_NET_NOT_SENT ? SYNC_NOT_SENT : SYNC_AMBIGUOUS;
+    res->failure = x->net == API_NET_NOT_SENT ? SYNC_FAILURE_UNREACHABLE
+                   : x->timed_out             ? SYNC_FAILURE_TIMED_OUT
+                                              : SYNC_FAILURE_CONNECTION_LOST;
     const char *what = x->transport_msg && x->transport_msg[0]
                            ? x->transport_msg
                            : "the connection failed";
@@ -129,6 +140,7 @@ static sync_outcome undecodable(const api_exchange *x, sync_result *res)
     put_text(res->message, sizeof res->message, head, "could not be read: ", why);
     api_scrub(res->message, x->secret);
     res->outcome = SYNC_AMBIGUOUS;
+    res->failure = SYNC_FAILURE_BAD_REPLY;
     return res->outcome;
 }
 
@@ -144,17 +156,18 @@ sync_outcome api_classify(const api_exchange *x, sync_result *res)
         snprintf(text, sizeof text, "unexpected HTTP status %ld from the server", x->status);
         put_text(res->message, sizeof res->message, text, NULL, NULL);
         res->outcome = SYNC_AMBIGUOUS;
+        res->failure = SYNC_FAILURE_SERVER_ERROR;
         return res->outcome;
     }
     if (rule->outcome == SYNC_OK)
         return x->decoded ? (res->outcome = SYNC_OK) : undecodable(x, res);
     res->outcome = rule->outcome;
+    res->failure = rule->failure;
     if (rule->retry_after)
         res->retry_after_s = api_retry_after(x->retry_after, x->now);
     /* A body cut mid-way by the transport is not worth decoding. */
     bool whole = x->net == API_NET_REPLY;
     api_error_message(x->status, whole ? x->body : NULL, whole ? x->body_len : 0,
-                      x->header_op_id, rule->hint, x->secret, res->message,
-                      sizeof res->message, res->operation_id, sizeof res->operation_id);
+                      x->header_op_id, rule->hint, x->secret, res);
     return res->outcome;
 }

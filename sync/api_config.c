@@ -1,9 +1,10 @@
-/* Checks of an api_config before a client is made (no libcurl here): whatever
+/* Checks of an api_config before a client is made (no transport here): whatever
  * reaches a request header or decides where the key goes is refused early. */
 #include <string.h>
 
 #include "api_internal.h"
 #include "rampart/model.h"
+#include "rampart/url.h"
 
 static bool is_tchar(unsigned char ch)
 {
@@ -58,7 +59,7 @@ static error_code check_version_header(const char *vh, error_info *err)
 }
 
 /* http:// only to this machine: elsewhere the key would cross the network in
- * clear. Stricter than a prefix test: "http://127.evil.example" is not loopback. */
+ * clear. The same rule as config.c's, from the same function. */
 static error_code check_base(const char *url, error_info *err)
 {
     if (!url || !url[0])
@@ -70,17 +71,8 @@ static error_code check_base(const char *url, error_info *err)
     char base[MODEL_URI_MAX + 1];
     memcpy(base, url, len);
     base[len] = '\0';
-    api_origin o;
-    if (api_parse_origin(base, &o, err) != ERROR_OK) {
-        error_prefix(err, "api_url");
+    if (url_check_api_base(base, "api_url", err) != ERROR_OK)
         return err ? (err->code = ERROR_CONFIG) : ERROR_CONFIG;
-    }
-    if (base[strcspn(base, "?#")])
-        return error_set(err, ERROR_CONFIG, "api_url must not carry a query or fragment");
-    if (strcmp(o.scheme, "https") != 0 && !api_origin_is_loopback(&o))
-        return error_set(err, ERROR_CONFIG,
-                         "api_url must be https:// (http:// only to 127.0.0.1, localhost "
-                         "or [::1]): the API key would cross the network in clear");
     return ERROR_OK;
 }
 

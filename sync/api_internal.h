@@ -1,7 +1,8 @@
 /*
- * api_internal: the parts of the API client that need no libcurl, so they can be
- * unit-tested on their own (sync/api_classify.c, sync/api_http.c), plus the one
- * libcurl-facing table that the tests check by curl's own codes (sync/api.c).
+ * api_internal: the parts of the API client outside the transport, so they can be
+ * unit-tested on their own (sync/api_classify.c, sync/api_http.c: no connection,
+ * only libcurl's date and URL parsers), plus the one libcurl-facing table that the
+ * tests check by curl's own codes (sync/api.c).
  * Private to sync/api*.c and tests/unit/test_api*.c.
  *
  * Contract: pure functions, no allocation, no I/O, no global state. Nothing here
@@ -31,6 +32,7 @@ typedef enum api_net {
 typedef struct api_exchange {
     api_net net;
     const char *transport_msg; /* NOT_SENT/LOST: what went wrong, already clean */
+    bool timed_out;            /* the transport gave up waiting (LOST: timed out) */
     long status;               /* HTTP status received, 0 when none (may be set
                                   with LOST when the reply was cut mid-body) */
     const char *body;          /* the reply body (not NUL-terminated) */
@@ -49,30 +51,32 @@ typedef struct api_exchange {
  * not followed), 401/403 -> AUTH, 404 -> NOT_FOUND, 429 -> RATE_LIMITED, other 4xx
  * -> REJECTED, 5xx -> AMBIGUOUS; a transport failure -> NOT_SENT or AMBIGUOUS as
  * `net` says, except that a definite 4xx status already received wins (the
- * server decided before the body was cut). retry_after_s is filled for 429 and
- * 503 (else -1). The message is the server's msg with " (operation op_…)", or a
- * fallback such as "HTTP 502 from the server"; empty on OK.
+ * server decided before the body was cut). res->failure types the cause: NOT_SENT
+ * unreachable, LOST timed out or connection lost (`timed_out`), 2xx not decoded a
+ * bad reply, 5xx (and statuses HTTP does not define) a server error, the others
+ * as their outcome. retry_after_s is filled for 429 and 503 (else -1). The message
+ * is the server's msg with " (operation op_…)", or a fallback such as "HTTP 502
+ * from the server"; empty on OK.
  */
 sync_outcome api_classify(const api_exchange *x, sync_result *res);
 
 /*
- * Build the message for an error reply: the error body's "msg" (cleaned) and
- * " (operation <id>)" from the body's details.operation_id, else from
- * `header_op_id`. A body that is not an error object, or one without msg, gives
- * "HTTP <status> from the server<hint>" instead; the body is never quoted raw.
- * `op` (may be NULL) receives the operation id used. Both outputs are truncated
- * at a UTF-8 boundary.
+ * Fill the server's side of `res` from an error reply: error_code, server_msg
+ * (the body's "msg", cleaned) and operation_id from the body (details.operation_id,
+ * else `header_op_id`), and the message: that msg with " (operation <id>)". A body
+ * that is not an error object, or one without msg, gives "HTTP <status> from the
+ * server<hint>" instead; the body is never quoted raw. Everything is truncated at
+ * a UTF-8 boundary; the operation id survives a long msg.
  */
 void api_error_message(long status, const char *body, size_t len, const char *header_op_id,
-                       const char *hint, const char *secret, char *msg, size_t msg_size,
-                       char *op, size_t op_size);
+                       const char *hint, const char *secret, sync_result *res);
 
 /*
  * Seconds to wait from a Retry-After value: delay-seconds ("120", a fraction is
- * tolerated) or an HTTP-date in any of the three forms of RFC 9110 (IMF-fixdate,
- * RFC 850, asctime), measured from `now`. Negative delays and dates in the past
- * give 0; absurdly large ones are capped at API_RETRY_AFTER_MAX. NULL, empty or
- * unparsable: -1.
+ * tolerated) or an HTTP-date as curl_getdate reads it (the three forms of RFC
+ * 9110: IMF-fixdate, RFC 850, asctime; and what libcurl tolerates beyond them),
+ * measured from `now`. Negative delays and dates in the past give 0; absurdly
+ * large ones are capped at API_RETRY_AFTER_MAX. NULL, empty or unparsable: -1.
  */
 #define API_RETRY_AFTER_MAX 86400.0
 double api_retry_after(const char *value, time_t now);
@@ -91,31 +95,14 @@ bool api_take_header_value(const char *value, size_t len, char *out, size_t size
  * empty: a header must not smuggle text into messages. */
 void api_take_operation_id(const char *value, size_t len, char *out, size_t size);
 
-/* Where a URL sends its requests: lower-case scheme and host, numeric port. */
-typedef struct api_origin {
-    char scheme[8];   /* "http" or "https" */
-    char host[256];   /* reg-name or "[v6]" literal, lower-case */
-    unsigned port;    /* explicit or the scheme's default */
-    size_t authority_end; /* offset in the URL where the path starts */
-} api_origin;
-
-/*
- * Parse the origin of an absolute http(s) URL. Strict on purpose, so that no
- * other parser can read a different host out of the same text: no user info
- * ('@' anywhere before the path), no backslash, no '%', no space or control
- * character anywhere, ASCII host names only, a port 1..65535 when given.
- */
-error_code api_parse_origin(const char *url, api_origin *out, error_info *err);
-
-/* True for 127.0.0.0/8 (dotted quad), "localhost" and "[::1]". */
-bool api_origin_is_loopback(const api_origin *o);
-
 /*
  * The URL to fetch for a list page: `url` NULL gives `base` + `collection`
  * ("/ip_policy_rules"); a path starting with '/' is taken relative to the base's
- * origin; otherwise `url` verbatim, which must have the base's scheme, host and
- * port (the API key goes wherever it points). ERROR_INVALID with a message naming
- * both hosts when it does not; the result is written to `out`.
+ * origin; otherwise `url` must be an absolute URL (rampart/url.h's rules) with
+ * the base's scheme, host and port (the API key goes wherever it points).
+ * ERROR_INVALID with a message naming both hosts when it does not. Written to
+ * `out` as libcurl will read it (its normal form: "https://h:443/x" stays, an
+ * empty port or "127.1" does not).
  */
 error_code api_page_url(const char *base, const char *collection, const char *url,
                         char *out, size_t size, error_info *err);
@@ -129,8 +116,8 @@ void api_scrub(char *text, const char *secret);
 
 /* ---- sync/api_config.c ---- */
 
-/* Check a configuration before a client is made: a base URL as api_parse_origin
- * accepts, without query or fragment, https:// unless loopback, at most
+/* Check a configuration before a client is made: a base URL as url_check_api_base
+ * accepts (rampart/url.h: the check config.c makes too), at most
  * MODEL_URI_MAX - 64 bytes; a key of printable ASCII without spaces (a CR/LF
  * would inject headers), at most API_KEY_MAX; a version header name of HTTP token
  * characters; timeouts >= 0. ERROR_CONFIG with the reason; never quotes the key. */

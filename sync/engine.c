@@ -76,24 +76,18 @@ static void fill_defaults(sync_options *o)
 
 static bool valid_ops(const sync_api_ops *ops)
 {
-    return ops && ops->rule_create && ops->rule_delete && ops->rule_list_page &&
-           ops->cred_create && ops->cred_delete && ops->cred_list_page;
+    return ops && ops->create && ops->remove && ops->list_page;
 }
 
-/* Rows in `states` over both kinds (cred_extra: states counted for credentials
- * only). */
-static error_code count_states(engine *e, unsigned states, unsigned cred_extra,
-                               size_t *out, error_info *err)
+error_code engine_count_states(engine *e, unsigned states, size_t *out, error_info *err)
 {
-    size_t rules[MODEL_STATE_COUNT], creds[MODEL_STATE_COUNT];
-    if (store_rule_state_counts(e->st, rules, err) || store_cred_state_counts(e->st, creds, err))
-        return err->code;
     *out = 0;
-    for (int s = 0; s < MODEL_STATE_COUNT; s++) {
-        if (states & (1u << s))
-            *out += rules[s] + creds[s];
-        else if (cred_extra & (1u << s))
-            *out += creds[s];
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        size_t counts[MODEL_STATE_COUNT];
+        if (store_state_counts(e->st, (model_kind)k, counts, err))
+            return err->code;
+        for (int s = 0; s < MODEL_STATE_COUNT; s++)
+            *out += states & (1u << s) ? counts[s] : 0;
     }
     return ERROR_OK;
 }
@@ -105,7 +99,7 @@ static bool reconcile_first(engine *e)
 {
     size_t inflight = 0;
     error_info err;
-    if (count_states(e, BIT(CREATING) | BIT(UNKNOWN), 0, &inflight, &err)) {
+    if (engine_count_states(e, BIT(CREATING) | BIT(UNKNOWN), &inflight, &err)) {
         engine_db_fail(e, &err);
         return false;
     }
@@ -142,9 +136,11 @@ static void finish_report(engine *e)
     sync_report *r = e->report;
     error_info err;
     size_t pending = 0, failed = 0;
-    if (count_states(e, BIT(NEW) | BIT(CREATING) | BIT(UNKNOWN) | BIT(DELETING),
-                     BIT(ORPHANED), &pending, &err) ||
-        count_states(e, BIT(FAILED), 0, &failed, &err))
+    /* Only credentials are ever orphaned: counting the state for every kind
+     * costs nothing. */
+    unsigned waiting = BIT(NEW) | BIT(CREATING) | BIT(UNKNOWN) | BIT(DELETING) | BIT(ORPHANED);
+    if (engine_count_states(e, waiting, &pending, &err) ||
+        engine_count_states(e, BIT(FAILED), &failed, &err))
         engine_db_fail(e, &err);
     r->pending = pending;
     r->attention = failed;
@@ -171,6 +167,7 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
                     const sync_options *opt, sync_report *report, error_info *err)
 {
     memset(report, 0, sizeof *report);
+    report->failure.retry_after_s = report->row_failure.retry_after_s = -1;
     if (!st || !opt || !valid_ops(ops))
         return error_set(err, ERROR_INVALID, "sync_run needs a store, options and every "
                          "API operation");
@@ -180,6 +177,8 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
         return error_set(err, ERROR_STATE, "sync_run cannot run inside a transaction");
     store_sync_lock *lock = NULL;
     if (store_sync_lock_take(st, &lock, err)) {
+        report->failure.kind = err->code == ERROR_STATE ? SYNC_FAILURE_BUSY
+                                                        : SYNC_FAILURE_DATABASE;
         snprintf(report->last_error, sizeof report->last_error, "%s", err->msg);
         return err->code;
     }

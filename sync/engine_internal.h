@@ -1,7 +1,11 @@
 /*
  * engine internals shared by sync/engine*.c: one run's state, pacing and
- * progress helpers (engine_pace.c), push (engine_push.c) and pull
- * (engine_pull.c). Nothing outside sync/ includes this.
+ * progress helpers (engine_pace.c), stops and the report's typed failures
+ * (engine_failure.c), push (engine_push.c), pull (engine_pull.c) and the
+ * credentials' creation marker (engine_marker.c). Every part works on either kind
+ * through the kind's descriptor (kind.h); what is one kind's own is in one place:
+ * the marker in engine_marker.c, tokens in create_done (engine_push.c), orphans
+ * in delete_done. Nothing outside sync/ includes this.
  */
 #ifndef RAMPART_ENGINE_INTERNAL_H
 #define RAMPART_ENGINE_INTERNAL_H
@@ -41,6 +45,7 @@ typedef struct engine {
     size_t requests;       /* sent in this run */
     bool pulled;           /* a listing was merged in this run */
     size_t requeued;       /* rows the last merge queued for another push */
+    size_t refused;        /* listed objects the store refused in the current pull */
 
     /* progress of the current phase */
     sync_phase phase;
@@ -48,8 +53,20 @@ typedef struct engine {
     double phase_start;
 } engine;
 
+/* What a request is about, for the report when it fails: a kind, and the row's id
+ * (NULL for a listing). */
+typedef struct engine_target {
+    model_kind kind;
+    const char *id;
+} engine_target;
+
 /* A request through the ops table; `arg` is the caller's. */
 typedef sync_outcome (*engine_request_fn)(engine *e, void *arg, sync_result *res);
+
+/* ---- engine.c ------------------------------------------------------------- */
+
+/* Rows of every kind whose state is in `states` (a mask of 1u << state). */
+error_code engine_count_states(engine *e, unsigned states, size_t *out, error_info *err);
 
 /* ---- engine_pace.c -------------------------------------------------------- */
 
@@ -67,25 +84,21 @@ void engine_pace_free(engine *e);
 bool engine_before_request(engine *e);
 
 /*
- * After each request: count it against the budget, pause the whole queue on a
- * 429 (Retry-After clamped, else backoff) or after not_sent/ambiguous, stop on
- * auth or when the remote stays unreachable.
+ * After each request about `t`: count it against the budget, pause the whole
+ * queue on a 429 (Retry-After clamped, else backoff) or after not_sent/ambiguous,
+ * stop on auth or when the remote stays unreachable (the report's failure then
+ * names `t`).
  */
-void engine_after_request(engine *e, const sync_result *res);
+void engine_after_request(engine *e, const engine_target *t, const sync_result *res);
 
 /*
- * An idempotent request (delete, list page): sent until it settles, repeated
- * after not_sent, 429 and ambiguous outcomes up to max_attempts times. Returns the
- * last outcome (res filled); SYNC_NOT_SENT with e->stop set when it never went.
+ * An idempotent request (delete, list page) about `t`: sent until it settles,
+ * repeated after not_sent, 429 and ambiguous outcomes up to max_attempts times.
+ * Returns the last outcome (res filled); SYNC_NOT_SENT with e->stop set when it
+ * never went.
  */
-sync_outcome engine_send_idempotent(engine *e, engine_request_fn fn, void *arg,
-                                    sync_result *res);
-
-/* Record a stop (the first one wins) with its message. */
-void engine_fail(engine *e, engine_stop why, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* A store error stops the run. */
-void engine_db_fail(engine *e, const error_info *err);
+sync_outcome engine_send_idempotent(engine *e, const engine_target *t, engine_request_fn fn,
+                                    void *arg, sync_result *res);
 
 void engine_log(engine *e, sync_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -94,6 +107,25 @@ void engine_log(engine *e, sync_log_level level, const char *fmt, ...)
 void engine_phase(engine *e, sync_phase phase, size_t total);
 /* One more item of the phase done: report progress with an ETA. */
 void engine_step(engine *e, size_t items);
+
+/* ---- engine_failure.c ----------------------------------------------------- */
+
+/* Record a stop (the first one wins) with its message, and the report's typed
+ * failure: auth, unreachable, database, or for a failed listing what `res` says
+ * (a listing that does not hold together without one: a bad reply). */
+void engine_fail(engine *e, engine_stop why, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same for a stop caused by a request about `t` (either may be NULL): the
+ * failure carries the server's status, error_code, msg and operation id, and the
+ * object. */
+void engine_fail_at(engine *e, engine_stop why, const engine_target *t, const sync_result *res,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A store error stops the run. */
+void engine_db_fail(engine *e, const error_info *err);
+
+/* A row's create or delete did not go through (refused, given up, left for the
+ * next sync): the report's row_failure. `res` NULL: refused before sending. */
+void engine_note_row_failure(engine *e, const engine_target *t, const sync_result *res);
 
 /* ---- engine_push.c -------------------------------------------------------- */
 
@@ -109,16 +141,27 @@ error_code engine_outbox_size(engine *e, size_t *out, error_info *err);
 /* Pull both complete listings into staging and merge them. false: no merge. */
 bool engine_pull(engine *e);
 
-/*
- * The local id in a pulled credential's creation marker: the last metadata line
- * when it is SYNC_MARKER_KEY + id. Strips that line from `metadata` in place and
- * copies the id into `marker` (size MODEL_ID_MAX + 1); "" when there is none.
- */
-void engine_strip_marker(char *metadata, char *marker);
+/* ---- engine_marker.c: the credentials' creation marker ------------------- */
 
-/* The metadata a credential's create sends: the user's plus the marker line.
- * false when it does not fit in MODEL_METADATA_MAX. */
-bool engine_marked_metadata(const char *user, const char *local_id, char *out,
-                            size_t size);
+/*
+ * Make `req` (a copy of the row about to be created) recognisable in a later
+ * listing: a credential's metadata gets the marker line with its local id (see
+ * SYNC_MARKER_KEY); a rule is found by its natural key and is left as it is.
+ * false when the marked metadata would not fit in MODEL_METADATA_MAX.
+ */
+bool engine_mark_request(model_object *req);
+
+/* The local ids found in the creation markers of one pulled page, as
+ * store_pull_stage takes them; `ptrs` is NULL for a kind without markers. */
+typedef struct engine_markers {
+    char (*ids)[MODEL_ID_MAX + 1];
+    const char **ptrs;
+} engine_markers;
+
+/* Strip the marker line from each item's metadata (people see their own
+ * metadata) and keep its local id in `m`. ERROR_NOMEM; free with
+ * engine_markers_free whatever the result. */
+error_code engine_markers_take(codec_page *page, engine_markers *m, error_info *err);
+void engine_markers_free(engine_markers *m);
 
 #endif

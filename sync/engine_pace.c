@@ -59,23 +59,7 @@ void engine_pace_free(engine *e)
     e->sent = NULL;
 }
 
-/* ---- stops, logs, progress ------------------------------------------------ */
-
-void engine_fail(engine *e, engine_stop why, const char *fmt, ...)
-{
-    if (e->stop != ENGINE_GO)
-        return;
-    e->stop = why;
-    va_list ap;
-    va_start(ap, fmt);
-    error_vset(&e->err, ERROR_IO, fmt, ap);
-    va_end(ap);
-}
-
-void engine_db_fail(engine *e, const error_info *err)
-{
-    engine_fail(e, ENGINE_DB, "database: %s", err->msg);
-}
+/* ---- logs, progress ------------------------------------------------------- */
 
 void engine_log(engine *e, sync_log_level level, const char *fmt, ...)
 {
@@ -205,7 +189,7 @@ static void pause_queue(engine *e, double now, double wait)
         e->resume_at = now + wait;
 }
 
-void engine_after_request(engine *e, const sync_result *res)
+void engine_after_request(engine *e, const engine_target *t, const sync_result *res)
 {
     double now = engine_now(e);
     e->requests++;
@@ -228,8 +212,8 @@ void engine_after_request(engine *e, const sync_result *res)
         e->failures++;
         pause_queue(e, now, backoff(e));
         if (++e->not_sent_streak >= (unsigned)e->opt.max_attempts)
-            engine_fail(e, ENGINE_UNREACHABLE, "the remote could not be reached: %s",
-                        res->message);
+            engine_fail_at(e, ENGINE_UNREACHABLE, t, res, "the remote could not be reached: %s",
+                           res->message);
         return;
     case SYNC_AMBIGUOUS:
         e->failures++;
@@ -237,7 +221,8 @@ void engine_after_request(engine *e, const sync_result *res)
         break;
     case SYNC_AUTH:
         e->report->auth_failed = true;
-        engine_fail(e, ENGINE_AUTH, "the remote refused the API key: %s", res->message);
+        engine_fail_at(e, ENGINE_AUTH, t, res, "the remote refused the API key: %s",
+                       res->message);
         break;
     default:
         e->failures = 0;
@@ -246,8 +231,8 @@ void engine_after_request(engine *e, const sync_result *res)
     e->not_sent_streak = 0;
 }
 
-sync_outcome engine_send_idempotent(engine *e, engine_request_fn fn, void *arg,
-                                    sync_result *res)
+sync_outcome engine_send_idempotent(engine *e, const engine_target *t, engine_request_fn fn,
+                                    void *arg, sync_result *res)
 {
     for (int attempt = 1;; attempt++) {
         memset(res, 0, sizeof *res);
@@ -259,7 +244,7 @@ sync_outcome engine_send_idempotent(engine *e, engine_request_fn fn, void *arg,
         }
         sync_outcome out = fn(e, arg, res);
         res->outcome = out;
-        engine_after_request(e, res);
+        engine_after_request(e, t, res);
         bool again = out == SYNC_NOT_SENT || out == SYNC_RATE_LIMITED ||
                      out == SYNC_AMBIGUOUS;
         if (!again || e->stop != ENGINE_GO || attempt >= e->opt.max_attempts)

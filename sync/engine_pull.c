@@ -1,9 +1,9 @@
 /*
  * engine: pulling complete listings. Each page goes into the store's staging
- * tables as it arrives (memory stays bounded by one page); only when both
- * listings are complete are they merged into the cache, in one transaction.
+ * tables as it arrives (memory stays bounded by one page); only when every
+ * kind's listing is complete are they merged into the cache, in one transaction.
  * Any error before that leaves the cache as it was: absence is evidence only in
- * a complete, successful listing.
+ * a complete, successful listing. An object the store refuses costs only itself.
  */
 #include "engine_internal.h"
 
@@ -11,121 +11,76 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the creation marker -------------------------------------------------- */
+/* ---- staging one page ----------------------------------------------------- */
 
-bool engine_marked_metadata(const char *user, const char *local_id, char *out,
-                            size_t size)
+/* The store's refusal of one listed object: a warning naming it and why. */
+static void on_refused(void *ctx, model_kind kind, const char *id, const error_info *why)
 {
-    int n = snprintf(out, size, "%s%s" SYNC_MARKER_KEY "%s", user, user[0] ? "\n" : "",
-                     local_id);
-    return n >= 0 && (size_t)n < size;
+    engine *e = ctx;
+    engine_log(e, SYNC_LOG_WARN, "remote %s %s refused: %s", kind_get(kind)->noun,
+               id[0] ? id : "(no id)", why->msg);
 }
 
-void engine_strip_marker(char *metadata, char *marker)
+static error_code stage_page(engine *e, codec_page *page, error_info *err)
 {
-    marker[0] = '\0';
-    char *nl = strrchr(metadata, '\n');
-    char *line = nl ? nl + 1 : metadata;
-    size_t key = strlen(SYNC_MARKER_KEY);
-    if (strncmp(line, SYNC_MARKER_KEY, key) != 0)
-        return;
-    const char *id = line + key;
-    size_t len = strlen(id);
-    if (len == 0 || len > MODEL_ID_MAX || strchr(id, '\r'))
-        return;
-    memcpy(marker, id, len + 1);
-    *(nl ? nl : metadata) = '\0';
+    engine_markers m;
+    size_t refused = 0;
+    error_code rc = engine_markers_take(page, &m, err);
+    if (rc == ERROR_OK)
+        rc = store_pull_stage(e->st, page->kind, page->items, m.ptrs, page->count, on_refused,
+                              e, &refused, err);
+    engine_markers_free(&m);
+    e->refused += refused;
+    return rc;
 }
 
 /* ---- listing one collection ----------------------------------------------- */
 
 typedef struct list_job {
-    bool is_rule;
+    engine_target t;          /* the kind listed; no row */
     const char *url;          /* NULL: the first page */
-    codec_rule_page rules;
-    codec_cred_page creds;
+    codec_page page;
 } list_job;
 
 static sync_outcome send_list(engine *e, void *arg, sync_result *res)
 {
     list_job *l = arg;
-    if (l->is_rule) {
-        codec_rule_page_free(&l->rules);
-        return e->ops->rule_list_page(e->api, l->url, &l->rules, res);
+    codec_page_free(&l->page);
+    return e->ops->list_page(e->api, l->t.kind, l->url, &l->page, res);
+}
+
+/* An item without an id cannot be matched: the listing is not one to trust with
+ * absence, so the pull stops rather than skipping it. */
+static bool every_item_has_an_id(const codec_page *page)
+{
+    for (size_t i = 0; i < page->count; i++) {
+        if (!model_object_id(&page->items[i])[0])
+            return false;
     }
-    codec_cred_page_free(&l->creds);
-    return e->ops->cred_list_page(e->api, l->url, &l->creds, res);
-}
-
-/* Id of item i of the page in `l` ("" when the item has none). */
-static const char *item_id(const list_job *l, size_t i)
-{
-    return l->is_rule ? l->rules.items[i].id : l->creds.items[i].id;
-}
-
-static error_code stage_creds(engine *e, codec_cred_page *p, error_info *err)
-{
-    char (*markers)[MODEL_ID_MAX + 1] = calloc(p->count, sizeof *markers);
-    const char **ptrs = calloc(p->count, sizeof *ptrs);
-    error_code rc = ERROR_OK;
-    if (!markers || !ptrs) {
-        rc = error_set(err, ERROR_NOMEM, "out of memory");
-    } else {
-        for (size_t i = 0; i < p->count; i++) {
-            engine_strip_marker(p->items[i].metadata, markers[i]);
-            ptrs[i] = markers[i];
-        }
-        rc = store_pull_stage_creds(e->st, p->items, ptrs, p->count, err);
-    }
-    free(markers);
-    free(ptrs);
-    return rc;
-}
-
-/* Stage the page in `l`. */
-static error_code stage_page(engine *e, list_job *l, error_info *err)
-{
-    if (l->is_rule)
-        return store_pull_stage_rules(e->st, l->rules.items, l->rules.count, err);
-    return stage_creds(e, &l->creds, err);
-}
-
-static const char *next_uri(const list_job *l)
-{
-    return l->is_rule ? l->rules.next_page_uri : l->creds.next_page_uri;
-}
-
-static size_t page_size(const list_job *l)
-{
-    return l->is_rule ? l->rules.count : l->creds.count;
+    return true;
 }
 
 /* One page: fetched (with retries), staged. false: the listing is incomplete. */
-static bool list_page(engine *e, list_job *l, size_t *total)
+static bool list_page(engine *e, list_job *l)
 {
-    const char *plural = l->is_rule ? "rules" : "credentials";
+    const char *plural = kind_get(l->t.kind)->plural;
     sync_result res;
-    sync_outcome out = engine_send_idempotent(e, send_list, l, &res);
-    if (out != SYNC_OK) {
-        engine_fail(e, ENGINE_PULL_FAILED, "listing %s failed: %s", plural, res.message);
+    if (engine_send_idempotent(e, &l->t, send_list, l, &res) != SYNC_OK) {
+        engine_fail_at(e, ENGINE_PULL_FAILED, &l->t, &res, "listing %s failed: %s", plural,
+                       res.message);
         return false;
     }
-    size_t listed = page_size(l);
-    /* An item without an id cannot be matched: the listing is not one to trust
-     * with absence, so the pull stops here rather than skipping it. */
-    for (size_t i = 0; i < listed; i++) {
-        if (!item_id(l, i)[0]) {
-            engine_fail(e, ENGINE_PULL_FAILED, "listing %s: item without an id", plural);
-            return false;
-        }
+    if (!every_item_has_an_id(&l->page)) {
+        engine_fail_at(e, ENGINE_PULL_FAILED, &l->t, NULL, "listing %s: item without an id",
+                       plural);
+        return false;
     }
     error_info err;
-    if (stage_page(e, l, &err)) {
+    if (stage_page(e, &l->page, &err)) {
         engine_db_fail(e, &err);
         return false;
     }
-    *total += listed;
-    engine_step(e, listed);
+    engine_step(e, l->page.count);
     return true;
 }
 
@@ -143,29 +98,28 @@ static bool moves_back(const char *prev_last, const char *last)
 }
 
 /* Follow next_page_uri verbatim until it is null or a page is empty. */
-static bool list_all(engine *e, bool is_rule, size_t *total)
+static bool list_all(engine *e, model_kind kind)
 {
-    list_job l = {.is_rule = is_rule};
+    list_job l = {.t = {kind, NULL}};
     char url[MODEL_URI_MAX + 1] = "";
     char prev_last[MODEL_ID_MAX + 1] = "";
     bool ok = true;
-    *total = 0;
     for (;;) {
         l.url = url[0] ? url : NULL;
-        if (!(ok = list_page(e, &l, total)) || page_size(&l) == 0 || !next_uri(&l)[0])
+        if (!(ok = list_page(e, &l)) || l.page.count == 0 || !l.page.next_page_uri[0])
             break;
-        const char *last = item_id(&l, page_size(&l) - 1);
-        if (!moves_back(prev_last, last) || strcmp(next_uri(&l), url) == 0) {
-            engine_fail(e, ENGINE_PULL_FAILED, "listing %s does not advance: the server "
-                        "handed out a page it had already sent", is_rule ? "rules" : "credentials");
+        const char *last = model_object_id(&l.page.items[l.page.count - 1]);
+        if (!moves_back(prev_last, last) || strcmp(l.page.next_page_uri, url) == 0) {
+            engine_fail_at(e, ENGINE_PULL_FAILED, &l.t, NULL, "listing %s does not "
+                           "advance: the server handed out a page it had already sent",
+                           kind_get(kind)->plural);
             ok = false;
             break;
         }
-        memcpy(url, next_uri(&l), sizeof url);
+        memcpy(url, l.page.next_page_uri, sizeof url);
         memcpy(prev_last, last, sizeof prev_last);
     }
-    codec_rule_page_free(&l.rules);
-    codec_cred_page_free(&l.creds);
+    codec_page_free(&l.page);
     return ok;
 }
 
@@ -206,9 +160,11 @@ bool engine_pull(engine *e)
         engine_db_fail(e, &err);
         return false;
     }
-    size_t rules = 0, creds = 0;
-    if (!list_all(e, true, &rules) || !list_all(e, false, &creds))
-        return false;
+    e->refused = 0;
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        if (!list_all(e, (model_kind)k))
+            return false;
+    }
     engine_phase(e, SYNC_PHASE_RECONCILE, 1);
     store_pull_stats r, c;
     if (store_pull_merge(e->st, &r, &c, &err)) {
@@ -218,6 +174,7 @@ bool engine_pull(engine *e)
     sync_report *rep = e->report;
     rep->pulled_rules = r.pulled;
     rep->pulled_creds = c.pulled;
+    rep->refused = e->refused;
     rep->remote_added += r.added + c.added;
     rep->remote_deleted += r.remote_deleted + c.remote_deleted;
     rep->adopted += r.adopted;

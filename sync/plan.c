@@ -67,27 +67,15 @@ typedef struct plan_walk {
     void *ctx;
 } plan_walk;
 
-static error_code plan_rule_page(void *wp, model_rule *rows, size_t n, error_info *err)
+static error_code plan_page(void *wp, model_object *rows, size_t n, error_info *err)
 {
     plan_walk *w = wp;
     char why[MODEL_ERROR_MAX + 1];
     error_code rc = ERROR_OK;
     for (size_t i = 0; i < n && rc == ERROR_OK; i++) {
-        sync_plan_item item = {.is_rule = true, .rule = &rows[i]};
-        fill_item(&item, rows[i].state, rows[i].error, why, sizeof why);
-        rc = w->fn(w->ctx, &item, err);
-    }
-    return rc;
-}
-
-static error_code plan_cred_page(void *wp, model_cred *rows, size_t n, error_info *err)
-{
-    plan_walk *w = wp;
-    char why[MODEL_ERROR_MAX + 1];
-    error_code rc = ERROR_OK;
-    for (size_t i = 0; i < n && rc == ERROR_OK; i++) {
-        sync_plan_item item = {.is_rule = false, .cred = &rows[i]};
-        fill_item(&item, rows[i].state, rows[i].error, why, sizeof why);
+        sync_plan_item item = {.object = &rows[i]};
+        fill_item(&item, model_object_state(&rows[i]), model_object_error(&rows[i]), why,
+                  sizeof why);
         rc = w->fn(w->ctx, &item, err);
     }
     return rc;
@@ -103,8 +91,8 @@ error_code sync_plan(store *st,
         return error_set(err, ERROR_INVALID, "sync_plan needs a store and a callback");
     store_query q = {.states = sync_plan_states()};
     plan_walk w = {fn, ctx};
-    error_code rc = store_rule_walk(st, &q, PLAN_PAGE, plan_rule_page, &w, err);
-    if (rc == ERROR_OK)
-        rc = store_cred_walk(st, &q, PLAN_PAGE, plan_cred_page, &w, err);
+    error_code rc = ERROR_OK;
+    for (int k = 0; k < MODEL_KIND_COUNT && rc == ERROR_OK; k++)
+        rc = store_walk(st, (model_kind)k, &q, PLAN_PAGE, plan_page, &w, err);
     return rc;
 }

@@ -20,8 +20,13 @@
  *   api_client_new, more strictly: 127.x must be a dotted quad). Only the http and
  *   https schemes are ever spoken.
  * - Error bodies are decoded into the result's message with the operation id
- *   ("host bits set … (operation op_…)"); a body that is not JSON never reaches the
- *   user raw. The API key and tokens never appear in a message.
+ *   ("host bits set … (operation op_…)"), and kept apart too (error_code,
+ *   server_msg, operation_id); a body that is not JSON never reaches the user raw.
+ *   Every failure is typed in sync_result.failure (unreachable, timed out,
+ *   connection lost, rate limited, rejected, auth, not found, server error, bad
+ *   reply). The API key and tokens never appear in a message.
+ * - The three operations work on either kind through its descriptor (kind.h):
+ *   its collection path, list key and id prefix.
  * - List pages: the first page is GET <base>/<collection> with no query (the
  *   server's default limit); after that the engine passes next_page_uri back
  *   verbatim. A next_page_uri whose scheme, host or port differs from the base

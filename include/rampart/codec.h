@@ -22,7 +22,7 @@
  *   empty ip_policy uri. "acl" is always an array and "token" always present (null
  *   when not held) on credentials. Keys come in the API's order. Text that is not
  *   valid UTF-8 (which validation should have stopped) is written with U+FFFD.
- * - Pages own their items: release with codec_rule_page_free/codec_cred_page_free.
+ * - Pages own their items: release with codec_page_free.
  * - Thread-safe (no shared state), but for codec_wipe_freed_memory.
  * - A decoded token's copy inside jansson is zeroed before jansson frees it; the
  *   parser's own scratch copies are covered only after codec_wipe_freed_memory.
@@ -49,19 +49,17 @@ typedef struct codec_api_error {
     char operation_id[MODEL_ID_MAX + 1];
 } codec_api_error;
 
-typedef struct codec_rule_page {
-    model_rule *items;      /* heap array of count rules */
+/*
+ * One page of a listing, of either kind: `items` holds `count` objects of `kind`
+ * (each owns what a model_object owns: a credential's ACL and token).
+ */
+typedef struct codec_page {
+    model_kind kind;
+    model_object *items;    /* heap array, NULL when the page is empty */
     size_t count;
     char uri[MODEL_URI_MAX + 1];
-    char next_page_uri[MODEL_URI_MAX + 1]; /* empty when null: last page */
-} codec_rule_page;
-
-typedef struct codec_cred_page {
-    model_cred *items;      /* heap array; each item owns its ACL/token */
-    size_t count;
-    char uri[MODEL_URI_MAX + 1];
-    char next_page_uri[MODEL_URI_MAX + 1];
-} codec_cred_page;
+    char next_page_uri[MODEL_URI_MAX + 1]; /* empty when null: the last page */
+} codec_page;
 
 /*
  * One rule object. Requires "cidr", "action" and the policy, given either as the
@@ -84,20 +82,19 @@ error_code codec_cred_decode(const char *json, size_t len, model_cred *out,
                              error_info *err);
 
 /*
- * A list page {"ip_policy_rules": [...], "uri", "next_page_uri"}. The array is
- * required; a bad item fails the page, named from 1 ("rule 3: cidr: …").
+ * A list page of `kind`: {"<api_plural>": [...], "uri", "next_page_uri"} (the
+ * plural of kind.h: "ip_policy_rules", "credentials"). `out` is overwritten (it
+ * holds nothing before) and its kind set. The array is required; a bad item fails
+ * the page, named by the kind's noun from 1 ("rule 3: cidr: …", "credential 2: …").
  * "next_page_uri" must be present: null on the last page, else a non-empty string
- * (a missing or empty one would make an incomplete listing look complete).
+ * (a missing or empty one would make an incomplete listing look complete). On
+ * failure the page is left freed. ERROR_INVALID for a kind that does not exist.
  */
-error_code codec_rule_page_decode(const char *json, size_t len, codec_rule_page *out,
-                                  error_info *err);
-void codec_rule_page_free(codec_rule_page *page);
+error_code codec_page_decode(model_kind kind, const char *json, size_t len, codec_page *out,
+                             error_info *err);
 
-/* A list page {"credentials": [...], "uri", "next_page_uri"}; items named
- * "credential 3: …". */
-error_code codec_cred_page_decode(const char *json, size_t len, codec_cred_page *out,
-                                  error_info *err);
-void codec_cred_page_free(codec_cred_page *page);
+/* Release the items (wiping tokens) and zero the page. NULL is a no-op. */
+void codec_page_free(codec_page *page);
 
 /* An error body. Missing fields stay empty/0; a body that is not a JSON object
  * fails with ERROR_FORMAT. A "msg" longer than the buffer is cut at a character

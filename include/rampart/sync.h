@@ -11,6 +11,11 @@
  * - Absence is evidence only in a complete, successful listing: after any error
  *   during a pull nothing is marked remote_deleted or gone, and the cached
  *   snapshot is left as it was (the pull is staged and merged in one transaction).
+ * - A listed object the store refuses (kind_validate_row: a cidr "10.0.0.1/8" or
+ *   "not a cidr") costs only itself: a warning names it and why ("remote rule
+ *   ipr_… refused: cidr: host bits set: did you mean 10.0.0.0/8?"),
+ *   report->refused counts it, a cached copy is kept as it was (never taken as
+ *   deleted remotely), and the rest of the page is staged.
  * - Ambiguous creates are recognised by their natural key (rules: policy, cidr,
  *   action) or by a creation marker (credentials: see SYNC_MARKER_KEY).
  * - Pacing: at most `rate_per_min` requests per rolling minute (0: unpaced); a 429
@@ -54,11 +59,39 @@ typedef enum sync_outcome {
     SYNC_NOT_FOUND
 } sync_outcome;
 
+/*
+ * Why a request, or a whole run, did not simply work: a type that the console and
+ * the command line act on, so that no decision ever depends on a message's text.
+ */
+typedef enum sync_failure_kind {
+    SYNC_FAILURE_NONE,            /* it worked (or, for a run, it did not stop early) */
+    SYNC_FAILURE_UNREACHABLE,     /* the request never left: DNS, connect, TLS setup */
+    SYNC_FAILURE_TIMED_OUT,       /* sent, but no whole reply came in time */
+    SYNC_FAILURE_CONNECTION_LOST, /* sent, then the connection failed or the reply was
+                                     cut short */
+    SYNC_FAILURE_RATE_LIMITED,    /* 429: retry_after_s is the wait the server asked */
+    SYNC_FAILURE_REJECTED,        /* refused for good: a 4xx other than 401/403/404/429,
+                                     a 3xx, or not sent because the client refused it
+                                     (http_status 0) */
+    SYNC_FAILURE_AUTH,            /* 401/403: the API key */
+    SYNC_FAILURE_NOT_FOUND,       /* 404 */
+    SYNC_FAILURE_SERVER_ERROR,    /* 5xx, or a status HTTP does not define */
+    SYNC_FAILURE_BAD_REPLY,       /* a 2xx that could not be used; a listing that does
+                                     not hold together (items without ids, a loop) */
+    SYNC_FAILURE_DATABASE,        /* runs only: the local database failed */
+    SYNC_FAILURE_BUSY,            /* runs only: another sync of the database runs */
+    SYNC_FAILURE_COUNT
+} sync_failure_kind;
+
 /* The result of one call: the outcome plus what the server said. */
 typedef struct sync_result {
     sync_outcome outcome;
+    sync_failure_kind failure; /* why, when not OK; an implementation that leaves it
+                                  NONE gets sync_outcome_failure(outcome) */
     int http_status;         /* 0 when no reply */
     double retry_after_s;    /* from Retry-After; < 0 when absent */
+    char error_code[64];     /* the error body's error_code; empty when it had none */
+    char server_msg[512];    /* the error body's msg, cleaned; empty when none */
     char message[512];       /* human text: the server's msg and operation id, or the
                                 transport error; never a token or the API key */
     char operation_id[MODEL_ID_MAX + 1];
@@ -66,28 +99,35 @@ typedef struct sync_result {
 
 /*
  * The remote API as the engine sees it. `ctx` is the implementation's own state.
- * Every function fills `res` (never NULL) and returns res->outcome.
- * - rule_create/cred_create: on SYNC_OK `*out` holds the created object (for
- *   credentials with its token; `out` zeroed before, released by the caller).
- * - *_delete: SYNC_OK for 204; SYNC_NOT_FOUND for 404 (the engine treats it as done).
- * - *_list_page: `url` NULL for the first page, else a next_page_uri given back
- *   verbatim; `page` is filled (caller frees with codec_*_page_free).
+ * Every function fills `res` (never NULL) and returns res->outcome. Paths, list
+ * keys and id prefixes come from the kind's descriptor (kind.h).
+ * - create: POST the kind's create body of `in`; `out` is initialised to in->kind
+ *   by the call and, on SYNC_OK, holds the created object (a credential with its
+ *   token). The caller releases it with model_object_clear whatever the outcome.
+ * - remove: DELETE the object `id` of `kind`. SYNC_OK for 204; SYNC_NOT_FOUND for
+ *   404 (the engine treats it as done).
+ * - list_page: `url` NULL for the first page of `kind`'s collection, else a
+ *   next_page_uri given back verbatim; `page` (holding nothing before) is filled
+ *   with objects of `kind`; the caller frees it with codec_page_free.
  */
 typedef struct sync_api_ops {
-    sync_outcome (*rule_create)(void *ctx, const model_rule *in, model_rule *out,
-                                sync_result *res);
-    sync_outcome (*rule_delete)(void *ctx, const char *id, sync_result *res);
-    sync_outcome (*rule_list_page)(void *ctx, const char *url, codec_rule_page *page,
-                                   sync_result *res);
-    sync_outcome (*cred_create)(void *ctx, const model_cred *in, model_cred *out,
-                                sync_result *res);
-    sync_outcome (*cred_delete)(void *ctx, const char *id, sync_result *res);
-    sync_outcome (*cred_list_page)(void *ctx, const char *url, codec_cred_page *page,
-                                   sync_result *res);
+    sync_outcome (*create)(void *ctx, const model_object *in, model_object *out,
+                           sync_result *res);
+    sync_outcome (*remove)(void *ctx, model_kind kind, const char *id, sync_result *res);
+    sync_outcome (*list_page)(void *ctx, model_kind kind, const char *url, codec_page *page,
+                              sync_result *res);
 } sync_api_ops;
 
 /* Name of an outcome ("ok", "not_sent", …) for logs and --json. */
 const char *sync_outcome_name(sync_outcome outcome);
+
+/* Name of a failure kind ("none", "unreachable", "timed_out", "rate_limited", …)
+ * for --json. */
+const char *sync_failure_name(sync_failure_kind kind);
+
+/* The usual failure behind an outcome (NOT_SENT: unreachable, AMBIGUOUS: connection
+ * lost, …), for results whose implementation did not say. */
+sync_failure_kind sync_outcome_failure(sync_outcome outcome);
 
 /*
  * Credentials carry a creation marker so an ambiguous create can be recognised in
@@ -141,11 +181,30 @@ typedef struct sync_options {
     const volatile bool *cancel; /* set from another thread to stop between requests */
 } sync_options;
 
+/*
+ * A failure with what the server said and the object it concerns: why a run
+ * stopped, or why the last row that did not go through did not.
+ */
+typedef struct sync_failure {
+    sync_failure_kind kind;   /* SYNC_FAILURE_NONE: there is none */
+    int http_status;          /* 0 when no reply */
+    double retry_after_s;     /* RATE_LIMITED: the wait asked for; < 0 when unsaid */
+    char error_code[64];      /* the server's error_code, may be empty */
+    char server_msg[512];     /* the server's msg, may be empty */
+    char operation_id[MODEL_ID_MAX + 1];
+    bool has_object;          /* object_kind is set: a row or a listing of that kind */
+    model_kind object_kind;
+    char object_id[MODEL_ID_MAX + 1]; /* the row's id; empty for a listing */
+} sync_failure;
+
 typedef struct sync_report {
     size_t created, deleted, failed;     /* pushes that settled */
     size_t retried;                      /* requests repeated after a 429/not_sent */
     size_t pulled_rules, pulled_creds;   /* rows in the complete listings */
     size_t remote_added, remote_deleted; /* changes found by the pull */
+    size_t refused;                      /* listed objects the store refused (a bad
+                                            CIDR…): each logged as a warning naming
+                                            it; a cached copy is kept as it was */
     size_t adopted;                      /* ambiguous creates found remotely */
     size_t orphans_deleted;              /* credentials whose token was lost: deleted
                                             remotely and queued again */
@@ -157,8 +216,24 @@ typedef struct sync_report {
     bool converged;                      /* nothing pending, nothing failed, no error */
     bool auth_failed;
     bool cancelled;                      /* stopped by the cancel flag (ERROR_OK) */
+    sync_failure failure;                /* why the run stopped early (its message is
+                                            last_error); NONE when it did not, and
+                                            when it was cancelled */
+    sync_failure row_failure;            /* the last row whose create or delete did
+                                            not go through in this run (refused,
+                                            given up after 429s, left for the next
+                                            sync); NONE when every row went */
     char last_error[512];
 } sync_report;
+
+/*
+ * Whether a run that ended as `r` says is worth running again by itself later,
+ * with nothing changed by a person: only when it stopped because the remote could
+ * not be reached (SYNC_FAILURE_UNREACHABLE; the rows stay queued). A refusal, a
+ * refused key, a server or database failure need someone to look. Decided from
+ * the typed failure alone, never from a message. NULL: false.
+ */
+bool sync_report_should_retry(const sync_report *r);
 
 /*
  * Run one sync over `st` through `ops`. Returns ERROR_OK when the run itself
@@ -167,7 +242,8 @@ typedef struct sync_report {
  * database failure, when the remote could not be reached at all (not_sent
  * max_attempts times in a row: rows stay new, never failed) or when a listing
  * could not be completed; ERROR_STATE when another sync of the same database is
- * running (store_sync_lock_take): nothing was sent.
+ * running (store_sync_lock_take): nothing was sent. Whenever it returns an error,
+ * report->failure says why as a type (last_error as a sentence).
  * Rounds: creating/unknown rows are settled by a listing before anything is
  * sent; then push + pull, repeated (at most 3 times) while a pull queues work
  * again (a create the listing lacked, an orphaned credential deleted remotely and
@@ -179,12 +255,10 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
 
 /* One line of a plan: what the next sync would do with one row. */
 typedef struct sync_plan_item {
-    char sign;               /* '+' create, '-' delete, '!' failed/orphaned/unknown,
-                                '~' changed remotely (remote_deleted) */
-    bool is_rule;
-    const model_rule *rule;  /* when is_rule */
-    const model_cred *cred;  /* otherwise */
-    const char *why;         /* short reason ("create", "the server refused: …") */
+    char sign;                  /* '+' create, '-' delete, '!' failed/orphaned/unknown,
+                                   '~' changed remotely (remote_deleted) */
+    const model_object *object; /* the row, valid during the callback only */
+    const char *why;            /* short reason ("create", "the server refused: …") */
 } sync_plan_item;
 
 /* The plan's line for a row in `state` whose error text is `error_text`: returns

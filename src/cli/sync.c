@@ -7,6 +7,7 @@
 #include "rampart/api.h"
 #include "rampart/cli.h"
 #include "rampart/codec.h"
+#include "rampart/kind.h"
 #include "rampart/sync.h"
 
 static int sync_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
@@ -94,18 +95,85 @@ static void on_log(void *ctxp, sync_log_level level, const char *line)
             line);
 }
 
+/* A failure as JSON: null when there is none. */
+static void put_failure_json(cli_ctx *ctx, const sync_failure *f)
+{
+    if (f->kind == SYNC_FAILURE_NONE) {
+        fputs("null", ctx->out);
+        return;
+    }
+    FILE *out = ctx->out;
+    fprintf(out, "{\"kind\": \"%s\", \"http_status\": %d, \"error_code\": ",
+            sync_failure_name(f->kind), f->http_status);
+    cli_put_json_string(out, f->error_code);
+    fputs(", \"msg\": ", out);
+    cli_put_json_string(out, f->server_msg);
+    fputs(", \"operation_id\": ", out);
+    cli_put_json_string(out, f->operation_id);
+    if (f->retry_after_s >= 0)
+        fprintf(out, ", \"retry_after_s\": %.0f", f->retry_after_s);
+    else
+        fputs(", \"retry_after_s\": null", out);
+    if (f->has_object) {
+        fprintf(out, ", \"object_kind\": \"%s\", \"object_id\": ",
+                kind_get(f->object_kind)->noun);
+        cli_put_json_string(out, f->object_id);
+    }
+    fputc('}', out);
+}
+
 static void put_report_json(cli_ctx *ctx, const sync_report *r)
 {
     fprintf(ctx->out,
             "{\"converged\": %s, \"created\": %zu, \"deleted\": %zu, \"failed\": %zu, "
             "\"retried\": %zu, \"pulled_rules\": %zu, \"pulled_creds\": %zu, "
-            "\"remote_added\": %zu, \"remote_deleted\": %zu, \"adopted\": %zu, "
-            "\"orphans_deleted\": %zu, \"pending\": %zu, \"auth_failed\": %s, \"error\": ",
+            "\"remote_added\": %zu, \"remote_deleted\": %zu, \"refused\": %zu, "
+            "\"adopted\": %zu, \"orphans_deleted\": %zu, \"pending\": %zu, "
+            "\"auth_failed\": %s, \"error\": ",
             r->converged ? "true" : "false", r->created, r->deleted, r->failed, r->retried,
-            r->pulled_rules, r->pulled_creds, r->remote_added, r->remote_deleted, r->adopted,
-            r->orphans_deleted, r->pending, r->auth_failed ? "true" : "false");
+            r->pulled_rules, r->pulled_creds, r->remote_added, r->remote_deleted, r->refused,
+            r->adopted, r->orphans_deleted, r->pending, r->auth_failed ? "true" : "false");
     cli_put_json_string(ctx->out, r->last_error);
+    fputs(", \"failure\": ", ctx->out);
+    put_failure_json(ctx, &r->failure);
+    fputs(", \"row_failure\": ", ctx->out);
+    put_failure_json(ctx, &r->row_failure);
     fputs("}\n", ctx->out);
+}
+
+/* What the typed failure adds to the error line: "failure: rejected (HTTP 400,
+ * error_code bad_cidr, operation op_…, listing rules)". */
+static void put_failure_human(cli_ctx *ctx, const sync_failure *f)
+{
+    if (f->kind == SYNC_FAILURE_NONE)
+        return;
+    FILE *out = ctx->err;
+    const char *sep = " (";
+    fprintf(out, "%s: failure: %s", ctx->program, sync_failure_name(f->kind));
+    if (f->http_status) {
+        fprintf(out, "%sHTTP %d", sep, f->http_status);
+        sep = ", ";
+    }
+    if (f->error_code[0]) {
+        fprintf(out, "%serror_code %s", sep, f->error_code);
+        sep = ", ";
+    }
+    if (f->operation_id[0]) {
+        fprintf(out, "%soperation %s", sep, f->operation_id);
+        sep = ", ";
+    }
+    if (f->kind == SYNC_FAILURE_RATE_LIMITED && f->retry_after_s >= 0) {
+        fprintf(out, "%sretry after %.0f s", sep, f->retry_after_s);
+        sep = ", ";
+    }
+    if (f->has_object && f->object_id[0]) {
+        fprintf(out, "%s%s %s", sep, kind_get(f->object_kind)->noun, f->object_id);
+        sep = ", ";
+    } else if (f->has_object) {
+        fprintf(out, "%slisting %s", sep, kind_get(f->object_kind)->plural);
+        sep = ", ";
+    }
+    fputs(sep[0] == ',' ? ")\n" : "\n", out);
 }
 
 static void put_report(cli_ctx *ctx, const sync_report *r)
@@ -118,6 +186,8 @@ static void put_report(cli_ctx *ctx, const sync_report *r)
     if (r->remote_added || r->remote_deleted)
         fprintf(ctx->out, "; %zu new there, %zu deleted there", r->remote_added,
                 r->remote_deleted);
+    if (r->refused)
+        fprintf(ctx->out, "; %zu remote objects refused (see the warnings)", r->refused);
     if (r->adopted)
         fprintf(ctx->out, "; %zu unsure creates found remotely", r->adopted);
     if (r->orphans_deleted)
@@ -178,6 +248,8 @@ int cli_sync_now(cli_ctx *ctx, bool push, bool pull, bool verbose, bool json,
         /* A refused key is a configuration problem (2); anything else (another
          * sync running, remote unreachable) leaves the cache not converged (4). */
         int code = cli_fail(ctx, &e);
+        if (!json)
+            put_failure_human(ctx, &report->failure);
         return rc == ERROR_CONFIG ? code : CLI_EXIT_NOT_CONVERGED;
     }
     return report->converged ? CLI_EXIT_OK : CLI_EXIT_NOT_CONVERGED;
@@ -220,30 +292,37 @@ static size_t sign_index(char sign)
     return sign == '+' ? 0 : sign == '-' ? 1 : sign == '!' ? 2 : 3;
 }
 
+/* The columns that name a row: a rule by policy, cidr and action, a credential
+ * by its description. */
+static void put_plan_row(cli_ctx *ctx, const model_object *obj)
+{
+    if (obj->kind == MODEL_KIND_RULE) {
+        const model_rule *r = &obj->rule;
+        fprintf(ctx->out, "%-4s %-33s %-5s %-18s %s  ", "rule", r->id,
+                model_action_name(r->action), r->cidr, r->policy_id);
+        return;
+    }
+    const model_cred *c = &obj->cred;
+    fprintf(ctx->out, "%-4s %-33s ", "cred", c->id);
+    cli_put_cell(ctx->out, c->description[0] ? c->description : "-", 30, 30);
+    fputs("  ", ctx->out);
+}
+
 static void put_plan_human(cli_ctx *ctx, const sync_plan_item *it)
 {
-    fprintf(ctx->out, "%c %-4s ", it->sign, it->is_rule ? "rule" : "cred");
-    if (it->is_rule) {
-        const model_rule *r = it->rule;
-        fprintf(ctx->out, "%-33s %-5s %-18s %s  ", r->id, model_action_name(r->action),
-                r->cidr, r->policy_id);
-    } else {
-        fprintf(ctx->out, "%-33s ", it->cred->id);
-        cli_put_cell(ctx->out, it->cred->description[0] ? it->cred->description : "-", 30,
-                     30);
-        fputs("  ", ctx->out);
-    }
+    fprintf(ctx->out, "%c ", it->sign);
+    put_plan_row(ctx, it->object);
     cli_put_cell(ctx->out, it->why, 0, 0);
     fputc('\n', ctx->out);
 }
 
 static void put_plan_json(plan_view *v, const sync_plan_item *it, size_t index)
 {
-    char *obj = it->is_rule ? codec_rule_encode(it->rule, CODEC_WITH_STATE)
-                            : codec_cred_encode(it->cred, CODEC_WITH_STATE);
+    const kind_desc *d = kind_get(it->object->kind);
+    char *obj = d->encode(it->object, CODEC_WITH_STATE);
     cli_json_array_sep(v->ctx, index);
     fprintf(v->ctx->out, "{\"action\": \"%c\", \"kind\": \"%s\", \"why\": ", it->sign,
-            it->is_rule ? "rule" : "credential");
+            d->noun);
     cli_put_json_string(v->ctx->out, it->why);
     fprintf(v->ctx->out, ", \"object\": %s}", obj ? obj : "null");
     free(obj);

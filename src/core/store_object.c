@@ -135,8 +135,7 @@ error_code store_get(store *st, model_kind kind, const char *id, model_object *o
 {
     error_info scratch;
     err = err ? err : &scratch;
-    model_object_clear(out);
-    out->kind = kind;
+    model_object_init(out, kind); /* it holds no heap (store.h): nothing to free */
     sqlite3_stmt *s = store_stmt(st, store_kind_get(kind)->get, err);
     bool found;
     if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, &found, err))

@@ -62,3 +62,22 @@ for op in $ops; do
         check "$spec: nothing left to do" out_has "Nothing to do"
     done
 done
+
+# A listing the server keeps refusing with 429: the sync stops, says why as a type
+# (--json: the failure's kind, status and the wait asked for), and leaves the queue.
+i=$((i + 1))
+db="$tmp/client$i.db"
+if start_server "f$i" --faults "list_rules:429@1+:retry-after=1"; then
+    "$RAMPART" --db "$db" rules create --cidr 10.9.0.0/16 --policy $P --action allow >/dev/null
+    run --db "$db" sync --pull-only --json
+    check "listing always 429: not converged (exit 4)" status_is 4
+    check "listing always 429: typed rate_limited, with the status and the wait" \
+        out_has '"failure": {"kind": "rate_limited", "http_status": 429, .*"retry_after_s": 1, '
+    check "listing always 429: about the rules' listing" \
+        out_has '"object_kind": "rule", "object_id": ""}'
+    run --db "$db" sync --pull-only
+    check "listing always 429: the failure line names it" \
+        err_has "failure: rate_limited (HTTP 429, .*retry after 1 s, listing rules)"
+    run --db "$db" plan
+    check "listing always 429: the create is still queued" out_has "Plan: 1 to create"
+fi

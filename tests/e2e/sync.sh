@@ -18,6 +18,9 @@ check "plan: sent nothing" [ "$(server_count ip_policy_rules)" -eq 0 ]
 run --db "$A" sync
 check "sync: converged (exit 0)" status_is 0
 check "sync: says what it did" out_has "3 created"
+run --db "$A" sync --json
+check "sync --json: nothing refused, no failure" \
+    out_has '"refused": 0, .*"failure": null, "row_failure": null}'
 check "server holds 2 rules" [ "$(server_count ip_policy_rules)" -eq 2 ]
 check "server holds 1 credential" [ "$(server_count credentials)" -eq 1 ]
 run --db "$A" plan
@@ -71,6 +74,13 @@ check "rules create --sync: on the server" [ "$(server_count ip_policy_rules)" -
 # Bad key: the sync stops and says so; nothing is marked deleted.
 RAMPART_API_KEY=wrong run --db "$A" sync
 check "bad API key: exit 2 with a reason" refused 2 "API key"
+check "bad API key: the typed failure, with its status and operation" \
+    err_has "failure: auth (HTTP 401, .*operation op_.*, listing rules)"
+RAMPART_API_KEY=wrong run --db "$A" sync --json
+check "bad API key, --json: the failure as an object" \
+    out_has '"failure": {"kind": "auth", "http_status": 401, '
+check "bad API key, --json: the listing it concerns" \
+    out_has '"object_kind": "rule", "object_id": ""}'
 run --db "$A" plan
 check "after the auth failure nothing was marked deleted" out_lacks "^~ rule [^ ]* .*192.168"
 

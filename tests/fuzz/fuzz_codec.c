@@ -54,6 +54,15 @@ static void cred_roundtrip(const model_cred *cred)
     free(create);
 }
 
+/* A list page's item, by its kind. */
+static void object_roundtrip(const model_object *obj)
+{
+    if (obj->kind == MODEL_KIND_CRED)
+        cred_roundtrip(&obj->cred);
+    else
+        rule_roundtrip(&obj->rule);
+}
+
 static error_code each_rule(void *ctx, const model_rule *rule, size_t index, error_info *err)
 {
     (void)err;
@@ -87,22 +96,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         model_cred_clear(&cred);
         break;
     }
-    case 2: {
-        codec_rule_page page;
-        if (codec_rule_page_decode(json, len, &page, &err) == ERROR_OK) {
-            for (size_t i = 0; i < page.count; i++)
-                rule_roundtrip(&page.items[i]);
-        }
-        codec_rule_page_free(&page);
-        break;
-    }
+    case 2:
     case 3: {
-        codec_cred_page page;
-        if (codec_cred_page_decode(json, len, &page, &err) == ERROR_OK) {
+        /* A list page of either kind. */
+        codec_page page;
+        model_kind kind = pick == 2 ? MODEL_KIND_RULE : MODEL_KIND_CRED;
+        if (codec_page_decode(kind, json, len, &page, &err) == ERROR_OK) {
             for (size_t i = 0; i < page.count; i++)
-                cred_roundtrip(&page.items[i]);
+                object_roundtrip(&page.items[i]);
         }
-        codec_cred_page_free(&page);
+        codec_page_free(&page);
         break;
     }
     case 4: {

@@ -1,10 +1,13 @@
 /*
- * A scripted remote for the engine's unit tests: rules and credentials kept in
- * arrays, ids that sort by creation, newest-first pages with next_page_uri, and a
- * script per operation that makes the next calls end with any outcome (optionally
- * after doing the work: a create whose reply is lost). A fake clock whose sleep
- * just advances time makes pacing and backoff instant and exact.
- * Included by test_engine.c only.
+ * A scripted remote for the engine's unit tests: the objects of each kind kept in
+ * arrays in creation order, ids that sort by creation, newest-first pages with
+ * next_page_uri, and a script per operation that makes the next calls end with
+ * any outcome (optionally after doing the work: a create whose reply is lost).
+ * It implements the generic sync_api_ops over the kind descriptors, like the real
+ * client; what the server decides for one kind (a rule's natural key, the cidrs
+ * it refuses, a credential's token) is in fake_refusal and fake_store. A fake
+ * clock whose sleep just advances time makes pacing and backoff instant and
+ * exact. Included by test_engine.c only.
  */
 #ifndef FAKE_REMOTE_H
 #define FAKE_REMOTE_H
@@ -13,10 +16,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/kind.h"
 #include "rampart/sync.h"
 
-enum { FAKE_MAX = 128, FAKE_SCRIPT = 32, FAKE_CALLS = 1024, FAKE_URIS = 64 };
+enum {
+    FAKE_MAX = 128,
+    FAKE_SCRIPT = 32,
+    FAKE_CALLS = 1024,
+    FAKE_URIS = 64,
+    FAKE_REJECTS = 8,
+    FAKE_TOKEN_MAX = 64
+};
 
+/* What an operation does; with a kind it names one counter (fake_op_of). */
+typedef enum fake_verb { FAKE_CREATE, FAKE_REMOVE, FAKE_LIST, FAKE_VERBS } fake_verb;
+
+/* Per kind and verb, in the order of model_kind and fake_verb. */
 typedef enum fake_op {
     OP_RULE_CREATE,
     OP_RULE_DELETE,
@@ -26,6 +41,14 @@ typedef enum fake_op {
     OP_CRED_LIST,
     OP_COUNT
 } fake_op;
+
+_Static_assert(OP_COUNT == MODEL_KIND_COUNT * FAKE_VERBS, "one op per kind and verb");
+_Static_assert(MODEL_KIND_RULE == 0 && MODEL_KIND_CRED == 1, "ops follow model_kind");
+
+static fake_op fake_op_of(model_kind kind, fake_verb verb)
+{
+    return (fake_op)((int)kind * FAKE_VERBS + (int)verb);
+}
 
 typedef struct fake_clock {
     double now;
@@ -40,18 +63,25 @@ typedef struct fake_step {
     const char *msg;
     bool empty;           /* list: an empty page that still has a next_page_uri */
     bool no_token;        /* credential create: a 201 whose body lacks the token */
-    bool no_ids;          /* rule list: the items come without their ids */
-    bool rewind;          /* rule list: next_page_uri leads back to the first page */
+    bool no_ids;          /* list: the items come without their ids */
+    bool rewind;          /* list: next_page_uri leads back to the first page */
 } fake_step;
 
+/* A cidr the server refuses to create, with what it answers (HTTP 400). */
+typedef struct fake_reject {
+    const char *cidr;
+    const char *msg;
+} fake_reject;
+
 typedef struct fake_remote {
-    model_rule rules[FAKE_MAX];
-    size_t nrules;
-    model_cred creds[FAKE_MAX];   /* metadata as sent, marker included */
-    char tokens[FAKE_MAX][64];
-    size_t ncreds;
+    /* Per kind, in creation order; credentials' metadata as sent, marker included. */
+    model_object items[MODEL_KIND_COUNT][FAKE_MAX];
+    size_t n[MODEL_KIND_COUNT];
+    char tokens[MODEL_KIND_COUNT][FAKE_MAX][FAKE_TOKEN_MAX]; /* kinds with a token */
     int serial;
     size_t limit;                 /* page size */
+    fake_reject rejects[FAKE_REJECTS];
+    size_t nrejects;
     fake_step script[OP_COUNT][FAKE_SCRIPT];
     size_t script_len[OP_COUNT], script_pos[OP_COUNT];
     size_t calls[OP_COUNT];
@@ -63,6 +93,13 @@ typedef struct fake_remote {
     fake_clock *clock;
     double latency;               /* fake seconds per call */
 } fake_remote;
+
+/* Shorthands for the tests: the i-th object of a kind, its count, a token. */
+#define FAKE_RULE(f, i) (&(f)->items[MODEL_KIND_RULE][i].rule)
+#define FAKE_CRED(f, i) (&(f)->items[MODEL_KIND_CRED][i].cred)
+#define FAKE_NRULES(f) ((f)->n[MODEL_KIND_RULE])
+#define FAKE_NCREDS(f) ((f)->n[MODEL_KIND_CRED])
+#define FAKE_TOKEN(f, i) ((f)->tokens[MODEL_KIND_CRED][i])
 
 static double fake_now(void *ctx)
 {
@@ -91,6 +128,13 @@ static void fake_script_repeat(fake_remote *f, fake_op op, sync_outcome outcome,
         fake_script(f, op, outcome, false, -1, msg);
 }
 
+/* The server refuses to create a rule for `cidr` (a valid one: the store refuses
+ * invalid ones before any sync), answering `msg`. */
+static void fake_reject_cidr(fake_remote *f, const char *cidr, const char *msg)
+{
+    f->rejects[f->nrejects++] = (fake_reject){cidr, msg};
+}
+
 /* Count the call, advance time, pop the script: the step to play. */
 static fake_step fake_begin(fake_remote *f, fake_op op, sync_result *res)
 {
@@ -114,75 +158,134 @@ static fake_step fake_begin(fake_remote *f, fake_op op, sync_result *res)
     return step;
 }
 
+/* A 400 as the real client reports it: the server's fields apart, and the message
+ * with the operation id. */
 static sync_outcome fake_refuse(sync_result *res, const char *msg)
 {
     res->outcome = SYNC_REJECTED;
+    res->failure = SYNC_FAILURE_REJECTED;
     res->http_status = 400;
-    snprintf(res->message, sizeof res->message, "%s", msg);
+    snprintf(res->error_code, sizeof res->error_code, "validation_error");
+    snprintf(res->server_msg, sizeof res->server_msg, "%s", msg);
+    snprintf(res->operation_id, sizeof res->operation_id, "op_fake%d", 400);
+    snprintf(res->message, sizeof res->message, "%s (operation %s)", msg, res->operation_id);
     return SYNC_REJECTED;
 }
 
-/* ---- rules ---------------------------------------------------------------- */
+/* ---- storing objects ------------------------------------------------------ */
+
+/* The fields the server assigns, wherever the kind keeps them. */
+typedef struct fake_head {
+    char *uri, *created_at;
+    model_state *state;
+} fake_head;
+
+static fake_head fake_head_of(model_object *o)
+{
+    if (o->kind == MODEL_KIND_CRED)
+        return (fake_head){o->cred.uri, o->cred.created_at, &o->cred.state};
+    return (fake_head){o->rule.uri, o->rule.created_at, &o->rule.state};
+}
+
+/* Why the server refuses to create `in`, or NULL: rules are refused for a cidr on
+ * the reject list and for a policy's cidr that exists (the natural key). */
+static const char *fake_refusal(fake_remote *f, const model_object *in)
+{
+    if (in->kind != MODEL_KIND_RULE)
+        return NULL;
+    for (size_t i = 0; i < f->nrejects; i++) {
+        if (!strcmp(f->rejects[i].cidr, in->rule.cidr))
+            return f->rejects[i].msg;
+    }
+    for (size_t i = 0; i < FAKE_NRULES(f); i++) {
+        const model_rule *r = FAKE_RULE(f, i);
+        if (!strcmp(r->policy_id, in->rule.policy_id) && !strcmp(r->cidr, in->rule.cidr))
+            return "duplicate CIDR in this policy";
+    }
+    return NULL;
+}
+
+/* Keep a copy of `in` as the server's new object: a fresh id, uri, created_at,
+ * synced, and a token for a kind that has one. */
+static model_object *fake_store(fake_remote *f, const model_object *in)
+{
+    const kind_desc *d = kind_get(in->kind);
+    size_t i = f->n[in->kind]++;
+    model_object *o = &f->items[in->kind][i];
+    model_object_init(o, in->kind);
+    error_info err;
+    model_object_copy(o, in, &err);
+    char *id = model_object_id_buf(o);
+    snprintf(id, MODEL_ID_MAX + 1, "%s_%027d", d->id_prefix, ++f->serial);
+    fake_head h = fake_head_of(o);
+    snprintf(h.uri, MODEL_URI_MAX + 1, "https://fake.invalid%s/%s", d->api_path, id);
+    snprintf(h.created_at, MODEL_TIME_MAX + 1, "2025-09-04T10:11:15Z");
+    *h.state = MODEL_STATE_SYNCED;
+    if (d->has_token)
+        snprintf(f->tokens[in->kind][i], FAKE_TOKEN_MAX, "%.27s_secretT0ken%d",
+                 id + strlen(d->id_prefix) + 1, f->serial);
+    return o;
+}
 
 static model_rule *fake_add_rule(fake_remote *f, const char *policy, const char *cidr,
                                  model_action action)
 {
-    model_rule *r = &f->rules[f->nrules++];
-    memset(r, 0, sizeof *r);
-    char id[MODEL_ID_MAX + 1];
-    snprintf(id, sizeof id, "ipr_%027d", ++f->serial);
-    strcpy(r->id, id);
-    snprintf(r->uri, sizeof r->uri, "https://fake.invalid/ip_policy_rules/%s", id);
-    strcpy(r->created_at, "2025-09-04T10:11:15Z");
-    strcpy(r->policy_id, policy);
-    strcpy(r->cidr, cidr);
-    r->action = action;
-    r->state = MODEL_STATE_SYNCED;
-    return r;
+    model_object in;
+    model_object_init(&in, MODEL_KIND_RULE);
+    strcpy(in.rule.policy_id, policy);
+    strcpy(in.rule.cidr, cidr);
+    in.rule.action = action;
+    return &fake_store(f, &in)->rule;
 }
 
-static sync_outcome fake_rule_create(void *ctx, const model_rule *in, model_rule *out,
-                                     sync_result *res)
+/* Forget objects [first, first + count) of `kind`, as if deleted elsewhere. */
+static void fake_drop(fake_remote *f, model_kind kind, size_t first, size_t count)
+{
+    size_t n = f->n[kind];
+    for (size_t i = first; i < first + count; i++)
+        model_object_clear(&f->items[kind][i]);
+    memmove(&f->items[kind][first], &f->items[kind][first + count],
+            (n - first - count) * sizeof f->items[kind][0]);
+    memmove(f->tokens[kind][first], f->tokens[kind][first + count],
+            (n - first - count) * sizeof f->tokens[kind][0]);
+    memset(&f->items[kind][n - count], 0, count * sizeof f->items[kind][0]);
+    f->n[kind] = n - count;
+}
+
+/* ---- the operations ------------------------------------------------------- */
+
+static sync_outcome fake_create(void *ctx, const model_object *in, model_object *out,
+                                sync_result *res)
 {
     fake_remote *f = ctx;
-    fake_step step = fake_begin(f, OP_RULE_CREATE, res);
+    model_object_init(out, in->kind);
+    fake_step step = fake_begin(f, fake_op_of(in->kind, FAKE_CREATE), res);
     if (step.outcome != SYNC_OK && !step.commit)
         return step.outcome;
-    for (size_t i = 0; i < f->nrules; i++) {
-        if (!strcmp(f->rules[i].policy_id, in->policy_id) && !strcmp(f->rules[i].cidr, in->cidr))
-            return fake_refuse(res, "duplicate CIDR in this policy");
-    }
-    model_rule *r = fake_add_rule(f, in->policy_id, in->cidr, in->action);
-    strcpy(r->description, in->description);
-    strcpy(r->metadata, in->metadata);
+    const char *refused = fake_refusal(f, in);
+    if (refused)
+        return fake_refuse(res, refused);
+    model_object *o = fake_store(f, in);
     if (step.outcome != SYNC_OK)
         return step.outcome; /* done, but the reply is lost */
-    *out = *r;
+    error_info err;
+    model_object_copy(out, o, &err);
+    if (kind_get(in->kind)->has_token && !step.no_token)
+        model_cred_set_token(&out->cred, f->tokens[in->kind][f->n[in->kind] - 1], &err);
     res->http_status = 201;
     return SYNC_OK;
 }
 
-static sync_outcome fake_delete(fake_remote *f, fake_op op, const char *id, sync_result *res)
+static sync_outcome fake_remove(void *ctx, model_kind kind, const char *id, sync_result *res)
 {
-    fake_step step = fake_begin(f, op, res);
+    fake_remote *f = ctx;
+    fake_step step = fake_begin(f, fake_op_of(kind, FAKE_REMOVE), res);
     if (step.outcome != SYNC_OK && !step.commit)
         return step.outcome;
     bool found = false;
-    if (op == OP_RULE_DELETE) {
-        for (size_t i = 0; i < f->nrules && !found; i++) {
-            if ((found = !strcmp(f->rules[i].id, id)))
-                memmove(&f->rules[i], &f->rules[i + 1], (--f->nrules - i) * sizeof f->rules[0]);
-        }
-    } else {
-        for (size_t i = 0; i < f->ncreds && !found; i++) {
-            if ((found = !strcmp(f->creds[i].id, id))) {
-                model_cred_clear(&f->creds[i]);
-                f->ncreds--;
-                memmove(&f->creds[i], &f->creds[i + 1], (f->ncreds - i) * sizeof f->creds[0]);
-                memmove(f->tokens[i], f->tokens[i + 1], (f->ncreds - i) * sizeof f->tokens[0]);
-                memset(&f->creds[f->ncreds], 0, sizeof f->creds[0]);
-            }
-        }
+    for (size_t i = 0; i < f->n[kind] && !found; i++) {
+        if ((found = !strcmp(model_object_id(&f->items[kind][i]), id)))
+            fake_drop(f, kind, i, 1);
     }
     if (step.outcome != SYNC_OK)
         return step.outcome;
@@ -192,13 +295,6 @@ static sync_outcome fake_delete(fake_remote *f, fake_op op, const char *id, sync
         snprintf(res->message, sizeof res->message, "not found");
     return res->outcome;
 }
-
-static sync_outcome fake_rule_delete(void *ctx, const char *id, sync_result *res)
-{
-    return fake_delete(ctx, OP_RULE_DELETE, id, res);
-}
-
-/* ---- pages ---------------------------------------------------------------- */
 
 /* The id a page starts before, from a next_page_uri this fake handed out. */
 static bool fake_page_start(fake_remote *f, const char *url, char *before)
@@ -220,13 +316,13 @@ static bool fake_page_start(fake_remote *f, const char *url, char *before)
 }
 
 /* Indexes (into the creation-ordered array) of one newest-first page. */
-static size_t fake_page(fake_remote *f, size_t n, const char *(*id_of)(fake_remote *, size_t),
-                        const char *before, size_t *idx, bool *more)
+static size_t fake_page(fake_remote *f, model_kind kind, const char *before, size_t *idx,
+                        bool *more)
 {
     size_t count = 0;
     *more = false;
-    for (size_t k = n; k-- > 0;) {
-        if (before[0] && strcmp(id_of(f, k), before) >= 0)
+    for (size_t k = f->n[kind]; k-- > 0;) {
+        if (before[0] && strcmp(model_object_id(&f->items[kind][k]), before) >= 0)
             continue;
         if (count == f->limit) {
             *more = true;
@@ -237,30 +333,21 @@ static size_t fake_page(fake_remote *f, size_t n, const char *(*id_of)(fake_remo
     return count;
 }
 
-static void fake_next(fake_remote *f, const char *kind, const char *last, char *next)
+static void fake_next(fake_remote *f, model_kind kind, const char *last, char *next)
 {
-    snprintf(next, MODEL_URI_MAX + 1, "https://fake.invalid/%s?before_id=%s&limit=%zu", kind, last,
-             f->limit);
+    snprintf(next, MODEL_URI_MAX + 1, "https://fake.invalid%s?before_id=%s&limit=%zu",
+             kind_get(kind)->api_path, last, f->limit);
     if (f->nuris < FAKE_URIS)
         strcpy(f->uris[f->nuris++], next);
 }
 
-static const char *rule_id_at(fake_remote *f, size_t i)
-{
-    return f->rules[i].id;
-}
-
-static const char *cred_id_at(fake_remote *f, size_t i)
-{
-    return f->creds[i].id;
-}
-
-static sync_outcome fake_rule_list(void *ctx, const char *url, codec_rule_page *page,
-                                   sync_result *res)
+static sync_outcome fake_list(void *ctx, model_kind kind, const char *url, codec_page *page,
+                              sync_result *res)
 {
     fake_remote *f = ctx;
     memset(page, 0, sizeof *page);
-    fake_step step = fake_begin(f, OP_RULE_LIST, res);
+    page->kind = kind;
+    fake_step step = fake_begin(f, fake_op_of(kind, FAKE_LIST), res);
     if (step.outcome != SYNC_OK)
         return step.outcome;
     char before[MODEL_ID_MAX + 1];
@@ -268,94 +355,37 @@ static sync_outcome fake_rule_list(void *ctx, const char *url, codec_rule_page *
         return fake_refuse(res, "not a next_page_uri of this server");
     size_t idx[FAKE_MAX];
     bool more;
-    size_t n = fake_page(f, f->nrules, rule_id_at, before, idx, &more);
+    size_t n = fake_page(f, kind, before, idx, &more);
     page->items = calloc(n ? n : 1, sizeof *page->items);
+    error_info err;
     for (size_t i = 0; i < n && !step.empty; i++) {
-        page->items[page->count] = f->rules[idx[i]];
+        model_object *item = &page->items[page->count++];
+        model_object_init(item, kind);
+        model_object_copy(item, &f->items[kind][idx[i]], &err);
         if (step.no_ids)
-            page->items[page->count].id[0] = '\0';
-        page->count++;
+            model_object_id_buf(item)[0] = '\0';
     }
     if (step.rewind)
-        fake_next(f, "rules", "zzzzzzzz", page->next_page_uri); /* before everything */
+        fake_next(f, kind, "zzzzzzzz", page->next_page_uri); /* before everything */
     else if (more || step.empty)
-        fake_next(f, "rules", n ? f->rules[idx[n - 1]].id : "x", page->next_page_uri);
-    res->http_status = 200;
-    return SYNC_OK;
-}
-
-/* ---- credentials ---------------------------------------------------------- */
-
-static sync_outcome fake_cred_create(void *ctx, const model_cred *in, model_cred *out,
-                                     sync_result *res)
-{
-    fake_remote *f = ctx;
-    fake_step step = fake_begin(f, OP_CRED_CREATE, res);
-    if (step.outcome != SYNC_OK && !step.commit)
-        return step.outcome;
-    size_t i = f->ncreds++;
-    model_cred *c = &f->creds[i];
-    memset(c, 0, sizeof *c);
-    error_info err;
-    model_cred_copy(c, in, &err);
-    char id[MODEL_ID_MAX + 1];
-    snprintf(id, sizeof id, "cr_%027d", ++f->serial);
-    strcpy(c->id, id);
-    snprintf(c->uri, sizeof c->uri, "https://fake.invalid/credentials/%s", id);
-    strcpy(c->created_at, "2025-09-04T10:11:15Z");
-    c->state = MODEL_STATE_SYNCED;
-    snprintf(f->tokens[i], sizeof f->tokens[i], "%.27s_secretT0ken%d", id + 3, f->serial);
-    if (step.outcome != SYNC_OK)
-        return step.outcome;
-    model_cred_copy(out, c, &err);
-    if (!step.no_token)
-        model_cred_set_token(out, f->tokens[i], &err);
-    res->http_status = 201;
-    return SYNC_OK;
-}
-
-static sync_outcome fake_cred_delete(void *ctx, const char *id, sync_result *res)
-{
-    return fake_delete(ctx, OP_CRED_DELETE, id, res);
-}
-
-static sync_outcome fake_cred_list(void *ctx, const char *url, codec_cred_page *page,
-                                   sync_result *res)
-{
-    fake_remote *f = ctx;
-    memset(page, 0, sizeof *page);
-    fake_step step = fake_begin(f, OP_CRED_LIST, res);
-    if (step.outcome != SYNC_OK)
-        return step.outcome;
-    char before[MODEL_ID_MAX + 1];
-    if (!fake_page_start(f, url, before))
-        return fake_refuse(res, "not a next_page_uri of this server");
-    size_t idx[FAKE_MAX];
-    bool more;
-    size_t n = fake_page(f, f->ncreds, cred_id_at, before, idx, &more);
-    page->items = calloc(n ? n : 1, sizeof *page->items);
-    error_info err;
-    for (size_t i = 0; i < n && !step.empty; i++)
-        model_cred_copy(&page->items[page->count++], &f->creds[idx[i]], &err);
-    if (more || step.empty)
-        fake_next(f, "credentials", n ? f->creds[idx[n - 1]].id : "x", page->next_page_uri);
+        fake_next(f, kind, n ? model_object_id(&f->items[kind][idx[n - 1]]) : "x",
+                  page->next_page_uri);
     res->http_status = 200;
     return SYNC_OK;
 }
 
 static const sync_api_ops fake_ops = {
-    .rule_create = fake_rule_create,
-    .rule_delete = fake_rule_delete,
-    .rule_list_page = fake_rule_list,
-    .cred_create = fake_cred_create,
-    .cred_delete = fake_cred_delete,
-    .cred_list_page = fake_cred_list,
+    .create = fake_create,
+    .remove = fake_remove,
+    .list_page = fake_list,
 };
 
 static void fake_free(fake_remote *f)
 {
-    for (size_t i = 0; i < f->ncreds; i++)
-        model_cred_clear(&f->creds[i]);
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        for (size_t i = 0; i < f->n[k]; i++)
+            model_object_clear(&f->items[k][i]);
+    }
     free(f);
 }
 

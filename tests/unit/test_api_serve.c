@@ -166,9 +166,10 @@ static api_client *client(const server *s, const char *key, const char *version_
     return client_ms(s, key, version_header, 0);
 }
 
-static void rule_in(model_rule *r, unsigned n, model_action action)
+static void rule_in(model_object *o, unsigned n, model_action action)
 {
-    memset(r, 0, sizeof *r);
+    model_object_init(o, MODEL_KIND_RULE);
+    model_rule *r = &o->rule;
     snprintf(r->cidr, sizeof r->cidr, "10.%u.%u.0/24", n / 256, n % 256);
     strcpy(r->policy_id, POLICY_ID);
     r->action = action;
@@ -176,16 +177,16 @@ static void rule_in(model_rule *r, unsigned n, model_action action)
 
 static void create_rule(api_client *c, unsigned n, char *id_out)
 {
-    model_rule in, out;
+    model_object in, out;
     rule_in(&in, n, MODEL_ACTION_ALLOW);
     sync_result res;
-    if (api_ops()->rule_create(c, &in, &out, &res) != SYNC_OK)
+    if (api_ops()->create(c, &in, &out, &res) != SYNC_OK)
         fail_msg("create %u: %s", n, res.message);
     assert_int_equal(res.http_status, 201);
-    assert_string_equal(out.cidr, in.cidr);
-    assert_string_equal(out.policy_id, POLICY_ID);
-    assert_true(strncmp(out.uri, "http://", 7) == 0);
-    strcpy(id_out, out.id);
+    assert_string_equal(out.rule.cidr, in.rule.cidr);
+    assert_string_equal(out.rule.policy_id, POLICY_ID);
+    assert_true(strncmp(out.rule.uri, "http://", 7) == 0);
+    strcpy(id_out, out.rule.id);
 }
 
 /* Walk every page from `first` (NULL: the collection), collecting ids. */
@@ -197,16 +198,16 @@ static size_t list_all(api_client *c, const char *first, char (*ids)[MODEL_ID_MA
     size_t n = 0;
     *pages = 0;
     for (;;) {
-        codec_rule_page page;
+        codec_page page;
         sync_result res;
-        if (api_ops()->rule_list_page(c, next, &page, &res) != SYNC_OK)
+        if (api_ops()->list_page(c, MODEL_KIND_RULE, next, &page, &res) != SYNC_OK)
             fail_msg("page %zu: %s", *pages + 1, res.message);
         (*pages)++;
         for (size_t i = 0; i < page.count && n < max; i++)
-            strcpy(ids[n++], page.items[i].id);
+            strcpy(ids[n++], page.items[i].rule.id);
         snprintf(url, sizeof url, "%s", page.next_page_uri);
         bool last = page.count == 0 || !url[0];
-        codec_rule_page_free(&page);
+        codec_page_free(&page);
         if (last)
             return n;
         next = url;
@@ -245,9 +246,9 @@ static void test_delete_then_not_found(void **state)
     char id[MODEL_ID_MAX + 1];
     create_rule(c, 4000, id);
     sync_result res;
-    assert_int_equal(api_ops()->rule_delete(c, id, &res), SYNC_OK);
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_RULE, id, &res), SYNC_OK);
     assert_int_equal(res.http_status, 204);
-    assert_int_equal(api_ops()->rule_delete(c, id, &res), SYNC_NOT_FOUND);
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_RULE, id, &res), SYNC_NOT_FOUND);
     assert_int_equal(res.http_status, 404);
     assert_true(res.operation_id[0] != '\0');
     api_client_free(c);
@@ -257,11 +258,11 @@ static void test_rejections_carry_operation_id(void **state)
 {
     server *s = *state;
     api_client *c = client(s, KEY, NULL);
-    model_rule in, out;
+    model_object in, out;
     rule_in(&in, 5000, MODEL_ACTION_DENY);
-    strcpy(in.cidr, "10.0.0.1/8"); /* host bits set */
+    strcpy(in.rule.cidr, "10.0.0.1/8"); /* host bits set */
     sync_result res;
-    assert_int_equal(api_ops()->rule_create(c, &in, &out, &res), SYNC_REJECTED);
+    assert_int_equal(api_ops()->create(c, &in, &out, &res), SYNC_REJECTED);
     assert_int_equal(res.http_status, 400);
     assert_true(strncmp(res.operation_id, "op_", 3) == 0);
     char tail[MODEL_ID_MAX + 16];
@@ -272,7 +273,7 @@ static void test_rejections_carry_operation_id(void **state)
     char id[MODEL_ID_MAX + 1];
     create_rule(c, 5001, id);
     rule_in(&in, 5001, MODEL_ACTION_ALLOW);
-    assert_int_equal(api_ops()->rule_create(c, &in, &out, &res), SYNC_REJECTED);
+    assert_int_equal(api_ops()->create(c, &in, &out, &res), SYNC_REJECTED);
     assert_int_equal(res.http_status, 400);
     api_client_free(c);
 }
@@ -281,33 +282,35 @@ static void test_credentials(void **state)
 {
     server *s = *state;
     api_client *c = client(s, KEY, NULL);
-    model_cred in = {0}, out = {0};
-    strcpy(in.description, "ci runner");
-    strcpy(in.metadata, "team=net\nrampart-create=local_1");
-    assert_int_equal(model_acl_add(&in.acl, "bind:*.example.com", NULL), ERROR_OK);
+    model_object in, out;
+    model_object_init(&in, MODEL_KIND_CRED);
+    strcpy(in.cred.description, "ci runner");
+    strcpy(in.cred.metadata, "team=net\nrampart-create=local_1");
+    assert_int_equal(model_acl_add(&in.cred.acl, "bind:*.example.com", NULL), ERROR_OK);
     sync_result res;
-    assert_int_equal(api_ops()->cred_create(c, &in, &out, &res), SYNC_OK);
-    assert_non_null(out.token);
-    assert_true(strlen(out.token) > 20);
+    assert_int_equal(api_ops()->create(c, &in, &out, &res), SYNC_OK);
+    assert_non_null(out.cred.token);
+    assert_true(strlen(out.cred.token) > 20);
     char id[MODEL_ID_MAX + 1];
-    strcpy(id, out.id);
-    model_cred_clear(&out);
-    model_cred_clear(&in);
-    codec_cred_page page;
-    assert_int_equal(api_ops()->cred_list_page(c, NULL, &page, &res), SYNC_OK);
+    strcpy(id, out.cred.id);
+    model_object_clear(&out);
+    model_object_clear(&in);
+    codec_page page;
+    assert_int_equal(api_ops()->list_page(c, MODEL_KIND_CRED, NULL, &page, &res), SYNC_OK);
     bool found = false;
     for (size_t i = 0; i < page.count; i++) {
-        if (strcmp(page.items[i].id, id) != 0)
+        const model_cred *item = &page.items[i].cred;
+        if (strcmp(item->id, id) != 0)
             continue;
         found = true;
-        assert_null(page.items[i].token); /* the token only in the create reply */
-        assert_string_equal(page.items[i].metadata, "team=net\nrampart-create=local_1");
-        assert_int_equal(page.items[i].acl.count, 1);
+        assert_null(item->token); /* the token only in the create reply */
+        assert_string_equal(item->metadata, "team=net\nrampart-create=local_1");
+        assert_int_equal(item->acl.count, 1);
     }
-    codec_cred_page_free(&page);
+    codec_page_free(&page);
     assert_true(found);
-    assert_int_equal(api_ops()->cred_delete(c, id, &res), SYNC_OK);
-    assert_int_equal(api_ops()->cred_delete(c, id, &res), SYNC_NOT_FOUND);
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_CRED, id, &res), SYNC_OK);
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_CRED, id, &res), SYNC_NOT_FOUND);
     api_client_free(c);
 }
 
@@ -315,16 +318,17 @@ static void test_bad_key_and_version(void **state)
 {
     server *s = *state;
     api_client *c = client(s, "wrong-key-123", NULL);
-    codec_rule_page page;
+    codec_page page;
     sync_result res;
-    assert_int_equal(api_ops()->rule_list_page(c, NULL, &page, &res), SYNC_AUTH);
+    assert_int_equal(api_ops()->list_page(c, MODEL_KIND_RULE, NULL, &page, &res), SYNC_AUTH);
     assert_int_equal(res.http_status, 401);
     assert_null(strstr(res.message, "wrong-key-123"));
     api_client_free(c);
     /* The right key but the version under another header name: the server
      * misses its header and refuses. */
     c = client(s, KEY, "Other-Version");
-    assert_int_equal(api_ops()->rule_list_page(c, NULL, &page, &res), SYNC_REJECTED);
+    assert_int_equal(api_ops()->list_page(c, MODEL_KIND_RULE, NULL, &page, &res),
+                     SYNC_REJECTED);
     assert_int_equal(res.http_status, 400);
     assert_int_equal(page.count, 0);
     api_client_free(c);
@@ -366,10 +370,10 @@ static void test_faults(void **state)
      * requests keep the default timeout however slow the machine. */
     api_client *quick = client_ms(&s, KEY, NULL, 500);
     for (unsigned i = 0; i < N; i++) {
-        model_rule in, out;
+        model_object in, out;
         rule_in(&in, 6000 + i, MODEL_ACTION_ALLOW);
         sync_result res;
-        sync_outcome got = api_ops()->rule_create(i == 7 ? quick : c, &in, &out, &res);
+        sync_outcome got = api_ops()->create(i == 7 ? quick : c, &in, &out, &res);
         if (got != cases[i].want || res.http_status != cases[i].status ||
             !strstr(res.message, cases[i].message))
             fail_msg("create %u: outcome %d, HTTP %d, '%s'", i + 1, (int)got, res.http_status,
@@ -379,9 +383,10 @@ static void test_faults(void **state)
         if (i == 4)
             assert_true(res.retry_after_s < 0);
     }
-    codec_rule_page page;
+    codec_page page;
     sync_result res;
-    assert_int_equal(api_ops()->rule_list_page(c, NULL, &page, &res), SYNC_AMBIGUOUS);
+    assert_int_equal(api_ops()->list_page(c, MODEL_KIND_RULE, NULL, &page, &res),
+                     SYNC_AMBIGUOUS);
     assert_null(page.items);
     static char seen[N + 4][MODEL_ID_MAX + 1];
     size_t pages;
@@ -393,9 +398,9 @@ static void test_faults(void **state)
     /* A delete whose reply was lost was done. On the kept-alive connection libcurl
      * resends it by itself and meets a 404 (fine for a delete); either way the
      * next one finds nothing. */
-    sync_outcome got = api_ops()->rule_delete(c, seen[0], &res);
+    sync_outcome got = api_ops()->remove(c, MODEL_KIND_RULE, seen[0], &res);
     assert_true(got == SYNC_AMBIGUOUS || got == SYNC_NOT_FOUND);
-    assert_int_equal(api_ops()->rule_delete(c, seen[0], &res), SYNC_NOT_FOUND);
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_RULE, seen[0], &res), SYNC_NOT_FOUND);
     api_client_free(quick);
     api_client_free(c);
     reap(&s);

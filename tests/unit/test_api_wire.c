@@ -287,12 +287,12 @@ static const char *rule_body(void)
     return rule_json;
 }
 
-static void sample_rule(model_rule *r)
+static void sample_rule(model_object *o)
 {
-    memset(r, 0, sizeof *r);
-    strcpy(r->cidr, "10.0.0.0/8");
-    strcpy(r->policy_id, POLICY_ID);
-    r->action = MODEL_ACTION_ALLOW;
+    model_object_init(o, MODEL_KIND_RULE);
+    strcpy(o->rule.cidr, "10.0.0.0/8");
+    strcpy(o->rule.policy_id, POLICY_ID);
+    o->rule.action = MODEL_ACTION_ALLOW;
 }
 
 /* ---- tests ------------------------------------------------------------------ */
@@ -315,20 +315,21 @@ static void test_headers_and_paging(void **state)
 
     api_client *c = client_for(p, 0, "Acme-Version");
     const sync_api_ops *ops = api_ops();
-    codec_rule_page page;
+    codec_page page;
     sync_result res;
-    assert_int_equal(ops->rule_list_page(c, NULL, &page, &res), SYNC_OK);
+    assert_int_equal(ops->list_page(c, MODEL_KIND_RULE, NULL, &page, &res), SYNC_OK);
     assert_int_equal(res.http_status, 200);
     assert_string_equal(res.operation_id, OP_ID);
     assert_int_equal(page.count, 1);
-    assert_string_equal(page.items[0].id, RULE_ID);
+    assert_int_equal(page.kind, MODEL_KIND_RULE);
+    assert_string_equal(page.items[0].rule.id, RULE_ID);
     char next[MODEL_URI_MAX + 1];
     strcpy(next, page.next_page_uri);
-    codec_rule_page_free(&page);
-    assert_int_equal(ops->rule_list_page(c, next, &page, &res), SYNC_OK);
+    codec_page_free(&page);
+    assert_int_equal(ops->list_page(c, MODEL_KIND_RULE, next, &page, &res), SYNC_OK);
     assert_int_equal(page.count, 0);
     assert_string_equal(page.next_page_uri, "");
-    codec_rule_page_free(&page);
+    codec_page_free(&page);
     api_client_free(c);
     peer_stop(p);
 
@@ -360,20 +361,20 @@ static void test_create_on_fresh_connection(void **state)
     peer *p = peer_start(steps, 4);
     api_client *c = client_for(p, 0, NULL);
     const sync_api_ops *ops = api_ops();
-    codec_rule_page page;
+    codec_page page;
     sync_result res;
-    model_rule in, out;
+    model_object in, out;
     sample_rule(&in);
-    strcpy(in.description, "office");
-    assert_int_equal(ops->rule_list_page(c, NULL, &page, &res), SYNC_OK);
-    codec_rule_page_free(&page);
-    assert_int_equal(ops->rule_create(c, &in, &out, &res), SYNC_OK);
+    strcpy(in.rule.description, "office");
+    assert_int_equal(ops->list_page(c, MODEL_KIND_RULE, NULL, &page, &res), SYNC_OK);
+    codec_page_free(&page);
+    assert_int_equal(ops->create(c, &in, &out, &res), SYNC_OK);
     assert_int_equal(res.http_status, 201);
-    assert_string_equal(out.id, RULE_ID);
-    assert_string_equal(out.cidr, "10.0.0.0/8");
-    assert_int_equal(ops->rule_list_page(c, NULL, &page, &res), SYNC_OK);
-    codec_rule_page_free(&page);
-    assert_int_equal(ops->rule_delete(c, RULE_ID, &res), SYNC_OK);
+    assert_string_equal(out.rule.id, RULE_ID);
+    assert_string_equal(out.rule.cidr, "10.0.0.0/8");
+    assert_int_equal(ops->list_page(c, MODEL_KIND_RULE, NULL, &page, &res), SYNC_OK);
+    codec_page_free(&page);
+    assert_int_equal(ops->remove(c, MODEL_KIND_RULE, RULE_ID, &res), SYNC_OK);
     assert_int_equal(res.http_status, 204);
     api_client_free(c);
     peer_stop(p);
@@ -409,20 +410,21 @@ static void test_create_dropped_sent_once(void **state)
     };
     peer *p = peer_start(steps, 3);
     api_client *c = client_for(p, 0, NULL);
-    codec_rule_page page;
+    codec_page page;
     sync_result res;
-    model_rule in, out;
+    model_object in, out;
     sample_rule(&in);
-    assert_int_equal(api_ops()->rule_list_page(c, NULL, &page, &res), SYNC_OK);
-    codec_rule_page_free(&page);
-    assert_int_equal(api_ops()->rule_create(c, &in, &out, &res), SYNC_AMBIGUOUS);
-    assert_string_equal(out.id, "");
+    assert_int_equal(api_ops()->list_page(c, MODEL_KIND_RULE, NULL, &page, &res), SYNC_OK);
+    codec_page_free(&page);
+    assert_int_equal(api_ops()->create(c, &in, &out, &res), SYNC_AMBIGUOUS);
+    assert_string_equal(out.rule.id, "");
     assert_int_equal(res.http_status, 0);
+    assert_int_equal(res.failure, SYNC_FAILURE_CONNECTION_LOST);
     assert_non_null(strstr(res.message, "after the request was sent"));
     no_secret(&res);
     /* The client is still usable. */
-    assert_int_equal(api_ops()->rule_list_page(c, NULL, &page, &res), SYNC_OK);
-    codec_rule_page_free(&page);
+    assert_int_equal(api_ops()->list_page(c, MODEL_KIND_RULE, NULL, &page, &res), SYNC_OK);
+    codec_page_free(&page);
     api_client_free(c);
     peer_stop(p);
     assert_int_equal(p->nreq, 3);
@@ -438,22 +440,24 @@ typedef struct fault_case {
     sync_outcome want;
     int status;
     const char *message_part;
+    sync_failure_kind failure;
 } fault_case;
 
 static void run_rule_create(const fault_case *fc, long total_ms)
 {
     peer *p = peer_start(&fc->s, 1);
     api_client *c = client_for(p, total_ms, NULL);
-    model_rule in, out;
+    model_object in, out;
     sample_rule(&in);
     sync_result res;
-    sync_outcome got = api_ops()->rule_create(c, &in, &out, &res);
+    sync_outcome got = api_ops()->create(c, &in, &out, &res);
     if (got != fc->want || res.http_status != fc->status ||
-        !strstr(res.message, fc->message_part))
-        fail_msg("got outcome %d, HTTP %d, '%s'; want %d, HTTP %d, '%s'", (int)got,
-                 res.http_status, res.message, (int)fc->want, fc->status, fc->message_part);
+        !strstr(res.message, fc->message_part) || res.failure != fc->failure)
+        fail_msg("got outcome %d, HTTP %d, '%s', %s; want %d, HTTP %d, '%s', %s", (int)got,
+                 res.http_status, res.message, sync_failure_name(res.failure), (int)fc->want,
+                 fc->status, fc->message_part, sync_failure_name(fc->failure));
     if (got != SYNC_OK)
-        assert_string_equal(out.id, "");
+        assert_string_equal(out.rule.id, "");
     no_secret(&res);
     api_client_free(c);
     peer_stop(p);
@@ -468,26 +472,29 @@ static void test_create_faults(void **state)
     snprintf(truncated, sizeof truncated,
              "HTTP/1.1 201 Created\r\nContent-Length: 400\r\n\r\n%.60s", rule_body());
     const fault_case cases[] = {
-        {{STEP_RESET, NULL}, SYNC_AMBIGUOUS, 0, "after the request was sent"},
-        {{STEP_REPLY_CLOSE, truncated}, SYNC_AMBIGUOUS, 201, "cut short"},
+        {{STEP_RESET, NULL}, SYNC_AMBIGUOUS, 0, "after the request was sent",
+         SYNC_FAILURE_CONNECTION_LOST},
+        {{STEP_REPLY_CLOSE, truncated}, SYNC_AMBIGUOUS, 201, "cut short",
+         SYNC_FAILURE_CONNECTION_LOST},
         {{STEP_REPLY, reply_of(201, "Created", NULL, "{\"cidr\":\"10.0.0.0/8\"}")},
-         SYNC_AMBIGUOUS, 201, "could not be read"},
+         SYNC_AMBIGUOUS, 201, "could not be read", SYNC_FAILURE_BAD_REPLY},
         {{STEP_REPLY, reply_of(201, "Created", NULL, "not json " KEY)}, SYNC_AMBIGUOUS, 201,
-         "HTTP 201"},
+         "HTTP 201", SYNC_FAILURE_BAD_REPLY},
         {{STEP_REPLY, reply_of(502, "Bad Gateway", NULL, "<html>oops</html>")}, SYNC_AMBIGUOUS,
-         502, "HTTP 502 from the server"},
+         502, "HTTP 502 from the server", SYNC_FAILURE_SERVER_ERROR},
         {{STEP_REPLY,
           reply_of(400, "Bad Request", "X-Operation-Id: " OP_ID "\r\n",
                    "{\"error_code\":\"E1\",\"status_code\":400,\"msg\":\"host bits set\"}")},
-         SYNC_REJECTED, 400, "host bits set (operation " OP_ID ")"},
+         SYNC_REJECTED, 400, "host bits set (operation " OP_ID ")", SYNC_FAILURE_REJECTED},
         {{STEP_REPLY, reply_of(401, "Unauthorized", NULL, "{\"msg\":\"bad key\"}")}, SYNC_AUTH,
-         401, "bad key"},
+         401, "bad key", SYNC_FAILURE_AUTH},
         {{STEP_REPLY, reply_of(429, "Too Many Requests", NULL, "{}")}, SYNC_RATE_LIMITED, 429,
-         "HTTP 429"},
+         "HTTP 429", SYNC_FAILURE_RATE_LIMITED},
         {{STEP_REPLY, "HTTP/1.1 301 Moved\r\nLocation: http://127.0.0.1:1/\r\n"
                       "Content-Length: 0\r\n\r\n"},
-         SYNC_REJECTED, 301, "not followed"},
-        {{STEP_HUGE, NULL}, SYNC_AMBIGUOUS, 200, "larger than 16 MiB"},
+         SYNC_REJECTED, 301, "not followed", SYNC_FAILURE_REJECTED},
+        {{STEP_HUGE, NULL}, SYNC_AMBIGUOUS, 200, "larger than 16 MiB",
+         SYNC_FAILURE_CONNECTION_LOST},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_rule_create(&cases[i], 0);
@@ -496,7 +503,8 @@ static void test_create_faults(void **state)
 static void test_timeout_after_sending(void **state)
 {
     (void)state;
-    const fault_case fc = {{STEP_HANG, NULL}, SYNC_AMBIGUOUS, 0, "timed out"};
+    const fault_case fc = {{STEP_HANG, NULL}, SYNC_AMBIGUOUS, 0, "timed out",
+                           SYNC_FAILURE_TIMED_OUT};
     run_rule_create(&fc, 300);
 }
 
@@ -510,10 +518,10 @@ static void test_retry_after_on_the_wire(void **state)
     peer *p = peer_start(steps, 2);
     api_client *c = client_for(p, 0, NULL);
     sync_result res;
-    assert_int_equal(api_ops()->cred_delete(c, CRED_ID, &res), SYNC_RATE_LIMITED);
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_CRED, CRED_ID, &res), SYNC_RATE_LIMITED);
     assert_true(res.retry_after_s == 3.0);
     /* The next reply's missing header is not confused with the last one's. */
-    assert_int_equal(api_ops()->cred_delete(c, CRED_ID, &res), SYNC_RATE_LIMITED);
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_CRED, CRED_ID, &res), SYNC_RATE_LIMITED);
     assert_true(res.retry_after_s < 0);
     api_client_free(c);
     peer_stop(p);
@@ -535,23 +543,26 @@ static void test_cred_create(void **state)
     };
     peer *p = peer_start(steps, 2);
     api_client *c = client_for(p, 0, NULL);
-    model_cred in = {0}, out = {0};
-    strcpy(in.description, "ci");
-    strcpy(in.metadata, "rampart-create=local_1");
-    assert_int_equal(model_acl_add(&in.acl, "bind:*.example.com", NULL), ERROR_OK);
+    model_object in, out;
+    model_object_init(&in, MODEL_KIND_CRED);
+    strcpy(in.cred.description, "ci");
+    strcpy(in.cred.metadata, "rampart-create=local_1");
+    assert_int_equal(model_acl_add(&in.cred.acl, "bind:*.example.com", NULL), ERROR_OK);
     sync_result res;
-    assert_int_equal(api_ops()->cred_create(c, &in, &out, &res), SYNC_OK);
-    assert_string_equal(out.id, CRED_ID);
-    assert_string_equal(out.token, TOKEN);
-    assert_int_equal(out.acl.count, 1);
-    model_cred_clear(&out);
+    assert_int_equal(api_ops()->create(c, &in, &out, &res), SYNC_OK);
+    assert_int_equal(out.kind, MODEL_KIND_CRED);
+    assert_string_equal(out.cred.id, CRED_ID);
+    assert_string_equal(out.cred.token, TOKEN);
+    assert_int_equal(out.cred.acl.count, 1);
+    model_object_clear(&out);
     /* A 201 without the token: the credential exists but is useless here. */
-    assert_int_equal(api_ops()->cred_create(c, &in, &out, &res), SYNC_AMBIGUOUS);
+    assert_int_equal(api_ops()->create(c, &in, &out, &res), SYNC_AMBIGUOUS);
     assert_non_null(strstr(res.message, "no token"));
-    assert_null(out.token);
-    assert_string_equal(out.id, "");
+    assert_int_equal(res.failure, SYNC_FAILURE_BAD_REPLY);
+    assert_null(out.cred.token);
+    assert_string_equal(out.cred.id, "");
     no_secret(&res);
-    model_cred_clear(&in);
+    model_object_clear(&in);
     api_client_free(c);
     peer_stop(p);
     assert_true(starts(p->requests[0], "POST /credentials HTTP/1.1\r\n"));
@@ -572,12 +583,13 @@ static void test_delete_outcomes(void **state)
     peer *p = peer_start(steps, 1);
     api_client *c = client_for(p, 0, NULL);
     sync_result res;
-    assert_int_equal(api_ops()->rule_delete(c, RULE_ID, &res), SYNC_NOT_FOUND);
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_RULE, RULE_ID, &res), SYNC_NOT_FOUND);
     assert_string_equal(res.operation_id, OP_ID);
     /* Not a remote id: refused here, nothing sent. */
-    assert_int_equal(api_ops()->rule_delete(c, "local_2Cs8abc", &res), SYNC_REJECTED);
-    assert_int_equal(api_ops()->rule_delete(c, "ipr_../../x", &res), SYNC_REJECTED);
-    assert_int_equal(api_ops()->cred_delete(c, RULE_ID, &res), SYNC_REJECTED);
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_RULE, "local_2Cs8abc", &res),
+                     SYNC_REJECTED);
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_RULE, "ipr_../../x", &res), SYNC_REJECTED);
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_CRED, RULE_ID, &res), SYNC_REJECTED);
     api_client_free(c);
     peer_stop(p);
     assert_int_equal(p->nreq, 1);
@@ -601,21 +613,23 @@ static void test_pages_refused(void **state)
     p->steps = steps;
     p->nsteps = 2;
     api_client *c = client_for(p, 0, NULL);
-    codec_cred_page page;
+    codec_page page;
     sync_result res;
     char url[128];
     /* Another port of the same host is another server: the key stays here. */
     snprintf(url, sizeof url, "http://127.0.0.1:%u/credentials?limit=1", p->port + 1);
-    assert_int_equal(api_ops()->cred_list_page(c, url, &page, &res), SYNC_REJECTED);
+    assert_int_equal(api_ops()->list_page(c, MODEL_KIND_CRED, url, &page, &res), SYNC_REJECTED);
     assert_non_null(strstr(res.message, "refusing to send the API key"));
     assert_int_equal(page.count, 0);
     /* A next link pointing at the page itself would loop. */
     snprintf(url, sizeof url, "http://127.0.0.1:%u/credentials?limit=1", p->port);
-    assert_int_equal(api_ops()->cred_list_page(c, url, &page, &res), SYNC_AMBIGUOUS);
+    assert_int_equal(api_ops()->list_page(c, MODEL_KIND_CRED, url, &page, &res),
+                     SYNC_AMBIGUOUS);
     assert_non_null(strstr(res.message, "same page"));
     assert_null(page.items);
     /* An item without an id makes the listing incomplete. */
-    assert_int_equal(api_ops()->cred_list_page(c, NULL, &page, &res), SYNC_AMBIGUOUS);
+    assert_int_equal(api_ops()->list_page(c, MODEL_KIND_CRED, NULL, &page, &res),
+                     SYNC_AMBIGUOUS);
     assert_non_null(strstr(res.message, "credential 1"));
     api_client_free(c);
     peer_stop(p);
@@ -629,11 +643,12 @@ static void test_not_sent(void **state)
     peer *p = peer_start(NULL, 0);
     api_client *c = client_for(p, 0, NULL);
     peer_stop(p); /* nothing listens on the port any more */
-    model_rule in, out;
+    model_object in, out;
     sample_rule(&in);
     sync_result res;
-    assert_int_equal(api_ops()->rule_create(c, &in, &out, &res), SYNC_NOT_SENT);
+    assert_int_equal(api_ops()->create(c, &in, &out, &res), SYNC_NOT_SENT);
     assert_int_equal(res.http_status, 0);
+    assert_int_equal(res.failure, SYNC_FAILURE_UNREACHABLE);
     assert_non_null(strstr(res.message, "could not reach the server"));
     no_secret(&res);
     api_client_free(c);

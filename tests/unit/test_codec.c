@@ -430,12 +430,13 @@ static void test_deep_nesting(void **state)
     for (size_t i = 0; i < 3; i++) {
         model_rule rule;
         model_cred cred = {0};
-        codec_rule_page page;
+        codec_page page;
         size_t n = 0;
         assert_int_equal(rule_dec(docs[i], &rule, NULL), ERROR_FORMAT);
         assert_int_equal(cred_dec(docs[i], &cred, NULL), ERROR_FORMAT);
-        assert_int_equal(codec_rule_page_decode(docs[i], strlen(docs[i]), &page, NULL),
-                         ERROR_FORMAT);
+        assert_int_equal(
+            codec_page_decode(MODEL_KIND_RULE, docs[i], strlen(docs[i]), &page, NULL),
+            ERROR_FORMAT);
         assert_int_equal(codec_rule_stream(docs[i], strlen(docs[i]), count_rule, &n, NULL),
                          ERROR_FORMAT);
         assert_int_equal(n, 0);
@@ -465,11 +466,11 @@ static void test_truncations_and_mutations(void **state)
         for (size_t cut = 0; cut < len; cut++) {
             model_rule rule;
             model_cred cred = {0};
-            codec_rule_page page;
+            codec_page page;
             size_t n = 0;
             assert_int_equal(codec_rule_decode(docs[d], cut, &rule, NULL), ERROR_FORMAT);
             assert_int_equal(codec_cred_decode(docs[d], cut, &cred, NULL), ERROR_FORMAT);
-            assert_int_equal(codec_rule_page_decode(docs[d], cut, &page, NULL),
+            assert_int_equal(codec_page_decode(MODEL_KIND_RULE, docs[d], cut, &page, NULL),
                              ERROR_FORMAT);
             assert_int_not_equal(codec_rule_stream(docs[d], cut, count_rule, &n, NULL),
                                  ERROR_OK);
@@ -478,15 +479,15 @@ static void test_truncations_and_mutations(void **state)
             for (size_t f = 0; f < sizeof flips; f++) {
                 model_rule rule;
                 model_cred cred = {0};
-                codec_rule_page page = {0};
+                codec_page page = {0};
                 size_t n = 0;
                 memcpy(copy, docs[d], len);
                 copy[at] = flips[f];
                 codec_rule_decode(copy, len, &rule, NULL);
                 codec_cred_decode(copy, len, &cred, NULL);
                 model_cred_clear(&cred);
-                codec_rule_page_decode(copy, len, &page, NULL);
-                codec_rule_page_free(&page);
+                codec_page_decode(MODEL_KIND_RULE, copy, len, &page, NULL);
+                codec_page_free(&page);
                 codec_rule_stream(copy, len, count_rule, &n, NULL);
             }
         }
@@ -638,7 +639,7 @@ static void test_rule_pages(void **state)
 {
     (void)state;
     char json[4096];
-    codec_rule_page page;
+    codec_page page;
     snprintf(json, sizeof json,
              "{\"ip_policy_rules\":[%s,%s],\"uri\":\"" BASE "/ip_policy_rules\","
              "\"next_page_uri\":\"" BASE "/ip_policy_rules?before_id=" RULE_ID
@@ -646,23 +647,27 @@ static void test_rule_pages(void **state)
              api_rule,
              "{\"id\":\"ipr_2\",\"cidr\":\"::/0\",\"ip_policy\":{\"id\":\"ipp_9\"},"
              "\"action\":\"deny\"}");
-    assert_int_equal(codec_rule_page_decode(json, strlen(json), &page, NULL), ERROR_OK);
+    assert_int_equal(codec_page_decode(MODEL_KIND_RULE, json, strlen(json), &page, NULL),
+                     ERROR_OK);
     assert_int_equal(page.count, 2);
-    assert_string_equal(page.items[0].id, RULE_ID);
-    assert_string_equal(page.items[1].cidr, "::/0");
-    assert_int_equal(page.items[1].action, MODEL_ACTION_DENY);
+    assert_int_equal(page.kind, MODEL_KIND_RULE);
+    assert_int_equal(page.items[0].kind, MODEL_KIND_RULE);
+    assert_string_equal(page.items[0].rule.id, RULE_ID);
+    assert_string_equal(page.items[1].rule.cidr, "::/0");
+    assert_int_equal(page.items[1].rule.action, MODEL_ACTION_DENY);
     assert_string_equal(page.uri, BASE "/ip_policy_rules");
     assert_string_equal(page.next_page_uri,
                         BASE "/ip_policy_rules?before_id=" RULE_ID "&limit=2");
-    codec_rule_page_free(&page);
+    codec_page_free(&page);
     assert_null(page.items);
 
     const char *last = "{\"ip_policy_rules\":[],\"uri\":\"" BASE "/ip_policy_rules\","
                        "\"next_page_uri\":null}";
-    assert_int_equal(codec_rule_page_decode(last, strlen(last), &page, NULL), ERROR_OK);
+    assert_int_equal(codec_page_decode(MODEL_KIND_RULE, last, strlen(last), &page, NULL),
+                     ERROR_OK);
     assert_int_equal(page.count, 0);
     assert_string_equal(page.next_page_uri, "");
-    codec_rule_page_free(&page);
+    codec_page_free(&page);
 
     static const char *const bad[][2] = {
         {"{\"uri\":\"u\"}", "ip_policy_rules: missing"},
@@ -681,8 +686,9 @@ static void test_rule_pages(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         error_info err = {0};
-        assert_int_equal(codec_rule_page_decode(bad[i][0], strlen(bad[i][0]), &page, &err),
-                         ERROR_FORMAT);
+        assert_int_equal(
+            codec_page_decode(MODEL_KIND_RULE, bad[i][0], strlen(bad[i][0]), &page, &err),
+            ERROR_FORMAT);
         if (strcmp(err.msg, bad[i][1]) != 0)
             fail_msg("message \"%s\" is not \"%s\"", err.msg, bad[i][1]);
         assert_null(page.items);
@@ -694,36 +700,46 @@ static void test_cred_pages(void **state)
 {
     (void)state;
     char json[4096];
-    codec_cred_page page;
+    codec_page page;
     snprintf(json, sizeof json,
              "{\"credentials\":[%s,{\"id\":\"cr_2\",\"token\":null,"
              "\"acl\":[\"bind:a.example.com\"]}],\"uri\":\"" BASE "/credentials\","
              "\"next_page_uri\":null}",
              api_cred);
-    assert_int_equal(codec_cred_page_decode(json, strlen(json), &page, NULL), ERROR_OK);
+    assert_int_equal(codec_page_decode(MODEL_KIND_CRED, json, strlen(json), &page, NULL),
+                     ERROR_OK);
     assert_int_equal(page.count, 2);
-    assert_string_equal(page.items[0].owner_id, OWNER_ID);
-    assert_int_equal(page.items[1].acl.count, 1);
+    assert_int_equal(page.kind, MODEL_KIND_CRED);
+    assert_int_equal(page.items[1].kind, MODEL_KIND_CRED);
+    assert_string_equal(page.items[0].cred.owner_id, OWNER_ID);
+    assert_int_equal(page.items[1].cred.acl.count, 1);
     assert_string_equal(page.uri, BASE "/credentials");
     assert_string_equal(page.next_page_uri, "");
-    codec_cred_page_free(&page);
+    codec_page_free(&page);
 
     const char *empty =
         "{\"credentials\":[],\"uri\":\"" BASE "/credentials\",\"next_page_uri\":null}";
-    assert_int_equal(codec_cred_page_decode(empty, strlen(empty), &page, NULL), ERROR_OK);
+    assert_int_equal(codec_page_decode(MODEL_KIND_CRED, empty, strlen(empty), &page, NULL),
+                     ERROR_OK);
     assert_int_equal(page.count, 0);
     assert_null(page.items);
     assert_string_equal(page.next_page_uri, "");
-    codec_cred_page_free(&page);
+    codec_page_free(&page);
 
     error_info err = {0};
     const char *bad = "{\"credentials\":[{\"acl\":[\"a\"],\"token\":\"t\"},{\"acl\":[1]}]}";
-    assert_int_equal(codec_cred_page_decode(bad, strlen(bad), &page, &err), ERROR_FORMAT);
+    assert_int_equal(codec_page_decode(MODEL_KIND_CRED, bad, strlen(bad), &page, &err),
+                     ERROR_FORMAT);
     assert_string_equal(err.msg, "credential 2: acl[0]: expected a string, got a number");
     assert_null(page.items);
     bad = "{\"ip_policy_rules\":[]}";
-    assert_int_equal(codec_cred_page_decode(bad, strlen(bad), &page, &err), ERROR_FORMAT);
+    assert_int_equal(codec_page_decode(MODEL_KIND_CRED, bad, strlen(bad), &page, &err),
+                     ERROR_FORMAT);
     assert_string_equal(err.msg, "credentials: missing");
+    /* A kind that does not exist is the caller's mistake, not the server's. */
+    assert_int_equal(codec_page_decode(MODEL_KIND_COUNT, empty, strlen(empty), &page, &err),
+                     ERROR_INVALID);
+    assert_int_equal(page.count, 0);
 }
 
 static void test_api_error(void **state)

@@ -94,48 +94,61 @@ static error_code run(fixture *f)
     return sync_run(f->st, &fake_ops, f->remote, &f->opt, &f->report, &f->err);
 }
 
+/* Insert a new row through the store's gate; its id into id_out (may be NULL). */
+static void insert(fixture *f, model_object *obj, char *id_out)
+{
+    error_info err;
+    if (store_insert(f->st, obj, &err) != ERROR_OK)
+        fail_msg("store_insert: %s", err.msg);
+    if (id_out)
+        strcpy(id_out, model_object_id(obj));
+    model_object_clear(obj);
+}
+
 static void new_rule(fixture *f, const char *cidr, model_action action, char *id_out)
 {
-    model_rule r;
-    memset(&r, 0, sizeof r);
-    strcpy(r.policy_id, POLICY);
-    strcpy(r.cidr, cidr);
-    r.action = action;
-    r.state = MODEL_STATE_NEW;
-    error_info err;
-    assert_int_equal(store_rule_insert(f->st, &r, &err), ERROR_OK);
-    if (id_out)
-        strcpy(id_out, r.id);
+    model_object o;
+    model_object_init(&o, MODEL_KIND_RULE);
+    strcpy(o.rule.policy_id, POLICY);
+    strcpy(o.rule.cidr, cidr);
+    o.rule.action = action;
+    o.rule.state = MODEL_STATE_NEW;
+    insert(f, &o, id_out);
 }
 
 static void new_cred(fixture *f, const char *description, const char *metadata, char *id_out)
 {
-    model_cred c = {0};
-    strcpy(c.description, description);
-    strcpy(c.metadata, metadata);
-    c.state = MODEL_STATE_NEW;
-    error_info err;
-    assert_int_equal(store_cred_insert(f->st, &c, &err), ERROR_OK);
-    if (id_out)
-        strcpy(id_out, c.id);
-    model_cred_clear(&c);
+    model_object o;
+    model_object_init(&o, MODEL_KIND_CRED);
+    strcpy(o.cred.description, description);
+    strcpy(o.cred.metadata, metadata);
+    o.cred.state = MODEL_STATE_NEW;
+    insert(f, &o, id_out);
 }
 
 static model_rule get_rule(fixture *f, const char *id)
 {
-    model_rule r;
+    model_object o;
+    model_object_init(&o, MODEL_KIND_RULE);
     error_info err;
-    assert_int_equal(store_rule_get(f->st, id, &r, &err), ERROR_OK);
-    return r;
+    assert_int_equal(store_get(f->st, MODEL_KIND_RULE, id, &o, &err), ERROR_OK);
+    return o.rule;
+}
+
+/* A cached credential (without its token); release with model_object_clear. */
+static void get_cred(fixture *f, const char *id, model_object *out)
+{
+    error_info err;
+    model_object_init(out, MODEL_KIND_CRED);
+    assert_int_equal(store_get(f->st, MODEL_KIND_CRED, id, out, &err), ERROR_OK);
 }
 
 static model_state cred_state(fixture *f, const char *id)
 {
-    model_cred c = {0};
-    error_info err;
-    assert_int_equal(store_cred_get(f->st, id, &c, &err), ERROR_OK);
-    model_state s = c.state;
-    model_cred_clear(&c);
+    model_object o;
+    get_cred(f, id, &o);
+    model_state s = o.cred.state;
+    model_object_clear(&o);
     return s;
 }
 
@@ -143,23 +156,44 @@ static size_t rule_count(fixture *f)
 {
     size_t n = 0;
     error_info err;
-    assert_int_equal(store_rule_count(f->st, NULL, &n, &err), ERROR_OK);
+    assert_int_equal(store_count(f->st, MODEL_KIND_RULE, NULL, &n, &err), ERROR_OK);
     return n;
+}
+
+static size_t rules_in(fixture *f, model_state state)
+{
+    size_t counts[MODEL_STATE_COUNT];
+    error_info err;
+    assert_int_equal(store_state_counts(f->st, MODEL_KIND_RULE, counts, &err), ERROR_OK);
+    return counts[state];
 }
 
 /* The invariant the sync exists for: every credential on the server has its
  * token on this machine. */
 static void assert_every_remote_cred_has_its_token(fixture *f)
 {
-    for (size_t i = 0; i < f->remote->ncreds; i++) {
+    for (size_t i = 0; i < FAKE_NCREDS(f->remote); i++) {
         char *token = NULL;
         error_info err;
-        assert_int_equal(store_token_get(f->st, f->remote->creds[i].id, &token, &err),
+        assert_int_equal(store_token_get(f->st, FAKE_CRED(f->remote, i)->id, &token, &err),
                          ERROR_OK);
-        assert_string_equal(token, f->remote->tokens[i]);
+        assert_string_equal(token, FAKE_TOKEN(f->remote, i));
         model_wipe(token, strlen(token));
         free(token);
     }
+}
+
+/* Send the create of credential `id` as the engine would (the marker in its
+ * metadata) straight to the fake, as if the reply were lost on the way back. */
+static void create_behind_our_back(fixture *f, const char *id)
+{
+    model_object sent, ignored;
+    get_cred(f, id, &sent);
+    snprintf(sent.cred.metadata, sizeof sent.cred.metadata, SYNC_MARKER_KEY "%s", id);
+    sync_result res;
+    fake_create(f->remote, &sent, &ignored, &res);
+    model_object_clear(&ignored);
+    model_object_clear(&sent);
 }
 
 /* ---- push ----------------------------------------------------------------- */
@@ -176,7 +210,7 @@ static void test_creates_rules_and_creds(void **state)
     assert_int_equal(f->report.pulled_rules, 1);
     assert_int_equal(f->report.pulled_creds, 1);
     model_rule r = get_rule(f, rid);
-    assert_string_equal(r.id, f->remote->rules[0].id);
+    assert_string_equal(r.id, FAKE_RULE(f->remote, 0)->id);
     assert_int_equal(r.state, MODEL_STATE_SYNCED);
     char line[128];
     snprintf(line, sizeof line, "created rule %s (10.0.0.0/8)", r.id);
@@ -184,16 +218,15 @@ static void test_creates_rules_and_creds(void **state)
     /* The marker travels to the server; the cache keeps the user's metadata. */
     char sent[256];
     snprintf(sent, sizeof sent, "owner=ops\n" SYNC_MARKER_KEY "%s", cid);
-    assert_string_equal(f->remote->creds[0].metadata, sent);
-    model_cred c = {0};
-    error_info err;
-    assert_int_equal(store_cred_get(f->st, cid, &c, &err), ERROR_OK);
-    assert_string_equal(c.metadata, "owner=ops");
-    assert_int_equal(c.state, MODEL_STATE_SYNCED);
-    model_cred_clear(&c);
+    assert_string_equal(FAKE_CRED(f->remote, 0)->metadata, sent);
+    model_object c;
+    get_cred(f, cid, &c);
+    assert_string_equal(c.cred.metadata, "owner=ops");
+    assert_int_equal(c.cred.state, MODEL_STATE_SYNCED);
+    model_object_clear(&c);
     assert_every_remote_cred_has_its_token(f);
     /* The token never reaches a log line. */
-    assert_null(strstr(f->log, f->remote->tokens[0]));
+    assert_null(strstr(f->log, FAKE_TOKEN(f->remote, 0)));
     assert_true(f->eta_seen);
     assert_int_equal(f->phases_seen[0], SYNC_PHASE_PUSH);
     assert_int_equal(f->phases_seen[f->nphases - 1], SYNC_PHASE_DONE);
@@ -207,38 +240,50 @@ static void test_deletes_and_404_is_done(void **state)
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->report.remote_added, 2);
     char a[MODEL_ID_MAX + 1], b[MODEL_ID_MAX + 1];
-    strcpy(a, f->remote->rules[0].id);
-    strcpy(b, f->remote->rules[1].id);
+    strcpy(a, FAKE_RULE(f->remote, 0)->id);
+    strcpy(b, FAKE_RULE(f->remote, 1)->id);
     error_info err;
-    assert_int_equal(store_rule_delete(f->st, a, NULL, &err), ERROR_OK);
-    assert_int_equal(store_rule_delete(f->st, b, NULL, &err), ERROR_OK);
+    assert_int_equal(store_delete(f->st, MODEL_KIND_RULE, a, NULL, &err), ERROR_OK);
+    assert_int_equal(store_delete(f->st, MODEL_KIND_RULE, b, NULL, &err), ERROR_OK);
     /* b is already gone remotely: its DELETE answers 404. */
-    f->remote->nrules = 1;
+    fake_drop(f->remote, MODEL_KIND_RULE, 1, 1);
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->report.deleted, 2);
     assert_true(f->report.converged);
     assert_int_equal(rule_count(f), 0);
-    assert_int_equal(f->remote->nrules, 0);
+    assert_int_equal(FAKE_NRULES(f->remote), 0);
     assert_non_null(strstr(f->log, "already gone"));
 }
 
+/* The server refuses one valid cidr (the store refuses invalid ones before any
+ * sync): the row fails with the server's message, typed in the report. */
 static void test_rejected_create_fails_with_message(void **state)
 {
     fixture *f = *state;
     char id[MODEL_ID_MAX + 1];
-    new_rule(f, "10.0.0.1/8", MODEL_ACTION_ALLOW, id);
-    fake_script(f->remote, OP_RULE_CREATE, SYNC_REJECTED, false, -1,
-                "host bits set: did you mean 10.0.0.0/8? (operation op_1)");
+    new_rule(f, "10.20.0.0/16", MODEL_ACTION_ALLOW, id);
+    fake_reject_cidr(f->remote, "10.20.0.0/16", "cidr 10.20.0.0/16 overlaps a reserved range");
     assert_int_equal(run(f), ERROR_OK);
     model_rule r = get_rule(f, id);
     assert_int_equal(r.state, MODEL_STATE_FAILED);
-    assert_non_null(strstr(r.error, "host bits set"));
+    assert_non_null(strstr(r.error, "overlaps a reserved range (operation op_fake400)"));
     char line[128];
-    snprintf(line, sizeof line, "server refused %s: host bits set", id);
+    snprintf(line, sizeof line, "server refused %s: cidr 10.20.0.0/16 overlaps", id);
     assert_non_null(strstr(f->log, line));
     assert_int_equal(f->report.failed, 1);
     assert_int_equal(f->report.attention, 1);
     assert_false(f->report.converged);
+    /* The run itself went through; the row's refusal is typed. */
+    assert_int_equal(f->report.failure.kind, SYNC_FAILURE_NONE);
+    const sync_failure *rf = &f->report.row_failure;
+    assert_int_equal(rf->kind, SYNC_FAILURE_REJECTED);
+    assert_int_equal(rf->http_status, 400);
+    assert_string_equal(rf->error_code, "validation_error");
+    assert_string_equal(rf->server_msg, "cidr 10.20.0.0/16 overlaps a reserved range");
+    assert_string_equal(rf->operation_id, "op_fake400");
+    assert_true(rf->has_object);
+    assert_int_equal(rf->object_kind, MODEL_KIND_RULE);
+    assert_string_equal(rf->object_id, id);
     /* A failed row is not sent again by the next sync. */
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 1);
@@ -254,6 +299,9 @@ static void test_auth_error_on_create_stops(void **state)
     assert_int_equal(run(f), ERROR_CONFIG);
     assert_true(f->report.auth_failed);
     assert_int_equal(f->remote->ncalls, 1); /* stopped at once */
+    assert_int_equal(f->report.failure.kind, SYNC_FAILURE_AUTH);
+    assert_int_equal(f->report.failure.object_kind, MODEL_KIND_RULE);
+    assert_string_equal(f->report.failure.object_id, a);
     assert_int_equal(get_rule(f, a).state, MODEL_STATE_NEW);
     assert_int_equal(get_rule(f, b).state, MODEL_STATE_NEW);
 }
@@ -268,10 +316,10 @@ static void test_ambiguous_rule_found_by_listing(void **state)
     fake_script(f->remote, OP_RULE_CREATE, SYNC_AMBIGUOUS, true, -1, "connection reset");
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 1); /* never re-sent */
-    assert_int_equal(f->remote->nrules, 1);
+    assert_int_equal(FAKE_NRULES(f->remote), 1);
     assert_int_equal(f->report.adopted, 1);
     model_rule r = get_rule(f, id);
-    assert_string_equal(r.id, f->remote->rules[0].id);
+    assert_string_equal(r.id, FAKE_RULE(f->remote, 0)->id);
     assert_int_equal(r.state, MODEL_STATE_SYNCED);
     assert_int_equal(rule_count(f), 1);
     assert_true(f->report.converged);
@@ -285,7 +333,7 @@ static void test_ambiguous_rule_not_created_is_resent(void **state)
     fake_script(f->remote, OP_RULE_CREATE, SYNC_AMBIGUOUS, false, -1, "502 bad gateway");
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 2);
-    assert_int_equal(f->remote->nrules, 1);
+    assert_int_equal(FAKE_NRULES(f->remote), 1);
     assert_int_equal(get_rule(f, id).state, MODEL_STATE_SYNCED);
     assert_true(f->report.converged);
 }
@@ -300,7 +348,7 @@ static void test_ambiguous_cred_orphaned_then_recreated(void **state)
     /* Created twice, the first copy (token lost) deleted: one left, token held. */
     assert_int_equal(f->remote->calls[OP_CRED_CREATE], 2);
     assert_int_equal(f->remote->calls[OP_CRED_DELETE], 1);
-    assert_int_equal(f->remote->ncreds, 1);
+    assert_int_equal(FAKE_NCREDS(f->remote), 1);
     assert_int_equal(f->report.orphans_deleted, 1);
     assert_true(f->report.converged);
     assert_int_equal(cred_state(f, id), MODEL_STATE_SYNCED);
@@ -317,16 +365,9 @@ static void test_crash_in_creating_reconciles_first(void **state)
     new_cred(f, "agent", "", cid);
     new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, rid);
     error_info err;
-    assert_int_equal(store_cred_claim(f->st, cid, &err), ERROR_OK);
-    assert_int_equal(store_rule_claim(f->st, rid, &err), ERROR_OK);
-    model_cred sent = {0};
-    assert_int_equal(store_cred_get(f->st, cid, &sent, &err), ERROR_OK);
-    snprintf(sent.metadata, sizeof sent.metadata, SYNC_MARKER_KEY "%s", cid);
-    model_cred ignored = {0};
-    sync_result res;
-    fake_cred_create(f->remote, &sent, &ignored, &res);
-    model_cred_clear(&ignored);
-    model_cred_clear(&sent);
+    assert_int_equal(store_claim(f->st, MODEL_KIND_CRED, cid, &err), ERROR_OK);
+    assert_int_equal(store_claim(f->st, MODEL_KIND_RULE, rid, &err), ERROR_OK);
+    create_behind_our_back(f, cid);
     /* Other work is queued too: it must wait for the listing. */
     new_rule(f, "10.1.0.0/16", MODEL_ACTION_ALLOW, NULL);
     size_t before = f->remote->ncalls;
@@ -335,8 +376,8 @@ static void test_crash_in_creating_reconciles_first(void **state)
     assert_int_equal(f->remote->order[before], OP_RULE_LIST);
     assert_int_equal(f->remote->order[before + 1], OP_CRED_LIST);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 2);
-    assert_int_equal(f->remote->ncreds, 1);
-    assert_int_equal(f->remote->nrules, 2);
+    assert_int_equal(FAKE_NCREDS(f->remote), 1);
+    assert_int_equal(FAKE_NRULES(f->remote), 2);
     assert_int_equal(cred_state(f, cid), MODEL_STATE_SYNCED);
     assert_int_equal(get_rule(f, rid).state, MODEL_STATE_SYNCED);
     assert_every_remote_cred_has_its_token(f);
@@ -360,16 +401,13 @@ static void test_auth_error_during_pull_marks_nothing(void **state)
     seed_remote_rules(f, 5);
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(rule_count(f), 5);
-    f->remote->nrules = 0; /* as if everything were gone... */
+    fake_drop(f->remote, MODEL_KIND_RULE, 0, 5); /* as if everything were gone... */
     fake_script(f->remote, OP_RULE_LIST, SYNC_AUTH, false, -1, "unauthorized");
     assert_int_equal(run(f), ERROR_CONFIG);
     assert_true(f->report.auth_failed);
     assert_false(f->report.converged);
-    size_t counts[MODEL_STATE_COUNT];
-    error_info err;
-    assert_int_equal(store_rule_state_counts(f->st, counts, &err), ERROR_OK);
-    assert_int_equal(counts[MODEL_STATE_SYNCED], 5); /* ...nothing marked deleted */
-    assert_int_equal(counts[MODEL_STATE_REMOTE_DELETED], 0);
+    assert_int_equal(rules_in(f, MODEL_STATE_SYNCED), 5); /* ...nothing marked deleted */
+    assert_int_equal(rules_in(f, MODEL_STATE_REMOTE_DELETED), 0);
 }
 
 static void test_interrupted_pull_leaves_cache(void **state)
@@ -380,18 +418,14 @@ static void test_interrupted_pull_leaves_cache(void **state)
     assert_int_equal(f->report.pulled_rules, 25);
     assert_int_equal(f->remote->calls[OP_RULE_LIST], 3);
     /* The remote changes, and the listing breaks on page 3. */
-    memmove(&f->remote->rules[0], &f->remote->rules[5], 20 * sizeof f->remote->rules[0]);
-    f->remote->nrules = 20;
+    fake_drop(f->remote, MODEL_KIND_RULE, 0, 5);
     fake_add_rule(f->remote, POLICY, "172.16.0.0/12", MODEL_ACTION_DENY);
     fake_script(f->remote, OP_RULE_LIST, SYNC_OK, false, -1, NULL);
     fake_script(f->remote, OP_RULE_LIST, SYNC_OK, false, -1, NULL);
     fake_script(f->remote, OP_RULE_LIST, SYNC_REJECTED, false, -1, "bad request");
     assert_int_equal(run(f), ERROR_IO);
     assert_non_null(strstr(f->report.last_error, "bad request"));
-    size_t counts[MODEL_STATE_COUNT];
-    error_info err;
-    assert_int_equal(store_rule_state_counts(f->st, counts, &err), ERROR_OK);
-    assert_int_equal(counts[MODEL_STATE_SYNCED], 25);
+    assert_int_equal(rules_in(f, MODEL_STATE_SYNCED), 25);
     assert_int_equal(rule_count(f), 25);
     /* The next complete listing applies both changes. */
     assert_int_equal(run(f), ERROR_OK);
@@ -406,9 +440,8 @@ static void test_remote_additions_and_deletions(void **state)
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->report.remote_added, 3);
     char gone[MODEL_ID_MAX + 1];
-    strcpy(gone, f->remote->rules[1].id);
-    memmove(&f->remote->rules[1], &f->remote->rules[2], sizeof f->remote->rules[0]);
-    f->remote->nrules = 2;
+    strcpy(gone, FAKE_RULE(f->remote, 1)->id);
+    fake_drop(f->remote, MODEL_KIND_RULE, 1, 1);
     fake_add_rule(f->remote, POLICY, "192.168.0.0/16", MODEL_ACTION_ALLOW);
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->report.remote_added, 1);
@@ -417,7 +450,7 @@ static void test_remote_additions_and_deletions(void **state)
     /* Shown for review, never silently recreated. */
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 0);
-    assert_int_equal(f->remote->nrules, 3);
+    assert_int_equal(FAKE_NRULES(f->remote), 3);
     assert_true(f->report.converged);
 }
 
@@ -443,11 +476,8 @@ static void test_item_without_id_fails_the_pull(void **state)
     f->remote->script_pos[OP_RULE_LIST] = 0;
     assert_int_equal(run(f), ERROR_IO);
     assert_non_null(strstr(f->report.last_error, "without an id"));
-    size_t counts[MODEL_STATE_COUNT];
-    error_info err;
-    assert_int_equal(store_rule_state_counts(f->st, counts, &err), ERROR_OK);
-    assert_int_equal(counts[MODEL_STATE_SYNCED], 5);
-    assert_int_equal(counts[MODEL_STATE_REMOTE_DELETED], 0);
+    assert_int_equal(rules_in(f, MODEL_STATE_SYNCED), 5);
+    assert_int_equal(rules_in(f, MODEL_STATE_REMOTE_DELETED), 0);
 }
 
 /* A server handing pages out in a loop stops the pull instead of looping forever. */
@@ -471,7 +501,7 @@ static void test_push_only_and_pull_only(void **state)
     f->opt.pull = false;
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->remote->calls[OP_RULE_LIST], 0);
-    assert_int_equal(f->remote->nrules, 1);
+    assert_int_equal(FAKE_NRULES(f->remote), 1);
     new_rule(f, "10.1.0.0/16", MODEL_ACTION_ALLOW, NULL);
     f->opt.pull = true;
     f->opt.push = false;
@@ -556,6 +586,9 @@ static void test_unreachable_remote_stops(void **state)
     fake_script_repeat(f->remote, OP_RULE_CREATE, SYNC_NOT_SENT, 5, "connection refused");
     assert_int_equal(run(f), ERROR_IO);
     assert_non_null(strstr(f->report.last_error, "could not be reached"));
+    assert_int_equal(f->report.failure.kind, SYNC_FAILURE_UNREACHABLE);
+    assert_true(f->report.failure.has_object);
+    assert_string_equal(f->report.failure.object_id, id);
     assert_int_equal(get_rule(f, id).state, MODEL_STATE_NEW); /* not failed: retried later */
     assert_int_equal(f->remote->calls[OP_RULE_LIST], 0);
 }
@@ -594,10 +627,7 @@ static void test_cancel_between_requests(void **state)
     assert_false(f->report.converged);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 1);
     assert_int_equal(f->report.pending, 4);
-    size_t counts[MODEL_STATE_COUNT];
-    error_info err;
-    assert_int_equal(store_rule_state_counts(f->st, counts, &err), ERROR_OK);
-    assert_int_equal(counts[MODEL_STATE_CREATING], 0); /* nothing left claimed */
+    assert_int_equal(rules_in(f, MODEL_STATE_CREATING), 0); /* nothing left claimed */
 }
 
 static void test_reply_without_token_is_replaced(void **state)
@@ -608,7 +638,7 @@ static void test_reply_without_token_is_replaced(void **state)
     f->remote->script[OP_CRED_CREATE][0] = (fake_step){.outcome = SYNC_OK, .no_token = true};
     f->remote->script_len[OP_CRED_CREATE] = 1;
     assert_int_equal(run(f), ERROR_OK);
-    assert_int_equal(f->remote->ncreds, 1);
+    assert_int_equal(FAKE_NCREDS(f->remote), 1);
     assert_int_equal(f->remote->calls[OP_CRED_CREATE], 2);
     assert_every_remote_cred_has_its_token(f);
     assert_true(f->report.converged);
@@ -630,24 +660,131 @@ static void test_one_sync_at_a_time(void **state)
     error_info err;
     assert_int_equal(store_open(path, 0, &mine, &err), ERROR_OK);
     assert_int_equal(store_open(path, 0, &other, &err), ERROR_OK);
-    model_rule r;
-    memset(&r, 0, sizeof r);
-    strcpy(r.policy_id, POLICY);
-    strcpy(r.cidr, "10.0.0.0/8");
-    assert_int_equal(store_rule_insert(mine, &r, &err), ERROR_OK);
+    model_object r;
+    model_object_init(&r, MODEL_KIND_RULE);
+    strcpy(r.rule.policy_id, POLICY);
+    strcpy(r.rule.cidr, "10.0.0.0/8");
+    assert_int_equal(store_insert(mine, &r, &err), ERROR_OK);
     store_sync_lock *held = NULL;
     assert_int_equal(store_sync_lock_take(other, &held, &err), ERROR_OK);
     assert_int_equal(sync_run(mine, &fake_ops, f->remote, &f->opt, &f->report, &err),
                      ERROR_STATE);
     assert_non_null(strstr(err.msg, "another sync"));
+    assert_int_equal(f->report.failure.kind, SYNC_FAILURE_BUSY);
+    assert_false(sync_report_should_retry(&f->report));
     assert_int_equal(f->remote->ncalls, 0);
     store_sync_unlock(held);
     assert_int_equal(sync_run(mine, &fake_ops, f->remote, &f->opt, &f->report, &err),
                      ERROR_OK);
-    assert_int_equal(f->remote->nrules, 1);
+    assert_int_equal(FAKE_NRULES(f->remote), 1);
     store_close(mine);
     store_close(other);
     nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- what the store refuses from a listing -------------------------------- */
+
+/* The store is the gate for pulled rows too: a listed rule it refuses costs only
+ * itself (a warning naming it, counted), the rest of the page is cached, an IPv6
+ * cidr is kept canonical, and a cached rule whose remote copy turns bad is kept as
+ * it was rather than taken for deleted. */
+static void test_pull_refuses_bad_remote_rows(void **state)
+{
+    fixture *f = *state;
+    char kept[MODEL_ID_MAX + 1];
+    strcpy(kept, fake_add_rule(f->remote, POLICY, "172.16.0.0/12", MODEL_ACTION_DENY)->id);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(get_rule(f, kept).state, MODEL_STATE_SYNCED);
+    strcpy(FAKE_RULE(f->remote, 0)->cidr, "172.16.0.1/12"); /* turns bad remotely */
+    model_action allow = MODEL_ACTION_ALLOW;
+    const char *good_v4 = fake_add_rule(f->remote, POLICY, "10.1.0.0/16", allow)->id;
+    const char *junk = fake_add_rule(f->remote, POLICY, "not a cidr", allow)->id;
+    const char *host = fake_add_rule(f->remote, POLICY, "10.0.0.1/8", allow)->id;
+    const char *v6 = fake_add_rule(f->remote, POLICY, "2001:DB8:FFFF::/48", allow)->id;
+    const char *last = fake_add_rule(f->remote, POLICY, "192.168.1.0/24", allow)->id;
+
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.refused, 3);
+    assert_int_equal(f->report.remote_deleted, 0);
+    assert_true(f->report.converged);
+    char line[256];
+    snprintf(line, sizeof line,
+             "remote rule %s refused: cidr: host bits set: did you mean 10.0.0.0/8?", host);
+    assert_non_null(strstr(f->log, line));
+    snprintf(line, sizeof line, "remote rule %s refused: cidr: ", junk);
+    assert_non_null(strstr(f->log, line));
+    snprintf(line, sizeof line, "remote rule %s refused: cidr: host bits set: did you mean "
+             "172.16.0.0/12?", kept);
+    assert_non_null(strstr(f->log, line));
+    /* The good ones are cached, the IPv6 one canonical; nothing else is lost. */
+    assert_int_equal(get_rule(f, good_v4).state, MODEL_STATE_SYNCED);
+    assert_int_equal(get_rule(f, last).state, MODEL_STATE_SYNCED);
+    model_rule r6 = get_rule(f, v6);
+    assert_string_equal(r6.cidr, "2001:db8:ffff::/48");
+    assert_int_equal(r6.state, MODEL_STATE_SYNCED);
+    model_object none;
+    model_object_init(&none, MODEL_KIND_RULE);
+    error_info err;
+    assert_int_equal(store_get(f->st, MODEL_KIND_RULE, junk, &none, &err), ERROR_NOT_FOUND);
+    assert_int_equal(store_get(f->st, MODEL_KIND_RULE, host, &none, &err), ERROR_NOT_FOUND);
+    assert_int_equal(rule_count(f), 4);
+    /* The cached copy stays as it was: synced, with its good cidr. */
+    model_rule k = get_rule(f, kept);
+    assert_int_equal(k.state, MODEL_STATE_SYNCED);
+    assert_string_equal(k.cidr, "172.16.0.0/12");
+    assert_int_equal(rules_in(f, MODEL_STATE_REMOTE_DELETED), 0);
+}
+
+/* ---- the typed failure, and the console's decision to retry --------------- */
+
+static void test_failed_listing_is_typed(void **state)
+{
+    fixture *f = *state;
+    for (int i = 0; i < 5; i++) /* every try of the first page: 429, wait 2 s */
+        fake_script(f->remote, OP_RULE_LIST, SYNC_RATE_LIMITED, false, 2, "slow down");
+    assert_int_equal(run(f), ERROR_IO);
+    const sync_failure *fl = &f->report.failure;
+    assert_int_equal(fl->kind, SYNC_FAILURE_RATE_LIMITED);
+    assert_true(fl->retry_after_s == 2.0);
+    assert_true(fl->has_object);
+    assert_int_equal(fl->object_kind, MODEL_KIND_RULE);
+    assert_string_equal(fl->object_id, ""); /* a listing, not a row */
+    assert_false(sync_report_should_retry(&f->report));
+    assert_non_null(strstr(f->report.last_error, "listing rules failed: slow down"));
+}
+
+/* What the console's worker decides (ui/sync_worker.c calls this and nothing
+ * else): retry by itself only when the remote could not be reached. */
+static void test_console_retries_on_the_typed_failure_only(void **state)
+{
+    fixture *f = *state;
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, NULL);
+    fake_script_repeat(f->remote, OP_RULE_CREATE, SYNC_NOT_SENT, 5, "connection refused");
+    assert_int_equal(run(f), ERROR_IO);
+    assert_true(sync_report_should_retry(&f->report));
+    /* A refused key is not worth retrying. */
+    fake_script(f->remote, OP_RULE_CREATE, SYNC_AUTH, false, -1, "invalid API key");
+    assert_int_equal(run(f), ERROR_CONFIG);
+    assert_false(sync_report_should_retry(&f->report));
+    /* A listing the server refused is not either. */
+    fake_script(f->remote, OP_RULE_LIST, SYNC_REJECTED, false, -1, "bad request");
+    assert_int_equal(run(f), ERROR_IO);
+    assert_int_equal(f->report.failure.kind, SYNC_FAILURE_REJECTED);
+    assert_false(sync_report_should_retry(&f->report));
+    /* The text is never read: only the type decides. */
+    sync_report r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.last_error, sizeof r.last_error, "the remote could not be reached: no");
+    r.failure.kind = SYNC_FAILURE_REJECTED;
+    assert_false(sync_report_should_retry(&r));
+    r.failure.kind = SYNC_FAILURE_TIMED_OUT;
+    assert_false(sync_report_should_retry(&r));
+    r.last_error[0] = '\0';
+    r.failure.kind = SYNC_FAILURE_UNREACHABLE;
+    assert_true(sync_report_should_retry(&r));
+    assert_false(sync_report_should_retry(NULL));
+    assert_string_equal(sync_failure_name(SYNC_FAILURE_UNREACHABLE), "unreachable");
+    assert_string_equal(sync_failure_name(SYNC_FAILURE_RATE_LIMITED), "rate_limited");
 }
 
 /* ---- orphans and the plan ------------------------------------------------- */
@@ -659,23 +796,19 @@ static void test_discarded_orphan_is_deleted_not_recreated(void **state)
     new_cred(f, "agent", "", id);
     fake_script(f->remote, OP_CRED_CREATE, SYNC_AMBIGUOUS, true, -1, "timeout");
     f->opt.push = false;
-    assert_int_equal(store_cred_claim(f->st, id, NULL), ERROR_OK);
-    model_cred sent = {0};
-    error_info err;
-    assert_int_equal(store_cred_get(f->st, id, &sent, &err), ERROR_OK);
-    snprintf(sent.metadata, sizeof sent.metadata, SYNC_MARKER_KEY "%s", id);
-    model_cred out = {0};
-    sync_result res;
-    fake_cred_create(f->remote, &sent, &out, &res); /* reply lost */
-    model_cred_clear(&sent);
+    assert_int_equal(store_claim(f->st, MODEL_KIND_CRED, id, NULL), ERROR_OK);
+    create_behind_our_back(f, id); /* reply lost */
     assert_int_equal(run(f), ERROR_OK); /* pull only: finds the orphan */
     assert_int_equal(cred_state(f, id), MODEL_STATE_ORPHANED);
-    assert_int_equal(store_cred_discard(f->st, id, NULL, &err), ERROR_OK);
+    error_info err;
+    assert_int_equal(store_discard(f->st, MODEL_KIND_CRED, id, NULL, &err), ERROR_OK);
     f->opt.push = true;
     assert_int_equal(run(f), ERROR_OK);
-    assert_int_equal(f->remote->ncreds, 0);
+    assert_int_equal(FAKE_NCREDS(f->remote), 0);
     assert_int_equal(f->remote->calls[OP_CRED_CREATE], 1);
-    assert_int_equal(store_cred_get(f->st, id, &out, &err), ERROR_NOT_FOUND);
+    model_object out;
+    model_object_init(&out, MODEL_KIND_CRED);
+    assert_int_equal(store_get(f->st, MODEL_KIND_CRED, id, &out, &err), ERROR_NOT_FOUND);
     assert_true(f->report.converged);
 }
 
@@ -691,7 +824,7 @@ static error_code collect_plan(void *ctx, const sync_plan_item *item, error_info
     (void)err;
     plan_seen *p = ctx;
     p->signs[p->n] = item->sign;
-    strcpy(p->ids[p->n], item->is_rule ? item->rule->id : item->cred->id);
+    strcpy(p->ids[p->n], model_object_id(item->object));
     snprintf(p->why[p->n], sizeof p->why[0], "%s", item->why);
     p->n++;
     return ERROR_OK;
@@ -703,17 +836,19 @@ static void test_plan_from_cache(void **state)
     seed_remote_rules(f, 2);
     assert_int_equal(run(f), ERROR_OK);
     char doomed[MODEL_ID_MAX + 1], gone[MODEL_ID_MAX + 1];
-    strcpy(doomed, f->remote->rules[0].id);
-    strcpy(gone, f->remote->rules[1].id);
+    strcpy(doomed, FAKE_RULE(f->remote, 0)->id);
+    strcpy(gone, FAKE_RULE(f->remote, 1)->id);
     error_info err;
-    assert_int_equal(store_rule_delete(f->st, doomed, NULL, &err), ERROR_OK);
-    assert_int_equal(store_rule_set_state(f->st, gone, MODEL_STATE_REMOTE_DELETED, NULL, &err),
+    assert_int_equal(store_delete(f->st, MODEL_KIND_RULE, doomed, NULL, &err), ERROR_OK);
+    assert_int_equal(store_set_state(f->st, MODEL_KIND_RULE, gone, MODEL_STATE_REMOTE_DELETED,
+                                     NULL, &err),
                      ERROR_OK);
     char add[MODEL_ID_MAX + 1], bad[MODEL_ID_MAX + 1], cred[MODEL_ID_MAX + 1];
     new_rule(f, "192.168.0.0/16", MODEL_ACTION_ALLOW, add);
-    new_rule(f, "192.169.0.1/16", MODEL_ACTION_ALLOW, bad);
-    assert_int_equal(store_rule_set_state(f->st, bad, MODEL_STATE_FAILED,
-                                          "host bits set: did you mean 192.169.0.0/16?", &err),
+    new_rule(f, "192.169.0.0/16", MODEL_ACTION_ALLOW, bad);
+    assert_int_equal(store_set_state(f->st, MODEL_KIND_RULE, bad, MODEL_STATE_FAILED,
+                                     "cidr: 192.169.0.0/16 is reserved here (operation op_1)",
+                                     &err),
                      ERROR_OK);
     new_cred(f, "agent", "", cred);
     size_t calls = f->remote->ncalls;
@@ -729,7 +864,7 @@ static void test_plan_from_cache(void **state)
     assert_int_equal(p.signs[2], '+');
     assert_int_equal(p.signs[3], '!');
     assert_string_equal(p.ids[3], bad);
-    assert_non_null(strstr(p.why[3], "host bits set"));
+    assert_non_null(strstr(p.why[3], "is reserved here")); /* the row's own error */
     assert_string_equal(p.ids[4], cred);
     assert_int_equal(p.signs[4], '+');
 }
@@ -765,6 +900,9 @@ int main(void)
         T(test_one_sync_at_a_time),
         T(test_discarded_orphan_is_deleted_not_recreated),
         T(test_plan_from_cache),
+        T(test_pull_refuses_bad_remote_rows),
+        T(test_failed_listing_is_typed),
+        T(test_console_retries_on_the_typed_failure_only),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
