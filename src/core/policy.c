@@ -459,11 +459,11 @@ error_code policy_index_finish(policy_index *ix, error_info *err)
     return ERROR_OK;
 }
 
-static error_code load_page(void *ctx, model_rule *rows, size_t count, error_info *err)
+static error_code load_page(void *ctx, model_object *rows, size_t count, error_info *err)
 {
     policy_index *ix = ctx;
     for (size_t i = 0; i < count; i++) {
-        const model_rule *r = &rows[i];
+        const model_rule *r = &rows[i].rule;
         error_code rc = add_rule(ix, r->policy_id, r->cidr, r->action, r->id,
                                  r->state == MODEL_STATE_SYNCED, false, err);
         if (rc != ERROR_OK)
@@ -485,7 +485,7 @@ static error_code load(store *st, const char *policy_id, policy_index **out,
         .states = all & ~((1u << MODEL_STATE_DELETING) | (1u << MODEL_STATE_REMOTE_DELETED) |
                           (1u << MODEL_STATE_FAILED)),
     };
-    rc = store_rule_walk(st, &q, WALK_PAGE, load_page, *out, err);
+    rc = store_walk(st, MODEL_KIND_RULE, &q, WALK_PAGE, load_page, *out, err);
     if (rc == ERROR_OK)
         rc = policy_index_finish(*out, err);
     if (rc != ERROR_OK) {

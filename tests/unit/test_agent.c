@@ -44,14 +44,15 @@ static int setup(void **state)
     store *st;
     error_info err;
     assert_int_equal(store_open(f->db, 0, &st, &err), ERROR_OK);
-    model_cred c = {0};
-    strcpy(c.description, "web");
-    c.state = MODEL_STATE_SYNCED;
-    strcpy(c.id, "cr_2AgentUnitTest000000000001");
-    assert_int_equal(model_cred_set_token(&c, TOKEN, &err), ERROR_OK);
-    assert_int_equal(store_cred_insert(st, &c, &err), ERROR_OK);
-    strcpy(f->cred_id, c.id);
-    model_cred_clear(&c);
+    model_object c;
+    model_object_init(&c, MODEL_KIND_CRED);
+    strcpy(c.cred.description, "web");
+    c.cred.state = MODEL_STATE_SYNCED;
+    strcpy(c.cred.id, "cr_2AgentUnitTest000000000001");
+    assert_int_equal(model_cred_set_token(&c.cred, TOKEN, &err), ERROR_OK);
+    assert_int_equal(store_insert(st, &c, &err), ERROR_OK);
+    strcpy(f->cred_id, c.cred.id);
+    model_object_clear(&c);
     store_close(st);
     *state = f;
     return 0;
@@ -224,13 +225,14 @@ static void *read_checks(void *arg)
 
 static void add_rule(store *st, const char *cidr, model_action action)
 {
-    model_rule r = {0};
-    snprintf(r.cidr, sizeof r.cidr, "%s", cidr);
-    snprintf(r.policy_id, sizeof r.policy_id, "%s", POLICY);
-    r.action = action;
-    r.state = MODEL_STATE_NEW;
+    model_object r;
+    model_object_init(&r, MODEL_KIND_RULE);
+    snprintf(r.rule.cidr, sizeof r.rule.cidr, "%s", cidr);
+    snprintf(r.rule.policy_id, sizeof r.rule.policy_id, "%s", POLICY);
+    r.rule.action = action;
+    r.rule.state = MODEL_STATE_NEW;
     error_info err;
-    assert_int_equal(store_rule_insert(st, &r, &err), ERROR_OK);
+    assert_int_equal(store_insert(st, &r, &err), ERROR_OK);
 }
 
 /* Readers hammer the check route while a writer commits rule after rule: every

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../action_internal.h"
 #include "../views/ui_record.h"
 #include "app_internal.h"
 #include "rampart/kind.h"

@@ -104,4 +104,9 @@ bool ui_app_ticking(ui_app *app);
  * naming the file and line for a bad step; nothing runs then. */
 error_code ui_headless_run(ui_app *app, const ui_options *opt, error_info *err);
 
+/* 's' after the read-only check (app/sync_worker.c): start the worker, or retry at
+ * once while it waits to retry an unreachable remote; refused (status line) when
+ * no remote is configured or a sync is running. */
+void ui_sync_start(ui_app *app);
+
 #endif

@@ -22,15 +22,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "action_internal.h"
+#include "app_internal.h"
 #include "rampart/api.h"
 #include "rampart/ui_dialog.h"
-#include "ui_internal.h"
 
 enum { RETRIES_MAX = 4, FIRST_RETRY_S = 30, POST_TRIES = 2500 };
 
 struct ui_sync {
-    ui_raw_queue raw;
     ui_app *app;
 
     /* credentials created here whose token is still to be shown (ui thread) */
@@ -80,7 +78,6 @@ static void nap_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-ui_raw_queue *ui_sync_raw_queue(ui_sync *s) { return s ? &s->raw : NULL; }
 
 error_code ui_sync_new(ui_sync **out, error_info *err)
 {
@@ -124,7 +121,6 @@ void ui_sync_free(ui_sync *s)
     if (!s)
         return;
     stop_worker(s, true);
-    ui_raw_queue_wipe(&s->raw);
     free(s->expect);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->lock);
