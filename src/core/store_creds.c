@@ -91,54 +91,26 @@ static bool has_token(const model_cred *cred)
     return cred->token && cred->token[0];
 }
 
-/* updated_at stays '' until the row's state moves, as for rules. */
-static error_code insert_in_op(store *st, const model_cred *cred, const char *id,
-                               const char *created_at, const char *acl, error_info *err)
+error_code store_cred_insert_in_op(store *st, const model_cred *cred, const char *id,
+                                   const char *created_at, error_info *err)
 {
-    if (cred->id[0] && store_row_check_alias(st, MODEL_KIND_CRED, id, err))
+    char *acl = NULL;
+    if (store_cred_acl_join(&cred->acl, &acl, err))
         return err->code;
     const char *args[] = {
         id, cred->uri, created_at, cred->description, cred->metadata, cred->owner_id,
         cred->error, acl, model_state_name(cred->state), "",
     };
     sqlite3_stmt *s = store_stmt(st, STMT_CRED_INSERT, err);
-    if (!s || store_bind_texts(st, s, args, 10, err))
-        return err->code;
-    error_code rc = store_exec(st, s, err);
+    error_code rc = !s ? err->code : store_bind_texts(st, s, args, 10, err);
+    if (rc == ERROR_OK)
+        rc = store_exec(st, s, err);
+    free(acl);
     if (rc == ERROR_CONFLICT)
         return error_set(err, ERROR_CONFLICT, "credential %s already exists", id);
     if (rc == ERROR_OK && has_token(cred))
         rc = put_token(st, id, cred->token, err);
     return rc;
-}
-
-error_code store_cred_insert_row(store *st, model_cred *cred, error_info *err)
-{
-    char *acl = NULL;
-    if (store_cred_acl_join(&cred->acl, &acl, err))
-        return err->code;
-    char id[MODEL_ID_MAX + 1] = ""; /* zero-filled: copied whole into the caller's row */
-    if (!cred->id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err)) {
-        free(acl);
-        return err->code;
-    }
-    char now[MODEL_TIME_MAX + 1] = "";
-    store_now(st, now);
-    const char *use_id = cred->id[0] ? cred->id : id;
-    const char *created = cred->created_at[0] ? cred->created_at : now;
-    store_op op;
-    error_code rc = store_op_begin(st, has_token(cred), &op, err);
-    if (rc == ERROR_OK)
-        rc = store_op_end(st, op, insert_in_op(st, cred, use_id, created, acl, err),
-                          err);
-    free(acl);
-    if (rc != ERROR_OK)
-        return rc;
-    if (!cred->id[0])
-        memcpy(cred->id, id, sizeof cred->id);
-    if (!cred->created_at[0])
-        memcpy(cred->created_at, now, sizeof cred->created_at);
-    return ERROR_OK;
 }
 
 error_code store_cred_confirm_in_op(store *st, const char *local_id,

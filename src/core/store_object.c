@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/ids.h"
 #include "rampart/validate.h"
 
 /* One row of `kind` from a statement over the kind's *_COLS. */
@@ -105,10 +106,45 @@ error_code store_state_counts(store *st, model_kind kind, size_t counts[MODEL_ST
     return store_row_state_counts(st, kind, counts, err ? err : &scratch);
 }
 
+/* Where a row keeps its created_at, whichever kind it is. */
+static char *created_at_of(model_object *obj)
+{
+    return obj->kind == MODEL_KIND_CRED ? obj->cred.created_at : obj->rule.created_at;
+}
+
+static error_code insert_in_op(store *st, const model_object *obj, const char *id,
+                               const char *created_at, error_info *err)
+{
+    /* A given id must not be one a local id already stands for. */
+    if (model_object_id(obj)[0] && store_row_check_alias(st, obj->kind, id, err))
+        return err->code;
+    return obj->kind == MODEL_KIND_CRED
+               ? store_cred_insert_in_op(st, &obj->cred, id, created_at, err)
+               : store_rule_insert_in_op(st, &obj->rule, id, created_at, err);
+}
+
 error_code store_insert_valid(store *st, model_object *obj, error_info *err)
 {
-    return obj->kind == MODEL_KIND_CRED ? store_cred_insert_row(st, &obj->cred, err)
-                                        : store_rule_insert_row(st, &obj->rule, err);
+    char *given_id = model_object_id_buf(obj), *given_at = created_at_of(obj);
+    char id[MODEL_ID_MAX + 1] = ""; /* zero-filled: copied whole into the caller's row */
+    if (!given_id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err))
+        return err->code;
+    char now[MODEL_TIME_MAX + 1] = "";
+    store_now(st, now);
+    const char *use_id = given_id[0] ? given_id : id;
+    const char *created = given_at[0] ? given_at : now;
+    /* A credential with its token writes two rows: a failure undoes both. */
+    bool two_writes = obj->kind == MODEL_KIND_CRED && obj->cred.token && obj->cred.token[0];
+    store_op op;
+    if (store_op_begin(st, two_writes, &op, err) ||
+        store_op_end(st, op, insert_in_op(st, obj, use_id, created, err), err))
+        return err->code;
+    /* Written back only once stored, so a failed insert can simply be retried. */
+    if (!given_id[0])
+        memcpy(given_id, id, sizeof id);
+    if (!given_at[0])
+        memcpy(given_at, now, sizeof now);
+    return ERROR_OK;
 }
 
 error_code store_insert(store *st, model_object *obj, error_info *err)

@@ -61,13 +61,9 @@ error_code store_rule_conflict(store *st, const model_rule *rule, const char *id
     return error_set(err, ERROR_CONFLICT, "rule %s already exists", id);
 }
 
-/* updated_at says when the row's state last moved: '' until it does (created_at
- * says when it was made), which keeps a bulk import's rows 20 bytes shorter. */
-static error_code insert_in_op(store *st, const model_rule *rule, const char *id,
-                               const char *created_at, error_info *err)
+error_code store_rule_insert_in_op(store *st, const model_rule *rule, const char *id,
+                                   const char *created_at, error_info *err)
 {
-    if (rule->id[0] && store_row_check_alias(st, MODEL_KIND_RULE, id, err))
-        return err->code;
     const char *args[] = {
         id, rule->uri, created_at, rule->description, rule->metadata, rule->cidr,
         rule->policy_id, rule->policy_uri, rule->error, model_action_name(rule->action),
@@ -78,29 +74,6 @@ static error_code insert_in_op(store *st, const model_rule *rule, const char *id
         return err->code;
     error_code rc = store_exec(st, s, err);
     return rc == ERROR_CONFLICT ? store_rule_conflict(st, rule, id, err) : rc;
-}
-
-error_code store_rule_insert_row(store *st, model_rule *rule, error_info *err)
-{
-    char id[MODEL_ID_MAX + 1] = ""; /* zero-filled: copied whole into the caller's row */
-    if (!rule->id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err))
-        return err->code;
-    char now[MODEL_TIME_MAX + 1] = "";
-    store_now(st, now);
-    const char *use_id = rule->id[0] ? rule->id : id;
-    const char *created = rule->created_at[0] ? rule->created_at : now;
-    store_op op;
-    if (store_op_begin(st, false, &op, err))
-        return err->code;
-    error_code rc = insert_in_op(st, rule, use_id, created, err);
-    if (store_op_end(st, op, rc, err))
-        return err->code;
-    /* Written back only once stored, so a failed insert can simply be retried. */
-    if (!rule->id[0])
-        memcpy(rule->id, id, sizeof rule->id);
-    if (!rule->created_at[0])
-        memcpy(rule->created_at, now, sizeof rule->created_at);
-    return ERROR_OK;
 }
 
 /* Run a bound single-row query over STORE_RULE_COLS; *found tells if it matched. */

@@ -394,27 +394,18 @@ const char *store_sql_staging(void)
 
 #define LIKE3 " LIKE ?3 ESCAPE '\\'"
 
+/* One row per kind: its columns, its text filter over ?3 and its statements. */
+#define KIND_SQL(k, cols, filter, P) \
+    [k] = {cols, filter, STMT_##P##_RESOLVE, STMT_##P##_GET, STMT_##P##_SET_STATE, \
+           STMT_##P##_DELETE, STMT_##P##_STATE_COUNTS}
+
 static const store_kind_info kinds[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_RULE] = {
-        .cols = STORE_RULE_COLS,
-        .filter_sql = "(id" LIKE3 " OR cidr" LIKE3 " OR description" LIKE3
-                      " OR policy_id" LIKE3 ")",
-        .resolve = STMT_RULE_RESOLVE,
-        .get = STMT_RULE_GET,
-        .set_state = STMT_RULE_SET_STATE,
-        .remove = STMT_RULE_DELETE,
-        .state_counts = STMT_RULE_STATE_COUNTS,
-    },
-    [MODEL_KIND_CRED] = {
-        .cols = STORE_CRED_COLS,
-        .filter_sql = "(id" LIKE3 " OR description" LIKE3 " OR owner_id" LIKE3
-                      " OR acl" LIKE3 ")",
-        .resolve = STMT_CRED_RESOLVE,
-        .get = STMT_CRED_GET,
-        .set_state = STMT_CRED_SET_STATE,
-        .remove = STMT_CRED_DELETE,
-        .state_counts = STMT_CRED_STATE_COUNTS,
-    },
+    KIND_SQL(MODEL_KIND_RULE, STORE_RULE_COLS,
+             "(id" LIKE3 " OR cidr" LIKE3 " OR description" LIKE3 " OR policy_id" LIKE3 ")",
+             RULE),
+    KIND_SQL(MODEL_KIND_CRED, STORE_CRED_COLS,
+             "(id" LIKE3 " OR description" LIKE3 " OR owner_id" LIKE3 " OR acl" LIKE3 ")",
+             CRED),
 };
 
 const store_kind_info *store_kind_get(model_kind kind)
