@@ -299,7 +299,7 @@ static void push_create(engine *e, const model_object *row)
     } else {
         char why[128];
         snprintf(why, sizeof why, "metadata too long to carry the creation marker (at "
-                 "most %d bytes)", SYNC_USER_METADATA_MAX);
+                 "most %d bytes)", MODEL_CRED_USER_METADATA_MAX);
         create_refused(e, &j, NULL, why);
     }
     model_object_clear(&j.out);

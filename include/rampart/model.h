@@ -27,6 +27,10 @@
 #define MODEL_CIDR_MAX 64         /* longest IPv6 text form + "/128" fits */
 #define MODEL_ACL_RULE_MAX 1024   /* bytes of one ACL rule */
 #define MODEL_ERROR_MAX 512       /* last server message kept on a row */
+/* A credential's metadata as its user may write it: the sync sends it with a
+ * creation marker line after it (sync.h, SYNC_MARKER_KEY), and the API's limit is
+ * for both together. */
+#define MODEL_CRED_USER_METADATA_MAX (MODEL_METADATA_MAX - 64)
 
 typedef enum model_action {
     MODEL_ACTION_ALLOW,

@@ -134,10 +134,9 @@ sync_failure_kind sync_outcome_failure(sync_outcome outcome);
  * a later listing: the metadata sent is the user's metadata followed by a last line
  * "rampart-create=<local id>" (just that line when the user's metadata is empty).
  * Pulled metadata has the marker line stripped before it is cached, so people see
- * their own metadata. The user's metadata is limited to SYNC_USER_METADATA_MAX.
+ * their own metadata. The user's metadata is limited to MODEL_CRED_USER_METADATA_MAX.
  */
 #define SYNC_MARKER_KEY "rampart-create="
-#define SYNC_USER_METADATA_MAX (MODEL_METADATA_MAX - 64)
 
 typedef enum sync_phase {
     SYNC_PHASE_PUSH,

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli_object.h"
-#include "rampart/sync.h"
 #include "rampart/validate.h"
 
 /* ---- create ---- */
@@ -19,15 +18,12 @@
 static error_code fill_cred(model_cred *cred, const char *desc, const char *meta,
                             const char *owner, const cli_list *acl, error_info *err)
 {
-    if (validate_description(desc, err) != ERROR_OK || validate_metadata(meta, err) != ERROR_OK)
+    const kind_field *meta_field = kind_field_by_name(MODEL_KIND_CRED, "metadata");
+    if (validate_description(desc, err) != ERROR_OK ||
+        meta_field->check(meta, NULL, 0, err) != ERROR_OK)
         return ERROR_INVALID;
     if (owner && validate_owner_id(owner, err) != ERROR_OK)
         return ERROR_INVALID;
-    if (strlen(meta) > SYNC_USER_METADATA_MAX)
-        return error_set(err, ERROR_INVALID,
-                         "metadata is %zu bytes; a credential's limit is %d (rampart keeps "
-                         "the rest of the API's 4096 for its creation marker)",
-                         strlen(meta), SYNC_USER_METADATA_MAX);
     model_copy_text(cred->description, sizeof cred->description, desc);
     model_copy_text(cred->metadata, sizeof cred->metadata, meta);
     model_copy_text(cred->owner_id, sizeof cred->owner_id, owner ? owner : "");

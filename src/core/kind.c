@@ -41,6 +41,23 @@ static error_code check_metadata(const char *text, char *canon, size_t canon_siz
     return validate_metadata(text, err);
 }
 
+/* What a user may write: the sync keeps the rest of the API's limit for its
+ * creation marker, and says so now rather than the sync failing later. The store
+ * does not apply it: a credential created elsewhere may use all 4,096 bytes. */
+static error_code check_cred_metadata(const char *text, char *canon, size_t canon_size,
+                                      error_info *err)
+{
+    if (check_metadata(text, canon, canon_size, err))
+        return err->code;
+    size_t len = text ? strlen(text) : 0;
+    if (len > MODEL_CRED_USER_METADATA_MAX)
+        return error_set(err, ERROR_INVALID,
+                         "metadata is %zu bytes; a credential's limit is %d (rampart keeps "
+                         "the rest of the API's %d for its creation marker)",
+                         len, MODEL_CRED_USER_METADATA_MAX, MODEL_METADATA_MAX);
+    return ERROR_OK;
+}
+
 static error_code check_owner(const char *text, char *canon, size_t canon_size,
                               error_info *err)
 {
@@ -70,7 +87,7 @@ static const kind_field cred_fields[] = {
     CRED_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
     {"acl", KIND_FIELD_ACL, offsetof(model_cred, acl), 0, KIND_FIELD_CREATE | KIND_FIELD_EDIT,
      NULL},
-    CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata),
+    CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_cred_metadata),
     CRED_TEXT(owner_id, KIND_FIELD_CREATE, check_owner),
 };
 

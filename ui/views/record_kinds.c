@@ -4,10 +4,7 @@
  * tables; the code over this data is in ui/views/record.c, ui/views/view_records.c,
  * ui/views/view_pending.c, ui/views/form_records.c and ui/app/actions.c.
  */
-#include <string.h>
 
-#include "rampart/sync.h"
-#include "rampart/validate.h"
 #include "ui_record.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -74,25 +71,11 @@ static const ui_record_line cred_details[] = {
     {"uri", "uri"},
 };
 
-/* The sync keeps part of a credential's metadata for its creation marker
- * (sync.h): the form says so at once rather than the sync failing later. */
-static error_code check_cred_metadata(const char *text, error_info *err)
-{
-    if (validate_metadata(text, err) != ERROR_OK)
-        return ERROR_INVALID;
-    if (strlen(text) > SYNC_USER_METADATA_MAX)
-        return error_set(err, ERROR_INVALID,
-                         "metadata is %zu bytes; a credential's limit is %d (rampart keeps "
-                         "the rest for its creation marker)",
-                         strlen(text), SYNC_USER_METADATA_MAX);
-    return ERROR_OK;
-}
-
 static const ui_record_input cred_inputs[] = {
     {MODEL_KIND_CRED, "description", "Description", NULL, 0, NULL, false},
     {MODEL_KIND_CRED, "acl", "ACL rules", NULL, 0, NULL, false},
-    {MODEL_KIND_CRED, "metadata", "Metadata", NULL, SYNC_USER_METADATA_MAX,
-     check_cred_metadata, false},
+    {MODEL_KIND_CRED, "metadata", "Metadata", NULL, MODEL_CRED_USER_METADATA_MAX, NULL,
+     false},
     {MODEL_KIND_CRED, "owner_id", "Owner", NULL, 0, NULL, false},
 };
 
