@@ -22,7 +22,9 @@ static const cli_command sync_command = {
     "  --rate N      request budget per minute (default: RAMPART_RATE or 120, the\n"
     "                production limit; 0: unpaced)\n"
     "  --verbose     a line per request settled\n"
-    "  --json        print the report as JSON\n"
+    "  --json        print the report as JSON (counts, then \"failure\" and\n"
+    "                \"row_failure\": null or {kind, http_status, error_code, msg,\n"
+    "                operation_id, retry_after_s, object_kind, object_id})\n"
     "Exit status: 0 when everything converged, 4 when rows are still pending or\n"
     "failed (see 'rampart plan'), 2 when the API key was refused.\n",
     0, 0};
