@@ -151,7 +151,7 @@ static error_code cred_decode(const char *json, size_t len, model_object *out,
  * kind's functions above (fn_label, fn_validate, …). */
 #define KIND(k, noun, plural, command, prefix, api, table, token, fields, fn)          \
     [k] = {k, noun, plural, command, prefix, api, "/" api, table, token, fields,       \
-           sizeof fields / sizeof fields[0], fn##_label, fn##_validate, fn##_encode,   \
+           sizeof(fields) / sizeof((fields)[0]), fn##_label, fn##_validate, fn##_encode, \
            fn##_create_body, fn##_decode}
 
 static const kind_desc kinds[MODEL_KIND_COUNT] = {
