@@ -103,6 +103,9 @@ static sync_failure_kind stop_failure(engine_stop why, const sync_result *res)
 }
 
 static void vstop(engine *e, engine_stop why, const engine_target *t, const sync_result *res,
+                  const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void vstop(engine *e, engine_stop why, const engine_target *t, const sync_result *res,
                   const char *fmt, va_list ap)
 {
     if (e->stop != ENGINE_GO)
