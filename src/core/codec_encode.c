@@ -5,6 +5,8 @@
  */
 #include "codec_internal.h"
 
+#include "rampart/utf8.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,16 +20,17 @@ static char *utf8_repair(const char *text)
         return NULL;
     size_t o = 0;
     for (size_t i = 0; i < len;) {
-        size_t n = codec_utf8_len(s + i, len - i);
-        if (n == 0) {
+        uint32_t cp;
+        int n = utf8_decode((const char *)s + i, len - i, &cp);
+        if (n <= 0) {
             memcpy(out + o, "\xEF\xBF\xBD", 3);
             o += 3;
             i++;
             continue;
         }
-        memcpy(out + o, s + i, n);
-        o += n;
-        i += n;
+        memcpy(out + o, s + i, (size_t)n);
+        o += (size_t)n;
+        i += (size_t)n;
     }
     out[o] = '\0';
     return out;

@@ -11,6 +11,8 @@
  */
 #include "codec_internal.h"
 
+#include "rampart/utf8.h"
+
 #include <stddef.h>
 #include <string.h>
 
@@ -75,38 +77,6 @@ typedef struct fast_rule {
     value state;
 } fast_rule;
 
-size_t codec_utf8_len(const unsigned char *s, size_t avail)
-{
-    static const unsigned min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
-    unsigned c = s[0];
-    size_t n;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-        cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n > avail)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3Fu);
-    }
-    if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 static void skip_space(cursor *c)
 {
     while (c->p < c->end &&
@@ -133,8 +103,9 @@ static bool scan_string(cursor *c, value *out)
         }
         if (ch == '\\' || ch < 0x20)
             return false;
-        size_t n = ch < 0x80 ? 1 : codec_utf8_len(c->p, (size_t)(c->end - c->p));
-        if (n == 0)
+        uint32_t cp;
+        int n = ch < 0x80 ? 1 : utf8_decode((const char *)c->p, (size_t)(c->end - c->p), &cp);
+        if (n <= 0)
             return false;
         c->p += n;
     }

@@ -38,12 +38,6 @@ error_code codec_load(const char *json, size_t len, json_t **out, error_info *er
 error_code codec_rule_from_json(const json_t *value, model_rule *out, error_info *err);
 
 /*
- * Length of the valid UTF-8 sequence at `s` (at most `avail` bytes), 0 when it is
- * not one: overlong, surrogate, above U+10FFFF or cut short.
- */
-size_t codec_utf8_len(const unsigned char *s, size_t avail);
-
-/*
  * The common shape of a rule object, read without jansson. On true `out` holds the
  * rule exactly as codec_rule_from_json would decode it and `*end` is the offset
  * just past its closing brace. False means "not handled here", never "invalid":
