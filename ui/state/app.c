@@ -46,6 +46,7 @@ error_code ui_state_new(const ui_options *opt, int width, int height, bool ascii
     app->opt = opt;
     app->st = opt->st;
     app->wake[0] = app->wake[1] = -1;
+    app->raw.wipe = true; /* an OSC 52 copy holds a token */
     pthread_mutex_init(&app->lock, NULL);
     app->log.lines = calloc(UI_LOG_LINES, sizeof *app->log.lines);
     app->queue = calloc(UI_QUEUE_MAX, sizeof *app->queue);

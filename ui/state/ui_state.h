@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "../widgets/ui_line.h"
+#include "rampart/buf.h"
 #include "rampart/agent.h"
 #include "rampart/ui_app.h"
 #include "rampart/ui_table.h"
@@ -102,12 +103,6 @@ typedef struct ui_overlay {
     void *self;
 } ui_overlay;
 
-/* Bytes queued for the terminal (ui_app_raw); heap, wiped when cleared. */
-typedef struct ui_raw_queue {
-    char *bytes;
-    size_t len;
-} ui_raw_queue;
-
 /* What the loop does with an event from another thread (ui_app_drain). */
 typedef void (*ui_event_fn)(ui_app *app, const ui_event *ev);
 
@@ -126,7 +121,7 @@ struct ui_app {
     char status[512];
     bool status_error;
     ui_log_ring log;
-    ui_raw_queue raw;
+    buf_t raw; /* bytes queued for the terminal (ui_app_raw): a wiping buffer */
     ui_sync *sync;               /* made and freed by the loop */
     char sync_text[160];         /* the header's sync state, set before each frame */
     agent *agent;
@@ -214,8 +209,5 @@ bool ui_app_text_cursor(const ui_app *app, int *y, int *x);
  * blocks); the pipe that wakes the loop when one is posted. */
 void ui_app_drain(ui_app *app);
 int ui_app_wake_fd(const ui_app *app);
-
-/* Wipe and free the queued bytes; NULL is a no-op. */
-void ui_raw_queue_wipe(ui_raw_queue *q);
 
 #endif
