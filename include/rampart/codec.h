@@ -93,6 +93,32 @@ error_code codec_cred_decode(const char *json, size_t len, model_cred *out,
 error_code codec_page_decode(model_kind kind, const char *json, size_t len, codec_page *out,
                              error_info *err);
 
+/*
+ * A PATCH body of `kind` (an edit of an existing object): a JSON object whose
+ * members are fields the kind lets change after creation (KIND_FIELD_EDIT in
+ * kind.h: a rule's cidr, description, metadata; a credential's description, acl,
+ * metadata). Each one present is decoded into `out` (initialised to `kind` by the
+ * call) with the types and limits of the create body, and its bit (kind_field_bit)
+ * set in *fields_present. A null value counts as absent, as in the other decoders.
+ * Values are not validated (the store's gate does that on the merged row).
+ * Refused, with the member named and what the kind may change:
+ * - ERROR_FORMAT: what every decoder refuses (bad JSON, a wrong type, an over-long
+ *   string, duplicate keys, not an object);
+ * - ERROR_INVALID: a member that never changes, whatever its value (a create field
+ *   without KIND_FIELD_EDIT: ip_policy_id, action, owner_id; what the remote
+ *   assigns: id, uri, created_at; the replies' own ip_policy and token):
+ *   "action: cannot be changed; a rule may change cidr, description, metadata";
+ *   a member the kind does not have ("colour: unknown field; …"): an edit that
+ *   silently dropped part of itself would look applied; and a body that changes
+ *   nothing (empty, {}, or only nulls).
+ * Member names in messages are cut to 40 bytes, control characters shown as '?'.
+ * On failure `out` is left cleared and *fields_present 0; on success the caller
+ * releases `out` with model_object_clear.
+ */
+error_code codec_patch_decode(model_kind kind, const char *json, size_t len,
+                              model_object *out, unsigned *fields_present,
+                              error_info *err);
+
 /* Release the items (wiping tokens) and zero the page. NULL is a no-op. */
 void codec_page_free(codec_page *page);
 

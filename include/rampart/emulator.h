@@ -4,9 +4,10 @@
  * kept in its own SQLite file through the store module.
  *
  * Contract:
- * - Routes: POST/GET /ip_policy_rules, GET/DELETE /ip_policy_rules/{id}, and the
- *   same for /credentials. Success: POST 201 with the object, GET 200, DELETE 204
- *   with an empty body (404 when already gone).
+ * - Routes: POST/GET /ip_policy_rules, GET/PATCH/DELETE /ip_policy_rules/{id}, and
+ *   the same for /credentials. Success: POST 201 with the object, GET 200, PATCH
+ *   200 with the whole object, DELETE 204 with an empty body (404 when already
+ *   gone).
  * - Every request first passes the gate: `Authorization: Bearer <key>` compared in
  *   constant time (else 401, before anything else, even an unknown path), then the
  *   version header (its name is configurable; missing: 400 unless accepted; a
@@ -23,7 +24,18 @@
  *   fields ignored, as the codec does) and validated with the client's rules (the
  *   kind's validate, rampart/kind.h: 400 with the same messages); the same CIDR
  *   twice in one policy is a 400 naming the existing rule. Every route is one piece
- *   of code over the kind. Without owner_id a credential belongs to
+ *   of code over the kind.
+ * - PATCH (an edit in place): the body may hold the fields the kind lets change
+ *   (KIND_FIELD_EDIT, rampart/kind.h: a rule's cidr, description, metadata; a
+ *   credential's description, acl, metadata), decoded by codec_patch_decode. Any
+ *   other member (action, ip_policy_id or ip_policy, owner_id, token, id, uri,
+ *   created_at, or one the kind does not have) is a 400 naming it, and so is a body
+ *   that changes nothing (none, {}, only nulls); bad JSON or a wrong type is 400
+ *   ERR_INVALID_BODY. The merged object is checked as a create is (the same
+ *   messages, the "did you mean" of a CIDR; a CIDR another rule of the policy holds
+ *   is a 400 naming that rule), then stored with store_update: the id, and so the
+ *   place in list order, never changes. The reply is the whole object, a
+ *   credential's token null; 404 for an unknown id. Without owner_id a credential belongs to
  *   EMULATOR_OWNER_ID (the key's owner, an admin: any other owner is accepted).
  * - Errors: {"error_code","status_code","msg","details":{"operation_id"}} plus the
  *   header "Operation-Id". Codes: ERR_UNAUTHORIZED 401, ERR_VERSION 400,
@@ -40,9 +52,9 @@
  *   SPEC   := ENTRY [ "," ENTRY ]...
  *   ENTRY  := OP ":" KIND "@" SELECT [ ":retry-after=" SECONDS ]
  *   OP     := create_rule | create_cred | delete_rule | delete_cred | list_rules |
- *             list_creds | get_rule | get_cred | any
- *   KIND   := drop | reset | truncate   the operation is done (a create is
- *                                       committed), then the reply is lost: closed
+ *             list_creds | get_rule | get_cred | patch_rule | patch_cred | any
+ *   KIND   := drop | reset | truncate   the operation is done (a create or an edit
+ *                                       is committed), then the reply is lost: closed
  *                                       without a byte / TCP reset / half the body
  *                                       of the announced Content-Length
  *           | delay=MS                  done, then replied MS (1..60000) ms late
@@ -81,6 +93,8 @@ typedef enum emulator_op {
     EMULATOR_OP_LIST_CREDS,
     EMULATOR_OP_GET_RULE,
     EMULATOR_OP_GET_CRED,
+    EMULATOR_OP_PATCH_RULE,
+    EMULATOR_OP_PATCH_CRED,
     EMULATOR_OP_ANY,      /* in a fault: every operation */
     EMULATOR_OP_COUNT
 } emulator_op;

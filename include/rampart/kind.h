@@ -91,6 +91,21 @@ const char *kind_label(const model_object *obj);
 /* A field of `kind` by its name, NULL when the kind has none. */
 const kind_field *kind_field_by_name(model_kind kind, const char *name);
 
+/*
+ * A set of one kind's fields, as a bit mask: bit i stands for the descriptor's
+ * fields[i]. What a PATCH body held (codec_patch_decode) and what an edit changes
+ * (store_update) are such sets, so both speak of fields by the descriptor alone.
+ * kind_field_bit: the bit of `f`, which must be one of `kind`'s fields.
+ * kind_field_set: the fields that carry every flag of `flags` (KIND_FIELD_EDIT:
+ * what may change after creation).
+ */
+unsigned kind_field_bit(model_kind kind, const kind_field *f);
+unsigned kind_field_set(model_kind kind, unsigned flags);
+
+/* The names of the fields in `set`, in descriptor order, joined by ", " into
+ * `buf` (cut to fit `size`), for messages: "cidr, description, metadata". */
+const char *kind_field_names(model_kind kind, unsigned set, char *buf, size_t size);
+
 /* Where field `f` of obj's kind lives in the object (f must be one of that kind's
  * fields): a char buffer, a model_action or a model_acl by f->type. */
 const void *kind_field_at(const model_object *obj, const kind_field *f);

@@ -164,6 +164,30 @@ error_code store_state_counts(store *st, model_kind kind, size_t counts[MODEL_ST
  */
 error_code store_insert(store *st, model_object *obj, error_info *err);
 
+/*
+ * Edit a row in place. `fields` is a set of obj->kind's fields (kind_field_bit),
+ * each one the kind lets change after creation (KIND_FIELD_EDIT: a rule's cidr,
+ * description, metadata; a credential's description, acl, metadata); they take
+ * their values from `obj`, whose id (or local alias) names the row, and its other
+ * fields are not read. In one transaction the stored row is read, the given fields
+ * replaced, and the whole merged row passes store_insert's gate
+ * (kind_validate_row: a CIDR canonicalised, the same messages) before it is
+ * written. Everything else stays: id and aliases, created_at, uri, a rule's policy
+ * and action, a credential's owner and token, and so the row's place in id order.
+ * The sync state, the error text and the create bookkeeping are not changed
+ * either: this is an edit as the reference server (serve-api PATCH) applies it.
+ * The client-side edit (queued for a sync, with the base it was made on and its
+ * conflicts with the remote) is a later step and will not be this call alone.
+ * On success `obj` holds the whole row as stored (as store_get reads it: no token).
+ * ERROR_NOT_FOUND: no such row. ERROR_INVALID: `fields` is empty or holds a field
+ * that never changes (the message names it), or the gate refused the merged row
+ * (its message: "cidr: host bits set: did you mean 10.0.0.0/8?"). ERROR_CONFLICT:
+ * a rule's new cidr is held by another live rule of its policy; the message names
+ * that rule as store_insert's does ("policy ipp_… already has a rule for
+ * 10.0.0.0/8 (ipr_…)"). On failure the row and `obj` are unchanged.
+ */
+error_code store_update(store *st, model_object *obj, unsigned fields, error_info *err);
+
 /* Fetch a row of `kind` by id or local alias into `out` (which holds no heap
  * before; release with model_object_clear). Tokens are not filled.
  * ERROR_NOT_FOUND when neither. */

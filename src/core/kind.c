@@ -193,6 +193,38 @@ const kind_field *kind_field_by_name(model_kind kind, const char *name)
     return NULL;
 }
 
+unsigned kind_field_bit(model_kind kind, const kind_field *f)
+{
+    return 1u << (unsigned)(f - kind_get(kind)->fields);
+}
+
+unsigned kind_field_set(model_kind kind, unsigned flags)
+{
+    const kind_desc *d = kind_get(kind);
+    unsigned set = 0;
+    for (size_t i = 0; i < d->field_count; i++) {
+        if ((d->fields[i].flags & flags) == flags)
+            set |= 1u << i;
+    }
+    return set;
+}
+
+const char *kind_field_names(model_kind kind, unsigned set, char *buf, size_t size)
+{
+    const kind_desc *d = kind_get(kind);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < d->field_count && used + 1 < size; i++) {
+        if (!(set & (1u << i)))
+            continue;
+        int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", d->fields[i].name);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    return buf;
+}
+
 /* ---- values by name ------------------------------------------------------ */
 
 const void *kind_field_at(const model_object *obj, const kind_field *f)

@@ -36,6 +36,7 @@ typedef enum store_stmt_id {
     STMT_RULE_DELETE,
     STMT_RULE_STATE_COUNTS,
     STMT_RULE_CONFIRM,
+    STMT_RULE_UPDATE,
     STMT_CRED_RESOLVE,
     STMT_CRED_GET,
     STMT_CRED_INSERT,
@@ -43,6 +44,7 @@ typedef enum store_stmt_id {
     STMT_CRED_DELETE,
     STMT_CRED_STATE_COUNTS,
     STMT_CRED_CONFIRM,
+    STMT_CRED_UPDATE,
     STMT_TOKEN_PUT,
     STMT_TOKEN_GET,
     /* lookups (store_lookup.c) */
@@ -136,6 +138,9 @@ typedef struct store_kind_info {
     store_stmt_id set_state;
     store_stmt_id remove;
     store_stmt_id state_counts;
+    /* store_update: every editable column of the row :id, each bound by its
+     * field's name (":cidr", ":acl"), so the descriptor alone says what is bound */
+    store_stmt_id update;
 } store_kind_info;
 
 const store_kind_info *store_kind_get(model_kind kind);

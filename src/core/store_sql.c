@@ -193,6 +193,9 @@ static const char *const statements[STMT_COUNT] = {
                           KEEP("created_at", "?4") ", " KEEP("policy_uri", "?5") ","
                           " state = 'synced', error = '', attempts = 0, updated_at = ?6"
                           " WHERE id = ?1",
+    /* An edit (store_update): named parameters are the kind's editable fields. */
+    [STMT_RULE_UPDATE] = "UPDATE rules SET cidr = :cidr, description = :description,"
+                         " metadata = :metadata WHERE id = :id",
 
     [STMT_CRED_RESOLVE] = "SELECT id, state FROM credentials WHERE id = " RESOLVED_ID,
     [STMT_CRED_GET] = "SELECT " STORE_CRED_COLS " FROM credentials WHERE id = " RESOLVED_ID,
@@ -207,6 +210,8 @@ static const char *const statements[STMT_COUNT] = {
                           KEEP("created_at", "?4") ","
                           " state = 'synced', error = '', attempts = 0, updated_at = ?5"
                           " WHERE id = ?1",
+    [STMT_CRED_UPDATE] = "UPDATE credentials SET description = :description, acl = :acl,"
+                         " metadata = :metadata WHERE id = :id",
     [STMT_TOKEN_PUT] = "INSERT OR REPLACE INTO tokens (cred_id, token) VALUES (?1, ?2)",
     /* One indexed query: no credential row -> no result; no token -> NULL. */
     [STMT_POLICY_IDS] = "SELECT min(policy_id) FROM rules WHERE policy_id > ?1",
@@ -397,7 +402,7 @@ const char *store_sql_staging(void)
 /* One row per kind: its columns, its text filter over ?3 and its statements. */
 #define KIND_SQL(k, cols, filter, P) \
     [k] = {cols, filter, STMT_##P##_RESOLVE, STMT_##P##_GET, STMT_##P##_SET_STATE, \
-           STMT_##P##_DELETE, STMT_##P##_STATE_COUNTS}
+           STMT_##P##_DELETE, STMT_##P##_STATE_COUNTS, STMT_##P##_UPDATE}
 
 static const store_kind_info kinds[MODEL_KIND_COUNT] = {
     KIND_SQL(MODEL_KIND_RULE, STORE_RULE_COLS,

@@ -119,6 +119,8 @@ static const op_route ops[EMULATOR_OP_ANY] = {
     [EMULATOR_OP_LIST_CREDS] = {EMULATOR_OP_LIST_CREDS, MODEL_KIND_CRED, emu_list},
     [EMULATOR_OP_GET_RULE] = {EMULATOR_OP_GET_RULE, MODEL_KIND_RULE, emu_get},
     [EMULATOR_OP_GET_CRED] = {EMULATOR_OP_GET_CRED, MODEL_KIND_CRED, emu_get},
+    [EMULATOR_OP_PATCH_RULE] = {EMULATOR_OP_PATCH_RULE, MODEL_KIND_RULE, emu_patch},
+    [EMULATOR_OP_PATCH_CRED] = {EMULATOR_OP_PATCH_CRED, MODEL_KIND_CRED, emu_patch},
 };
 
 static void on_route(void *ctx, const http_request *req, http_response *resp);
@@ -127,10 +129,12 @@ static const http_route routes[] = {
     {"POST", "/ip_policy_rules", on_route, &ops[EMULATOR_OP_CREATE_RULE]},
     {"GET", "/ip_policy_rules", on_route, &ops[EMULATOR_OP_LIST_RULES]},
     {"GET", "/ip_policy_rules/{id}", on_route, &ops[EMULATOR_OP_GET_RULE]},
+    {"PATCH", "/ip_policy_rules/{id}", on_route, &ops[EMULATOR_OP_PATCH_RULE]},
     {"DELETE", "/ip_policy_rules/{id}", on_route, &ops[EMULATOR_OP_DELETE_RULE]},
     {"POST", "/credentials", on_route, &ops[EMULATOR_OP_CREATE_CRED]},
     {"GET", "/credentials", on_route, &ops[EMULATOR_OP_LIST_CREDS]},
     {"GET", "/credentials/{id}", on_route, &ops[EMULATOR_OP_GET_CRED]},
+    {"PATCH", "/credentials/{id}", on_route, &ops[EMULATOR_OP_PATCH_CRED]},
     {"DELETE", "/credentials/{id}", on_route, &ops[EMULATOR_OP_DELETE_CRED]},
 };
 

@@ -17,6 +17,7 @@ static const char *const op_names[EMULATOR_OP_COUNT] = {
     [EMULATOR_OP_DELETE_RULE] = "delete_rule", [EMULATOR_OP_DELETE_CRED] = "delete_cred",
     [EMULATOR_OP_LIST_RULES] = "list_rules",   [EMULATOR_OP_LIST_CREDS] = "list_creds",
     [EMULATOR_OP_GET_RULE] = "get_rule",       [EMULATOR_OP_GET_CRED] = "get_cred",
+    [EMULATOR_OP_PATCH_RULE] = "patch_rule",   [EMULATOR_OP_PATCH_CRED] = "patch_cred",
     [EMULATOR_OP_ANY] = "any",
 };
 
@@ -95,7 +96,8 @@ static bool parse_op(const char *text, emulator_fault *f, char *why, size_t size
         }
     }
     snprintf(why, size, "unknown operation '%.32s' (create_rule, create_cred, delete_rule, "
-             "delete_cred, list_rules, list_creds, get_rule, get_cred, any)", text);
+             "delete_cred, list_rules, list_creds, get_rule, get_cred, patch_rule, "
+             "patch_cred, any)", text);
     return false;
 }
 

@@ -1,6 +1,6 @@
 /*
  * emulator internals shared by emulator.c (lifecycle, gate, routes, faults),
- * emulator_ops.c (create/get/delete) and emulator_list.c (pages). Not part of the
+ * emulator_ops.c (create/get/patch/delete) and emulator_list.c (pages). Not part of the
  * public contract (see rampart/emulator.h).
  */
 #ifndef RAMPART_EMULATOR_INTERNAL_H
@@ -61,6 +61,10 @@ typedef void (*emu_op_fn)(emulator *em, model_kind kind, const http_request *req
 void emu_create(emulator *em, model_kind kind, const http_request *req, http_response *resp);
 /* GET <collection>/{id}: 200 with the object (token null); 404 for an unknown id. */
 void emu_get(emulator *em, model_kind kind, const http_request *req, http_response *resp);
+/* PATCH <collection>/{id}: an edit in place (rampart/emulator.h), 200 with the whole
+ * object (token null); 400 for a field that never changes, an unknown or bad
+ * field, nothing to change, or a CIDR the policy holds; 404 for an unknown id. */
+void emu_patch(emulator *em, model_kind kind, const http_request *req, http_response *resp);
 /* DELETE <collection>/{id}: 204 with no body; 404 for an unknown id. */
 void emu_delete(emulator *em, model_kind kind, const http_request *req, http_response *resp);
 /* GET <collection>: a list page (emulator_list.c); 400 for a bad query. */

@@ -1,13 +1,15 @@
-/* emulator: create, get and delete, one piece of code for every kind (the kind's
- * descriptor says what differs). The store does the keeping (no SQL here); the
- * codec, through the descriptor, reads and writes the JSON. What is a credential's
- * own is here too, in one place each: its token and its default owner. */
+/* emulator: create, get, edit and delete, one piece of code for every kind (the
+ * kind's descriptor says what differs, and which fields an edit may change). The
+ * store does the keeping (no SQL here); the codec reads and writes the JSON. What
+ * is a credential's own is here too, in one place each: its token and its default
+ * owner. */
 #include "emulator_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/codec.h"
 #include "rampart/serve_list.h"
 #include "rampart/validate.h"
 
@@ -112,7 +114,7 @@ void emu_create(emulator *em, model_kind kind, const http_request *req, http_res
     model_object_clear(&obj);
 }
 
-/* ---- get / delete ---- */
+/* ---- get / edit / delete ---- */
 
 /* The path's {id} when it has the kind's shape; NULL after the 404 reply. */
 static const char *path_id(model_kind kind, const http_request *req, http_response *resp)
@@ -134,6 +136,14 @@ static void store_failed(http_response *resp, model_kind kind, const char *id,
         emu_store_error(resp, e);
 }
 
+/* A stored row as a 200 (its uris as served from this base). The store never
+ * fills a token, so a credential's is null. */
+static void reply_row(emulator *em, model_object *obj, http_response *resp)
+{
+    serve_list_uris(em->base_url, obj);
+    emu_reply(resp, 200, kind_get(obj->kind)->encode(obj, 0));
+}
+
 void emu_get(emulator *em, model_kind kind, const http_request *req, http_response *resp)
 {
     const char *id = path_id(kind, req, resp);
@@ -143,14 +153,49 @@ void emu_get(emulator *em, model_kind kind, const http_request *req, http_respon
     model_object_init(&obj, kind);
     error_info e = {0};
     pthread_mutex_lock(&em->lock);
-    error_code rc = store_get(em->st, kind, id, &obj, &e); /* never fills a token */
+    error_code rc = store_get(em->st, kind, id, &obj, &e);
     pthread_mutex_unlock(&em->lock);
-    if (rc != ERROR_OK) {
+    if (rc != ERROR_OK)
         store_failed(resp, kind, id, &e);
-    } else {
-        serve_list_uris(em->base_url, &obj);
-        emu_reply(resp, 200, kind_get(kind)->encode(&obj, 0));
+    else
+        reply_row(em, &obj, resp);
+    model_object_clear(&obj);
+}
+
+/* A PATCH body the codec refused: bad JSON or a wrong type is the body's fault,
+ * like a create's; a field that never changes, an unknown one or nothing to
+ * change is refused as a create's bad field is. */
+static void body_refused(http_response *resp, const error_info *e)
+{
+    if (e->code == ERROR_FORMAT)
+        emu_error(resp, 400, "ERR_INVALID_BODY", "%s", e->msg);
+    else
+        emu_store_error(resp, e); /* ERROR_INVALID: 400 ERR_VALIDATION; no memory: 500 */
+}
+
+void emu_patch(emulator *em, model_kind kind, const http_request *req, http_response *resp)
+{
+    const char *id = path_id(kind, req, resp);
+    if (!id)
+        return;
+    model_object obj;
+    unsigned fields;
+    error_info e = {0};
+    if (codec_patch_decode(kind, body_of(req), req->body_len, &obj, &fields, &e) != ERROR_OK) {
+        body_refused(resp, &e);
+        model_object_clear(&obj);
+        return;
     }
+    snprintf(model_object_id_buf(&obj), MODEL_ID_MAX + 1, "%s", id);
+    /* The store checks the merged row as it checks a create (the same messages)
+     * and keeps the id: the row stays where it was in list order. */
+    pthread_mutex_lock(&em->lock);
+    error_code rc = store_update(em->st, &obj, fields, &e);
+    pthread_mutex_unlock(&em->lock);
+    if (rc != ERROR_OK)
+        store_failed(resp, kind, id, &e);
+    else
+        reply_row(em, &obj, resp);
     model_object_clear(&obj);
 }
 

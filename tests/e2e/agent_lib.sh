@@ -26,6 +26,20 @@ start_agent() {
     tcp=$(sed -n 's/^tcp://p' "$tmp/$name.ready" 2>/dev/null | head -n 1)
 }
 
+# start_listening_agent NAME ARGS...: start_agent, which must come up with both a
+# unix socket and a TCP listener: $S and $T. Otherwise the test file ends here, with
+# its log.
+start_listening_agent() {
+    start_agent "$@"
+    if [ -z "$sock" ] || [ -z "$tcp" ]; then
+        echo "not ok - rampart agent did not start"
+        sed 's/^/#   /' "$tmp/$1.log"
+        exit 1
+    fi
+    S=$sock
+    T=$tcp
+}
+
 # stop_agent NAME: SIGTERM and wait; $status is its exit status.
 stop_agent() {
     eval "p=\$pid_$1"

@@ -38,14 +38,8 @@ run rules delete $(rid 5) # deleting: still remote
 run creds create --description three # queued
 
 KEY="$tmp/agent.key"
-start_agent m --listen "unix:$tmp/m.sock" --listen tcp:127.0.0.1:0 --key-file "$KEY" --rate 0
-if [ -z "$sock" ] || [ -z "$tcp" ]; then
-    echo "not ok - rampart agent did not start"
-    sed 's/^/#   /' "$tmp/m.log"
-    exit 1
-fi
-S=$sock
-T=$tcp
+start_listening_agent m --listen "unix:$tmp/m.sock" --listen tcp:127.0.0.1:0 --key-file "$KEY" \
+    --rate 0
 key_config "$KEY"
 
 # ---- paging: a client that follows next_page_uri ----
@@ -98,7 +92,7 @@ check "credentials: tokens null, ACL kept" sh -c 'grep -q "\"token\":null,\"acl\
 ureq "$S" "/credentials/$C1"
 check "one credential: 200, token null" sh -c '[ "$0" = 200 ] && grep -q "^{\"id\":\"$1\",\"uri\":\"/credentials/$1\"" "$2" && grep -q "\"token\":null" "$2"' "$status" "$C1" "$tmp/out"
 ureq "$S" /ip_policy_rules/$(rid 42)
-check "one rule: 200" sh -c '[ "$0" = 200 ] && grep -q "\"cidr\":\"10.0.42.0/24\"" "$1"' "$status" "$tmp/out"
+check "one rule: 200" replied 200 '"cidr":"10.0.42.0/24"'
 
 # ---- errors, as the remote answers them ----
 ureq "$S" /ip_policy_rules/ipr_0000000000000000000000zzzzz
@@ -170,11 +164,11 @@ decide ::1 false ""
 ureq "$S" "/v1/ip_policies/$Q/check?ip=10.2.3.4"
 check "decision: policy, rule id, action, synced" sh -c 'grep -q "^{\"ip\":\"10.2.3.4\",\"policy\":\"$1\",\"allowed\":true,\"policy_known\":true,\"action\":\"allow\",\"cidr\":\"10.0.0.0/8\",\"synced\":false,\"rule_id\":\"local_[0-9A-Za-z]*\"}$" "$0"' "$tmp/out" "$Q"
 ureq "$S" "/v1/ip_policies/$P/check?ip=10.0.7.1"
-check "a synced rule says synced:true" sh -c '[ "$0" = 200 ] && grep -q "\"allowed\":true.*\"cidr\":\"10.0.7.0/24\",\"synced\":true,\"rule_id\":\"ipr_" "$1"' "$status" "$tmp/out"
+check "a synced rule says synced:true" replied 200 '"allowed":true.*"cidr":"10.0.7.0/24","synced":true,"rule_id":"ipr_'
 ureq "$S" "/v1/ip_policies/$P/check?ip=10.0.3.1"
 check "a deny rule of the synced policy: not allowed" sh -c 'grep -q "\"allowed\":false.*\"action\":\"deny\",\"cidr\":\"10.0.3.0/24\"" "$0"' "$tmp/out"
 ureq "$S" "/v1/ip_policies/ipp_2VhYfCwqPkX0n4sF5nYfW3eJzzz/check?ip=10.2.3.4"
-check "a policy without rules: allowed false, policy_known false" sh -c '[ "$0" = 200 ] && grep -q "\"allowed\":false,\"policy_known\":false" "$1"' "$status" "$tmp/out"
+check "a policy without rules: allowed false, policy_known false" replied 200 '"allowed":false,"policy_known":false'
 for ip in 10.0.0.0/8 300.1.1.1 010.1.1.1 10.1.1 1.2.3.4%20 fe80::1%25eth0 2001:db8:::1 abc; do
     ureq "$S" "/v1/ip_policies/$Q/check?ip=$ip"
     check "check ip=$ip: 400" error_is ERR_INVALID_QUERY 400
@@ -191,7 +185,7 @@ check "not a policy id: 400" is 400
 run rules create --cidr 10.2.0.0/16 --policy "$Q" --action deny
 decide 10.2.3.4 false 10.2.0.0/16
 treq "$T" "/v1/ip_policies/$Q/check?ip=10.2.3.4"
-check "checks over TCP too" sh -c '[ "$0" = 200 ] && grep -q "\"allowed\":false" "$1"' "$status" "$tmp/out"
+check "checks over TCP too" replied 200 '"allowed":false'
 # A cached rule the index cannot take (host bits set, written behind rampart's
 # back): no decision at all (it may be a deny rule), a 500 and not the caller's 400.
 BAD=ipr_2VhYfCwqPkX0n4sF5nYfW3eJbad

@@ -49,3 +49,7 @@ err_empty() { [ ! -s "$tmp/err" ]; }
 out_lines() { [ "$(wc -l <"$tmp/out")" -eq "$1" ]; }
 # Both: status and a stderr message (the usual shape of a refusal).
 refused() { status_is "$1" && err_has "$2"; }
+# An HTTP reply (tests that set $status to the HTTP status and keep the body in
+# $tmp/out): that status and a body matching PATTERN.
+replied() { [ "$status" = "$1" ] && out_has "$2"; }
+replied_without() { [ "$status" = "$1" ] && out_lacks "$2"; }

@@ -169,7 +169,7 @@ check "agent: the wrong key gets 401 and no token" refused_no_token
 cp "$tmp/out" "$tmp/logs/agent-wrongkey.reply"
 ureq "$sock" /credentials
 cp "$tmp/out" "$tmp/logs/agent-mirror.reply"
-check "agent mirror: tokens null" sh -c '[ "$0" = 200 ] && grep -q "\"token\":null" "$1"' "$status" "$tmp/out"
+check "agent mirror: tokens null" replied 200 '"token":null'
 treq "$tcp" /v1/tokens/web -H "Origin: http://evil.example"
 cp "$tmp/out" "$tmp/logs/agent-origin.reply"
 check "agent: a browser's request is refused" is 403
@@ -198,24 +198,28 @@ wait_file() {
     done
     [ -s "$1" ]
 }
-$as_other env HOME="$other" XDG_DATA_HOME="$other/data" XDG_CONFIG_HOME="$other/config" \
-    XDG_RUNTIME_DIR="$other/run" "$RAMPART" agent --listen "unix:$other/o.sock" --db "$other/o.db" \
-    --ready-file "$other/o.ready" 2>"$tmp/other-agent.log" &
-opid=$!
-agents="$agents $opid"
-wait_file "$other/o.ready"
-check "agent (as another uid): not dumpable" not_dumpable "$opid"
-check "agent (as another uid): core file size limit 0" limits_ok "$opid"
+# as_other_checked NAME LOG READY CMD...: CMD --ready-file READY in the background as
+# the other uid (stopped with the agents), its stderr in LOG; once READY is written,
+# the process must be not dumpable and have a core file size limit of 0.
+as_other_checked() {
+    who=$1 log=$2 ready=$3
+    shift 3
+    $as_other "$@" --ready-file "$ready" 2>"$log" &
+    opid=$!
+    agents="$agents $opid"
+    wait_file "$ready"
+    check "$who (as another uid): not dumpable" not_dumpable "$opid"
+    check "$who (as another uid): core file size limit 0" limits_ok "$opid"
+}
+as_other_checked agent "$tmp/other-agent.log" "$other/o.ready" \
+    env HOME="$other" XDG_DATA_HOME="$other/data" XDG_CONFIG_HOME="$other/config" \
+    XDG_RUNTIME_DIR="$other/run" "$RAMPART" agent --listen "unix:$other/o.sock" --db "$other/o.db"
 printf '%s\n' "$KEY" >"$other/k"
 chmod 600 "$other/k"
 [ "$(id -u)" = 0 ] && chown 65534:65534 "$other/k"
-$as_other env HOME="$other" XDG_CONFIG_HOME="$other/config" "$RAMPART" serve-api --listen tcp:127.0.0.1:0 --db "$other/s.db" --api-key-file "$other/k" \
-    --ready-file "$other/s.ready" 2>"$tmp/other-server.log" &
-spid=$!
-agents="$agents $spid"
-wait_file "$other/s.ready"
-check "serve-api (as another uid): not dumpable" not_dumpable "$spid"
-check "serve-api (as another uid): core file size limit 0" limits_ok "$spid"
+as_other_checked serve-api "$tmp/other-server.log" "$other/s.ready" \
+    env HOME="$other" XDG_CONFIG_HOME="$other/config" "$RAMPART" serve-api \
+    --listen tcp:127.0.0.1:0 --db "$other/s.db" --api-key-file "$other/k"
 
 tui_start 80x24 xterm-256color "env HOME=$other XDG_DATA_HOME=$other/data \
 XDG_CONFIG_HOME=$other/config $as_other $RAMPART --db $other/o.db tui --no-agent"

@@ -97,6 +97,15 @@ is() { [ "$status" = "$1" ]; }
 hdr_has() { tr -d '\r' <"$tmp/hdr" | grep -qi -e "$1"; }
 body_empty() { [ ! -s "$tmp/out" ]; }
 crc_is() { [ "$crc" -eq "$1" ]; }
+# retry_after_is VALUE: a 429 whose Retry-After header is VALUE ("": none at all).
+retry_after_is() {
+    is 429 || return 1
+    if [ -n "$1" ]; then
+        tr -d '\r' <"$tmp/hdr" | grep -q "^Retry-After: $1\$"
+    else
+        ! tr -d '\r' <"$tmp/hdr" | grep -qi '^Retry-After'
+    fi
+}
 # The first "NAME":"value" of the body.
 field() { grep -o "\"$1\":\"[^\"]*\"" "$tmp/out" | head -n 1 | sed 's/^"[^"]*":"//; s/"$//'; }
 # An error body in the API's shape, with its operation id also in the header.
@@ -133,35 +142,35 @@ check "create rule: ip_policy ref with uri" out_has "\"ip_policy\":{\"id\":\"$P1
 check "create rule: fields in API order" out_has '^{"id":.*"uri":.*"created_at":.*"description":"office","metadata":"{\\"k\\":1}","cidr":"10.0.0.0/8","ip_policy":.*"action":"allow"}$'
 
 req POST "$B1/ip_policy_rules" "$(rule 2001:DB8::/32 $P2 deny)"
-check "IPv6 rule: 201, stored lower-case" sh -c '[ "$0" = 201 ] && grep -q "\"cidr\":\"2001:db8::/32\"" "$1"' "$status" "$tmp/out"
+check "IPv6 rule: 201, stored lower-case" replied 201 '"cidr":"2001:db8::/32"'
 check "no description: field omitted" out_lacks '"description"'
 req POST "$B1/ip_policy_rules" "$(rule 192.168.0.0/16 $P1 deny ',"colour":"blue"')"
 check "unknown field ignored: 201" is 201
 
 req POST "$B1/ip_policy_rules" "$(rule 10.0.0.1/8 $P1 allow)"
-check "host bits: 400 with the suggestion" sh -c '[ "$0" = 400 ] && grep -q "host bits set: did you mean 10.0.0.0/8?" "$1"' "$status" "$tmp/out"
+check "host bits: 400 with the suggestion" replied 400 'host bits set: did you mean 10.0.0.0/8?'
 check "host bits: error body shape + Operation-Id header" error_shape ERR_VALIDATION 400
 req POST "$B1/ip_policy_rules" "$(rule 10.1.2.3 $P1 allow)"
-check "mask missing: 400" sh -c '[ "$0" = 400 ] && grep -q "mask" "$1"' "$status" "$tmp/out"
+check "mask missing: 400" replied 400 'mask'
 req POST "$B1/ip_policy_rules" "$(rule 10.0.0.0/8 $P1 deny)"
 check "duplicate CIDR in a policy: 400 naming the rule" sh -c '[ "$0" = 400 ] && grep -q "already has a rule for 10.0.0.0/8 ($1)" "$2"' "$status" "$RID" "$tmp/out"
 req POST "$B1/ip_policy_rules" "$(rule 10.0.0.0/8 $P2 deny)"
 check "same CIDR in another policy: 201" is 201
 req POST "$B1/ip_policy_rules" "$(rule 11.0.0.0/8 $P1 block)"
-check "bad action: 400" sh -c '[ "$0" = 400 ] && grep -q "allow or deny" "$1"' "$status" "$tmp/out"
+check "bad action: 400" replied 400 'allow or deny'
 req POST "$B1/ip_policy_rules" "$(rule 11.0.0.0/8 pol_1 allow)"
-check "bad policy id: 400 naming ipp_" sh -c '[ "$0" = 400 ] && grep -q "ipp_" "$1"' "$status" "$tmp/out"
+check "bad policy id: 400 naming ipp_" replied 400 'ipp_'
 req POST "$B1/ip_policy_rules" '{"cidr":"11.0.0.0/8","ip_policy_id":'
 check "bad JSON: 400 ERR_INVALID_BODY" error_shape ERR_INVALID_BODY 400
 req POST "$B1/ip_policy_rules" "{\"cidr\":11,\"ip_policy_id\":\"$P1\",\"action\":\"allow\"}"
-check "wrong type: 400 naming the field" sh -c '[ "$0" = 400 ] && grep -q "cidr: expected a string, got a number" "$1"' "$status" "$tmp/out"
+check "wrong type: 400 naming the field" replied 400 'cidr: expected a string, got a number'
 req POST "$B1/ip_policy_rules" "{\"ip_policy_id\":\"$P1\",\"action\":\"allow\"}"
-check "missing cidr: 400" sh -c '[ "$0" = 400 ] && grep -q "cidr: missing" "$1"' "$status" "$tmp/out"
+check "missing cidr: 400" replied 400 'cidr: missing'
 req POST "$B1/ip_policy_rules" "" -H 'Content-Type: application/json'
 check "empty body: 400" is 400
 long=$(printf 'x%.0s' $(seq 256))
 req POST "$B1/ip_policy_rules" "$(rule 12.0.0.0/8 $P1 allow ",\"description\":\"$long\"")"
-check "256-byte description: 400" sh -c '[ "$0" = 400 ] && grep -q "255" "$1"' "$status" "$tmp/out"
+check "256-byte description: 400" replied 400 '255'
 head -c 2000000 /dev/zero | tr '\0' 'x' >"$tmp/big"
 req POST "$B1/ip_policy_rules" "" --data-binary "@$tmp/big"
 check "2 MB body: 413" error_shape ERR_TOO_LARGE 413
@@ -195,8 +204,8 @@ check "CIDR free again after delete: 201" is 201
 req PUT "$B1/ip_policy_rules"
 check "PUT on a collection: 405" error_shape ERR_METHOD_NOT_ALLOWED 405
 check "405: Allow lists the methods" hdr_has '^Allow: POST, GET$'
-req PATCH "$B1/ip_policy_rules/$RID" '{"description":"x"}'
-check "PATCH on a rule: 405 with Allow: GET, DELETE" sh -c '[ "$0" = 405 ] && tr -d "\r" <"$1" | grep -q "^Allow: GET, DELETE$"' "$status" "$tmp/hdr"
+req PUT "$B1/ip_policy_rules/$RID" '{"description":"x"}'
+check "PUT on a rule: 405 with Allow: GET, PATCH, DELETE" sh -c '[ "$0" = 405 ] && tr -d "\r" <"$1" | grep -q "^Allow: GET, PATCH, DELETE$"' "$status" "$tmp/hdr"
 req GET "$B1/nope"
 check "unknown path: 404" error_shape ERR_NOT_FOUND 404
 req GET "$B1/ip_policy_rules/"
@@ -237,7 +246,7 @@ for q in "limit=0" "limit=101" "limit=abc" "limit=-1" "limit=" "limit=1&limit=2"
     check "list ?$q: 400" error_shape ERR_INVALID_QUERY 400
 done
 req GET "$B1/ip_policy_rules?foo=1"
-check "unknown query parameter: 400 naming the supported ones" sh -c '[ "$0" = 400 ] && grep -q "unknown query parameter .foo.: the supported ones are limit and before_id" "$1"' "$status" "$tmp/out"
+check "unknown query parameter: 400 naming the supported ones" replied 400 'unknown query parameter .foo.: the supported ones are limit and before_id'
 req GET "$B1/credentials?limit=5&page=2"
 check "unknown parameter on credentials: 400" is 400
 req GET "$B1/ip_policy_rules?limit=100&before_id=ipr_0"
@@ -254,23 +263,23 @@ check "owner defaults to the key's user" out_has '"owner_id":"usr_2Rampart0Refer
 check "acl as sent" out_has '"acl":\["bind:\*.example.com","bind:env=prod"\]'
 check "credential uri absolute" out_has "\"uri\":\"$B1/credentials/$CID\""
 req GET "$B1/credentials/$CID"
-check "get credential: 200, token null" sh -c '[ "$0" = 200 ] && grep -q "\"token\":null" "$1"' "$status" "$tmp/out"
+check "get credential: 200, token null" replied 200 '"token":null'
 check "get credential: token nowhere" out_lacks "$TOKEN"
 req GET "$B1/credentials"
 check "list credentials: token null, never the token" sh -c '[ "$0" = 200 ] && grep -q "\"token\":null" "$1" && ! grep -q "$2" "$1"' "$status" "$tmp/out" "$TOKEN"
 check "list credentials: shape" out_has "^{\"credentials\":\[{.*}\],\"uri\":\"$B1/credentials\",\"next_page_uri\":null}$"
 req POST "$B1/credentials" '{}'
-check "empty credential: 201 with acl []" sh -c '[ "$0" = 201 ] && grep -q "\"acl\":\[\]" "$1"' "$status" "$tmp/out"
+check "empty credential: 201 with acl []" replied 201 '"acl":\[\]'
 req POST "$B1/credentials" '{"owner_id":"bot_2VhYfCwqPkX0n4sF5nYfW3eJb1a"}'
-check "another owner (admin key): 201" sh -c '[ "$0" = 201 ] && grep -q "\"owner_id\":\"bot_2VhYfCwqPkX0n4sF5nYfW3eJb1a\"" "$1"' "$status" "$tmp/out"
+check "another owner (admin key): 201" replied 201 '"owner_id":"bot_2VhYfCwqPkX0n4sF5nYfW3eJb1a"'
 req POST "$B1/credentials" '{"owner_id":"team_1"}'
 check "bad owner: 400" error_shape ERR_VALIDATION 400
 req POST "$B1/credentials" '{"acl":["connect:foo"]}'
-check "bad ACL rule: 400" sh -c '[ "$0" = 400 ] && grep -q "acl rule" "$1"' "$status" "$tmp/out"
+check "bad ACL rule: 400" replied 400 'acl rule'
 req POST "$B1/credentials" '{"acl":"bind:x"}'
 check "acl not an array: 400" error_shape ERR_INVALID_BODY 400
 req POST "$B1/credentials" '{"token":"mine"}'
-check "a token in the request is ignored" sh -c '[ "$0" = 201 ] && ! grep -q "\"token\":\"mine\"" "$1"' "$status" "$tmp/out"
+check "a token in the request is ignored" replied_without 201 '"token":"mine"'
 req DELETE "$B1/credentials/$CID"
 check "delete credential: 204, empty" sh -c '[ "$0" = 204 ] && [ ! -s "$1" ]' "$status" "$tmp/out"
 req DELETE "$B1/credentials/$CID"
@@ -358,7 +367,7 @@ start custom --version-header X-Api-Version
 raw GET "$base/ip_policy_rules" -H "Authorization: Bearer $KEY" -H "X-Api-Version: 2"
 check "--version-header: custom name accepted" is 200
 raw GET "$base/ip_policy_rules" -H "Authorization: Bearer $KEY" -H "Service-Version: 2"
-check "--version-header: the default name no longer counts" sh -c '[ "$0" = 400 ] && grep -q "X-Api-Version" "$1"' "$status" "$tmp/out"
+check "--version-header: the default name no longer counts" replied 400 'X-Api-Version'
 
 # ---- faults, seen from the client ----
 start faulty --faults 'create_rule:drop@1,create_rule:reset@2,create_rule:500@3,create_cred:truncate@1,create_cred:429@2,delete_rule:reset@1,list_rules:500@1,list_creds:502@1,get_rule:429@1:retry-after=2,get_rule:429@2,get_cred:delay=200@1'
@@ -372,7 +381,7 @@ check "500: refused" error_shape ERR_INTERNAL 500
 req POST "$BF/credentials" '{"description":"cut short"}'
 check "truncate: curl sees a short body (18)" crc_is 18
 req POST "$BF/credentials" '{"description":"rate limited"}'
-check "429 without retry-after: no Retry-After header" sh -c '[ "$0" = 429 ] && ! tr -d "\r" <"$1" | grep -qi "^Retry-After"' "$status" "$tmp/hdr"
+check "429 without retry-after: no Retry-After header" retry_after_is ""
 check "429: error body" error_shape ERR_RATE_LIMITED 429
 req GET "$BF/ip_policy_rules"
 check "list_rules:500@1: 500" is 500
@@ -389,9 +398,9 @@ TRUNC=$(field id)
 req DELETE "$BF/ip_policy_rules/$DROPPED"
 check "delete with reset: curl sees a reset (56)" crc_is 56
 req GET "$BF/ip_policy_rules/$DROPPED"
-check "429 with retry-after=2: Retry-After: 2" sh -c '[ "$0" = 429 ] && tr -d "\r" <"$1" | grep -q "^Retry-After: 2$"' "$status" "$tmp/hdr"
+check "429 with retry-after=2: Retry-After: 2" retry_after_is 2
 req GET "$BF/ip_policy_rules/$DROPPED"
-check "second 429: no Retry-After" sh -c '[ "$0" = 429 ] && ! tr -d "\r" <"$1" | grep -qi "^Retry-After"' "$status" "$tmp/hdr"
+check "second 429: no Retry-After" retry_after_is ""
 req GET "$BF/ip_policy_rules/$DROPPED"
 check "the reset delete was committed: 404" is 404
 req GET "$BF/credentials/$TRUNC"
@@ -453,7 +462,7 @@ check "ready file removed at exit" [ ! -e "$tmp/s1.ready" ]
 check "stop is logged" grep -q '^stopped (SIGTERM)' "$tmp/s1.log"
 start s1
 req GET "$base/ip_policy_rules"
-check "restart on the same database: rules kept" sh -c '[ "$0" = 200 ] && grep -q "2001:db8::/32" "$1"' "$status" "$tmp/out"
+check "restart on the same database: rules kept" replied 200 '2001:db8::/32'
 
 # ---- the production rate limit (--rate-limit): 429 without Retry-After ----
 start rl --rate-limit 3
@@ -478,3 +487,101 @@ check "limit=1%00: 400, not a page of 1" is 400
 check "... saying why" out_has "NUL character"
 req GET "$base/ip_policy_rules?before_id=cr_zzz%00x"
 check "before_id with a NUL: 400" is 400
+
+# ---- edits in place (PATCH) ----
+start edits
+BE=$base
+req POST "$BE/ip_policy_rules" "$(rule 10.0.0.0/8 $P1 allow)"
+EA=$(field id)
+req POST "$BE/ip_policy_rules" "$(rule 10.1.0.0/16 $P1 allow)"
+EB=$(field id)
+req POST "$BE/ip_policy_rules" "$(rule 10.2.0.0/16 $P1 deny)"
+list_ids() { grep -o '"id":"ipr_[0-9A-Za-z]*"' "$tmp/out" | tr '\n' ' '; }
+req GET "$BE/ip_policy_rules"
+ids_before=$(list_ids)
+req PATCH "$BE/ip_policy_rules/$EB" '{"description":"lab"}'
+check "PATCH rule description: 200 with the whole object" replied 200 "^{\"id\":\"$EB\",\"uri\":\"$BE/ip_policy_rules/$EB\",\"created_at\":\"[^\"]*\",\"description\":\"lab\",\"cidr\":\"10.1.0.0/16\",\"ip_policy\":{\"id\":\"$P1\",\"uri\":\"[^\"]*\"},\"action\":\"allow\"}$"
+req PATCH "$BE/ip_policy_rules/$EB" '{"metadata":"{\"k\":2}"}'
+check "PATCH rule metadata: 200, the description kept" replied 200 '"description":"lab","metadata":"{\\"k\\":2}","cidr":"10.1.0.0/16"'
+req PATCH "$BE/ip_policy_rules/$EB" '{"cidr":"2001:DB8:1::/48"}'
+check "PATCH rule cidr: 200, stored canonical" replied 200 '"metadata":"{\\"k\\":2}","cidr":"2001:db8:1::/48"'
+req GET "$BE/ip_policy_rules/$EB"
+check "GET after PATCH: every change, action and policy as created" replied 200 '"description":"lab","metadata":"{\\"k\\":2}","cidr":"2001:db8:1::/48","ip_policy":{"id":"'"$P1"'".*"action":"allow"}$'
+req GET "$BE/ip_policy_rules"
+check "an edit keeps the rule's place in the list (newest first by id)" [ "$(list_ids)" = "$ids_before" ]
+for f in action ip_policy_id ip_policy id uri created_at; do
+    req PATCH "$BE/ip_policy_rules/$EB" "{\"description\":\"x\",\"$f\":\"deny\"}"
+    check "PATCH rule $f: 400 naming it" replied 400 "\"msg\":\"$f: cannot be changed"
+done
+req PATCH "$BE/ip_policy_rules/$EB" '{"colour":"blue"}'
+check "PATCH rule, unknown field: 400 naming it" replied 400 '"msg":"colour: unknown field; a rule may change cidr, description, metadata"'
+req PATCH "$BE/ip_policy_rules/$EB" '{}'
+check "PATCH {}: 400" error_shape ERR_VALIDATION 400
+check "PATCH {}: says there is nothing to change" out_has 'nothing to change'
+req PATCH "$BE/ip_policy_rules/$EB" ""
+check "PATCH without a body: 400" replied 400 'nothing to change'
+req PATCH "$BE/ip_policy_rules/ipr_0000000000000000000000000zz" '{"description":"x"}'
+check "PATCH unknown rule: 404" error_shape ERR_NOT_FOUND 404
+req PATCH "$BE/ip_policy_rules/$EB" '{"cidr":"10.3.0.1/16"}'
+check "PATCH bad cidr: 400 with the suggestion" replied 400 'cidr: host bits set: did you mean 10.3.0.0/16?'
+req PATCH "$BE/ip_policy_rules/$EB" '{"cidr":"10.0.0.0/8"}'
+check "PATCH to a CIDR the policy holds: 400 naming that rule" replied 400 "policy $P1 already has a rule for 10.0.0.0/8 ($EA)"
+req PATCH "$BE/ip_policy_rules/$EB" '{"cidr":5}'
+check "PATCH wrong type: 400 ERR_INVALID_BODY" error_shape ERR_INVALID_BODY 400
+req GET "$BE/ip_policy_rules/$EB"
+check "refused edits changed nothing" replied 200 '"description":"lab","metadata":"{\\"k\\":2}","cidr":"2001:db8:1::/48"'
+
+req POST "$BE/credentials" '{"description":"edit me","acl":["bind:a.example.com"]}'
+ECR=$(field id)
+ETOK=$(field token)
+req PATCH "$BE/credentials/$ECR" '{"description":"edited"}'
+check "PATCH credential description: 200, token null" replied 200 '"description":"edited","token":null,"acl":\["bind:a.example.com"\]'
+req PATCH "$BE/credentials/$ECR" '{"metadata":"m"}'
+check "PATCH credential metadata: 200" replied 200 '"description":"edited","metadata":"m","token":null'
+req PATCH "$BE/credentials/$ECR" '{"acl":["bind:*.example.com","bind:env=prod"]}'
+check "PATCH credential acl: 200" replied 200 '"token":null,"acl":\["bind:\*.example.com","bind:env=prod"\],"owner_id":"usr_'
+check "PATCH credential: the token nowhere" out_lacks "$ETOK"
+req GET "$BE/credentials/$ECR"
+check "GET after PATCH: the credential's changes" replied 200 '"description":"edited","metadata":"m","token":null,"acl":\["bind:\*.example.com","bind:env=prod"\]'
+for f in owner_id token id uri created_at; do
+    req PATCH "$BE/credentials/$ECR" "{\"$f\":\"usr_2VhYfCwqPkX0n4sF5nYfW3eJb1a\"}"
+    check "PATCH credential $f: 400 naming it" replied 400 "\"msg\":\"$f: cannot be changed; a credential may change description, acl, metadata"
+done
+req PATCH "$BE/credentials/$ECR" '{"acl":["connect:foo"]}'
+check "PATCH bad ACL rule: 400" replied 400 'acl rule 1: '
+req PATCH "$BE/credentials/cr_0000000000000000000000000zz" '{"metadata":"x"}'
+check "PATCH unknown credential: 404" error_shape ERR_NOT_FOUND 404
+check "the server's token table still holds the token, unchanged" \
+    [ "$(sqlite3 "$tmp/edits.db" "SELECT token FROM tokens WHERE cred_id = '$ECR'")" = "$ETOK" ]
+
+raw PATCH "$BE/ip_policy_rules/$EB" -H "Service-Version: 2" -H 'Content-Type: application/json' --data-binary '{"description":"x"}'
+check "PATCH without the key: 401" error_shape ERR_UNAUTHORIZED 401
+raw PATCH "$BE/ip_policy_rules/$EB" -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' --data-binary '{"description":"x"}'
+check "PATCH without the version header: 400" error_shape ERR_VERSION 400
+raw PATCH "$BE/ip_policy_rules/$EB" -H "Authorization: Bearer $KEY" -H "Service-Version: 3" -H 'Content-Type: application/json' --data-binary '{"description":"x"}'
+check "PATCH with version 3: 400" error_shape ERR_VERSION 400
+req GET "$BE/ip_policy_rules/$EB"
+check "... and none of them edited" replied 200 '"description":"lab"'
+
+# ---- faults on edits: done then lost, or refused before anything ----
+start pfaulty --faults 'patch_rule:drop@1,patch_rule:500@2,patch_cred:reset@1,patch_cred:502@2'
+BP=$base
+req POST "$BP/ip_policy_rules" "$(rule 10.0.0.0/8 $P1 allow)"
+PR=$(field id)
+req PATCH "$BP/ip_policy_rules/$PR" '{"description":"dropped"}'
+check "patch_rule:drop: curl sees an empty reply (52)" crc_is 52
+req PATCH "$BP/ip_policy_rules/$PR" '{"description":"refused"}'
+check "patch_rule:500: refused" error_shape ERR_INTERNAL 500
+req GET "$BP/ip_policy_rules/$PR"
+check "the dropped edit was committed; the refused one was not" replied 200 '"description":"dropped"'
+req POST "$BP/credentials" '{"description":"c"}'
+PC=$(field id)
+req PATCH "$BP/credentials/$PC" '{"metadata":"reset"}'
+check "patch_cred:reset: curl sees a reset (56)" crc_is 56
+req PATCH "$BP/credentials/$PC" '{"metadata":"bad gateway"}'
+check "patch_cred:502: refused" error_shape ERR_BAD_GATEWAY 502
+req GET "$BP/credentials/$PC"
+check "the reset edit was committed; the 502 one was not" replied 200 '"metadata":"reset"'
+check "edit faults are logged" grep -q "^PATCH /ip_policy_rules/$PR 200 .*fault=drop" "$tmp/pfaulty.log"
+run serve-api --help
+check "--help lists the edit operations for --faults" grep -q 'patch_rule patch_cred' "$tmp/out"

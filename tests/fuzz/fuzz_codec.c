@@ -12,46 +12,48 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Every encoding of a value must be made: the JSON with state is kept (the others
+ * are freed) for the read back. */
+static char *encoded(char *json, char *pretty, char *create)
+{
+    if (!json || !pretty || !create)
+        abort();
+    free(pretty);
+    free(create);
+    return json;
+}
+
+/* The value read back, encoded again, must be `json` to the byte. Frees both. */
+static void same_again(char *again, char *json)
+{
+    if (!again || strcmp(again, json) != 0)
+        abort();
+    free(again);
+    free(json);
+}
+
 /* A value the codec wrote must read back to itself. */
 static void rule_roundtrip(const model_rule *rule)
 {
-    char *json = codec_rule_encode(rule, CODEC_WITH_STATE);
-    char *pretty = codec_rule_encode(rule, CODEC_PRETTY);
-    char *create = codec_rule_create_body(rule);
-    if (!json || !pretty || !create)
-        abort();
+    char *json = encoded(codec_rule_encode(rule, CODEC_WITH_STATE),
+                         codec_rule_encode(rule, CODEC_PRETTY), codec_rule_create_body(rule));
     model_rule back;
     error_info err = {0};
     if (codec_rule_decode(json, strlen(json), &back, &err) != ERROR_OK)
         abort();
-    char *again = codec_rule_encode(&back, CODEC_WITH_STATE);
-    if (!again || strcmp(again, json) != 0)
-        abort();
-    free(again);
-    free(json);
-    free(pretty);
-    free(create);
+    same_again(codec_rule_encode(&back, CODEC_WITH_STATE), json);
 }
 
 static void cred_roundtrip(const model_cred *cred)
 {
-    char *json = codec_cred_encode(cred, CODEC_WITH_STATE);
-    char *pretty = codec_cred_encode(cred, CODEC_PRETTY);
-    char *create = codec_cred_create_body(cred);
-    if (!json || !pretty || !create)
-        abort();
+    char *json = encoded(codec_cred_encode(cred, CODEC_WITH_STATE),
+                         codec_cred_encode(cred, CODEC_PRETTY), codec_cred_create_body(cred));
     model_cred back = {0};
     error_info err = {0};
     if (codec_cred_decode(json, strlen(json), &back, &err) != ERROR_OK)
         abort();
-    char *again = codec_cred_encode(&back, CODEC_WITH_STATE);
-    if (!again || strcmp(again, json) != 0)
-        abort();
+    same_again(codec_cred_encode(&back, CODEC_WITH_STATE), json);
     model_cred_clear(&back);
-    free(again);
-    free(json);
-    free(pretty);
-    free(create);
 }
 
 /* A list page's item, by its kind. */

@@ -1,6 +1,6 @@
 /*
  * Shared by the request-handler fuzz targets (fuzz_serve_api.c, fuzz_agent.c):
- * a fuzz input read as an HTTP request, and a private temp directory.
+ * a fuzz input read as an HTTP request and dispatched, and a private temp directory.
  *
  * Input format (text, so seeds stay readable and mutations stay meaningful):
  *   METHOD SP PATH[?QUERY] LF      QUERY: NAME[=VALUE] joined by '&'
@@ -12,12 +12,16 @@
 #ifndef RAMPART_FUZZ_HTTP_H
 #define RAMPART_FUZZ_HTTP_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "rampart/http.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { FUZZ_QUERY_MAX = 24, FUZZ_HEADERS_MAX = 24 };
 
@@ -123,6 +127,26 @@ static void fuzz_print_reply(const http_response *resp)
     fprintf(stderr, " %s\n", resp->body ? resp->body : "");
 }
 
+/* Hand the parsed request to `srv` as the http layer would; the reply's body must be
+ * its text (the layer sends body_len bytes). Releases the reply and `r`. */
+static void fuzz_dispatch(http_server *srv, fuzz_request *r)
+{
+    http_response resp = {0};
+    http_server_dispatch(srv, &r->in, &resp);
+    if (resp.body && strlen(resp.body) != resp.body_len)
+        abort();
+    fuzz_print_reply(&resp);
+    http_response_set(&resp, 0, NULL);
+    fuzz_request_free(r);
+}
+
+/* Set-up failed: say what and exit. */
+static void fuzz_fail(const char *what, const error_info *err)
+{
+    fprintf(stderr, "%s: %s\n", what, err->msg);
+    exit(1);
+}
+
 /* A private directory for the target's files: on tmpfs when there is one (the
  * store syncs every commit), else TMPDIR or /tmp. Exits on failure. */
 static void fuzz_temp_dir(char *out, size_t size, const char *name)
@@ -135,13 +159,26 @@ static void fuzz_temp_dir(char *out, size_t size, const char *name)
     }
 }
 
-/* Remove the directory made by fuzz_temp_dir (a flat tree of our own files). */
-static void fuzz_remove_dir(const char *dir)
+/* The target's directory (fuzz_temp_dir makes it), and what stops the service that
+ * uses it. */
+static char fuzz_dir[256];
+static void (*fuzz_stop_service)(void);
+
+static void fuzz_cleanup(void)
 {
+    if (fuzz_stop_service)
+        fuzz_stop_service();
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fuzz_dir);
     if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+        fprintf(stderr, "could not remove %s\n", fuzz_dir);
+}
+
+/* At exit: `stop` the service, then remove fuzz_dir (a flat tree of our own files). */
+static void fuzz_cleanup_at_exit(void (*stop)(void))
+{
+    fuzz_stop_service = stop;
+    atexit(fuzz_cleanup);
 }
 
 #endif

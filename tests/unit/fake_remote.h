@@ -18,6 +18,7 @@
 
 #include "rampart/kind.h"
 #include "rampart/sync.h"
+#include "test_support.h"
 
 enum {
     FAKE_MAX = 128,
@@ -230,11 +231,7 @@ static model_object *fake_store(fake_remote *f, const model_object *in)
 static model_rule *fake_add_rule(fake_remote *f, const char *policy, const char *cidr,
                                  model_action action)
 {
-    model_object in;
-    model_object_init(&in, MODEL_KIND_RULE);
-    strcpy(in.rule.policy_id, policy);
-    strcpy(in.rule.cidr, cidr);
-    in.rule.action = action;
+    model_object in = ts_rule(policy, cidr, action, MODEL_STATE_NEW);
     return &fake_store(f, &in)->rule;
 }
 

@@ -20,6 +20,7 @@
 
 #include "rampart/agent.h"
 #include "rampart/store.h"
+#include "test_support.h"
 
 #define TOKEN "2SecretTokenBodyBodyBodyBod_abcdefghijklmnopqrstu"
 
@@ -34,25 +35,19 @@ typedef struct fixture {
 
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    strcpy(f->dir, "/tmp/rampart-agent.XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->db, sizeof f->db, "%s/cache.db", f->dir);
+    fixture *f = ts_zalloc(sizeof *f);
+    ts_temp_dir_path(f->dir, sizeof f->dir, "/tmp/rampart-agent.XXXXXX", f->db, sizeof f->db,
+                     "cache.db");
     snprintf(f->sock, sizeof f->sock, "%s/run/a.sock", f->dir);
     pthread_mutex_init(&f->lock, NULL);
-    store *st;
-    error_info err;
-    assert_int_equal(store_open(f->db, 0, &st, &err), ERROR_OK);
+    store *st = ts_store_open(f->db);
     model_object c;
-    model_object_init(&c, MODEL_KIND_CRED);
-    strcpy(c.cred.description, "web");
+    ts_cred_init(&c, "web", "", NULL);
     c.cred.state = MODEL_STATE_SYNCED;
     strcpy(c.cred.id, "cr_2AgentUnitTest000000000001");
+    error_info err;
     assert_int_equal(model_cred_set_token(&c.cred, TOKEN, &err), ERROR_OK);
-    assert_int_equal(store_insert(st, &c, &err), ERROR_OK);
-    strcpy(f->cred_id, c.cred.id);
-    model_object_clear(&c);
+    ts_insert(st, &c, f->cred_id);
     store_close(st);
     *state = f;
     return 0;
@@ -61,9 +56,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(ts_remove_tree(f->dir), 0);
     pthread_mutex_destroy(&f->lock);
     free(f);
     return 0;
@@ -225,14 +218,7 @@ static void *read_checks(void *arg)
 
 static void add_rule(store *st, const char *cidr, model_action action)
 {
-    model_object r;
-    model_object_init(&r, MODEL_KIND_RULE);
-    snprintf(r.rule.cidr, sizeof r.rule.cidr, "%s", cidr);
-    snprintf(r.rule.policy_id, sizeof r.rule.policy_id, "%s", POLICY);
-    r.rule.action = action;
-    r.rule.state = MODEL_STATE_NEW;
-    error_info err;
-    assert_int_equal(store_insert(st, &r, &err), ERROR_OK);
+    ts_insert_rule(st, POLICY, cidr, action, MODEL_STATE_NEW, NULL);
 }
 
 /* Readers hammer the check route while a writer commits rule after rule: every
@@ -246,9 +232,7 @@ static void index_swaps_under_readers(void **state)
     o.rate_per_s = AGENT_RATE_UNLIMITED;
     agent *ag;
     assert_int_equal(agent_start(&o, &ag, NULL), ERROR_OK);
-    store *st;
-    error_info err;
-    assert_int_equal(store_open(f->db, 0, &st, &err), ERROR_OK);
+    store *st = ts_store_open(f->db);
     enum { READERS = 4 };
     pthread_t th[READERS];
     reader rd[READERS];
@@ -393,13 +377,15 @@ static void default_paths(void **state)
 
 int main(void)
 {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(serves_counts_and_stops, setup, teardown),
-        cmocka_unit_test_setup_teardown(refuses_other_uids, setup, teardown),
-        cmocka_unit_test_setup_teardown(index_swaps_under_readers, setup, teardown),
-        cmocka_unit_test_setup_teardown(start_refusals, setup, teardown),
-        cmocka_unit_test_setup_teardown(key_file, setup, teardown),
+        T(serves_counts_and_stops),
+        T(refuses_other_uids),
+        T(index_swaps_under_readers),
+        T(start_refusals),
+        T(key_file),
         cmocka_unit_test(default_paths),
     };
+#undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

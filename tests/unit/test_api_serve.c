@@ -22,6 +22,7 @@
 
 #include "rampart/api.h"
 #include "rampart/codec.h"
+#include "test_support.h"
 
 #define KEY "k2Cs8SecretSecretSecretSecret"
 #define POLICY_ID "ipp_2Cs8Vd0ZqL4eTf1gKx9RmB3nHwA"
@@ -126,9 +127,7 @@ static void reap(server *s)
         while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
             ;
     }
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s->dir);
-    if (system(cmd) != 0)
+    if (ts_remove_tree(s->dir) != 0)
         print_error("could not remove %s\n", s->dir);
 }
 
@@ -152,13 +151,7 @@ static int server_stop(void **state)
 static api_client *client_ms(const server *s, const char *key, const char *version_header,
                              long total_ms)
 {
-    api_config cfg = {.base_url = s->base, .api_key = key, .version_header = version_header,
-                      .total_timeout_ms = total_ms};
-    api_client *c = NULL;
-    error_info err = {0};
-    if (api_client_new(&cfg, &c, &err) != ERROR_OK)
-        fail_msg("api_client_new: %s", err.msg);
-    return c;
+    return ts_api_client(s->base, key, version_header, total_ms);
 }
 
 static api_client *client(const server *s, const char *key, const char *version_header)
@@ -283,10 +276,7 @@ static void test_credentials(void **state)
     server *s = *state;
     api_client *c = client(s, KEY, NULL);
     model_object in, out;
-    model_object_init(&in, MODEL_KIND_CRED);
-    strcpy(in.cred.description, "ci runner");
-    strcpy(in.cred.metadata, "team=net\nrampart-create=local_1");
-    assert_int_equal(model_acl_add(&in.cred.acl, "bind:*.example.com", NULL), ERROR_OK);
+    ts_cred_init(&in, "ci runner", "team=net\nrampart-create=local_1", "bind:*.example.com");
     sync_result res;
     assert_int_equal(api_ops()->create(c, &in, &out, &res), SYNC_OK);
     assert_non_null(out.cred.token);

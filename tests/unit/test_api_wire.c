@@ -24,6 +24,7 @@
 
 #include "rampart/api.h"
 #include "rampart/codec.h"
+#include "test_support.h"
 
 #define KEY "sk_test_2Cs8SecretSecretSecret"
 #define RULE_ID "ipr_2Cs8WqYF3xV8eO7cLbM1sQ9pZkT"
@@ -234,13 +235,7 @@ static api_client *client_for(const peer *p, long total_ms, const char *version_
 {
     char base[64];
     snprintf(base, sizeof base, "http://127.0.0.1:%u/", p->port);
-    api_config cfg = {.base_url = base, .api_key = KEY, .version_header = version_header,
-                      .total_timeout_ms = total_ms};
-    api_client *c = NULL;
-    error_info err = {0};
-    if (api_client_new(&cfg, &c, &err) != ERROR_OK)
-        fail_msg("api_client_new: %s", err.msg);
-    return c;
+    return ts_api_client(base, KEY, version_header, total_ms);
 }
 
 /* Every result: the key never shows. */
@@ -544,10 +539,7 @@ static void test_cred_create(void **state)
     peer *p = peer_start(steps, 2);
     api_client *c = client_for(p, 0, NULL);
     model_object in, out;
-    model_object_init(&in, MODEL_KIND_CRED);
-    strcpy(in.cred.description, "ci");
-    strcpy(in.cred.metadata, "rampart-create=local_1");
-    assert_int_equal(model_acl_add(&in.cred.acl, "bind:*.example.com", NULL), ERROR_OK);
+    ts_cred_init(&in, "ci", "rampart-create=local_1", "bind:*.example.com");
     sync_result res;
     assert_int_equal(api_ops()->create(c, &in, &out, &res), SYNC_OK);
     assert_int_equal(out.kind, MODEL_KIND_CRED);

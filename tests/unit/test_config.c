@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "rampart/config.h"
+#include "test_support.h"
 
 /* A fake environment: NULL-terminated name/value pairs. */
 typedef struct fake_env {
@@ -36,20 +37,17 @@ typedef struct fixture {
 
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    strcpy(f->dir, "/tmp/rampart-config-XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->cfg_path, sizeof f->cfg_path, "%s/config", f->dir);
+    fixture *f = ts_zalloc(sizeof *f);
+    ts_temp_dir_path(f->dir, sizeof f->dir, "/tmp/rampart-config-XXXXXX", f->cfg_path,
+                     sizeof f->cfg_path, "config");
     *state = f;
     return 0;
 }
 
 static int teardown(void **state)
 {
-    fixture *f = *state;
-    unlink(f->cfg_path);
-    rmdir(f->dir);
-    free(f);
+    ts_remove_tree(((fixture *)*state)->dir);
+    free(*state);
     return 0;
 }
 

@@ -6,13 +6,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <math.h>
 #include <unistd.h>
 
 #include "fake_remote.h"
 #include "rampart/store.h"
 #include "rampart/sync.h"
+#include "test_support.h"
 
 static const char POLICY[] = "ipp_2Zz1lqOxDdQyVpYcAAAAAAAAAAA";
 
@@ -97,33 +97,40 @@ static error_code run(fixture *f)
 /* Insert a new row through the store's gate; its id into id_out (may be NULL). */
 static void insert(fixture *f, model_object *obj, char *id_out)
 {
-    error_info err;
-    if (store_insert(f->st, obj, &err) != ERROR_OK)
-        fail_msg("store_insert: %s", err.msg);
-    if (id_out)
-        strcpy(id_out, model_object_id(obj));
-    model_object_clear(obj);
+    ts_insert(f->st, obj, id_out);
 }
 
 static void new_rule(fixture *f, const char *cidr, model_action action, char *id_out)
 {
-    model_object o;
-    model_object_init(&o, MODEL_KIND_RULE);
-    strcpy(o.rule.policy_id, POLICY);
-    strcpy(o.rule.cidr, cidr);
-    o.rule.action = action;
-    o.rule.state = MODEL_STATE_NEW;
-    insert(f, &o, id_out);
+    ts_insert_rule(f->st, POLICY, cidr, action, MODEL_STATE_NEW, id_out);
 }
 
 static void new_cred(fixture *f, const char *description, const char *metadata, char *id_out)
 {
     model_object o;
-    model_object_init(&o, MODEL_KIND_CRED);
-    strcpy(o.cred.description, description);
-    strcpy(o.cred.metadata, metadata);
+    ts_cred_init(&o, description, metadata, NULL);
     o.cred.state = MODEL_STATE_NEW;
     insert(f, &o, id_out);
+}
+
+/* One new rule (its id into id_out, may be NULL) whose create the remote answers
+ * with `outcome` `n` times in a row, then a run: what the run returned. */
+static error_code run_failing_create(fixture *f, char *id_out, sync_outcome outcome, int n,
+                                     const char *message)
+{
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, id_out);
+    fake_script_repeat(f->remote, OP_RULE_CREATE, outcome, n, message);
+    return run(f);
+}
+
+/* One new rule for 10.0.0.0/8 whose create gets an answer that may or may not have
+ * been applied (it was when `commit`), then a run: what the run returned. */
+static error_code run_ambiguous_create(fixture *f, char *id_out, model_action action,
+                                       bool commit, const char *message)
+{
+    new_rule(f, "10.0.0.0/8", action, id_out);
+    fake_script(f->remote, OP_RULE_CREATE, SYNC_AMBIGUOUS, commit, -1, message);
+    return run(f);
 }
 
 static model_rule get_rule(fixture *f, const char *id)
@@ -312,9 +319,8 @@ static void test_ambiguous_rule_found_by_listing(void **state)
 {
     fixture *f = *state;
     char id[MODEL_ID_MAX + 1];
-    new_rule(f, "10.0.0.0/8", MODEL_ACTION_DENY, id);
-    fake_script(f->remote, OP_RULE_CREATE, SYNC_AMBIGUOUS, true, -1, "connection reset");
-    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(run_ambiguous_create(f, id, MODEL_ACTION_DENY, true, "connection reset"),
+                     ERROR_OK);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 1); /* never re-sent */
     assert_int_equal(FAKE_NRULES(f->remote), 1);
     assert_int_equal(f->report.adopted, 1);
@@ -329,9 +335,8 @@ static void test_ambiguous_rule_not_created_is_resent(void **state)
 {
     fixture *f = *state;
     char id[MODEL_ID_MAX + 1];
-    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, id);
-    fake_script(f->remote, OP_RULE_CREATE, SYNC_AMBIGUOUS, false, -1, "502 bad gateway");
-    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(run_ambiguous_create(f, id, MODEL_ACTION_ALLOW, false, "502 bad gateway"),
+                     ERROR_OK);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 2);
     assert_int_equal(FAKE_NRULES(f->remote), 1);
     assert_int_equal(get_rule(f, id).state, MODEL_STATE_SYNCED);
@@ -541,9 +546,8 @@ static void test_retry_after_is_clamped(void **state)
 static void test_backoff_without_retry_after(void **state)
 {
     fixture *f = *state;
-    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, NULL);
-    fake_script_repeat(f->remote, OP_RULE_CREATE, SYNC_RATE_LIMITED, 2, "slow down");
-    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(run_failing_create(f, NULL, SYNC_RATE_LIMITED, 2, "slow down"),
+                     ERROR_OK);
     /* 1 s then 2 s, each with up to half of it taken off by jitter. */
     assert_true(f->clock.slept >= 1.5 - 1e-6);
     assert_true(f->clock.slept <= 3.0 + 1e-6);
@@ -554,10 +558,9 @@ static void test_max_attempts_then_failed(void **state)
 {
     fixture *f = *state;
     char id[MODEL_ID_MAX + 1];
-    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, id);
-    fake_script_repeat(f->remote, OP_RULE_CREATE, SYNC_RATE_LIMITED, 3, "too many requests");
     f->opt.max_attempts = 3;
-    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(run_failing_create(f, id, SYNC_RATE_LIMITED, 3, "too many requests"),
+                     ERROR_OK);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 3);
     model_rule r = get_rule(f, id);
     assert_int_equal(r.state, MODEL_STATE_FAILED);
@@ -570,9 +573,8 @@ static void test_not_sent_is_retried(void **state)
 {
     fixture *f = *state;
     char id[MODEL_ID_MAX + 1];
-    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, id);
-    fake_script_repeat(f->remote, OP_RULE_CREATE, SYNC_NOT_SENT, 2, "connection refused");
-    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(run_failing_create(f, id, SYNC_NOT_SENT, 2, "connection refused"),
+                     ERROR_OK);
     assert_int_equal(get_rule(f, id).state, MODEL_STATE_SYNCED);
     assert_int_equal(f->report.retried, 2);
     assert_true(f->clock.slept > 0);
@@ -582,9 +584,8 @@ static void test_unreachable_remote_stops(void **state)
 {
     fixture *f = *state;
     char id[MODEL_ID_MAX + 1];
-    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, id);
-    fake_script_repeat(f->remote, OP_RULE_CREATE, SYNC_NOT_SENT, 5, "connection refused");
-    assert_int_equal(run(f), ERROR_IO);
+    assert_int_equal(run_failing_create(f, id, SYNC_NOT_SENT, 5, "connection refused"),
+                     ERROR_IO);
     assert_non_null(strstr(f->report.last_error, "could not be reached"));
     assert_int_equal(f->report.failure.kind, SYNC_FAILURE_UNREACHABLE);
     assert_true(f->report.failure.has_object);
@@ -644,27 +645,14 @@ static void test_reply_without_token_is_replaced(void **state)
     assert_true(f->report.converged);
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static void test_one_sync_at_a_time(void **state)
 {
     fixture *f = *state;
-    char dir[] = "/tmp/rampart-engine-XXXXXX", path[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/rampart.db", dir);
-    store *mine = NULL, *other = NULL;
+    ts_store_dir d;
+    ts_store_dir_open(&d, "/tmp/rampart-engine-XXXXXX", "rampart.db");
+    store *mine = d.st, *other = ts_store_open(d.path);
+    ts_insert_rule(mine, POLICY, "10.0.0.0/8", MODEL_ACTION_ALLOW, MODEL_STATE_NEW, NULL);
     error_info err;
-    assert_int_equal(store_open(path, 0, &mine, &err), ERROR_OK);
-    assert_int_equal(store_open(path, 0, &other, &err), ERROR_OK);
-    model_object r;
-    model_object_init(&r, MODEL_KIND_RULE);
-    strcpy(r.rule.policy_id, POLICY);
-    strcpy(r.rule.cidr, "10.0.0.0/8");
-    assert_int_equal(store_insert(mine, &r, &err), ERROR_OK);
     store_sync_lock *held = NULL;
     assert_int_equal(store_sync_lock_take(other, &held, &err), ERROR_OK);
     assert_int_equal(sync_run(mine, &fake_ops, f->remote, &f->opt, &f->report, &err),
@@ -677,9 +665,8 @@ static void test_one_sync_at_a_time(void **state)
     assert_int_equal(sync_run(mine, &fake_ops, f->remote, &f->opt, &f->report, &err),
                      ERROR_OK);
     assert_int_equal(FAKE_NRULES(f->remote), 1);
-    store_close(mine);
     store_close(other);
-    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    ts_store_dir_close(&d);
 }
 
 /* ---- what the store refuses from a listing -------------------------------- */
@@ -758,9 +745,8 @@ static void test_failed_listing_is_typed(void **state)
 static void test_console_retries_on_the_typed_failure_only(void **state)
 {
     fixture *f = *state;
-    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, NULL);
-    fake_script_repeat(f->remote, OP_RULE_CREATE, SYNC_NOT_SENT, 5, "connection refused");
-    assert_int_equal(run(f), ERROR_IO);
+    assert_int_equal(run_failing_create(f, NULL, SYNC_NOT_SENT, 5, "connection refused"),
+                     ERROR_IO);
     assert_true(sync_report_should_retry(&f->report));
     /* A refused key is not worth retrying. */
     fake_script(f->remote, OP_RULE_CREATE, SYNC_AUTH, false, -1, "invalid API key");

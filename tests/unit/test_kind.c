@@ -17,15 +17,9 @@
 #include "rampart/store.h"
 #include "rampart/validate.h"
 
-/*
- * The validation table of test_validate.c, reused as it is rather than copied:
- * its cases[] (inputs built by build_input, K_* kinds) feed the store below. Its
- * main() is renamed so that this file has its own.
- */
-int validate_table_main(void);
-#define main validate_table_main
-#include "test_validate.c"
-#undef main
+/* The validation table (validate_cases.h): its cases[] (inputs built by build_input,
+ * K_* kinds) feed the store below. */
+#include "validate_cases.h"
 
 /* ---- descriptors ---------------------------------------------------------- */
 

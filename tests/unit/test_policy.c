@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rampart/policy.h"
+#include "test_support.h"
 
 #define A MODEL_ACTION_ALLOW
 #define D MODEL_ACTION_DENY
@@ -385,16 +386,7 @@ static void readers_share_an_index(void **state)
 static void add_stored(store *st, const char *cidr, model_action action, model_state state,
                        char *id)
 {
-    model_object r;
-    model_object_init(&r, MODEL_KIND_RULE);
-    strcpy(r.rule.cidr, cidr);
-    strcpy(r.rule.policy_id, "ipp_L");
-    r.rule.action = action;
-    r.rule.state = state;
-    error_info err;
-    if (store_insert(st, &r, &err) != ERROR_OK)
-        fail_msg("insert %s: %s", cidr, err.msg);
-    strcpy(id, r.rule.id);
+    ts_insert_rule(st, "ipp_L", cidr, action, state, id);
 }
 
 /* A synced rule of ipp_L as an older rampart could have cached it: written into the
@@ -413,17 +405,6 @@ static void add_raw(const char *path, const char *id, const char *cidr, model_ac
     assert_int_equal(sqlite3_step(s), SQLITE_DONE);
     sqlite3_finalize(s);
     sqlite3_close(db);
-}
-
-static void remove_db(const char *dir, const char *path)
-{
-    static const char *const suffixes[] = {"", "-wal", "-shm", "-sync.lock"};
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        char side[160];
-        snprintf(side, sizeof side, "%s%s", path, suffixes[i]);
-        unlink(side);
-    }
-    rmdir(dir);
 }
 
 static void load_takes_rules_in_force(void **state)
@@ -474,12 +455,11 @@ static void load_takes_rules_in_force(void **state)
 static void load_canonicalises_or_refuses(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/rampart-policy-XXXXXX", path[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/cache.db", dir);
-    store *st = NULL;
+    ts_store_dir db;
+    ts_store_dir_open(&db, "/tmp/rampart-policy-XXXXXX", "cache.db");
+    store *st = db.st;
+    const char *path = db.path;
     error_info err;
-    assert_int_equal(store_open(path, 0, &st, &err), ERROR_OK);
     const char *upper = "ipr_2Upper0Case", *bad = "ipr_2Host0Bits";
     add_raw(path, upper, "2001:DB8:0::/32", A);
     policy_index *ix = NULL;
@@ -502,8 +482,7 @@ static void load_canonicalises_or_refuses(void **state)
     policy_index_free(ix);
     assert_int_equal(policy_index_load_policy(st, "", &ix, &err), ERROR_INVALID);
     assert_null(ix);
-    store_close(st);
-    remove_db(dir, path);
+    ts_store_dir_close(&db);
 }
 
 static void load_one_policy(void **state)
@@ -514,13 +493,7 @@ static void load_one_policy(void **state)
     assert_int_equal(store_open(":memory:", 0, &st, &err), ERROR_OK);
     char id[MODEL_ID_MAX + 1];
     add_stored(st, "10.0.0.0/8", A, MODEL_STATE_NEW, id);
-    model_object r;
-    model_object_init(&r, MODEL_KIND_RULE);
-    strcpy(r.rule.cidr, "10.0.0.0/8");
-    strcpy(r.rule.policy_id, "ipp_M");
-    r.rule.action = D;
-    r.rule.state = MODEL_STATE_NEW;
-    assert_int_equal(store_insert(st, &r, &err), ERROR_OK);
+    ts_insert_rule(st, "ipp_M", "10.0.0.0/8", D, MODEL_STATE_NEW, NULL);
     policy_index *ix = NULL;
     assert_int_equal(policy_index_load_policy(st, "ipp_L", &ix, &err), ERROR_OK);
     assert_int_equal(policy_index_rule_count(ix), 1);

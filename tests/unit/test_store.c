@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
@@ -17,12 +16,9 @@
 #include "rampart/store.h"
 #include "rampart/validate.h"
 #include "../../src/core/store_internal.h"
+#include "test_support.h"
 
-typedef struct fixture {
-    char dir[64];
-    char path[128];
-    store *st;
-} fixture;
+typedef ts_store_dir fixture;
 
 typedef char id_text[MODEL_ID_MAX + 1];
 
@@ -30,55 +26,25 @@ static const char POLICY_A[] = "ipp_2Zz1lqOxDdQyVpYcAAAAAAAAAAA";
 static const char POLICY_B[] = "ipp_2Zz1lqOxDdQyVpYcBBBBBBBBBBB";
 static const char TOKEN[] = "2Zz1lqOxDdQyVpYcAAAAAAAAAAA_s3cr3tT0k3nV4lu3xyz12";
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    strcpy(f->dir, "/tmp/rampart-store-XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->path, sizeof f->path, "%s/data/rampart.db", f->dir);
-    error_info err;
-    assert_int_equal(store_open(f->path, 0, &f->st, &err), ERROR_OK);
-    *state = f;
-    return 0;
+    return ts_store_dir_setup(state, "/tmp/rampart-store-XXXXXX", "data/rampart.db");
 }
 
 static int teardown(void **state)
 {
-    fixture *f = *state;
-    store_close(f->st);
-    nftw(f->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
-    free(f);
-    return 0;
+    return ts_store_dir_teardown(state);
 }
 
 static model_object make_rule(const char *policy, const char *cidr, model_state st)
 {
-    model_object r;
-    model_object_init(&r, MODEL_KIND_RULE);
-    strcpy(r.rule.policy_id, policy);
-    strcpy(r.rule.cidr, cidr);
-    r.rule.action = MODEL_ACTION_ALLOW;
-    r.rule.state = st;
-    return r;
+    return ts_rule(policy, cidr, MODEL_ACTION_ALLOW, st);
 }
 
 static void insert_rule(store *st, const char *policy, const char *cidr, model_state state,
                         char *id_out)
 {
-    model_object r = make_rule(policy, cidr, state);
-    error_info err;
-    assert_int_equal(store_insert(st, &r, &err), ERROR_OK);
-    if (id_out)
-        strcpy(id_out, r.rule.id);
+    ts_insert_rule(st, policy, cidr, MODEL_ACTION_ALLOW, state, id_out);
 }
 
 static model_object make_cred(const char *id)
@@ -92,16 +58,13 @@ static model_object make_cred(const char *id)
 static void insert_cred(store *st, const char *id, model_state state, const char *token,
                         char *id_out)
 {
-    model_object c = make_cred(id);
+    model_object c;
+    ts_cred_init(&c, "agent on web-1", "", "bind:*.example.com");
+    strcpy(c.cred.id, id);
     c.cred.state = state;
-    strcpy(c.cred.description, "agent on web-1");
     error_info err;
-    assert_int_equal(model_acl_add(&c.cred.acl, "bind:*.example.com", &err), ERROR_OK);
     assert_int_equal(model_cred_set_token(&c.cred, token, &err), ERROR_OK);
-    assert_int_equal(store_insert(st, &c, &err), ERROR_OK);
-    if (id_out)
-        strcpy(id_out, c.cred.id);
-    model_object_clear(&c);
+    ts_insert(st, &c, id_out);
 }
 
 /* store_get into `out`, made an empty row of `kind` first (clear it after a
@@ -1168,6 +1131,208 @@ static void test_concurrent_reader(void **state)
     assert_int_equal(r.backwards, 0);
 }
 
+/* ---- store_update: an edit in place ----------------------------------------- */
+
+/* The bit of `kind`'s field `name` (kind_field_bit), which must exist. */
+static unsigned field_bit(model_kind kind, const char *name)
+{
+    const kind_field *f = kind_field_by_name(kind, name);
+    assert_non_null(f);
+    return kind_field_bit(kind, f);
+}
+
+/* An edit of row `id`: only the id set, the caller fills the fields it changes. */
+static model_object edit_of(model_kind kind, const char *id)
+{
+    model_object o;
+    model_object_init(&o, kind);
+    strcpy(model_object_id_buf(&o), id);
+    return o;
+}
+
+/* Three synced rules of POLICY_A, in id order: 10.0.0.0/8, 10.1.0.0/16, 10.2.0.0/16. */
+static void insert_three(store *st, id_text ids[3])
+{
+    static const char *const cidrs[] = {"10.0.0.0/8", "10.1.0.0/16", "10.2.0.0/16"};
+    for (size_t i = 0; i < 3; i++)
+        insert_rule(st, POLICY_A, cidrs[i], MODEL_STATE_SYNCED, ids[i]);
+}
+
+static void test_update_rule_fields(void **state)
+{
+    fixture *f = *state;
+    id_text ids[3];
+    insert_three(f->st, ids);
+    const char *id = ids[1];
+    model_object before;
+    error_info err;
+    assert_int_equal(get_row(f->st, MODEL_KIND_RULE, id, &before, &err), ERROR_OK);
+
+    model_object e = edit_of(MODEL_KIND_RULE, id);
+    strcpy(e.rule.description, "office");
+    strcpy(e.rule.metadata, "{\"k\":1}");
+    strcpy(e.rule.cidr, "2001:DB8::/32"); /* stored canonical, like an insert */
+    e.rule.action = MODEL_ACTION_DENY;   /* not in the set: not read */
+    unsigned set = field_bit(MODEL_KIND_RULE, "description") |
+                   field_bit(MODEL_KIND_RULE, "metadata") | field_bit(MODEL_KIND_RULE, "cidr");
+    assert_int_equal(store_update(f->st, &e, set, &err), ERROR_OK);
+    /* `e` is the whole row now, as stored. */
+    model_object got;
+    assert_int_equal(get_row(f->st, MODEL_KIND_RULE, id, &got, &err), ERROR_OK);
+    assert_memory_equal(&got.rule, &e.rule, sizeof got.rule);
+    assert_string_equal(got.rule.cidr, "2001:db8::/32");
+    assert_string_equal(got.rule.description, "office");
+    assert_string_equal(got.rule.metadata, "{\"k\":1}");
+    /* What an edit never changes. */
+    assert_int_equal(got.rule.action, MODEL_ACTION_ALLOW);
+    assert_string_equal(got.rule.policy_id, POLICY_A);
+    assert_string_equal(got.rule.created_at, before.rule.created_at);
+    assert_int_equal(got.rule.state, MODEL_STATE_SYNCED);
+
+    /* One field alone leaves the others as they are. */
+    e = edit_of(MODEL_KIND_RULE, id);
+    assert_int_equal(store_update(f->st, &e, field_bit(MODEL_KIND_RULE, "metadata"), &err),
+                     ERROR_OK);
+    assert_string_equal(e.rule.metadata, "");
+    assert_string_equal(e.rule.description, "office");
+    assert_string_equal(e.rule.cidr, "2001:db8::/32");
+
+    /* The row keeps its place in id order. */
+    model_object rows[4];
+    size_t n;
+    store_query q = {.sort = STORE_SORT_ID};
+    assert_int_equal(store_page(f->st, MODEL_KIND_RULE, &q, NULL, STORE_FORWARD, 4, rows, &n,
+                                &err), ERROR_OK);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(rows[i].rule.id, ids[i]);
+}
+
+static void test_update_rule_refusals(void **state)
+{
+    fixture *f = *state;
+    id_text ids[3];
+    insert_three(f->st, ids);
+    const char *held = ids[0], *id = ids[1], *gone = ids[2];
+    error_info err;
+    store_delete_result res;
+    assert_int_equal(store_delete(f->st, MODEL_KIND_RULE, gone, &res, &err), ERROR_OK);
+    unsigned cidr = field_bit(MODEL_KIND_RULE, "cidr");
+
+    model_object e = edit_of(MODEL_KIND_RULE, id);
+    assert_int_equal(store_update(f->st, &e, 0, &err), ERROR_INVALID);
+    assert_int_equal(store_update(f->st, &e, field_bit(MODEL_KIND_RULE, "action"), &err),
+                     ERROR_INVALID);
+    assert_string_equal(err.msg, "action: cannot be changed after creation");
+    assert_int_equal(store_update(f->st, &e, field_bit(MODEL_KIND_RULE, "ip_policy_id"), &err),
+                     ERROR_INVALID);
+    assert_non_null(strstr(err.msg, "ip_policy_id"));
+    assert_int_equal(store_update(f->st, &e, 1u << 20, &err), ERROR_INVALID);
+
+    /* The gate's own words; the row and the caller's object stay as they were. */
+    strcpy(e.rule.cidr, "10.9.0.1/16");
+    assert_int_equal(store_update(f->st, &e, cidr, &err), ERROR_INVALID);
+    assert_string_equal(err.msg, "cidr: host bits set: did you mean 10.9.0.0/16?");
+    assert_string_equal(e.rule.cidr, "10.9.0.1/16");
+    assert_string_equal(e.rule.id, id);
+    /* The natural key: refused naming the live rule that holds it. */
+    strcpy(e.rule.cidr, "10.0.0.0/8");
+    assert_int_equal(store_update(f->st, &e, cidr, &err), ERROR_CONFLICT);
+    char want[256];
+    snprintf(want, sizeof want, "policy %s already has a rule for 10.0.0.0/8 (%s)", POLICY_A,
+             held);
+    assert_string_equal(err.msg, want);
+    assert_string_equal(e.rule.policy_id, ""); /* unchanged: never read */
+    model_object got;
+    assert_int_equal(get_row(f->st, MODEL_KIND_RULE, id, &got, &err), ERROR_OK);
+    assert_string_equal(got.rule.cidr, "10.1.0.0/16");
+    /* A rule being deleted holds no key; its own cidr is no conflict either. */
+    strcpy(e.rule.cidr, "10.2.0.0/16");
+    assert_int_equal(store_update(f->st, &e, cidr, &err), ERROR_OK);
+    assert_int_equal(store_update(f->st, &e, cidr, &err), ERROR_OK);
+
+    model_object nobody = edit_of(MODEL_KIND_RULE, "ipr_2Zz1lqOxDdQyVpYcNNNNNNNNNNN");
+    strcpy(nobody.rule.description, "x");
+    assert_int_equal(store_update(f->st, &nobody, field_bit(MODEL_KIND_RULE, "description"),
+                                  &err), ERROR_NOT_FOUND);
+    assert_non_null(strstr(err.msg, "ipr_2Zz1lqOxDdQyVpYcNNNNNNNNNNN"));
+}
+
+static void test_update_by_alias_and_in_batch(void **state)
+{
+    fixture *f = *state;
+    id_text local;
+    insert_rule(f->st, POLICY_A, "10.0.0.0/8", MODEL_STATE_CREATING, local);
+    model_object remote = make_rule(POLICY_A, "10.0.0.0/8", MODEL_STATE_SYNCED);
+    strcpy(remote.rule.id, "ipr_2Zz1lqOxDdQyVpYcRRRRRRRRRRR");
+    error_info err;
+    assert_int_equal(store_confirm_create(f->st, local, &remote, &err), ERROR_OK);
+    unsigned description = field_bit(MODEL_KIND_RULE, "description");
+    model_object e = edit_of(MODEL_KIND_RULE, local);
+    strcpy(e.rule.description, "by its old id");
+    assert_int_equal(store_update(f->st, &e, description, &err), ERROR_OK);
+    assert_string_equal(e.rule.id, remote.rule.id);
+
+    /* Inside a batch it joins the caller's transaction. */
+    assert_int_equal(store_begin(f->st, &err), ERROR_OK);
+    e = edit_of(MODEL_KIND_RULE, remote.rule.id);
+    strcpy(e.rule.description, "rolled back");
+    assert_int_equal(store_update(f->st, &e, description, &err), ERROR_OK);
+    store_rollback(f->st);
+    model_object got;
+    assert_int_equal(get_row(f->st, MODEL_KIND_RULE, remote.rule.id, &got, &err), ERROR_OK);
+    assert_string_equal(got.rule.description, "by its old id");
+}
+
+static void test_update_cred(void **state)
+{
+    fixture *f = *state;
+    id_text id;
+    insert_cred(f->st, "cr_2Zz1lqOxDdQyVpYcEEEEEEEEEEE", MODEL_STATE_SYNCED, TOKEN, id);
+    error_info err;
+    unsigned acl = field_bit(MODEL_KIND_CRED, "acl");
+    unsigned set = acl | field_bit(MODEL_KIND_CRED, "description") |
+                   field_bit(MODEL_KIND_CRED, "metadata");
+    model_object e = edit_of(MODEL_KIND_CRED, id);
+    strcpy(e.cred.description, "agent on web-2");
+    strcpy(e.cred.metadata, "m2");
+    strcpy(e.cred.owner_id, "usr_2Zz1lqOxDdQyVpYcUUUUUUUUUUU"); /* not in the set */
+    assert_int_equal(model_acl_add(&e.cred.acl, "bind:a.example.com", &err), ERROR_OK);
+    assert_int_equal(model_acl_add(&e.cred.acl, "bind:env=*", &err), ERROR_OK);
+    assert_int_equal(store_update(f->st, &e, set, &err), ERROR_OK);
+    assert_null(e.cred.token);
+    model_object_clear(&e);
+    model_object got;
+    assert_int_equal(get_row(f->st, MODEL_KIND_CRED, id, &got, &err), ERROR_OK);
+    assert_string_equal(got.cred.description, "agent on web-2");
+    assert_string_equal(got.cred.metadata, "m2");
+    assert_string_equal(got.cred.owner_id, "");
+    assert_int_equal(got.cred.acl.count, 2);
+    assert_string_equal(got.cred.acl.rules[1], "bind:env=*");
+    assert_int_equal(got.cred.state, MODEL_STATE_SYNCED);
+    model_object_clear(&got);
+    /* The token stays where it was, untouched. */
+    char *tok = NULL;
+    assert_int_equal(store_token_get(f->st, id, &tok, &err), ERROR_OK);
+    assert_string_equal(tok, TOKEN);
+    free(tok);
+
+    /* An empty ACL is an edit too: no restriction. A bad rule: the ACL's own words. */
+    e = edit_of(MODEL_KIND_CRED, id);
+    assert_int_equal(store_update(f->st, &e, acl, &err), ERROR_OK);
+    assert_int_equal(e.cred.acl.count, 0);
+    model_object_clear(&e);
+    e = edit_of(MODEL_KIND_CRED, id);
+    assert_int_equal(model_acl_add(&e.cred.acl, "connect:x", &err), ERROR_OK);
+    assert_int_equal(store_update(f->st, &e, acl, &err), ERROR_INVALID);
+    assert_int_equal(strncmp(err.msg, "acl rule 1: ", 12), 0);
+    assert_int_equal(e.cred.acl.count, 1); /* the caller's object is as given */
+    assert_int_equal(store_update(f->st, &e, field_bit(MODEL_KIND_CRED, "owner_id"), &err),
+                     ERROR_INVALID);
+    assert_string_equal(err.msg, "owner_id: cannot be changed after creation");
+    model_object_clear(&e);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -1202,6 +1367,10 @@ int main(void)
         T(test_walk),
         T(test_transactions),
         T(test_concurrent_reader),
+        T(test_update_rule_fields),
+        T(test_update_rule_refusals),
+        T(test_update_by_alias_and_in_batch),
+        T(test_update_cred),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

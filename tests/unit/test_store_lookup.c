@@ -12,64 +12,31 @@
 #include <unistd.h>
 
 #include "rampart/store.h"
+#include "test_support.h"
 
-typedef struct fixture {
-    char dir[64];
-    char path[128];
-    store *st;
-} fixture;
+typedef ts_store_dir fixture;
 
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    strcpy(f->dir, "/tmp/rampart-lookup.XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->path, sizeof f->path, "%s/cache.db", f->dir);
-    error_info err;
-    assert_int_equal(store_open(f->path, 0, &f->st, &err), ERROR_OK);
-    *state = f;
-    return 0;
+    return ts_store_dir_setup(state, "/tmp/rampart-lookup.XXXXXX", "cache.db");
 }
 
 static int teardown(void **state)
 {
-    fixture *f = *state;
-    store_close(f->st);
-    char side[160];
-    const char *suffixes[] = {"", "-wal", "-shm", "-sync.lock"};
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        snprintf(side, sizeof side, "%s%s", f->path, suffixes[i]);
-        unlink(side);
-    }
-    rmdir(f->dir);
-    free(f);
-    return 0;
+    return ts_store_dir_teardown(state);
 }
 
 static void add_rule(store *st, const char *policy, const char *cidr, model_state state)
 {
-    model_object r;
-    model_object_init(&r, MODEL_KIND_RULE);
-    strcpy(r.rule.cidr, cidr);
-    strcpy(r.rule.policy_id, policy);
-    r.rule.action = MODEL_ACTION_ALLOW;
-    r.rule.state = state;
-    error_info err;
-    assert_int_equal(store_insert(st, &r, &err), ERROR_OK);
+    ts_insert_rule(st, policy, cidr, MODEL_ACTION_ALLOW, state, NULL);
 }
 
 static void add_cred(store *st, const char *description, model_state state, char *id_out)
 {
     model_object c;
-    model_object_init(&c, MODEL_KIND_CRED);
-    strcpy(c.cred.description, description);
+    ts_cred_init(&c, description, "", NULL);
     c.cred.state = state;
-    error_info err;
-    assert_int_equal(store_insert(st, &c, &err), ERROR_OK);
-    if (id_out)
-        strcpy(id_out, c.cred.id);
-    model_object_clear(&c);
+    ts_insert(st, &c, id_out);
 }
 
 static void policy_ids_in_order_and_paged(void **state)
@@ -140,12 +107,13 @@ static void data_version_moves_on_another_connections_commit(void **state)
 
 int main(void)
 {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(policy_ids_in_order_and_paged, setup, teardown),
-        cmocka_unit_test_setup_teardown(policy_ids_of_an_empty_cache, setup, teardown),
-        cmocka_unit_test_setup_teardown(cred_by_name_counts_live_rows_only, setup, teardown),
-        cmocka_unit_test_setup_teardown(data_version_moves_on_another_connections_commit,
-                                        setup, teardown),
+        T(policy_ids_in_order_and_paged),
+        T(policy_ids_of_an_empty_cache),
+        T(cred_by_name_counts_live_rows_only),
+        T(data_version_moves_on_another_connections_commit),
     };
+#undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "rampart/store.h"
 #include "rampart/validate.h"
 #include "../../src/core/store_internal.h"
+#include "test_support.h"
 
 static const char POLICY[] = "ipp_2Zz1lqOxDdQyVpYcAAAAAAAAAAA";
 static const char TOKEN[] = "2Zz1lqOxDdQyVpYcAAAAAAAAAAA_s3cr3tT0k3nV4lu3xyz12";
@@ -46,30 +46,15 @@ static void remote_head(model_kind kind, int n, char *id, char *uri, char *creat
 /* A remote-looking rule, synced. */
 static model_object remote_rule(int n, const char *cidr, model_action action)
 {
-    model_object o;
-    model_object_init(&o, MODEL_KIND_RULE);
-    model_rule *r = &o.rule;
-    remote_head(MODEL_KIND_RULE, n, r->id, r->uri, r->created_at);
-    strcpy(r->cidr, cidr);
-    strcpy(r->policy_id, POLICY);
-    r->action = action;
-    r->state = MODEL_STATE_SYNCED;
+    model_object o = ts_rule(POLICY, cidr, action, MODEL_STATE_SYNCED);
+    remote_head(MODEL_KIND_RULE, n, o.rule.id, o.rule.uri, o.rule.created_at);
     return o;
 }
 
 static void local_rule(store *st, const char *cidr, model_action action, model_state state,
                        char *id_out)
 {
-    model_object o;
-    model_object_init(&o, MODEL_KIND_RULE);
-    strcpy(o.rule.cidr, cidr);
-    strcpy(o.rule.policy_id, POLICY);
-    o.rule.action = action;
-    o.rule.state = state;
-    error_info err;
-    assert_int_equal(store_insert(st, &o, &err), ERROR_OK);
-    if (id_out)
-        strcpy(id_out, o.rule.id);
+    ts_insert_rule(st, POLICY, cidr, action, state, id_out);
 }
 
 /* Insert a copy of `o` (of either kind) in `state`; the caller keeps `o`. */
@@ -278,25 +263,30 @@ static void test_unmerged_staging_leaves_cache(void **state)
 static model_object remote_cred(int n, const char *description)
 {
     model_object o;
-    model_object_init(&o, MODEL_KIND_CRED);
-    model_cred *c = &o.cred;
-    remote_head(MODEL_KIND_CRED, n, c->id, c->uri, c->created_at);
-    strcpy(c->description, description);
-    c->state = MODEL_STATE_SYNCED;
+    ts_cred_init(&o, description, "", NULL);
+    remote_head(MODEL_KIND_CRED, n, o.cred.id, o.cred.uri, o.cred.created_at);
+    o.cred.state = MODEL_STATE_SYNCED;
     return o;
 }
 
 static void local_cred(store *st, const char *description, model_state state, char *id_out)
 {
     model_object o;
-    model_object_init(&o, MODEL_KIND_CRED);
-    strcpy(o.cred.description, description);
-    strcpy(o.cred.metadata, "user metadata");
+    ts_cred_init(&o, description, "user metadata", NULL);
     o.cred.state = state;
-    error_info err;
-    assert_int_equal(store_insert(st, &o, &err), ERROR_OK);
-    strcpy(id_out, o.cred.id);
-    model_object_clear(&o);
+    ts_insert(st, &o, id_out);
+}
+
+/* A credential created here whose reply was lost (its id into `lost`), then a merge
+ * of a listing holding its remote copy under its marker: an orphan. Returns that
+ * remote copy; the merge's credential counts into cs (may be NULL). */
+static model_object lost_reply_orphan(store *st, char *lost, store_pull_stats *cs)
+{
+    local_cred(st, "x", MODEL_STATE_UNKNOWN, lost);
+    model_object listing[] = {remote_cred(1, "x")};
+    const char *markers[] = {lost};
+    merge(st, NULL, 0, listing, markers, 1, NULL, cs);
+    return listing[0];
 }
 
 static void test_cred_marker_orphans(void **state)
@@ -337,11 +327,8 @@ static void test_orphan_absent_is_requeued(void **state)
 {
     store *st = *state;
     char lost[MODEL_ID_MAX + 1];
-    local_cred(st, "x", MODEL_STATE_UNKNOWN, lost);
-    model_object listing[] = {remote_cred(1, "x")};
-    const char *markers[] = {lost};
     store_pull_stats cs;
-    merge(st, NULL, 0, listing, markers, 1, NULL, &cs);
+    lost_reply_orphan(st, lost, &cs);
     assert_int_equal(cs.orphaned, 1);
     /* Someone deleted the remote copy: the orphan is new again, no alias left. */
     merge(st, NULL, 0, NULL, NULL, 0, NULL, &cs);
@@ -719,10 +706,7 @@ static void test_cred_retry_and_discard_orphan(void **state)
 {
     store *st = *state;
     char lost[MODEL_ID_MAX + 1];
-    local_cred(st, "x", MODEL_STATE_UNKNOWN, lost);
-    model_object listing[] = {remote_cred(1, "x")};
-    const char *markers[] = {lost};
-    merge(st, NULL, 0, listing, markers, 1, NULL, NULL);
+    model_object remote = lost_reply_orphan(st, lost, NULL);
     error_info err;
     /* already queued */
     assert_int_equal(store_retry(st, MODEL_KIND_CRED, lost, &err), ERROR_OK);
@@ -732,7 +716,7 @@ static void test_cred_retry_and_discard_orphan(void **state)
     store_delete_result res;
     assert_int_equal(store_discard(st, MODEL_KIND_CRED, lost, &res, &err), ERROR_OK);
     assert_int_equal(res, STORE_DELETE_MARKED);
-    c = get_row(st, MODEL_KIND_CRED, listing[0].cred.id);
+    c = get_row(st, MODEL_KIND_CRED, remote.cred.id);
     assert_int_equal(c.cred.state, MODEL_STATE_DELETING);
     model_object_clear(&c);
     char unknown[MODEL_ID_MAX + 1];
@@ -740,22 +724,13 @@ static void test_cred_retry_and_discard_orphan(void **state)
     assert_int_equal(store_discard(st, MODEL_KIND_CRED, unknown, &res, &err), ERROR_STATE);
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static void test_sync_lock(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/rampart-pull-XXXXXX", path[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/rampart.db", dir);
-    store *a = NULL, *b = NULL;
+    ts_store_dir d;
+    ts_store_dir_open(&d, "/tmp/rampart-pull-XXXXXX", "rampart.db");
+    store *a = d.st, *b = ts_store_open(d.path);
     error_info err;
-    assert_int_equal(store_open(path, 0, &a, &err), ERROR_OK);
-    assert_int_equal(store_open(path, 0, &b, &err), ERROR_OK);
     store_sync_lock *la = NULL, *lb = NULL;
     assert_int_equal(store_sync_lock_take(a, &la, &err), ERROR_OK);
     assert_int_equal(store_sync_lock_take(b, &lb, &err), ERROR_STATE);
@@ -764,13 +739,12 @@ static void test_sync_lock(void **state)
     assert_int_equal(store_sync_lock_take(b, &lb, &err), ERROR_OK);
     store_sync_unlock(lb);
     struct stat sb;
-    char lock_path[80];
-    snprintf(lock_path, sizeof lock_path, "%s-sync.lock", path);
+    char lock_path[160];
+    snprintf(lock_path, sizeof lock_path, "%s-sync.lock", d.path);
     assert_int_equal(stat(lock_path, &sb), 0);
     assert_int_equal(sb.st_mode & 0077, 0);
-    store_close(a);
     store_close(b);
-    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    ts_store_dir_close(&d);
 }
 
 /* ---- scale and plans ------------------------------------------------------ */

@@ -16,13 +16,12 @@
 
 #include "rampart/store.h"
 #include "rampart/ui_table.h"
+#include "test_support.h"
 
 enum { NROWS = 95, HEIGHT = 10 };
 
 typedef struct fixture {
-    char dir[64];
-    char path[128];
-    store *st;
+    ts_store_dir db;
     model_object buf[64];
     ui_table_source src;
     ui_table t;
@@ -41,7 +40,7 @@ static error_code page(void *ctx, const store_query *q, const char *cursor, stor
     if (f->fail)
         return error_set(err, ERROR_IO, "disk on fire");
     assert_true(limit <= 64);
-    if (store_page(f->st, MODEL_KIND_RULE, q, cursor, dir, limit, f->buf, count, err) !=
+    if (store_page(f->db.st, MODEL_KIND_RULE, q, cursor, dir, limit, f->buf, count, err) !=
         ERROR_OK)
         return err->code;
     for (size_t i = 0; i < *count; i++) {
@@ -61,7 +60,7 @@ static error_code count_rows(void *ctx, const store_query *q, size_t *out, error
     fixture *f = ctx;
     if (f->fail)
         return error_set(err, ERROR_IO, "disk on fire");
-    return store_count(f->st, MODEL_KIND_RULE, q, out, err);
+    return store_count(f->db.st, MODEL_KIND_RULE, q, out, err);
 }
 
 /* The generic store calls over a rule or a credential. */
@@ -86,30 +85,26 @@ static error_code get_rule(store *st, const char *id, model_rule *r, error_info 
     return rc;
 }
 
-/* Pages of rules / credentials as arrays of their own type. */
-static error_code rule_page(store *st, const store_query *q, const char *cursor, store_dir dir,
-                            size_t limit, model_rule *rows, size_t *n, error_info *err)
+/* Pages of rules / credentials as arrays of their own type (model_rule or model_cred,
+ * by `kind`). A credential's heap goes with it: the caller clears rows[i]. */
+static error_code kind_page(store *st, model_kind kind, const store_query *q, const char *cursor,
+                            store_dir dir, size_t limit, void *rows, size_t *n, error_info *err)
 {
     model_object *o = calloc(limit ? limit : 1, sizeof *o);
     assert_non_null(o);
-    error_code rc = store_page(st, MODEL_KIND_RULE, q, cursor, dir, limit, o, n, err);
-    for (size_t i = 0; i < *n; i++)
-        rows[i] = o[i].rule;
+    error_code rc = store_page(st, kind, q, cursor, dir, limit, o, n, err);
+    for (size_t i = 0; i < *n; i++) {
+        if (kind == MODEL_KIND_RULE)
+            ((model_rule *)rows)[i] = o[i].rule;
+        else
+            ((model_cred *)rows)[i] = o[i].cred;
+    }
     free(o);
     return rc;
 }
 
-static error_code cred_page(store *st, const store_query *q, const char *cursor, store_dir dir,
-                            size_t limit, model_cred *rows, size_t *n, error_info *err)
-{
-    model_object *o = calloc(limit ? limit : 1, sizeof *o);
-    assert_non_null(o);
-    error_code rc = store_page(st, MODEL_KIND_CRED, q, cursor, dir, limit, o, n, err);
-    for (size_t i = 0; i < *n; i++)
-        rows[i] = o[i].cred; /* the heap goes with it: the caller clears rows[i] */
-    free(o);
-    return rc;
-}
+#define rule_page(st, ...) kind_page(st, MODEL_KIND_RULE, __VA_ARGS__)
+#define cred_page(st, ...) kind_page(st, MODEL_KIND_CRED, __VA_ARGS__)
 
 static void rule_of(int i, model_rule *r)
 {
@@ -126,18 +121,16 @@ static void rule_of(int i, model_rule *r)
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/rampart-uitable.XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->path, sizeof f->path, "%s/cache.db", f->dir);
+    assert_non_null(f);
+    ts_store_dir_open(&f->db, "/tmp/rampart-uitable.XXXXXX", "cache.db");
     error_info err;
-    assert_int_equal(store_open(f->path, 0, &f->st, &err), ERROR_OK);
-    assert_int_equal(store_begin(f->st, &err), ERROR_OK);
+    assert_int_equal(store_begin(f->db.st, &err), ERROR_OK);
     for (int i = 0; i < NROWS; i++) {
         model_rule r;
         rule_of(i, &r);
-        assert_int_equal(insert_rule(f->st, &r, &err), ERROR_OK);
+        assert_int_equal(insert_rule(f->db.st, &r, &err), ERROR_OK);
     }
-    assert_int_equal(store_commit(f->st, &err), ERROR_OK);
+    assert_int_equal(store_commit(f->db.st, &err), ERROR_OK);
     f->src = (ui_table_source){cols, 2, sort_names, sorts, 5, f, page, count_rows, NULL};
     assert_int_equal(ui_table_init(&f->t, &f->src, &err), ERROR_OK);
     assert_int_equal(ui_table_set_height(&f->t, HEIGHT, &err), ERROR_OK);
@@ -149,10 +142,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     ui_table_free(&f->t);
-    store_close(f->st);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(ts_store_dir_close(&f->db), 0);
     free(f);
     return 0;
 }
@@ -297,7 +287,7 @@ static void test_filter_and_policy(void **state)
     for (size_t i = 0; i < t->nrows; i++) {
         model_rule r;
         error_info err;
-        assert_int_equal(get_rule(f->st, t->rows[i].id, &r, &err), ERROR_OK);
+        assert_int_equal(get_rule(f->db.st, t->rows[i].id, &r, &err), ERROR_OK);
         assert_string_equal(r.policy_id, "ipp_p1");
     }
 }
@@ -328,7 +318,7 @@ static void expected_order(fixture *f, int sort, bool desc, char (*ids)[MODEL_ID
     size_t n = 0;
     error_info err;
     store_query q = {.sort = STORE_SORT_ID};
-    assert_int_equal(rule_page(f->st, &q, NULL, STORE_FORWARD, NROWS, all, &n, &err),
+    assert_int_equal(rule_page(f->db.st, &q, NULL, STORE_FORWARD, NROWS, all, &n, &err),
                      ERROR_OK);
     assert_int_equal(n, NROWS);
     g_sort = sort;
@@ -373,14 +363,14 @@ static void test_sort_store_errors(void **state)
     size_t n;
     error_info err;
     store_query bad = {.sort = STORE_SORT_DESCRIPTION}; /* a credential order */
-    assert_int_equal(rule_page(f->st, &bad, NULL, STORE_FORWARD, 2, r, &n, &err),
+    assert_int_equal(rule_page(f->db.st, &bad, NULL, STORE_FORWARD, 2, r, &n, &err),
                      ERROR_INVALID);
     store_query bad2 = {.sort = STORE_SORT_CIDR}; /* a rule order */
-    assert_int_equal(cred_page(f->st, &bad2, NULL, STORE_FORWARD, 2, c, &n, &err),
+    assert_int_equal(cred_page(f->db.st, &bad2, NULL, STORE_FORWARD, 2, c, &n, &err),
                      ERROR_INVALID);
     /* In any order but id, a cursor that is not a row gives an empty page. */
     store_query q = {.sort = STORE_SORT_CIDR};
-    assert_int_equal(rule_page(f->st, &q, "ipr_nosuchrow", STORE_FORWARD, 2, r, &n,
+    assert_int_equal(rule_page(f->db.st, &q, "ipr_nosuchrow", STORE_FORWARD, 2, r, &n,
                                      &err), ERROR_OK);
     assert_int_equal(n, 0);
 }
@@ -404,13 +394,13 @@ static void test_cred_sorts(void **state)
         model_cred c = {0};
         snprintf(c.description, sizeof c.description, "agent %d", i % 5);
         c.state = i % 3 ? MODEL_STATE_NEW : MODEL_STATE_SYNCED;
-        assert_int_equal(insert_cred(f->st, &c, &err), ERROR_OK);
+        assert_int_equal(insert_cred(f->db.st, &c, &err), ERROR_OK);
         model_cred_clear(&c);
     }
     static model_cred all[N];
     size_t n = 0;
     store_query q = {.sort = STORE_SORT_ID};
-    assert_int_equal(cred_page(f->st, &q, NULL, STORE_FORWARD, N, all, &n, &err),
+    assert_int_equal(cred_page(f->db.st, &q, NULL, STORE_FORWARD, N, all, &n, &err),
                      ERROR_OK);
     assert_int_equal(n, N);
     const store_sort orders[] = {STORE_SORT_DESCRIPTION, STORE_SORT_STATE};
@@ -424,7 +414,7 @@ static void test_cred_sorts(void **state)
         model_cred page_rows[PAGE];
         for (;;) {
             size_t got = 0;
-            assert_int_equal(cred_page(f->st, &q, cursor, STORE_FORWARD, PAGE, page_rows,
+            assert_int_equal(cred_page(f->db.st, &q, cursor, STORE_FORWARD, PAGE, page_rows,
                                              &got, &err), ERROR_OK);
             for (size_t i = 0; i < got; i++) {
                 assert_string_equal(page_rows[i].id, all[seen + i].id);
@@ -441,7 +431,7 @@ static void test_cred_sorts(void **state)
         size_t left = N;
         while (left > 0) {
             size_t got = 0;
-            assert_int_equal(cred_page(f->st, &q, cursor, STORE_BACKWARD, PAGE,
+            assert_int_equal(cred_page(f->db.st, &q, cursor, STORE_BACKWARD, PAGE,
                                              page_rows, &got, &err), ERROR_OK);
             assert_true(got >= 1 && got <= left);
             for (size_t i = 0; i < got; i++)
@@ -466,7 +456,7 @@ static void test_reload_keeps_first_row(void **state)
     char first[UI_TABLE_KEY_MAX];
     snprintf(first, sizeof first, "%s", t->rows[0].key);
     /* The first row on screen goes away. */
-    assert_int_equal(store_remove(f->st, MODEL_KIND_RULE, t->rows[0].key, &err), ERROR_OK);
+    assert_int_equal(store_remove(f->db.st, MODEL_KIND_RULE, t->rows[0].key, &err), ERROR_OK);
     ui_table_reload(t);
     assert_int_equal(ui_table_refresh(t, false), ERROR_OK);
     assert_int_equal(t->total, NROWS - 1);
@@ -481,7 +471,7 @@ static void test_reload_keeps_first_row(void **state)
     assert_int_equal(ui_table_last(t), ERROR_OK);
     char last[UI_TABLE_KEY_MAX];
     snprintf(last, sizeof last, "%s", t->rows[t->nrows - 1].key);
-    assert_int_equal(store_remove(f->st, MODEL_KIND_RULE, last, &err), ERROR_OK);
+    assert_int_equal(store_remove(f->db.st, MODEL_KIND_RULE, last, &err), ERROR_OK);
     ui_table_reload(t);
     assert_position(t, "rows 84-93 of 93", "page 10/10");
 }
@@ -525,18 +515,20 @@ static void test_draw(void **state)
 
 int main(void)
 {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_paging, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_partial_page, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_scrolling, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_marks, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_filter_and_policy, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_every_sort_both_ways, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_sort_store_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cred_sorts, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reload_keeps_first_row, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_source_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_draw, setup, teardown),
+        T(test_paging),
+        T(test_partial_page),
+        T(test_scrolling),
+        T(test_marks),
+        T(test_filter_and_policy),
+        T(test_every_sort_both_ways),
+        T(test_sort_store_errors),
+        T(test_cred_sorts),
+        T(test_reload_keeps_first_row),
+        T(test_source_errors),
+        T(test_draw),
     };
+#undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
