@@ -89,6 +89,20 @@ error_code store_bind_texts(store *st, sqlite3_stmt *s, const char *const *texts
     return ERROR_OK;
 }
 
+error_code store_bind_named(store *st, sqlite3_stmt *s, const char *const *names,
+                            const char *const *texts, int n, error_info *err)
+{
+    for (int i = 0; i < n; i++) {
+        int index = sqlite3_bind_parameter_index(s, names[i]);
+        int rc = index ? sqlite3_bind_text(s, index, texts[i], -1, SQLITE_STATIC) : SQLITE_OK;
+        if (rc != SQLITE_OK) {
+            store_reset(s);
+            return store_db_error(st, rc, err);
+        }
+    }
+    return ERROR_OK;
+}
+
 error_code store_step(store *st, sqlite3_stmt *s, bool *row, error_info *err)
 {
     int rc = sqlite3_step(s);

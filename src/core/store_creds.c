@@ -76,19 +76,16 @@ error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err)
 }
 
 /* The token is bound without a copy and unbound by store_exec's reset. */
-static error_code put_token(store *st, const char *cred_id, const char *token,
-                            error_info *err)
+error_code store_cred_put_token(store *st, const char *cred_id, const char *token,
+                                error_info *err)
 {
+    if (!token || !token[0])
+        return ERROR_OK;
     const char *args[] = {cred_id, token};
     sqlite3_stmt *s = store_stmt(st, STMT_TOKEN_PUT, err);
     if (!s || store_bind_texts(st, s, args, 2, err))
         return err->code;
     return store_exec(st, s, err);
-}
-
-static bool has_token(const model_cred *cred)
-{
-    return cred->token && cred->token[0];
 }
 
 error_code store_cred_insert_in_op(store *st, const model_cred *cred, const char *id,
@@ -108,27 +105,11 @@ error_code store_cred_insert_in_op(store *st, const model_cred *cred, const char
     free(acl);
     if (rc == ERROR_CONFLICT)
         return error_set(err, ERROR_CONFLICT, "credential %s already exists", id);
-    if (rc == ERROR_OK && has_token(cred))
-        rc = put_token(st, id, cred->token, err);
+    if (rc == ERROR_OK)
+        rc = store_cred_put_token(st, id, cred->token, err);
     return rc;
 }
 
-error_code store_cred_confirm_in_op(store *st, const char *local_id,
-                                    const model_cred *remote, error_info *err)
-{
-    if (store_row_check_confirm(st, MODEL_KIND_CRED, local_id, remote->id, err))
-        return err->code;
-    char now[MODEL_TIME_MAX + 1] = "";
-    store_now(st, now);
-    const char *args[] = {local_id, remote->id, remote->uri, remote->created_at, now};
-    sqlite3_stmt *s = store_stmt(st, STMT_CRED_CONFIRM, err);
-    if (!s || store_bind_texts(st, s, args, 5, err))
-        return err->code;
-    /* A token stored before the confirm follows the rename (ON UPDATE CASCADE). */
-    if (store_row_confirm(st, MODEL_KIND_CRED, s, local_id, remote->id, err))
-        return err->code;
-    return has_token(remote) ? put_token(st, remote->id, remote->token, err) : ERROR_OK;
-}
 
 error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_ID_MAX + 1],
                               model_state *state, char **token, error_info *err)

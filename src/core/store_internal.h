@@ -141,6 +141,9 @@ typedef struct store_kind_info {
     /* store_update: every editable column of the row :id, each bound by its
      * field's name (":cidr", ":acl"), so the descriptor alone says what is bound */
     store_stmt_id update;
+    /* a create's reply: named parameters (:local_id, :id, :uri, :created_at, :now,
+     * and a rule's :policy_uri), bound by store_confirm_create for any kind */
+    store_stmt_id confirm;
 } store_kind_info;
 
 const store_kind_info *store_kind_get(model_kind kind);
@@ -162,6 +165,10 @@ void store_reset(sqlite3_stmt *s);
 /* Bind NUL-terminated texts to ?1..?n without copying (reset before they die). */
 error_code store_bind_texts(store *st, sqlite3_stmt *s, const char *const *texts,
                             int n, error_info *err);
+/* Bind texts to those of the named parameters `names` (":id") that `s` has (the
+ * others are skipped: one list serves every kind's statement), without copying. */
+error_code store_bind_named(store *st, sqlite3_stmt *s, const char *const *names,
+                            const char *const *texts, int n, error_info *err);
 /* Step once: *row tells whether a row came back. The statement is not reset. */
 error_code store_step(store *st, sqlite3_stmt *s, bool *row, error_info *err);
 /* Step a statement that returns no rows, then reset it. */
@@ -259,10 +266,9 @@ error_code store_rule_insert_in_op(store *st, const model_rule *rule, const char
                                    const char *created_at, error_info *err);
 error_code store_cred_insert_in_op(store *st, const model_cred *cred, const char *id,
                                    const char *created_at, error_info *err);
-error_code store_rule_confirm_in_op(store *st, const char *local_id,
-                                    const model_rule *remote, error_info *err);
-error_code store_cred_confirm_in_op(store *st, const char *local_id,
-                                    const model_cred *remote, error_info *err);
+/* Store a credential's token (a no-op for NULL or ""), inside the caller's op. */
+error_code store_cred_put_token(store *st, const char *cred_id, const char *token,
+                                error_info *err);
 /* The ACL column's text: one rule per line (heap, the caller frees). ERROR_INVALID
  * for an empty rule or one with a line break. */
 error_code store_cred_acl_join(const model_acl *acl, char **out, error_info *err);

@@ -212,13 +212,14 @@ error_code store_remove(store *st, model_kind kind, const char *id, error_info *
 }
 
 /* What a create reply must carry before the store takes it. */
-static error_code check_remote_head(const model_object *remote, const char *id,
-                                    const char *uri, const char *created_at, error_info *err)
+static error_code check_remote_head(const model_object *remote, const char *uri,
+                                    const char *created_at, const char *policy_uri,
+                                    error_info *err)
 {
     const kind_desc *d = kind_get(remote->kind);
-    if (validate_id(id, d->id_prefix, "id", err) || validate_uri(uri, "uri", err))
-        return error_prefix(err, "the remote's %s", d->noun);
-    if (created_at[0] && validate_timestamp(created_at, "created_at", err))
+    if (validate_id(model_object_id(remote), d->id_prefix, "id", err) ||
+        validate_uri(uri, "uri", err) || validate_uri(policy_uri, "ip_policy.uri", err) ||
+        (created_at[0] && validate_timestamp(created_at, "created_at", err)))
         return error_prefix(err, "the remote's %s", d->noun);
     return ERROR_OK;
 }
@@ -226,17 +227,27 @@ static error_code check_remote_head(const model_object *remote, const char *id,
 static error_code confirm_in_op(store *st, const char *local_id, const model_object *remote,
                                 error_info *err)
 {
-    if (remote->kind == MODEL_KIND_CRED) {
-        const model_cred *c = &remote->cred;
-        if (check_remote_head(remote, c->id, c->uri, c->created_at, err))
-            return err->code;
-        return store_cred_confirm_in_op(st, local_id, c, err);
-    }
-    const model_rule *r = &remote->rule;
-    if (check_remote_head(remote, r->id, r->uri, r->created_at, err) ||
-        validate_uri(r->policy_uri, "the remote's rule: ip_policy.uri", err))
+    const char *id = model_object_id(remote);
+    const char *uri = kind_value(remote, "uri", NULL, 0);
+    const char *created_at = kind_value(remote, "created_at", NULL, 0);
+    const char *policy_uri = kind_value(remote, "policy_uri", NULL, 0); /* rules only */
+    if (check_remote_head(remote, uri, created_at, policy_uri, err) ||
+        store_row_check_confirm(st, remote->kind, local_id, id, err))
         return err->code;
-    return store_rule_confirm_in_op(st, local_id, r, err);
+    char now[MODEL_TIME_MAX + 1] = "";
+    store_now(st, now);
+    static const char *const names[] = {":local_id", ":id", ":uri", ":created_at",
+                                        ":policy_uri", ":now"};
+    const char *texts[] = {local_id, id, uri, created_at, policy_uri, now};
+    sqlite3_stmt *s = store_stmt(st, store_kind_get(remote->kind)->confirm, err);
+    if (!s || store_bind_named(st, s, names, texts, 6, err) ||
+        store_row_confirm(st, remote->kind, s, local_id, id, err))
+        return err->code;
+    /* The token arrives with the reply and is written in the same transaction; one
+     * stored before the confirm followed the rename (ON UPDATE CASCADE). */
+    if (!kind_get(remote->kind)->has_token)
+        return ERROR_OK;
+    return store_cred_put_token(st, id, remote->cred.token, err);
 }
 
 error_code store_confirm_create(store *st, const char *local_id, const model_object *remote,

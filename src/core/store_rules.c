@@ -107,18 +107,3 @@ error_code store_rule_find(store *st, const char *policy_id, const char *cidr,
                              policy_id, cidr);
 }
 
-error_code store_rule_confirm_in_op(store *st, const char *local_id,
-                                    const model_rule *remote, error_info *err)
-{
-    if (store_row_check_confirm(st, MODEL_KIND_RULE, local_id, remote->id, err))
-        return err->code;
-    char now[MODEL_TIME_MAX + 1] = "";
-    store_now(st, now);
-    const char *args[] = {local_id, remote->id, remote->uri, remote->created_at,
-                          remote->policy_uri, now};
-    sqlite3_stmt *s = store_stmt(st, STMT_RULE_CONFIRM, err);
-    if (!s || store_bind_texts(st, s, args, 6, err))
-        return err->code;
-    return store_row_confirm(st, MODEL_KIND_RULE, s, local_id, remote->id, err);
-}
-

@@ -163,6 +163,11 @@ static const char staging_schema[] =
     state ", " error ", ?1 FROM pull_creds AS p WHERE " UNSEEN_CRED("p")
 /* A confirm keeps what the remote's reply left empty. */
 #define KEEP(col, param) col " = CASE " param " WHEN '' THEN " col " ELSE " param " END"
+/* What a confirmed create sets on its row, whatever the kind (store_confirm_create
+ * binds the parameters by name). */
+#define CONFIRMED \
+    "id = :id, " KEEP("uri", ":uri") ", " KEEP("created_at", ":created_at") ", " \
+    "state = 'synced', error = '', attempts = 0, updated_at = :now"
 
 static const char *const statements[STMT_COUNT] = {
     [STMT_BEGIN] = "BEGIN IMMEDIATE",
@@ -189,10 +194,8 @@ static const char *const statements[STMT_COUNT] = {
                             ATTEMPTS " WHERE id = " RESOLVED_ID,
     [STMT_RULE_DELETE] = "DELETE FROM rules WHERE id = ?1",
     [STMT_RULE_STATE_COUNTS] = "SELECT state, count(*) FROM rules GROUP BY state",
-    [STMT_RULE_CONFIRM] = "UPDATE rules SET id = ?2, " KEEP("uri", "?3") ", "
-                          KEEP("created_at", "?4") ", " KEEP("policy_uri", "?5") ","
-                          " state = 'synced', error = '', attempts = 0, updated_at = ?6"
-                          " WHERE id = ?1",
+    [STMT_RULE_CONFIRM] = "UPDATE rules SET " CONFIRMED ", " KEEP("policy_uri", ":policy_uri")
+                          " WHERE id = :local_id",
     /* An edit (store_update): named parameters are the kind's editable fields. */
     [STMT_RULE_UPDATE] = "UPDATE rules SET cidr = :cidr, description = :description,"
                          " metadata = :metadata WHERE id = :id",
@@ -206,10 +209,7 @@ static const char *const statements[STMT_COUNT] = {
                             ATTEMPTS " WHERE id = " RESOLVED_ID,
     [STMT_CRED_DELETE] = "DELETE FROM credentials WHERE id = ?1",
     [STMT_CRED_STATE_COUNTS] = "SELECT state, count(*) FROM credentials GROUP BY state",
-    [STMT_CRED_CONFIRM] = "UPDATE credentials SET id = ?2, " KEEP("uri", "?3") ", "
-                          KEEP("created_at", "?4") ","
-                          " state = 'synced', error = '', attempts = 0, updated_at = ?5"
-                          " WHERE id = ?1",
+    [STMT_CRED_CONFIRM] = "UPDATE credentials SET " CONFIRMED " WHERE id = :local_id",
     [STMT_CRED_UPDATE] = "UPDATE credentials SET description = :description, acl = :acl,"
                          " metadata = :metadata WHERE id = :id",
     [STMT_TOKEN_PUT] = "INSERT OR REPLACE INTO tokens (cred_id, token) VALUES (?1, ?2)",
@@ -402,7 +402,7 @@ const char *store_sql_staging(void)
 /* One row per kind: its columns, its text filter over ?3 and its statements. */
 #define KIND_SQL(k, cols, filter, P) \
     [k] = {cols, filter, STMT_##P##_RESOLVE, STMT_##P##_GET, STMT_##P##_SET_STATE, \
-           STMT_##P##_DELETE, STMT_##P##_STATE_COUNTS, STMT_##P##_UPDATE}
+           STMT_##P##_DELETE, STMT_##P##_STATE_COUNTS, STMT_##P##_UPDATE, STMT_##P##_CONFIRM}
 
 static const store_kind_info kinds[MODEL_KIND_COUNT] = {
     KIND_SQL(MODEL_KIND_RULE, STORE_RULE_COLS,
