@@ -112,7 +112,7 @@ static error_code wrong_type(error_info *err, const char *field, const char *wan
                      codec_type_name(got));
 }
 
-static error_code need_object(const json_t *value, error_info *err)
+error_code codec_need_object(const json_t *value, error_info *err)
 {
     if (json_is_object(value))
         return ERROR_OK;
@@ -136,8 +136,8 @@ static error_code check_string(const json_t *value, const char *field, size_t ma
 }
 
 /* Absent and null read as "": the service omits or nulls what it has no value for. */
-static error_code get_text(const json_t *obj, const char *key, const char *field,
-                           char *dst, size_t size, bool required, error_info *err)
+error_code codec_get_text(const json_t *obj, const char *key, const char *field,
+                          char *dst, size_t size, bool required, error_info *err)
 {
     const json_t *value = json_object_get(obj, key);
     dst[0] = '\0';
@@ -159,7 +159,7 @@ static error_code get_fields(const json_t *obj, const text_field *fields, size_t
 {
     for (size_t i = 0; i < count; i++) {
         const text_field *f = &fields[i];
-        error_code rc = get_text(obj, f->key, f->key, (char *)out + f->offset, f->size,
+        error_code rc = codec_get_text(obj, f->key, f->key, (char *)out + f->offset, f->size,
                                  f->required, err);
         if (rc != ERROR_OK)
             return rc;
@@ -185,7 +185,7 @@ static error_code get_word(const json_t *obj, const char *key, const char **out,
     return ERROR_OK;
 }
 
-static error_code get_action(const json_t *obj, model_action *out, error_info *err)
+error_code codec_get_action(const json_t *obj, model_action *out, error_info *err)
 {
     const char *word;
     error_code rc = get_word(obj, "action", &word, err);
@@ -222,20 +222,20 @@ static error_code get_policy(const json_t *obj, model_rule *out, error_info *err
     if (!ref || json_is_null(ref)) {
         if (!has_flat)
             return error_set(err, ERROR_FORMAT, "ip_policy: missing");
-        return get_text(obj, "ip_policy_id", "ip_policy_id", out->policy_id,
+        return codec_get_text(obj, "ip_policy_id", "ip_policy_id", out->policy_id,
                         sizeof out->policy_id, true, err);
     }
     if (!json_is_object(ref))
         return wrong_type(err, "ip_policy", "an object", ref);
-    error_code rc = get_text(ref, "id", "ip_policy.id", out->policy_id,
+    error_code rc = codec_get_text(ref, "id", "ip_policy.id", out->policy_id,
                              sizeof out->policy_id, true, err);
     if (rc == ERROR_OK)
-        rc = get_text(ref, "uri", "ip_policy.uri", out->policy_uri,
+        rc = codec_get_text(ref, "uri", "ip_policy.uri", out->policy_uri,
                       sizeof out->policy_uri, false, err);
     if (rc != ERROR_OK || !has_flat)
         return rc;
     char other[MODEL_ID_MAX + 1];
-    rc = get_text(obj, "ip_policy_id", "ip_policy_id", other, sizeof other, true, err);
+    rc = codec_get_text(obj, "ip_policy_id", "ip_policy_id", other, sizeof other, true, err);
     if (rc == ERROR_OK && strcmp(other, out->policy_id) != 0)
         return error_set(err, ERROR_FORMAT, "ip_policy_id: differs from ip_policy.id");
     return rc;
@@ -243,13 +243,13 @@ static error_code get_policy(const json_t *obj, model_rule *out, error_info *err
 
 error_code codec_rule_from_json(const json_t *value, model_rule *out, error_info *err)
 {
-    error_code rc = need_object(value, err);
+    error_code rc = codec_need_object(value, err);
     if (rc == ERROR_OK)
         rc = get_fields(value, rule_fields, COUNT(rule_fields), out, err);
     if (rc == ERROR_OK)
         rc = get_policy(value, out, err);
     if (rc == ERROR_OK)
-        rc = get_action(value, &out->action, err);
+        rc = codec_get_action(value, &out->action, err);
     if (rc == ERROR_OK)
         rc = get_state(value, out->id[0] != '\0', &out->state, err);
     return rc;
@@ -268,7 +268,7 @@ error_code codec_rule_decode(const char *json, size_t len, model_rule *out,
     return rc;
 }
 
-static error_code get_acl(const json_t *obj, model_acl *acl, error_info *err)
+error_code codec_get_acl(const json_t *obj, model_acl *acl, error_info *err)
 {
     const json_t *list = json_object_get(obj, "acl");
     if (!list || json_is_null(list))
@@ -295,7 +295,7 @@ void codec_wipe_freed_memory(void)
 
 /* jansson frees without clearing: zero the token's string in the tree first. Its
  * buffer is jansson's own heap copy, writable despite the const API. */
-static void wipe_token(json_t *root)
+void codec_wipe_token(json_t *root)
 {
     json_t *token = json_is_object(root) ? json_object_get(root, "token") : NULL;
     if (json_is_string(token))
@@ -316,13 +316,13 @@ static error_code get_token(const json_t *obj, model_cred *out, error_info *err)
 
 static error_code cred_fill(const json_t *value, model_cred *out, error_info *err)
 {
-    error_code rc = need_object(value, err);
+    error_code rc = codec_need_object(value, err);
     if (rc == ERROR_OK)
         rc = get_fields(value, cred_fields, COUNT(cred_fields), out, err);
     if (rc == ERROR_OK)
         rc = get_token(value, out, err);
     if (rc == ERROR_OK)
-        rc = get_acl(value, &out->acl, err);
+        rc = codec_get_acl(value, &out->acl, err);
     if (rc == ERROR_OK)
         rc = get_state(value, out->id[0] != '\0', &out->state, err);
     return rc;
@@ -347,140 +347,8 @@ error_code codec_cred_decode(const char *json, size_t len, model_cred *out,
         rc = cred_from_json(root, out, err);
     else
         model_cred_clear(out);
-    wipe_token(root);
+    codec_wipe_token(root);
     json_decref(root);
-    return rc;
-}
-
-/* ---- PATCH bodies ---- */
-
-/* Members an object of the kind carries that are not create fields, and that no
- * edit changes either: what the remote assigns, and the replies' own members (a
- * rule's ip_policy reference, a credential's token). */
-static const char *const assigned_members[MODEL_KIND_COUNT][5] = {
-    [MODEL_KIND_RULE] = {"id", "uri", "created_at", "ip_policy", NULL},
-    [MODEL_KIND_CRED] = {"id", "uri", "created_at", "token", NULL},
-};
-
-static bool never_changes(model_kind kind, const char *key)
-{
-    for (const char *const *name = assigned_members[kind]; *name; name++) {
-        if (strcmp(*name, key) == 0)
-            return true;
-    }
-    const kind_field *f = kind_field_by_name(kind, key);
-    return f && !(f->flags & KIND_FIELD_EDIT);
-}
-
-/* A member name as a message may show it: it is the client's text. */
-static void shown_key(char *dst, size_t size, const char *key)
-{
-    model_copy_text(dst, size, key); /* cut at a character boundary */
-    for (char *p = dst; *p; p++) {
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    }
-}
-
-/* What the kind lets an edit change, for messages: "cidr, description, metadata". */
-static const char *editable_names(model_kind kind, char *buf, size_t size)
-{
-    return kind_field_names(kind, kind_field_set(kind, KIND_FIELD_EDIT), buf, size);
-}
-
-static error_code nothing_to_change(model_kind kind, error_info *err)
-{
-    char editable[128];
-    return error_set(err, ERROR_INVALID, "nothing to change: a %s may change %s",
-                     kind_get(kind)->noun, editable_names(kind, editable, sizeof editable));
-}
-
-/* "action: cannot be changed; a rule may change cidr, description, metadata" */
-static error_code member_refused(model_kind kind, const char *why, const char *key,
-                                 error_info *err)
-{
-    char name[41], editable[128];
-    shown_key(name, sizeof name, key);
-    return error_set(err, ERROR_INVALID, "%s: %s; a %s may change %s", name, why,
-                     kind_get(kind)->noun, editable_names(kind, editable, sizeof editable));
-}
-
-/* Every member must be a field an edit may change. */
-static error_code check_members(json_t *root, model_kind kind, error_info *err)
-{
-    const char *key;
-    json_t *value;
-    json_object_foreach(root, key, value) {
-        const kind_field *f = kind_field_by_name(kind, key);
-        if (f && (f->flags & KIND_FIELD_EDIT))
-            continue;
-        return member_refused(kind, never_changes(kind, key) ? "cannot be changed"
-                                                             : "unknown field", key, err);
-    }
-    return ERROR_OK;
-}
-
-/* One editable field, present and not null, decoded as the create body's. */
-static error_code get_edit_field(const json_t *root, const kind_field *f, model_object *out,
-                                 error_info *err)
-{
-    void *at = kind_field_at_mut(out, f);
-    switch (f->type) {
-    case KIND_FIELD_ACL:
-        return get_acl(root, at, err);
-    case KIND_FIELD_ACTION:
-        return get_action(root, at, err);
-    case KIND_FIELD_TEXT:
-        break;
-    }
-    return get_text(root, f->name, f->name, at, f->size, false, err);
-}
-
-static error_code get_edit_fields(const json_t *root, model_object *out, unsigned *present,
-                                  error_info *err)
-{
-    const kind_desc *d = kind_get(out->kind);
-    for (size_t i = 0; i < d->field_count; i++) {
-        const kind_field *f = &d->fields[i];
-        const json_t *value = json_object_get(root, f->name);
-        if (!value || json_is_null(value) || !(f->flags & KIND_FIELD_EDIT))
-            continue;
-        if (get_edit_field(root, f, out, err))
-            return err->code;
-        *present |= kind_field_bit(out->kind, f);
-    }
-    return ERROR_OK;
-}
-
-error_code codec_patch_decode(model_kind kind, const char *json, size_t len,
-                              model_object *out, unsigned *fields_present,
-                              error_info *err)
-{
-    *fields_present = 0;
-    if ((unsigned)kind >= MODEL_KIND_COUNT) {
-        model_object_init(out, MODEL_KIND_RULE);
-        return error_set(err, ERROR_INVALID, "an edit of unknown kind %d", (int)kind);
-    }
-    model_object_init(out, kind);
-    /* No body at all is the commonest empty edit: say what to send. */
-    if (!json || codec_skip_space(json, len, 0) == len)
-        return nothing_to_change(kind, err);
-    json_t *root;
-    error_code rc = codec_load(json, len, &root, err);
-    if (rc == ERROR_OK)
-        rc = need_object(root, err);
-    if (rc == ERROR_OK)
-        rc = check_members(root, kind, err);
-    if (rc == ERROR_OK)
-        rc = get_edit_fields(root, out, fields_present, err);
-    if (rc == ERROR_OK && *fields_present == 0)
-        rc = nothing_to_change(kind, err);
-    wipe_token(root); /* a refused "token" member is still a secret */
-    json_decref(root);
-    if (rc != ERROR_OK) {
-        model_object_clear(out);
-        *fields_present = 0;
-    }
     return rc;
 }
 
@@ -489,7 +357,7 @@ static error_code page_envelope(const json_t *root, const char *key,
                                 const json_t **items, char *uri, char *next,
                                 error_info *err)
 {
-    error_code rc = need_object(root, err);
+    error_code rc = codec_need_object(root, err);
     if (rc != ERROR_OK)
         return rc;
     *items = json_object_get(root, key);
@@ -497,9 +365,9 @@ static error_code page_envelope(const json_t *root, const char *key,
         return error_set(err, ERROR_FORMAT, "%s: missing", key);
     if (!json_is_array(*items))
         return wrong_type(err, key, "an array", *items);
-    rc = get_text(root, "uri", "uri", uri, MODEL_URI_MAX + 1, false, err);
+    rc = codec_get_text(root, "uri", "uri", uri, MODEL_URI_MAX + 1, false, err);
     if (rc == ERROR_OK)
-        rc = get_text(root, "next_page_uri", "next_page_uri", next, MODEL_URI_MAX + 1,
+        rc = codec_get_text(root, "next_page_uri", "next_page_uri", next, MODEL_URI_MAX + 1,
                       false, err);
     return rc;
 }
@@ -629,18 +497,18 @@ static error_code get_details(const json_t *obj, codec_api_error *out, error_inf
         return ERROR_OK;
     if (!json_is_object(details))
         return wrong_type(err, "details", "an object", details);
-    return get_text(details, "operation_id", "details.operation_id", out->operation_id,
+    return codec_get_text(details, "operation_id", "details.operation_id", out->operation_id,
                     sizeof out->operation_id, false, err);
 }
 
 static error_code api_error_fill(const json_t *root, codec_api_error *out,
                                  error_info *err)
 {
-    error_code rc = need_object(root, err);
+    error_code rc = codec_need_object(root, err);
     if (rc == ERROR_OK)
         rc = get_status(root, &out->status_code, err);
     if (rc == ERROR_OK)
-        rc = get_text(root, "error_code", "error_code", out->error_code,
+        rc = codec_get_text(root, "error_code", "error_code", out->error_code,
                       sizeof out->error_code, false, err);
     if (rc == ERROR_OK)
         rc = get_msg(root, out->msg, sizeof out->msg, err);

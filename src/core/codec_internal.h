@@ -45,4 +45,17 @@ error_code codec_rule_from_json(const json_t *value, model_rule *out, error_info
  */
 bool codec_rule_fast(const char *json, size_t len, size_t *end, model_rule *out);
 
+/* Field readers shared by the create decoders (codec_decode.c) and the edit
+ * decoder (codec_patch.c). Each fills its output from `obj`'s member and fails
+ * with ERROR_FORMAT naming the member when its type is wrong. */
+error_code codec_need_object(const json_t *value, error_info *err);
+/* Absent and null read as "" (ERROR_FORMAT when `required`); longer than size-1
+ * bytes is ERROR_INVALID naming `field`. */
+error_code codec_get_text(const json_t *obj, const char *key, const char *field,
+                          char *dst, size_t size, bool required, error_info *err);
+error_code codec_get_action(const json_t *obj, model_action *out, error_info *err);
+error_code codec_get_acl(const json_t *obj, model_acl *acl, error_info *err);
+/* Zero the string of a "token" member in the tree before jansson frees it. */
+void codec_wipe_token(json_t *root);
+
 #endif
