@@ -142,8 +142,10 @@ error_code store_pull_stage(store *st, model_kind kind, model_object *rows,
 
 /* ---- merge ---------------------------------------------------------------- */
 
-/* One step of a merge: a statement and the counter its changes go to (or none). */
+/* One step of a merge: the kind it merges, a statement and the counter its
+ * changes go to (or none). */
 typedef struct merge_step {
+    model_kind kind;
     store_stmt_id stmt;
     size_t offset;      /* of a size_t in store_pull_stats; SIZE_MAX: not counted */
     bool local_creates; /* only matters while a local row waits for its create */
@@ -161,31 +163,34 @@ typedef struct merge_step {
  * marker (aliases before the renames), then what is left unmatched, and the remote
  * additions last, once every local row that could claim them has.
  */
-static const merge_step rule_steps[] = {
-    {STMT_MERGE_RULE_GONE_ALIASES, UNCOUNTED},
-    {STMT_MERGE_RULE_GONE, COUNTED(gone)},
-    {STMT_MERGE_RULE_REMOTE_DELETED, COUNTED(remote_deleted)},
-    {STMT_MERGE_RULE_UPDATE, COUNTED(updated)},
-    {STMT_MERGE_RULE_ADOPT_ALIASES, IF_CREATES_UNCOUNTED},
-    {STMT_MERGE_RULE_ADOPT, IF_CREATES(adopted)},
-    {STMT_MERGE_RULE_CONFLICT, IF_CREATES(conflicts)},
-    {STMT_MERGE_RULE_REQUEUE, IF_CREATES(requeued)},
-    {STMT_MERGE_RULE_ADD, COUNTED(added)},
+#define R MODEL_KIND_RULE
+#define C MODEL_KIND_CRED
+static const merge_step merge_steps[] = {
+    {R, STMT_MERGE_RULE_GONE_ALIASES, UNCOUNTED},
+    {R, STMT_MERGE_RULE_GONE, COUNTED(gone)},
+    {R, STMT_MERGE_RULE_REMOTE_DELETED, COUNTED(remote_deleted)},
+    {R, STMT_MERGE_RULE_UPDATE, COUNTED(updated)},
+    {R, STMT_MERGE_RULE_ADOPT_ALIASES, IF_CREATES_UNCOUNTED},
+    {R, STMT_MERGE_RULE_ADOPT, IF_CREATES(adopted)},
+    {R, STMT_MERGE_RULE_CONFLICT, IF_CREATES(conflicts)},
+    {R, STMT_MERGE_RULE_REQUEUE, IF_CREATES(requeued)},
+    {R, STMT_MERGE_RULE_ADD, COUNTED(added)},
+    /* Credentials: orphans (created remotely, token lost) and strays (a second
+     * copy of one of our creates) take the natural key's place. */
+    {C, STMT_MERGE_CRED_GONE_ALIASES, UNCOUNTED},
+    {C, STMT_MERGE_CRED_GONE, COUNTED(gone)},
+    {C, STMT_MERGE_CRED_REMOTE_DELETED, COUNTED(remote_deleted)},
+    {C, STMT_MERGE_CRED_UNORPHAN, COUNTED(requeued)},
+    {C, STMT_MERGE_CRED_STALE_ALIASES, UNCOUNTED},
+    {C, STMT_MERGE_CRED_UPDATE, COUNTED(updated)},
+    {C, STMT_MERGE_CRED_ORPHAN_ALIASES, IF_CREATES_UNCOUNTED},
+    {C, STMT_MERGE_CRED_ORPHAN, IF_CREATES(orphaned)},
+    {C, STMT_MERGE_CRED_REQUEUE, IF_CREATES(requeued)},
+    {C, STMT_MERGE_CRED_STRAYS, COUNTED(strays)},
+    {C, STMT_MERGE_CRED_ADD, COUNTED(added)},
 };
-
-static const merge_step cred_steps[] = {
-    {STMT_MERGE_CRED_GONE_ALIASES, UNCOUNTED},
-    {STMT_MERGE_CRED_GONE, COUNTED(gone)},
-    {STMT_MERGE_CRED_REMOTE_DELETED, COUNTED(remote_deleted)},
-    {STMT_MERGE_CRED_UNORPHAN, COUNTED(requeued)},
-    {STMT_MERGE_CRED_STALE_ALIASES, UNCOUNTED},
-    {STMT_MERGE_CRED_UPDATE, COUNTED(updated)},
-    {STMT_MERGE_CRED_ORPHAN_ALIASES, IF_CREATES_UNCOUNTED},
-    {STMT_MERGE_CRED_ORPHAN, IF_CREATES(orphaned)},
-    {STMT_MERGE_CRED_REQUEUE, IF_CREATES(requeued)},
-    {STMT_MERGE_CRED_STRAYS, COUNTED(strays)},
-    {STMT_MERGE_CRED_ADD, COUNTED(added)},
-};
+#undef R
+#undef C
 
 static error_code count_staged(store *st, store_stmt_id id, size_t *out, error_info *err)
 {
@@ -208,15 +213,17 @@ static error_code exists(store *st, store_stmt_id id, bool *out, error_info *err
     return ERROR_OK;
 }
 
-static error_code run_steps(store *st, const merge_step *steps, size_t n, const char *now,
+/* The steps of `kind`, in order. */
+static error_code run_steps(store *st, model_kind kind, const char *now,
                             store_stmt_id creates_query, store_pull_stats *stats,
                             error_info *err)
 {
     bool creates = false;
     if (exists(st, creates_query, &creates, err))
         return err->code;
-    for (size_t i = 0; i < n; i++) {
-        if (steps[i].local_creates && !creates)
+    const merge_step *steps = merge_steps;
+    for (size_t i = 0; i < sizeof merge_steps / sizeof merge_steps[0]; i++) {
+        if (steps[i].kind != kind || (steps[i].local_creates && !creates))
             continue;
         size_t changes = 0;
         if (exec_id(st, steps[i].stmt, &now, 1, &changes, err))
@@ -235,10 +242,8 @@ static error_code merge_in_op(store *st, store_pull_stats *rules, store_pull_sta
     if (count_staged(st, STMT_PULL_RULES_COUNT, &rules->pulled, err) ||
         count_staged(st, STMT_PULL_CREDS_COUNT, &creds->pulled, err))
         return err->code;
-    if (run_steps(st, rule_steps, sizeof rule_steps / sizeof rule_steps[0], now,
-                  STMT_MERGE_RULE_LOCAL_CREATES, rules, err) ||
-        run_steps(st, cred_steps, sizeof cred_steps / sizeof cred_steps[0], now,
-                  STMT_MERGE_CRED_LOCAL_CREATES, creds, err))
+    if (run_steps(st, MODEL_KIND_RULE, now, STMT_MERGE_RULE_LOCAL_CREATES, rules, err) ||
+        run_steps(st, MODEL_KIND_CRED, now, STMT_MERGE_CRED_LOCAL_CREATES, creds, err))
         return err->code;
     /* The snapshot is in the cache now: staging would only take space. */
     if (exec_id(st, STMT_PULL_RULES_CLEAR, NULL, 0, NULL, err))

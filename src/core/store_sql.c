@@ -169,6 +169,14 @@ static const char staging_schema[] =
     "id = :id, " KEEP("uri", ":uri") ", " KEEP("created_at", ":created_at") ", " \
     "state = 'synced', error = '', attempts = 0, updated_at = :now"
 
+/* The statements that differ between the kinds only by their table. */
+#define RESOLVE_SQL(t) "SELECT id, state FROM " t " WHERE id = " RESOLVED_ID
+#define SET_STATE_SQL(t) \
+    "UPDATE " t " SET state = ?2, error = ?3, updated_at = ?4, " ATTEMPTS \
+    " WHERE id = " RESOLVED_ID
+#define DELETE_SQL(t) "DELETE FROM " t " WHERE id = ?1"
+#define STATE_COUNTS_SQL(t) "SELECT state, count(*) FROM " t " GROUP BY state"
+
 static const char *const statements[STMT_COUNT] = {
     [STMT_BEGIN] = "BEGIN IMMEDIATE",
     [STMT_COMMIT] = "COMMIT",
@@ -180,7 +188,7 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_ALIAS_INSERT] = "INSERT INTO aliases (local_id, remote_id, kind) VALUES (?1, ?2, ?3)",
     [STMT_ALIAS_DELETE] = "DELETE FROM aliases WHERE remote_id = ?1",
 
-    [STMT_RULE_RESOLVE] = "SELECT id, state FROM rules WHERE id = " RESOLVED_ID,
+    [STMT_RULE_RESOLVE] = RESOLVE_SQL("rules"),
     [STMT_RULE_GET] = "SELECT " STORE_RULE_COLS " FROM rules WHERE id = " RESOLVED_ID,
     [STMT_RULE_FIND] = "SELECT " STORE_RULE_COLS " FROM rules"
                        " WHERE policy_id = ?1 AND cidr = ?2 AND " LIVE " LIMIT 1",
@@ -190,25 +198,23 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_RULE_INSERT] = "INSERT INTO rules (id, uri, created_at, description, metadata,"
                          " cidr, policy_id, policy_uri, error, action, state, updated_at)"
                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    [STMT_RULE_SET_STATE] = "UPDATE rules SET state = ?2, error = ?3, updated_at = ?4, "
-                            ATTEMPTS " WHERE id = " RESOLVED_ID,
-    [STMT_RULE_DELETE] = "DELETE FROM rules WHERE id = ?1",
-    [STMT_RULE_STATE_COUNTS] = "SELECT state, count(*) FROM rules GROUP BY state",
+    [STMT_RULE_SET_STATE] = SET_STATE_SQL("rules"),
+    [STMT_RULE_DELETE] = DELETE_SQL("rules"),
+    [STMT_RULE_STATE_COUNTS] = STATE_COUNTS_SQL("rules"),
     [STMT_RULE_CONFIRM] = "UPDATE rules SET " CONFIRMED ", " KEEP("policy_uri", ":policy_uri")
                           " WHERE id = :local_id",
     /* An edit (store_update): named parameters are the kind's editable fields. */
     [STMT_RULE_UPDATE] = "UPDATE rules SET cidr = :cidr, description = :description,"
                          " metadata = :metadata WHERE id = :id",
 
-    [STMT_CRED_RESOLVE] = "SELECT id, state FROM credentials WHERE id = " RESOLVED_ID,
+    [STMT_CRED_RESOLVE] = RESOLVE_SQL("credentials"),
     [STMT_CRED_GET] = "SELECT " STORE_CRED_COLS " FROM credentials WHERE id = " RESOLVED_ID,
     [STMT_CRED_INSERT] = "INSERT INTO credentials (id, uri, created_at, description,"
                          " metadata, owner_id, error, acl, state, updated_at)"
                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    [STMT_CRED_SET_STATE] = "UPDATE credentials SET state = ?2, error = ?3, updated_at = ?4, "
-                            ATTEMPTS " WHERE id = " RESOLVED_ID,
-    [STMT_CRED_DELETE] = "DELETE FROM credentials WHERE id = ?1",
-    [STMT_CRED_STATE_COUNTS] = "SELECT state, count(*) FROM credentials GROUP BY state",
+    [STMT_CRED_SET_STATE] = SET_STATE_SQL("credentials"),
+    [STMT_CRED_DELETE] = DELETE_SQL("credentials"),
+    [STMT_CRED_STATE_COUNTS] = STATE_COUNTS_SQL("credentials"),
     [STMT_CRED_CONFIRM] = "UPDATE credentials SET " CONFIRMED " WHERE id = :local_id",
     [STMT_CRED_UPDATE] = "UPDATE credentials SET description = :description, acl = :acl,"
                          " metadata = :metadata WHERE id = :id",
