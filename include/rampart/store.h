@@ -399,7 +399,10 @@ typedef void (*store_refused_fn)(void *ctx, model_kind kind, const char *id,
  * `on_refused` (may be NULL) is told, the rest of the page is staged, and the
  * cached row with that id, if any, is staged as it is, so the merge neither
  * changes it nor takes it for deleted remotely. An id seen twice keeps the last
- * copy. Credentials: `markers[i]` is the local id found in the creation marker of
+ * copy. A refused row with no cached copy says nothing: until the next pull,
+ * store_pull_merge leaves the kind's local creates (creating, unknown, new,
+ * failed) as they are rather than take them for absent, since it may be one of
+ * them. Credentials: `markers[i]` is the local id found in the creation marker of
  * rows[i] (NULL or "" when none; markers itself may be NULL); their metadata must
  * already have the marker line stripped; tokens are ignored. *refused (may be
  * NULL) counts the refused rows. Errors are the database's only.

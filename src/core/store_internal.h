@@ -120,6 +120,9 @@ struct store {
     bool readonly;
     bool in_tx; /* store_begin is open */
     bool indexes_dropped; /* a bulk import dropped the rules' indexes: no commit yet */
+    /* per kind, pulled rows the gate refused that have no cached copy: the listing
+     * says nothing about them, so it cannot settle local creates (store_pull.c) */
+    size_t pull_blind[MODEL_KIND_COUNT];
     long long now_sec;    /* the second now_text was formatted for */
     char now_text[MODEL_TIME_MAX + 1];
     ids_gen idgen;
@@ -144,6 +147,7 @@ typedef struct store_kind_info {
     /* a create's reply: named parameters (:local_id, :id, :uri, :created_at, :now,
      * and a rule's :policy_uri), bound by store_confirm_create for any kind */
     store_stmt_id confirm;
+    store_stmt_id pull_keep; /* stage the cached copy of a refused pulled row */
 } store_kind_info;
 
 const store_kind_info *store_kind_get(model_kind kind);

@@ -45,6 +45,7 @@ error_code store_pull_begin(store *st, error_info *err)
     error_code rc = exec_id(st, STMT_PULL_RULES_CLEAR, NULL, 0, NULL, err);
     if (rc == ERROR_OK)
         rc = exec_id(st, STMT_PULL_CREDS_CLEAR, NULL, 0, NULL, err);
+    memset(st->pull_blind, 0, sizeof st->pull_blind);
     return store_op_end(st, op, rc, err);
 }
 
@@ -99,8 +100,12 @@ static error_code stage_row(store *st, stage_page *p, size_t i, error_info *err)
         if (p->on_refused)
             p->on_refused(p->ctx, p->kind, model_object_id(obj), &why);
         const char *id = model_object_id(obj);
-        return exec_id(st, p->kind == MODEL_KIND_CRED ? STMT_PULL_CRED_KEEP : STMT_PULL_RULE_KEEP,
-                       &id, 1, NULL, err);
+        size_t kept = 0;
+        if (exec_id(st, store_kind_get(p->kind)->pull_keep, &id, 1, &kept, err))
+            return err->code;
+        /* Not cached: it may be one of our own creates, whose reply was lost. */
+        st->pull_blind[p->kind] += kept == 0;
+        return ERROR_OK;
     }
     if (p->kind == MODEL_KIND_CRED)
         return put_cred(st, &obj->cred, p->markers ? p->markers[i] : NULL, err);
@@ -223,7 +228,10 @@ static error_code run_steps(store *st, model_kind kind, const char *now,
         return err->code;
     const merge_step *steps = merge_steps;
     for (size_t i = 0; i < sizeof merge_steps / sizeof merge_steps[0]; i++) {
-        if (steps[i].kind != kind || (steps[i].local_creates && !creates))
+        /* Local creates are settled only by a listing that says something about
+         * every object in it (a refused one with no cached copy may be ours). */
+        bool settle_creates = creates && st->pull_blind[kind] == 0;
+        if (steps[i].kind != kind || (steps[i].local_creates && !settle_creates))
             continue;
         size_t changes = 0;
         if (exec_id(st, steps[i].stmt, &now, 1, &changes, err))

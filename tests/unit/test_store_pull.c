@@ -323,6 +323,39 @@ static void test_cred_marker_orphans(void **state)
     assert_int_equal(store_cred_requeue(st, lost, &err), ERROR_STATE);
 }
 
+/* A listed copy of our own lost create that the gate refuses (a bad ACL rule) and
+ * that is not cached says nothing: the local create stays unknown, for the next
+ * listing to settle, rather than being queued again (a second remote copy). */
+static void test_refused_listing_settles_no_create(void **state)
+{
+    store *st = *state;
+    char lost[MODEL_ID_MAX + 1];
+    local_cred(st, "lost reply", MODEL_STATE_UNKNOWN, lost);
+    model_object listing[] = {remote_cred(1, "lost reply")};
+    error_info err;
+    assert_int_equal(model_acl_add(&listing[0].cred.acl, "bind:foo..com", &err), ERROR_OK);
+    const char *markers[] = {lost};
+    size_t refused = 0;
+    store_pull_stats cs;
+    assert_int_equal(store_pull_begin(st, &err), ERROR_OK);
+    assert_int_equal(store_pull_stage(st, MODEL_KIND_CRED, listing, markers, 1, NULL, NULL,
+                                      &refused, &err), ERROR_OK);
+    assert_int_equal(refused, 1);
+    assert_int_equal(store_pull_merge(st, NULL, &cs, &err), ERROR_OK);
+    assert_int_equal(cs.requeued, 0);
+    assert_int_equal(cs.orphaned, 0);
+    model_object c = get_row(st, MODEL_KIND_CRED, lost);
+    assert_int_equal(c.cred.state, MODEL_STATE_UNKNOWN);
+    model_object_clear(&c);
+    model_object_clear(&listing[0]);
+    /* The next complete listing without it settles it: never created, new again. */
+    merge(st, NULL, 0, NULL, NULL, 0, NULL, &cs);
+    assert_int_equal(cs.requeued, 1);
+    c = get_row(st, MODEL_KIND_CRED, lost);
+    assert_int_equal(c.cred.state, MODEL_STATE_NEW);
+    model_object_clear(&c);
+}
+
 static void test_orphan_absent_is_requeued(void **state)
 {
     store *st = *state;
@@ -810,6 +843,7 @@ int main(void)
         T(test_pull_refuses_bad_creds),
         T(test_pull_keeps_cached_rule),
         T(test_pull_keeps_cached_cred),
+        T(test_refused_listing_settles_no_create),
         T(test_claim_is_compare_and_set),
         T(test_retry_and_discard),
         T(test_cred_retry_and_discard_orphan),
