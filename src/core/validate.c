@@ -240,10 +240,10 @@ static int digits(const char *s, int n)
 
 static bool in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }
 
-/* "hh:mm" of an offset, or "Z". */
+/* "hh:mm" of an offset, or "Z" (RFC 3339 5.6 allows "z" as well, like "t"). */
 static bool valid_zone(const char *z)
 {
-    if (strcmp(z, "Z") == 0)
+    if (strcmp(z, "Z") == 0 || strcmp(z, "z") == 0)
         return true;
     return (z[0] == '+' || z[0] == '-') && in_range(digits(z + 1, 2), 0, 23) && z[3] == ':' &&
            in_range(digits(z + 4, 2), 0, 59) && z[6] == '\0';
