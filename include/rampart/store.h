@@ -269,7 +269,8 @@ error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_I
  * natural key is checked against an in-memory set of key hashes (8 bytes a row),
  * so a conflict is still refused at the row that causes it. store_commit refuses
  * (ERROR_STATE) until the import is finished; store_rollback restores the indexes.
- * Kinds without such indexes (credentials) insert row by row.
+ * The bulk path is the rules' (imports are made of rules); an import of
+ * credentials inserts row by row.
  */
 typedef struct store_import store_import;
 

@@ -61,10 +61,16 @@ static bool set_grow(key_set *set)
     return true;
 }
 
+/* Room for one more hash. False when out of memory. */
+static bool set_reserve(key_set *set)
+{
+    return (set->used + 1) * 2 <= set->cap || set_grow(set);
+}
+
 /* Add `h`; *seen tells whether it was there already. False when out of memory. */
 static bool set_add(key_set *set, uint64_t h, bool *seen)
 {
-    if ((set->used + 1) * 2 > set->cap && !set_grow(set))
+    if (!set_reserve(set))
         return false;
     size_t j = (size_t)h & (set->cap - 1);
     while (set->slots[j] && set->slots[j] != h)
@@ -118,7 +124,7 @@ error_code store_import_begin(store *st, model_kind kind, size_t expected_rows,
     *out = NULL;
     if (!st->in_tx)
         return error_set(err, ERROR_STATE, "an import needs an open transaction");
-    if (st->indexes_dropped)
+    if (st->import_open)
         return error_set(err, ERROR_STATE, "another import is open");
     if ((unsigned)kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
@@ -127,6 +133,7 @@ error_code store_import_begin(store *st, model_kind kind, size_t expected_rows,
         return error_set(err, ERROR_NOMEM, "out of memory");
     imp->st = st;
     imp->kind = kind;
+    st->import_open = true;
     if (start_rebuild(imp, expected_rows, err)) {
         store_import_free(imp);
         return err->code;
@@ -168,11 +175,14 @@ static error_code add_rebuilding(store_import *imp, model_object *obj, error_inf
     uint64_t h = key_hash(rule->policy_id, rule->cidr);
     if (live && imp->keys.cap && check_key(imp, rule, h, err))
         return err->code;
+    /* The set grows before the insert, so a row is never stored without its key. */
+    if (live && !set_reserve(&imp->keys))
+        return error_set(err, ERROR_NOMEM, "out of memory");
     if (store_insert_valid(imp->st, obj, err))
         return err->code;
     bool seen;
-    if (live && !set_add(&imp->keys, h, &seen))
-        return error_set(err, ERROR_NOMEM, "out of memory");
+    if (live)
+        set_add(&imp->keys, h, &seen); /* room was reserved: cannot fail */
     return ERROR_OK;
 }
 
@@ -216,6 +226,7 @@ void store_import_free(store_import *imp)
 {
     if (!imp)
         return;
+    imp->st->import_open = false;
     free(imp->keys.slots);
     free(imp);
 }

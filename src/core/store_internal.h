@@ -119,6 +119,7 @@ struct store {
     sqlite3 *db;
     bool readonly;
     bool in_tx; /* store_begin is open */
+    bool import_open;     /* a store_import is open on this handle */
     bool indexes_dropped; /* a bulk import dropped the rules' indexes: no commit yet */
     /* per kind, pulled rows the gate refused that have no cached copy: the listing
      * says nothing about them, so it cannot settle local creates (store_pull.c) */
