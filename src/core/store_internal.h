@@ -149,6 +149,8 @@ typedef struct store_kind_info {
      * and a rule's :policy_uri), bound by store_confirm_create for any kind */
     store_stmt_id confirm;
     store_stmt_id pull_keep; /* stage the cached copy of a refused pulled row */
+    store_stmt_id claim;     /* new -> creating, counting the attempt */
+    store_stmt_id recreate;  /* remote_deleted -> new under a fresh local id */
 } store_kind_info;
 
 const store_kind_info *store_kind_get(model_kind kind);

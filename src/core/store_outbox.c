@@ -86,8 +86,7 @@ static error_code claim(store *st, model_kind kind, const char *id, error_info *
     if (store_op_begin(st, false, &op, err))
         return err->code;
     int changes = 0;
-    error_code rc = exec_texts(st, kind == MODEL_KIND_RULE ? STMT_RULE_CLAIM : STMT_CRED_CLAIM,
-                               args, 2, &changes, err);
+    error_code rc = exec_texts(st, store_kind_get(kind)->claim, args, 2, &changes, err);
     if (rc == ERROR_OK && changes == 0) {
         char canon[MODEL_ID_MAX + 1];
         model_state state;
@@ -160,16 +159,14 @@ static error_code recreate_in_op(store *st, model_kind kind, const char *canon,
     char fresh[MODEL_ID_MAX + 1];
     if (ids_generate(&st->idgen, "local", fresh, sizeof fresh, err))
         return err->code;
-    if (kind == MODEL_KIND_CRED && exec_texts(st, STMT_TOKEN_DELETE, &canon, 1, NULL, err))
+    if (kind_get(kind)->has_token && exec_texts(st, STMT_TOKEN_DELETE, &canon, 1, NULL, err))
         return err->code;
     if (exec_texts(st, STMT_ALIAS_DELETE, &canon, 1, NULL, err))
         return err->code;
     char now[MODEL_TIME_MAX + 1];
     store_now(st, now);
     const char *args[] = {canon, fresh, now};
-    error_code rc = exec_texts(st, kind == MODEL_KIND_RULE ? STMT_RULE_RECREATE
-                                                          : STMT_CRED_RECREATE,
-                               args, 3, NULL, err);
+    error_code rc = exec_texts(st, store_kind_get(kind)->recreate, args, 3, NULL, err);
     if (rc == ERROR_CONFLICT)
         return error_set(err, ERROR_CONFLICT, "%s %s cannot be created again: its policy "
                          "already has a live rule for the same cidr",

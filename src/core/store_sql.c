@@ -409,7 +409,7 @@ const char *store_sql_staging(void)
 #define KIND_SQL(k, cols, filter, P) \
     [k] = {cols, filter, STMT_##P##_RESOLVE, STMT_##P##_GET, STMT_##P##_SET_STATE, \
            STMT_##P##_DELETE, STMT_##P##_STATE_COUNTS, STMT_##P##_UPDATE, STMT_##P##_CONFIRM, \
-           STMT_PULL_##P##_KEEP}
+           STMT_PULL_##P##_KEEP, STMT_##P##_CLAIM, STMT_##P##_RECREATE}
 
 static const store_kind_info kinds[MODEL_KIND_COUNT] = {
     KIND_SQL(MODEL_KIND_RULE, STORE_RULE_COLS,
