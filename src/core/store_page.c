@@ -32,19 +32,16 @@ static void add_where(char *buf, size_t size, int *nwhere, const char *clause)
 /* The key column of `sort` for `kind`; NULL when the kind has no such order. */
 static const char *sort_column(model_kind kind, store_sort sort)
 {
-    static const char *const rule_cols[STORE_SORT_COUNT] = {
-        [STORE_SORT_ID] = "id",         [STORE_SORT_POLICY] = "policy_id",
-        [STORE_SORT_CIDR] = "cidr",     [STORE_SORT_ACTION] = "action",
-        [STORE_SORT_STATE] = "state",
+    static const char *const cols[MODEL_KIND_COUNT][STORE_SORT_COUNT] = {
+        [MODEL_KIND_RULE] = {[STORE_SORT_ID] = "id", [STORE_SORT_POLICY] = "policy_id",
+                             [STORE_SORT_CIDR] = "cidr", [STORE_SORT_ACTION] = "action",
+                             [STORE_SORT_STATE] = "state"},
+        [MODEL_KIND_CRED] = {[STORE_SORT_ID] = "id", [STORE_SORT_STATE] = "state",
+                             [STORE_SORT_DESCRIPTION] = "description"},
     };
-    static const char *const cred_cols[STORE_SORT_COUNT] = {
-        [STORE_SORT_ID] = "id",
-        [STORE_SORT_STATE] = "state",
-        [STORE_SORT_DESCRIPTION] = "description",
-    };
-    if ((unsigned)sort >= STORE_SORT_COUNT)
+    if ((unsigned)kind >= MODEL_KIND_COUNT || (unsigned)sort >= STORE_SORT_COUNT)
         return NULL;
-    return kind == MODEL_KIND_RULE ? rule_cols[sort] : cred_cols[sort];
+    return cols[kind][sort];
 }
 
 /* "(key, id) > ((SELECT key FROM t WHERE id = ?1), ?1)": after the cursor row. */
