@@ -7,16 +7,30 @@
 #include "rampart/model.h"
 #include "rampart/utf8.h"
 
+/* A text cut to fit a buffer (a server's message is kept to 512 bytes) may end
+ * with the start of an echoed secret: mask a tail that is a prefix of it. */
+static void mask_cut_secret(char *text, size_t len, const char *secret, size_t secret_len)
+{
+    enum { SHORTEST = 4 }; /* shorter tails say next to nothing of a secret */
+    for (size_t k = secret_len - 1 < len ? secret_len - 1 : len; k >= SHORTEST; k--) {
+        if (memcmp(text + len - k, secret, k) == 0) {
+            memset(text + len - k, '*', k);
+            return;
+        }
+    }
+}
+
 void api_scrub(char *text, const char *secret)
 {
     if (!text)
         return;
     size_t secret_len = secret ? strlen(secret) : 0;
+    size_t len = strlen(text);
     if (secret_len >= 4) {
         for (char *hit = strstr(text, secret); hit; hit = strstr(hit + secret_len, secret))
             memset(hit, '*', secret_len);
+        mask_cut_secret(text, len, secret, secret_len);
     }
-    size_t len = strlen(text);
     for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)text[i];
         if (c < 0x20 || c == 0x7f) {

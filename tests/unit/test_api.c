@@ -336,6 +336,13 @@ static void test_scrub(void **state)
     char short_secret[16] = "a b a";
     api_scrub(short_secret, "a"); /* too short to be a key: left alone */
     assert_string_equal(short_secret, "a b a");
+    /* A message cut to fit ends with the start of an echoed key: masked too. */
+    char cut[64] = "bad key: Ak2Zz1lqOxDd";
+    api_scrub(cut, "Ak2Zz1lqOxDdQyVpYcQQQQ");
+    assert_string_equal(cut, "bad key: ************");
+    char three[32] = "ends with Ak2";
+    api_scrub(three, "Ak2Zz1lqOxDdQyVpYcQQQQ"); /* three bytes say next to nothing */
+    assert_string_equal(three, "ends with Ak2");
 }
 
 /* ---- Retry-After ------------------------------------------------------------ */
