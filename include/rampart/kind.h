@@ -44,7 +44,7 @@ enum kind_field_flags {
  * goes to `canon` when it is not NULL (`canon_size` >= the field's size).
  */
 typedef struct kind_field {
-    const char *name;   /* wire name and command-line flag: "cidr", "description" */
+    const char *name;   /* wire name, and the key of forms and edits: "cidr", "acl" */
     kind_field_type type;
     size_t offset;      /* in model_rule or model_cred */
     size_t size;        /* buffer size of a text field; 0 for the other types */
@@ -120,6 +120,15 @@ void *kind_field_at_mut(model_object *obj, const kind_field *f);
  * for other names), "" for an unknown name or an empty ACL.
  */
 const char *kind_value(const model_object *obj, const char *name, char *buf, size_t size);
+
+/*
+ * The first of the kind's fields (in the descriptor's order) whose own check
+ * refuses obj's value: text fields through their `check`, an action out of range,
+ * an ACL through validate_acl. NULL when every field passes; otherwise `why` (may
+ * be NULL) holds that check's reason, without the field's name in front. Lets a
+ * form put a refusal under the field it is about, from the field, not the text.
+ */
+const kind_field *kind_bad_field(const model_object *obj, error_info *why);
 
 /*
  * The whole row as the store is about to write it: id (empty, a local id, or the

@@ -175,10 +175,11 @@ error_code ui_form_record_new(model_kind kind, const ui_form_offer *offer, ui_fo
 error_code ui_form_record_get(const ui_form *f, model_kind kind, model_object *out,
                               error_info *err);
 
-/* The store refused the row with `why` ("cidr: host bits set: …", the field's wire
- * name first): the reason goes under that field (ui_form_refuse). False when it
- * names no field of the form. */
-bool ui_form_record_refused(ui_form *f, model_kind kind, const char *why);
+/* The store refused `obj`, the row this form gave: the first field of it whose own
+ * check refuses its value (kind_bad_field: the field, never the message's text,
+ * decides) gets that check's reason under it (ui_form_refuse). False when no field
+ * of the form is at fault (the refusal was about something else). */
+bool ui_form_record_refused(ui_form *f, const model_object *obj);
 
 /* ---- drawing (ui/widgets/form_draw.c) --------------------------------------- */
 

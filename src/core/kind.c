@@ -292,6 +292,35 @@ const char *kind_value(const model_object *obj, const char *name, char *buf, siz
     }
 }
 
+/* One field's own check of obj's value. */
+static error_code check_field(const model_object *obj, const kind_field *f, error_info *why)
+{
+    const void *at = kind_field_at(obj, f);
+    switch (f->type) {
+    case KIND_FIELD_ACTION:
+        return (unsigned)*(const model_action *)at > MODEL_ACTION_DENY
+                   ? error_set(why, ERROR_INVALID, "must be allow or deny")
+                   : ERROR_OK;
+    case KIND_FIELD_ACL:
+        return validate_acl(at, why);
+    case KIND_FIELD_TEXT:
+    default:
+        return f->check ? f->check(at, NULL, 0, why) : ERROR_OK;
+    }
+}
+
+const kind_field *kind_bad_field(const model_object *obj, error_info *why)
+{
+    error_info scratch;
+    why = why ? why : &scratch;
+    const kind_desc *d = kind_get(obj->kind);
+    for (size_t i = 0; i < d->field_count; i++) {
+        if (check_field(obj, &d->fields[i], why) != ERROR_OK)
+            return &d->fields[i];
+    }
+    return NULL;
+}
+
 /* ---- the store's gate ---------------------------------------------------- */
 
 /* The parts every row has, wherever the kind keeps them. */

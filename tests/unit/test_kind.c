@@ -238,6 +238,49 @@ static model_object row_of(const row_case *c)
     return o;
 }
 
+/* The field at fault is found by the fields' own checks, in descriptor order. */
+static void test_kind_bad_field(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *cidr, *policy, *description, *want;
+        int action;
+    } rules[] = {
+        {"10.0.0.0/8", "ipp_a1", "", NULL, MODEL_ACTION_ALLOW},
+        {"10.0.0.1/8", "ipp_a1", "", "cidr", MODEL_ACTION_ALLOW},
+        {"10.0.0.0/8", "ipx_a1", "", "ip_policy_id", MODEL_ACTION_DENY},
+        {"10.0.0.0/8", "ipp_a1", "", "action", 7},
+        {"10.0.0.1/8", "ipx_a1", "", "cidr", MODEL_ACTION_ALLOW}, /* the first */
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        model_object o;
+        model_object_init(&o, MODEL_KIND_RULE);
+        strcpy(o.rule.cidr, rules[i].cidr);
+        strcpy(o.rule.policy_id, rules[i].policy);
+        o.rule.action = (model_action)rules[i].action;
+        error_info why = {0};
+        const kind_field *f = kind_bad_field(&o, &why);
+        if (!rules[i].want) {
+            assert_null(f);
+            continue;
+        }
+        assert_non_null(f);
+        assert_string_equal(f->name, rules[i].want);
+        assert_int_equal(why.code, ERROR_INVALID);
+        assert_null(strstr(why.msg, "cidr:")); /* the reason alone, no field name */
+    }
+    model_object c;
+    model_object_init(&c, MODEL_KIND_CRED);
+    error_info why;
+    assert_null(kind_bad_field(&c, &why));
+    assert_int_equal(model_acl_add(&c.cred.acl, "bind:foo..com", &why), ERROR_OK);
+    const kind_field *f = kind_bad_field(&c, &why);
+    assert_non_null(f);
+    assert_string_equal(f->name, "acl");
+    assert_non_null(strstr(why.msg, "acl rule 1"));
+    model_object_clear(&c);
+}
+
 static void test_validate_row(void **state)
 {
     (void)state;
@@ -559,6 +602,7 @@ static const struct CMUnitTest kind_tests[] = {
     cmocka_unit_test(test_kind_of_id),
     cmocka_unit_test(test_kind_label),
     cmocka_unit_test(test_kind_field_by_name),
+    cmocka_unit_test(test_kind_bad_field),
     cmocka_unit_test(test_validate_row),
 };
 

@@ -40,7 +40,7 @@ static bool save(create_overlay *o, ui_app *app)
         ui_app_status(app, false, "%s", msg);
     } else {
         if (e.code == ERROR_INVALID)
-            ui_form_record_refused(o->form, o->kind, e.msg);
+            ui_form_record_refused(o->form, &obj);
         ui_form_set_message(o->form, "not saved: %s", e.msg);
     }
     model_object_clear(&obj);

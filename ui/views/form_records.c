@@ -144,20 +144,9 @@ error_code ui_form_record_get(const ui_form *f, model_kind kind, model_object *o
 
 /* ---- the store's refusal -------------------------------------------------------- */
 
-/* Whether `why` is about the field called `name`: "name: reason" (the reason
- * alone is returned) or "name is …" (the whole message is). NULL when not. */
-static const char *reason_for(const char *why, const char *name)
-{
-    size_t n = strlen(name);
-    if (n == 0 || strncasecmp(why, name, n) != 0)
-        return NULL;
-    if (why[n] == ':')
-        return why[n + 1] == ' ' ? why + n + 2 : why + n + 1;
-    return why[n] == ' ' ? why : NULL;
-}
-
 typedef struct refusal {
     ui_form *form;
+    const kind_field *bad;
     const char *why;
     bool placed;
 } refusal;
@@ -165,22 +154,22 @@ typedef struct refusal {
 static error_code place_reason(void *ctx, size_t at, const kind_field *kf,
                                const ui_record_input *in, error_info *err)
 {
+    (void)in;
     (void)err;
     refusal *r = ctx;
-    const char *reason = reason_for(r->why, kf->name);
-    if (!reason)
-        reason = reason_for(r->why, in->label); /* "policy: …" names the Policy field */
-    if (reason && !r->placed) {
-        ui_form_refuse(r->form, at, reason);
+    if (kf == r->bad) {
+        ui_form_refuse(r->form, at, r->why);
         r->placed = true;
     }
     return ERROR_OK;
 }
 
-bool ui_form_record_refused(ui_form *f, model_kind kind, const char *why)
+bool ui_form_record_refused(ui_form *f, const model_object *obj)
 {
-    refusal r = {f, why, false};
+    error_info why = {0};
+    refusal r = {f, kind_bad_field(obj, &why), why.msg, false};
     error_info e = {0};
-    each_field(kind, place_reason, &r, &e);
+    if (r.bad)
+        each_field(obj->kind, place_reason, &r, &e);
     return r.placed;
 }
