@@ -21,10 +21,28 @@ static void on_refused(void *ctx, model_kind kind, const char *id, const error_i
                id[0] ? id : "(no id)", why->msg);
 }
 
+/* Items the codec could not read at all: named, counted, and staged as refused
+ * by their id, so a cached copy is kept and the merge takes nothing for absent. */
+static error_code stage_unreadable(engine *e, const codec_page *page, error_info *err)
+{
+    for (size_t i = 0; i < page->refused_count; i++) {
+        const codec_refusal *r = &page->refused[i];
+        error_info why = {.code = ERROR_INVALID};
+        memcpy(why.msg, r->msg, sizeof why.msg);
+        on_refused(e, page->kind, r->id, &why);
+        e->refused++;
+        if (store_pull_unreadable(e->st, page->kind, r->id, err))
+            return err->code;
+    }
+    return ERROR_OK;
+}
+
 static error_code stage_page(engine *e, codec_page *page, error_info *err)
 {
     engine_markers m;
     size_t refused = 0;
+    if (stage_unreadable(e, page, err))
+        return err->code;
     error_code rc = engine_markers_take(page, &m, err);
     if (rc == ERROR_OK)
         rc = store_pull_stage(e->st, page->kind, page->items, m.ptrs, page->count, on_refused,

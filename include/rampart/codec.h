@@ -53,10 +53,19 @@ typedef struct codec_api_error {
  * One page of a listing, of either kind: `items` holds `count` objects of `kind`
  * (each owns what a model_object owns: a credential's ACL and token).
  */
+/* A listed object that could not be read as one (a member of the wrong type, an
+ * over-long field, an unknown action): its id and why ("rule 2: action: …"). */
+typedef struct codec_refusal {
+    char id[MODEL_ID_MAX + 1];
+    char msg[ERROR_MSG_MAX];
+} codec_refusal;
+
 typedef struct codec_page {
     model_kind kind;
     model_object *items;    /* heap array, NULL when the page is empty */
     size_t count;
+    codec_refusal *refused; /* heap array of the items left out, NULL when none */
+    size_t refused_count;
     char uri[MODEL_URI_MAX + 1];
     char next_page_uri[MODEL_URI_MAX + 1]; /* empty when null: the last page */
 } codec_page;
@@ -84,8 +93,10 @@ error_code codec_cred_decode(const char *json, size_t len, model_cred *out,
 /*
  * A list page of `kind`: {"<api_plural>": [...], "uri", "next_page_uri"} (the
  * plural of kind.h: "ip_policy_rules", "credentials"). `out` is overwritten (it
- * holds nothing before) and its kind set. The array is required; a bad item fails
- * the page, named by the kind's noun from 1 ("rule 3: cidr: …", "credential 2: …").
+ * holds nothing before) and its kind set. The array is required. An item that does
+ * not decode but has a string "id" is left out of `items` and put in `refused`
+ * with its id and reason, named by the kind's noun from 1 ("rule 3: cidr: …"), so
+ * the rest of the page is kept; an item without one fails the page.
  * "next_page_uri" must be present: null on the last page, else a non-empty string
  * (a missing or empty one would make an incomplete listing look complete). On
  * failure the page is left freed. ERROR_INVALID for a kind that does not exist.

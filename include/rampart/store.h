@@ -413,6 +413,13 @@ error_code store_pull_stage(store *st, model_kind kind, model_object *rows,
                             store_refused_fn on_refused, void *ctx, size_t *refused,
                             error_info *err);
 
+/*
+ * A listed object that could not even be read (the codec refused it): staged as
+ * refused by the gate are (store_pull_stage), by its id alone. ERROR_OK or the
+ * database's error.
+ */
+error_code store_pull_unreadable(store *st, model_kind kind, const char *id, error_info *err);
+
 /* What one merge did to one kind of row. */
 typedef struct store_pull_stats {
     size_t pulled;         /* rows in the staged listing */

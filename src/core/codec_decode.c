@@ -405,6 +405,21 @@ static const item_decoder item_decoders[MODEL_KIND_COUNT] = {
     [MODEL_KIND_CRED] = cred_item,
 };
 
+/* An item that did not decode is left out of the page, with its id and the
+ * reason, so the rest of the page is kept; one without a readable id says
+ * nothing anyone could act on, and fails the page. */
+static error_code refuse_item(const json_t *value, codec_page *page, error_info *why)
+{
+    const json_t *id = json_is_object(value) ? json_object_get(value, "id") : NULL;
+    const char *text = json_is_string(id) ? json_string_value(id) : "";
+    if (!text[0] || strlen(text) > MODEL_ID_MAX)
+        return why->code;
+    codec_refusal *r = &page->refused[page->refused_count++];
+    memcpy(r->id, text, strlen(text) + 1);
+    memcpy(r->msg, why->msg, sizeof r->msg);
+    return ERROR_OK;
+}
+
 /* The items into a heap array; page->count counts the decoded ones, even on
  * failure, so codec_page_free releases exactly those. */
 static error_code decode_items(const json_t *array, codec_page *page, error_info *err)
@@ -413,18 +428,23 @@ static error_code decode_items(const json_t *array, codec_page *page, error_info
     if (n == 0)
         return ERROR_OK;
     page->items = calloc(n, sizeof *page->items);
-    if (!page->items)
+    page->refused = calloc(n, sizeof *page->refused);
+    if (!page->items || !page->refused)
         return error_set(err, ERROR_NOMEM, "out of memory");
     const char *noun = kind_get(page->kind)->noun;
     for (size_t i = 0; i < n; i++) {
-        model_object *item = &page->items[i];
+        const json_t *value = json_array_get(array, i);
+        model_object *item = &page->items[page->count];
         model_object_init(item, page->kind);
-        error_code rc = item_decoders[page->kind](json_array_get(array, i), item, err);
-        if (rc != ERROR_OK) {
-            error_prefix(err, "%s %zu", noun, i + 1);
-            return rc;
+        error_code rc = item_decoders[page->kind](value, item, err);
+        if (rc == ERROR_OK) {
+            page->count++;
+            continue;
         }
-        page->count++;
+        model_object_clear(item);
+        error_prefix(err, "%s %zu", noun, i + 1);
+        if (rc == ERROR_NOMEM || refuse_item(value, page, err) != ERROR_OK)
+            return rc;
     }
     return ERROR_OK;
 }
@@ -432,6 +452,8 @@ static error_code decode_items(const json_t *array, codec_page *page, error_info
 error_code codec_page_decode(model_kind kind, const char *json, size_t len, codec_page *out,
                              error_info *err)
 {
+    error_info scratch; /* an item's refusal keeps its reason, asked for or not */
+    err = err ? err : &scratch;
     memset(out, 0, sizeof *out);
     if ((unsigned)kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "a list page of unknown kind %d", (int)kind);
@@ -459,6 +481,7 @@ void codec_page_free(codec_page *page)
     for (size_t i = 0; i < page->count; i++)
         model_object_clear(&page->items[i]);
     free(page->items);
+    free(page->refused);
     memset(page, 0, sizeof *page);
 }
 

@@ -90,6 +90,32 @@ typedef struct stage_page {
     size_t refused;
 } stage_page;
 
+/* A refused row: its cached copy stands in for it; with none, the listing says
+ * nothing about it (see the merge's local creates). */
+static error_code stage_refused(store *st, model_kind kind, const char *id, error_info *err)
+{
+    size_t kept = 0;
+    if (exec_id(st, store_kind_get(kind)->pull_keep, &id, 1, &kept, err))
+        return err->code;
+    /* Not cached: it may be one of our own creates, whose reply was lost. */
+    st->pull_blind[kind] += kept == 0;
+    return ERROR_OK;
+}
+
+error_code store_pull_unreadable(store *st, model_kind kind, const char *id, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if ((unsigned)kind >= MODEL_KIND_COUNT)
+        return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
+    if (ensure_staging(st, err))
+        return err->code;
+    store_op op;
+    if (store_op_begin(st, false, &op, err))
+        return err->code;
+    return store_op_end(st, op, stage_refused(st, kind, id ? id : "", err), err);
+}
+
 static error_code stage_row(store *st, stage_page *p, size_t i, error_info *err)
 {
     model_object *obj = &p->rows[i];
@@ -99,13 +125,7 @@ static error_code stage_row(store *st, stage_page *p, size_t i, error_info *err)
         p->refused++;
         if (p->on_refused)
             p->on_refused(p->ctx, p->kind, model_object_id(obj), &why);
-        const char *id = model_object_id(obj);
-        size_t kept = 0;
-        if (exec_id(st, store_kind_get(p->kind)->pull_keep, &id, 1, &kept, err))
-            return err->code;
-        /* Not cached: it may be one of our own creates, whose reply was lost. */
-        st->pull_blind[p->kind] += kept == 0;
-        return ERROR_OK;
+        return stage_refused(st, p->kind, model_object_id(obj), err);
     }
     if (p->kind == MODEL_KIND_CRED)
         return put_cred(st, &obj->cred, p->markers ? p->markers[i] : NULL, err);

@@ -93,6 +93,8 @@ typedef struct fake_remote {
     size_t nuris;
     fake_clock *clock;
     double latency;               /* fake seconds per call */
+    /* per kind, an id listed as an item the codec could not read ("" for none) */
+    char unreadable[MODEL_KIND_COUNT][MODEL_ID_MAX + 1];
 } fake_remote;
 
 /* Shorthands for the tests: the i-th object of a kind, its count, a token. */
@@ -354,8 +356,17 @@ static sync_outcome fake_list(void *ctx, model_kind kind, const char *url, codec
     bool more;
     size_t n = fake_page(f, kind, before, idx, &more);
     page->items = calloc(n ? n : 1, sizeof *page->items);
+    page->refused = calloc(1, sizeof *page->refused);
     error_info err;
     for (size_t i = 0; i < n && !step.empty; i++) {
+        const char *id = model_object_id(&f->items[kind][idx[i]]);
+        if (f->unreadable[kind][0] && strcmp(id, f->unreadable[kind]) == 0) {
+            codec_refusal *r = &page->refused[page->refused_count++];
+            snprintf(r->id, sizeof r->id, "%s", id);
+            snprintf(r->msg, sizeof r->msg, "%s %zu: action: expected a string",
+                     kind_get(kind)->noun, i + 1);
+            continue;
+        }
         model_object *item = &page->items[page->count++];
         model_object_init(item, kind);
         model_object_copy(item, &f->items[kind][idx[i]], &err);

@@ -695,6 +695,28 @@ static void test_rule_pages(void **state)
         assert_null(page.items);
         assert_int_equal(page.count, 0);
     }
+
+    /* An item that cannot be read but has an id is left out, named, and the rest
+     * of the page kept: the store keeps its cached copy. */
+    const char *mixed =
+        "{\"ip_policy_rules\":[{\"id\":\"ipr_1\",\"cidr\":\"10.0.0.0/8\","
+        "\"ip_policy_id\":\"ipp_1\",\"action\":\"allow\"},"
+        "{\"id\":\"ipr_2\",\"cidr\":\"10.1.0.0/16\",\"ip_policy_id\":\"ipp_1\","
+        "\"action\":\"maybe\"},{\"id\":\"ipr_3\",\"cidr\":7},"
+        "{\"id\":\"ipr_4\",\"cidr\":\"10.4.0.0/16\",\"ip_policy_id\":\"ipp_1\","
+        "\"action\":\"deny\"}],\"next_page_uri\":null}";
+    assert_int_equal(codec_page_decode(MODEL_KIND_RULE, mixed, strlen(mixed), &page, NULL),
+                     ERROR_OK);
+    assert_int_equal(page.count, 2);
+    assert_string_equal(page.items[0].rule.id, "ipr_1");
+    assert_string_equal(page.items[1].rule.id, "ipr_4");
+    assert_int_equal(page.refused_count, 2);
+    assert_string_equal(page.refused[0].id, "ipr_2");
+    assert_non_null(strstr(page.refused[0].msg, "rule 2: action"));
+    assert_string_equal(page.refused[1].id, "ipr_3");
+    assert_non_null(strstr(page.refused[1].msg, "rule 3: cidr: expected a string"));
+    codec_page_free(&page);
+    assert_null(page.refused);
 }
 
 static void test_cred_pages(void **state)

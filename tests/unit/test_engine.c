@@ -722,6 +722,27 @@ static void test_pull_refuses_bad_remote_rows(void **state)
     assert_int_equal(rules_in(f, MODEL_STATE_REMOTE_DELETED), 0);
 }
 
+/* A listed object the codec cannot read at all (a member of the wrong type) is
+ * named, counted, and its cached copy kept: not taken for deleted remotely. */
+static void test_pull_keeps_unreadable_remote_row(void **state)
+{
+    fixture *f = *state;
+    char kept[MODEL_ID_MAX + 1];
+    strcpy(kept, fake_add_rule(f->remote, POLICY, "172.16.0.0/12", MODEL_ACTION_DENY)->id);
+    const char *other = fake_add_rule(f->remote, POLICY, "10.1.0.0/16", MODEL_ACTION_ALLOW)->id;
+    assert_int_equal(run(f), ERROR_OK);
+    strcpy(f->remote->unreadable[MODEL_KIND_RULE], kept);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.refused, 1);
+    assert_int_equal(f->report.remote_deleted, 0);
+    char line[256];
+    snprintf(line, sizeof line, "remote rule %s refused: rule ", kept);
+    assert_non_null(strstr(f->log, line));
+    assert_non_null(strstr(f->log, ": action: expected a string"));
+    assert_int_equal(get_rule(f, kept).state, MODEL_STATE_SYNCED);
+    assert_int_equal(get_rule(f, other).state, MODEL_STATE_SYNCED);
+}
+
 /* ---- the typed failure, and the console's decision to retry --------------- */
 
 static void test_failed_listing_is_typed(void **state)
@@ -887,6 +908,7 @@ int main(void)
         T(test_discarded_orphan_is_deleted_not_recreated),
         T(test_plan_from_cache),
         T(test_pull_refuses_bad_remote_rows),
+        T(test_pull_keeps_unreadable_remote_row),
         T(test_failed_listing_is_typed),
         T(test_console_retries_on_the_typed_failure_only),
     };
