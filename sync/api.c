@@ -432,7 +432,9 @@ static sync_outcome out_of_memory(sync_result *res)
 {
     error_info err;
     error_set(&err, ERROR_NOMEM, "out of memory building the request");
-    return refuse(res, SYNC_NOT_SENT, &err);
+    refuse(res, SYNC_NOT_SENT, &err);
+    res->failure = SYNC_FAILURE_LOCAL; /* not an unreachable remote: no retry by itself */
+    return res->outcome;
 }
 
 /* POST `payload` (freed here) to base+path. */

@@ -168,6 +168,7 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
 {
     memset(report, 0, sizeof *report);
     report->failure.retry_after_s = report->row_failure.retry_after_s = -1;
+    report->failure.kind = SYNC_FAILURE_LOCAL; /* until the run is under way */
     if (!st || !opt || !valid_ops(ops))
         return error_set(err, ERROR_INVALID, "sync_run needs a store, options and every "
                          "API operation");
@@ -175,6 +176,7 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
      * across network calls: a crash would lose the claim made before a create. */
     if (store_in_transaction(st))
         return error_set(err, ERROR_STATE, "sync_run cannot run inside a transaction");
+    report->failure.kind = SYNC_FAILURE_NONE;
     store_sync_lock *lock = NULL;
     if (store_sync_lock_take(st, &lock, err)) {
         report->failure.kind = err->code == ERROR_STATE ? SYNC_FAILURE_BUSY
@@ -185,6 +187,8 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
     engine e = {.st = st, .ops = ops, .api = api_ctx, .opt = *opt, .report = report};
     fill_defaults(&e.opt);
     error_code rc = engine_pace_init(&e, err);
+    if (rc != ERROR_OK)
+        report->failure.kind = SYNC_FAILURE_LOCAL;
     if (rc == ERROR_OK) {
         if (reconcile_first(&e))
             rounds(&e);

@@ -22,6 +22,7 @@ static const char *const failure_names[SYNC_FAILURE_COUNT] = {
     [SYNC_FAILURE_BAD_REPLY] = "bad_reply",
     [SYNC_FAILURE_DATABASE] = "database",
     [SYNC_FAILURE_BUSY] = "busy",
+    [SYNC_FAILURE_LOCAL] = "local",
 };
 
 const char *sync_failure_name(sync_failure_kind kind)

@@ -80,6 +80,8 @@ typedef enum sync_failure_kind {
                                      not hold together (items without ids, a loop) */
     SYNC_FAILURE_DATABASE,        /* runs only: the local database failed */
     SYNC_FAILURE_BUSY,            /* runs only: another sync of the database runs */
+    SYNC_FAILURE_LOCAL,           /* nothing reached the remote for a local reason: out
+                                     of memory, a call the engine cannot run */
     SYNC_FAILURE_COUNT
 } sync_failure_kind;
 

@@ -745,6 +745,22 @@ static void test_pull_keeps_unreadable_remote_row(void **state)
 
 /* ---- the typed failure, and the console's decision to retry --------------- */
 
+/* A run that cannot start (inside the caller's transaction) says so as a local
+ * failure, which the console does not retry by itself. */
+static void test_local_failure_is_typed(void **state)
+{
+    fixture *f = *state;
+    error_info err;
+    assert_int_equal(store_begin(f->st, &err), ERROR_OK);
+    assert_int_equal(sync_run(f->st, &fake_ops, f->remote, &f->opt, &f->report, &err),
+                     ERROR_STATE);
+    store_rollback(f->st);
+    assert_int_equal(f->report.failure.kind, SYNC_FAILURE_LOCAL);
+    assert_string_equal(sync_failure_name(f->report.failure.kind), "local");
+    assert_false(sync_report_should_retry(&f->report));
+    assert_int_equal(f->remote->ncalls, 0);
+}
+
 static void test_failed_listing_is_typed(void **state)
 {
     fixture *f = *state;
@@ -909,6 +925,7 @@ int main(void)
         T(test_plan_from_cache),
         T(test_pull_refuses_bad_remote_rows),
         T(test_pull_keeps_unreadable_remote_row),
+        T(test_local_failure_is_typed),
         T(test_failed_listing_is_typed),
         T(test_console_retries_on_the_typed_failure_only),
     };
