@@ -25,6 +25,10 @@
 void serve_error(http_response *resp, int status, const char *code, const char *fmt,
                  va_list ap) __attribute__((format(printf, 4, 0)));
 
+/* Set `resp` to `status` with the JSON body `json` (heap, taken over); NULL (the
+ * encoder ran out of memory) becomes a 500 error reply instead. */
+void serve_json(http_response *resp, int status, char *json);
+
 /* Whether the Authorization header value `header` (may be NULL) carries `key`
  * (`key_len` bytes; a NULL key never matches). */
 bool serve_bearer_ok(const char *header, const char *key, size_t key_len);

@@ -45,11 +45,7 @@ void agent_error(http_response *resp, int status, const char *code, const char *
 
 void agent_reply(http_response *resp, int status, char *json)
 {
-    if (!json) {
-        agent_error(resp, 500, "ERR_INTERNAL", "out of memory");
-        return;
-    }
-    http_response_set(resp, status, json);
+    serve_json(resp, status, json);
     no_store(resp);
 }
 

@@ -26,11 +26,7 @@ void emu_error(http_response *resp, int status, const char *code, const char *fm
 
 void emu_reply(http_response *resp, int status, char *json)
 {
-    if (!json) {
-        emu_error(resp, 500, "ERR_INTERNAL", "out of memory");
-        return;
-    }
-    http_response_set(resp, status, json);
+    serve_json(resp, status, json);
 }
 
 void emu_store_error(http_response *resp, const error_info *e)

@@ -32,6 +32,26 @@ static bool key_matches(const char *key, size_t key_len, const char *given, size
     return diff == 0;
 }
 
+static void error_of(http_response *resp, int status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void error_of(http_response *resp, int status, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    serve_error(resp, status, code, fmt, ap);
+    va_end(ap);
+}
+
+void serve_json(http_response *resp, int status, char *json)
+{
+    if (!json) {
+        error_of(resp, 500, "ERR_INTERNAL", "out of memory");
+        return;
+    }
+    http_response_set(resp, status, json);
+}
+
 bool serve_bearer_ok(const char *header, const char *key, size_t key_len)
 {
     if (!header || !key || strncasecmp(header, "Bearer ", 7) != 0)
