@@ -44,7 +44,9 @@ enum kind_field_flags {
  * goes to `canon` when it is not NULL (`canon_size` >= the field's size).
  */
 typedef struct kind_field {
-    const char *name;   /* wire name, and the key of forms and edits: "cidr", "acl" */
+    const char *name;   /* wire name (the API's and the JSON's), and the key of forms
+                         * and edits: "cidr", "acl"; the command line's flag may differ
+                         * ("ip_policy_id" is --policy, "owner_id" --owner) */
     kind_field_type type;
     size_t offset;      /* in model_rule or model_cred */
     size_t size;        /* buffer size of a text field; 0 for the other types */
@@ -81,9 +83,6 @@ typedef struct kind_desc {
 
 /* The descriptor of `kind` (MODEL_KIND_RULE for an out-of-range value). */
 const kind_desc *kind_get(model_kind kind);
-
-/* The kind whose remote ids start with "<prefix>_" like `id`; false when none. */
-bool kind_of_id(const char *id, model_kind *out);
 
 /* Shorthand for kind_get(obj->kind)->label(obj). */
 const char *kind_label(const model_object *obj);
@@ -122,22 +121,21 @@ void *kind_field_at_mut(model_object *obj, const kind_field *f);
 const char *kind_value(const model_object *obj, const char *name, char *buf, size_t size);
 
 /*
- * The first of the kind's fields (in the descriptor's order) whose own check
- * refuses obj's value: text fields through their `check`, an action out of range,
- * an ACL through validate_acl. NULL when every field passes; otherwise `why` (may
- * be NULL) holds that check's reason, without the field's name in front. Lets a
- * form put a refusal under the field it is about, from the field, not the text.
- */
-const kind_field *kind_bad_field(const model_object *obj, error_info *why);
-
-/*
  * The whole row as the store is about to write it: id (empty, a local id, or the
  * kind's prefix and base62), the user's fields through the kind's validate (a CIDR
  * canonicalised in place), created_at (empty or RFC 3339), uris (empty or
  * absolute http(s)), a rule's policy uri, the state, the error text (UTF-8).
  * ERROR_INVALID with a message that starts with the field's name; the object is
  * changed only when every check passed.
+ *
+ * kind_check_row is the gate; `bad_field` (may be NULL) says, as a value, which
+ * of the kind's fields the refusal is about: the descriptor's field whose check
+ * failed, or NULL when it passed or the refusal is about what every row has (id,
+ * uri, created_at, state, error text, a rule's policy uri) or an unknown kind. A
+ * form puts the message under that field: the field decides, never the text.
+ * kind_validate_row is kind_check_row without `bad_field`.
  */
+error_code kind_check_row(model_object *obj, const kind_field **bad_field, error_info *err);
 error_code kind_validate_row(model_object *obj, error_info *err);
 
 #endif

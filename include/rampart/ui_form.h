@@ -36,6 +36,7 @@
 #include <stddef.h>
 
 #include "rampart/error.h"
+#include "rampart/kind.h"
 #include "rampart/model.h"
 #include "rampart/ui_canvas.h"
 
@@ -175,11 +176,12 @@ error_code ui_form_record_new(model_kind kind, const ui_form_offer *offer, ui_fo
 error_code ui_form_record_get(const ui_form *f, model_kind kind, model_object *out,
                               error_info *err);
 
-/* The store refused `obj`, the row this form gave: the first field of it whose own
- * check refuses its value (kind_bad_field: the field, never the message's text,
- * decides) gets that check's reason under it (ui_form_refuse). False when no field
- * of the form is at fault (the refusal was about something else). */
-bool ui_form_record_refused(ui_form *f, const model_object *obj);
+/* The store's gate refused the row this form of `kind` gave: `bad` is the field
+ * kind_check_row named (a value, never the message's text, decides) and gets
+ * `why` under it (ui_form_refuse). False when `bad` is NULL or no field of the
+ * form (the refusal was about something else). */
+bool ui_form_record_refused(ui_form *f, model_kind kind, const kind_field *bad,
+                            const char *why);
 
 /* ---- drawing (ui/widgets/form_draw.c) --------------------------------------- */
 

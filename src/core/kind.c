@@ -166,18 +166,6 @@ const kind_desc *kind_get(model_kind kind)
     return (unsigned)kind < MODEL_KIND_COUNT ? &kinds[kind] : &kinds[MODEL_KIND_RULE];
 }
 
-bool kind_of_id(const char *id, model_kind *out)
-{
-    for (size_t k = 0; id && k < MODEL_KIND_COUNT; k++) {
-        size_t n = strlen(kinds[k].id_prefix);
-        if (strncmp(id, kinds[k].id_prefix, n) == 0 && id[n] == '_') {
-            *out = (model_kind)k;
-            return true;
-        }
-    }
-    return false;
-}
-
 const char *kind_label(const model_object *obj)
 {
     return kind_get(obj->kind)->label(obj);
@@ -309,18 +297,6 @@ static error_code check_field(const model_object *obj, const kind_field *f, erro
     }
 }
 
-const kind_field *kind_bad_field(const model_object *obj, error_info *why)
-{
-    error_info scratch;
-    why = why ? why : &scratch;
-    const kind_desc *d = kind_get(obj->kind);
-    for (size_t i = 0; i < d->field_count; i++) {
-        if (check_field(obj, &d->fields[i], why) != ERROR_OK)
-            return &d->fields[i];
-    }
-    return NULL;
-}
-
 /* ---- the store's gate ---------------------------------------------------- */
 
 /* The parts every row has, wherever the kind keeps them. */
@@ -351,8 +327,51 @@ static error_code check_head(const kind_desc *d, const row_head *h, error_info *
     return validate_text(h->error, MODEL_ERROR_MAX, "error text", err);
 }
 
-error_code kind_validate_row(model_object *obj, error_info *err)
+/*
+ * The user's fields in the order the kind's validate checks them, each by the
+ * check the gate applies (validate_rule: cidr, policy, action, description,
+ * metadata; validate_cred: description, metadata, acl, owner). The gate's message
+ * comes from the kind's validate; this says which field it was about. A
+ * credential's metadata: the gate takes the API's whole limit (a credential made
+ * elsewhere may use it), not the user's tighter one of check_cred_metadata.
+ */
+static const size_t rule_gate_order[] = {0, 1, 2, 3, 4};
+static const size_t cred_gate_order[] = {0, 2, 1, 3};
+_Static_assert(sizeof rule_gate_order / sizeof rule_gate_order[0] ==
+                   sizeof rule_fields / sizeof rule_fields[0],
+               "every rule field in the gate's order");
+_Static_assert(sizeof cred_gate_order / sizeof cred_gate_order[0] ==
+                   sizeof cred_fields / sizeof cred_fields[0],
+               "every credential field in the gate's order");
+
+static error_code gate_check_field(const model_object *obj, const kind_field *f,
+                                   error_info *why)
 {
+    if (f->type == KIND_FIELD_TEXT && f->check == check_cred_metadata)
+        return check_metadata(kind_field_at(obj, f), NULL, 0, why);
+    return check_field(obj, f, why);
+}
+
+/* The first field, in the gate's order, that the gate refuses; NULL when none. */
+static const kind_field *gate_bad_field(const model_object *obj)
+{
+    const kind_desc *d = kind_get(obj->kind);
+    const size_t *order = obj->kind == MODEL_KIND_CRED ? cred_gate_order : rule_gate_order;
+    error_info scratch;
+    for (size_t i = 0; i < d->field_count; i++) {
+        const kind_field *f = &d->fields[order[i]];
+        if (gate_check_field(obj, f, &scratch) != ERROR_OK)
+            return f;
+    }
+    return NULL;
+}
+
+error_code kind_check_row(model_object *obj, const kind_field **bad_field, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if (bad_field)
+        *bad_field = NULL;
     if ((unsigned)obj->kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)obj->kind);
     const kind_desc *d = kind_get(obj->kind);
@@ -362,5 +381,15 @@ error_code kind_validate_row(model_object *obj, error_info *err)
     if (obj->kind == MODEL_KIND_RULE &&
         validate_uri(obj->rule.policy_uri, "ip_policy.uri", err))
         return err->code;
-    return d->validate(obj, err);
+    if (d->validate(obj, err) != ERROR_OK) {
+        if (bad_field)
+            *bad_field = gate_bad_field(obj);
+        return err->code;
+    }
+    return ERROR_OK;
+}
+
+error_code kind_validate_row(model_object *obj, error_info *err)
+{
+    return kind_check_row(obj, NULL, err);
 }

@@ -10,6 +10,7 @@
 
 #include "rampart/ui_app.h"
 #include "rampart/ui_form.h"
+#include "../../ui/views/ui_record.h"
 
 /* The form model, driven key by key as the console drives it. */
 
@@ -418,9 +419,17 @@ static void test_ipv6_canonical_on_submit(void **state)
     ui_form_free(f);
 }
 
-/* The store checks every write itself: its refusal goes under the field at fault
- * (the first whose own check refuses the row's value), and goes away when that
- * field changes. */
+/* The store checks every write itself: its refusal goes under the field the gate
+ * names as a value (kind_check_row), and goes away when that field changes. */
+static bool refuse(ui_form *f, model_object *row)
+{
+    const kind_field *bad = NULL;
+    error_info why = {ERROR_OK, ""};
+    if (kind_check_row(row, &bad, &why) == ERROR_OK)
+        assert_null(bad);
+    return ui_form_record_refused(f, row->kind, bad, why.msg);
+}
+
 static void test_store_refusal_under_its_field(void **state)
 {
     (void)state;
@@ -431,30 +440,56 @@ static void test_store_refusal_under_its_field(void **state)
     model_object_init(&row, MODEL_KIND_RULE);
     strcpy(row.rule.cidr, "10.0.0.1/8");
     strcpy(row.rule.policy_id, "ipp_a1");
-    assert_true(ui_form_record_refused(f, &row));
+    assert_true(refuse(f, &row));
     assert_int_equal(ui_form_focus(f), UI_RULE_CIDR);
     assert_true(ui_form_shows_error(f, UI_RULE_CIDR));
     assert_string_equal(ui_form_error(f, UI_RULE_CIDR),
-                        "host bits set: did you mean 10.0.0.0/8?");
+                        "cidr: host bits set: did you mean 10.0.0.0/8?");
     assert_false(ui_form_valid(f));
     type(f, "x");
     ui_form_key(f, UI_KEY_BACKSPACE);
     assert_string_equal(ui_form_error(f, UI_RULE_CIDR), "");
     strcpy(row.rule.cidr, "10.0.0.0/8");
     strcpy(row.rule.policy_id, "ipx_a1");
-    assert_true(ui_form_record_refused(f, &row));
+    assert_true(refuse(f, &row));
     assert_int_equal(ui_form_focus(f), UI_RULE_POLICY);
-    strcpy(row.rule.policy_id, "ipp_a1"); /* every field fine: about something else */
-    assert_false(ui_form_record_refused(f, &row));
+    strcpy(row.rule.policy_id, "ipp_a1"); /* every field fine */
+    assert_false(refuse(f, &row));
+    strcpy(row.rule.created_at, "yesterday"); /* refused, but about no field of the form */
+    assert_false(refuse(f, &row));
     ui_form_free(f);
     f = cred_form();
     model_object cred;
     model_object_init(&cred, MODEL_KIND_CRED);
     strcpy(cred.cred.owner_id, "team_a1");
-    assert_true(ui_form_record_refused(f, &cred));
+    assert_true(refuse(f, &cred));
     assert_int_equal(ui_form_focus(f), UI_CRED_OWNER);
     assert_non_null(strstr(ui_form_error(f, UI_CRED_OWNER), "usr_"));
     ui_form_free(f);
+}
+
+/* A message from a template cut to its buffer never ends inside a character. */
+static void test_record_format_cuts_whole_characters(void **state)
+{
+    (void)state;
+    model_object row;
+    model_object_init(&row, MODEL_KIND_RULE);
+    strcpy(row.rule.cidr, "10.0.0.0/8");
+    strcpy(row.rule.description, "\xe6\x97\xa5\xe6\x9c\xac"); /* two 3-byte characters */
+    char out[16];
+    for (size_t size = 1; size <= 8; size++) {
+        memset(out, 'z', sizeof out);
+        ui_record_format(&row, "{description}", out, size);
+        size_t want = size - 1 >= 6 ? 6 : size - 1 >= 3 ? 3 : 0;
+        if (strlen(out) != want)
+            fail_msg("size %zu: %zu bytes, want %zu", size, strlen(out), want);
+    }
+    ui_record_format(&row, "r \xc3\xa9{cidr}", out, 4); /* the template's own text */
+    assert_string_equal(out, "r ");
+    ui_record_format(&row, "r \xc3\xa9{cidr}", out, 5);
+    assert_string_equal(out, "r \xc3\xa9");
+    ui_record_format(&row, "{cidr} \xe6\x97\xa5", out, sizeof out);
+    assert_string_equal(out, "10.0.0.0/8 \xe6\x97\xa5");
 }
 
 /* The screen text of a form drawn on a w x h canvas, rows joined by '\n'. */
@@ -538,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_message_cleared_by_next_change),
         cmocka_unit_test(test_ipv6_canonical_on_submit),
         cmocka_unit_test(test_store_refusal_under_its_field),
+        cmocka_unit_test(test_record_format_cuts_whole_characters),
         cmocka_unit_test(test_draw_shows_reason_next_to_field),
         cmocka_unit_test(test_draw_scrolls_to_focus_and_long_text),
     };

@@ -9,6 +9,7 @@
 
 #include "../views/ui_record.h"
 #include "app_internal.h"
+#include "rampart/kind.h"
 #include "rampart/store.h"
 #include "rampart/ui_form.h"
 
@@ -24,13 +25,17 @@ static void create_draw(const void *self, const ui_app *app, ui_canvas *c, ui_re
     ui_form_draw(o->form, c, area);
 }
 
-/* Store the submitted row; on a refusal the form says why and stays open. */
+/* Store the submitted row; on a refusal the form says why and stays open. The
+ * store's gate runs here first (the store runs it again) so that a refusal names
+ * its field as a value (kind_check_row), and goes under that field. */
 static bool save(create_overlay *o, ui_app *app)
 {
     const ui_record_kind *k = ui_record_kind_get(o->kind);
     model_object obj;
     error_info e = {0};
+    const kind_field *bad = NULL;
     bool ok = ui_form_record_get(o->form, o->kind, &obj, &e) == ERROR_OK &&
+              kind_check_row(&obj, &bad, &e) == ERROR_OK &&
               store_insert(ui_app_store(app), &obj, &e) == ERROR_OK;
     if (ok) {
         if (kind_get(o->kind)->has_token) /* its token shows once the sync creates it */
@@ -39,8 +44,7 @@ static bool save(create_overlay *o, ui_app *app)
         ui_record_format(&obj, k->queued, msg, sizeof msg);
         ui_app_status(app, false, "%s", msg);
     } else {
-        if (e.code == ERROR_INVALID)
-            ui_form_record_refused(o->form, &obj);
+        ui_form_record_refused(o->form, o->kind, bad, e.msg);
         ui_form_set_message(o->form, "not saved: %s", e.msg);
     }
     model_object_clear(&obj);

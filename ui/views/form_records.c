@@ -6,7 +6,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "rampart/kind.h"
 #include "rampart/ui_form.h"
@@ -164,12 +163,12 @@ static error_code place_reason(void *ctx, size_t at, const kind_field *kf,
     return ERROR_OK;
 }
 
-bool ui_form_record_refused(ui_form *f, const model_object *obj)
+bool ui_form_record_refused(ui_form *f, model_kind kind, const kind_field *bad,
+                            const char *why)
 {
-    error_info why = {0};
-    refusal r = {f, kind_bad_field(obj, &why), why.msg, false};
+    refusal r = {f, bad, why, false};
     error_info e = {0};
     if (r.bad)
-        each_field(obj->kind, place_reason, &r, &e);
+        each_field(kind, place_reason, &r, &e);
     return r.placed;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rampart/ui_dialog.h"
+#include "rampart/utf8.h"
 #include "../widgets/ui_text.h"
 
 enum { VALUE_MAX = 512 };
@@ -88,6 +89,7 @@ void ui_record_format(const model_object *obj, const char *tmpl, char *out, size
                                 ui_record_value(obj, name, scratch, sizeof scratch));
         p = close + 1;
     }
+    utf8_trim_partial(out); /* a snprintf that ran out of room may have cut a character */
 }
 
 void ui_record_row(const model_object *obj, ui_table_row *row)

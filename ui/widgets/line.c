@@ -9,20 +9,13 @@
 #include "ui_line.h"
 #include "rampart/model.h"
 #include "rampart/ui_key.h"
+#include "rampart/utf8.h"
 
 enum {
     CTRL_A = 1, CTRL_D = 4, CTRL_E = 5, CTRL_H = 8, CTRL_K = 11, CTRL_U = 21, CTRL_W = 23
 };
 
 static bool is_continuation(unsigned char b) { return (b & 0xC0) == 0x80; }
-
-/* Longest prefix of text[0..n) that ends on a character boundary. */
-static size_t boundary_before(const char *text, size_t n)
-{
-    while (n > 0 && is_continuation((unsigned char)text[n]))
-        n--;
-    return n;
-}
 
 size_t ui_utf8_encode(unsigned cp, char out[4])
 {
@@ -74,9 +67,7 @@ void ui_line_free(ui_line *l)
 
 void ui_line_set(ui_line *l, const char *text)
 {
-    size_t n = strlen(text);
-    if (n > l->cap)
-        n = boundary_before(text, l->cap);
+    size_t n = utf8_prefix(text, l->cap); /* cut to fit on a character boundary */
     model_wipe(l->buf, l->cap + 1);
     memcpy(l->buf, text, n);
     l->buf[n] = '\0';
@@ -96,12 +87,7 @@ static size_t next_char(const ui_line *l, size_t at)
 
 static size_t prev_char(const ui_line *l, size_t at)
 {
-    if (at == 0)
-        return 0;
-    at--;
-    while (at > 0 && is_continuation((unsigned char)l->buf[at]))
-        at--;
-    return at;
+    return at == 0 ? 0 : utf8_prefix(l->buf, at - 1); /* the start of the one before */
 }
 
 /* Remove bytes [from, to) and put the cursor at `from`. */
@@ -139,7 +125,7 @@ static size_t word_start(const ui_line *l)
         at--;
     while (at > 0 && !is_space(l->buf[at - 1]))
         at--;
-    return boundary_before(l->buf, at);
+    return utf8_prefix(l->buf, at);
 }
 
 static ui_line_effect move_to(ui_line *l, size_t at)

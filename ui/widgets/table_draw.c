@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rampart/utf8.h"
 #include "ui_text.h"
 
 void ui_table_position(const ui_table *t, char *rows, size_t rows_size, char *page,
@@ -81,14 +82,13 @@ static const char *cut_middle(const ui_canvas *c, const char *text, int width, c
         h += n ? n : 1;
     }
     while (t > h && ui_canvas_width(c, text + t, 1 << 20) < tail) {
-        t--;
-        while (t > h && ((unsigned char)text[t] & 0xc0) == 0x80)
-            t--;
+        size_t prev = utf8_prefix(text, t - 1); /* the start of the character before */
+        t = prev > h ? prev : h;
     }
     if (ui_canvas_width(c, text + t, 1 << 20) > tail) { /* a wide char too many */
-        t++;
-        while (text[t] && ((unsigned char)text[t] & 0xc0) == 0x80)
-            t++;
+        uint32_t cp;
+        size_t n = ui_text_decode(text + t, &cp);
+        t += n ? n : 1;
     }
     const char *dots = c->ascii ? "~" : "\xe2\x80\xa6";
     snprintf(out, size, "%.*s%s%s", (int)h, text, dots, text + t);
