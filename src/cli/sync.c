@@ -294,19 +294,35 @@ static size_t sign_index(char sign)
     return sign == '+' ? 0 : sign == '-' ? 1 : sign == '!' ? 2 : 3;
 }
 
-/* The columns that name a row: a rule by policy, cidr and action, a credential
- * by its description. */
+/* The columns that name a row in a plan, after its kind and id: fields of the
+ * kind's descriptor by name (kind_value), each padded to `width` and cut at `max`
+ * display columns (0: none), `empty` standing for an empty value. */
+typedef struct plan_column {
+    const char *field;
+    int width, max;
+    const char *empty;
+} plan_column;
+
+enum { PLAN_COLUMNS_MAX = 3 };
+
+static const plan_column plan_columns[MODEL_KIND_COUNT][PLAN_COLUMNS_MAX] = {
+    [MODEL_KIND_RULE] = {{"action", 5, 0, ""}, {"cidr", 18, 0, ""}, {"ip_policy_id", 0, 0, ""}},
+    [MODEL_KIND_CRED] = {{"description", 30, 30, "-"}},
+};
+
+/* One path for every kind: the kind's noun cut to four ("rule", "cred"), the id,
+ * then the kind's columns, separated by one space and ended by two. */
 static void put_plan_row(cli_ctx *ctx, const model_object *obj)
 {
-    if (obj->kind == MODEL_KIND_RULE) {
-        const model_rule *r = &obj->rule;
-        fprintf(ctx->out, "%-4s %-33s %-5s %-18s %s  ", "rule", r->id,
-                model_action_name(r->action), r->cidr, r->policy_id);
-        return;
+    const kind_desc *d = kind_get(obj->kind);
+    fprintf(ctx->out, "%-4.4s %-33s ", d->noun, model_object_id(obj));
+    const plan_column *cols = plan_columns[d->kind];
+    for (size_t i = 0; i < PLAN_COLUMNS_MAX && cols[i].field; i++) {
+        const char *value = kind_value(obj, cols[i].field, NULL, 0);
+        if (i > 0)
+            fputc(' ', ctx->out);
+        cli_put_cell(ctx->out, value[0] ? value : cols[i].empty, cols[i].width, cols[i].max);
     }
-    const model_cred *c = &obj->cred;
-    fprintf(ctx->out, "%-4s %-33s ", "cred", c->id);
-    cli_put_cell(ctx->out, c->description[0] ? c->description : "-", 30, 30);
     fputs("  ", ctx->out);
 }
 
