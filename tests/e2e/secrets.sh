@@ -68,6 +68,7 @@ renv() {
 
 # ---- argv of every process, sampled while the test runs (one argument a line) -----
 : >"$tmp/sampling"
+: >"$tmp/argv.now"
 (
     while [ -f "$tmp/sampling" ]; do
         cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' '\n'
@@ -75,10 +76,16 @@ renv() {
     done | sort -u >"$tmp/argv.seen"
 ) &
 sampler=$!
+# The same, at once, at the moments serve-api, the agent and the console are known
+# to run: the periodic samples above may miss one on a loaded machine.
+sample_argv() {
+    cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' '\n' >>"$tmp/argv.now"
+}
 
 # ---- a session against serve-api ------------------------------------------------------
 start_server main || exit 1
 KEY=$SERVER_KEY
+sample_argv
 policy=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a
 r rule rules create --cidr 10.0.0.0/8 --policy "$policy" --action allow --description office
 r queued creds create --description web --acl 'bind:*.example.com'
@@ -152,6 +159,7 @@ check "the token dialog showed it" holds "$T_CON" "$tmp/screen.1"
 mkdir -p "$tmp/run" && chmod 700 "$tmp/run"
 start_agent agent --listen "unix:$tmp/run/a.sock" --listen tcp:127.0.0.1:0 --rate 0
 check "agent started" sh -c '[ -n "$0" ] && [ -n "$1" ]' "$sock" "$tcp"
+sample_argv
 AKEYFILE="$XDG_CONFIG_HOME/rampart/agent.key"
 AKEY=$(head -n 1 "$AKEYFILE" 2>/dev/null)
 check "the agent's key file exists" [ -n "$AKEY" ]
@@ -224,6 +232,7 @@ as_other_checked serve-api "$tmp/other-server.log" "$other/s.ready" \
 tui_start 80x24 xterm-256color "env HOME=$other XDG_DATA_HOME=$other/data \
 XDG_CONFIG_HOME=$other/config $as_other $RAMPART --db $other/o.db tui --no-agent"
 tui_wait "[1 Rules]" >/dev/null
+sample_argv
 cpid=$(tui_tmux display-message -p -t "$tui_session" '#{pane_pid}')
 check "console: core file size limit 0" limits_ok "$cpid"
 check "console (as another uid): not dumpable" not_dumpable "$cpid"
@@ -236,6 +245,7 @@ stop_server
 rm -f "$tmp/sampling"
 wait "$sampler"
 sampler=""
+sort -u "$tmp/argv.now" "$tmp/argv.seen" -o "$tmp/argv.seen"
 SECRETS="$KEY $WRONG $AKEY $T_WEB $T_CI $T_CON"
 # leaks FILE...: names each file holding a secret (and which one); true when none.
 leaks() {
