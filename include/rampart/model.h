@@ -27,10 +27,6 @@
 #define MODEL_CIDR_MAX 64         /* longest IPv6 text form + "/128" fits */
 #define MODEL_ACL_RULE_MAX 1024   /* bytes of one ACL rule */
 #define MODEL_ERROR_MAX 512       /* last server message kept on a row */
-/* A credential's metadata as its user may write it: the sync sends it with a
- * creation marker line after it (sync.h, SYNC_MARKER_KEY), and the API's limit is
- * for both together. */
-#define MODEL_CRED_USER_METADATA_MAX (MODEL_METADATA_MAX - 64)
 
 typedef enum model_action {
     MODEL_ACTION_ALLOW,
@@ -51,6 +47,8 @@ typedef enum model_state {
     MODEL_STATE_UNKNOWN,        /* create outcome ambiguous; a listing decides */
     MODEL_STATE_ORPHANED,       /* credential exists remotely but its token was lost */
     MODEL_STATE_REMOTE_DELETED, /* gone from a complete remote listing; for review */
+    MODEL_STATE_EDITED,         /* exists remotely, edited here: a PATCH is pending */
+    MODEL_STATE_CONFLICT,       /* waits for the user's choice (store_resolve) */
     MODEL_STATE_COUNT
 } model_state;
 
@@ -136,7 +134,7 @@ const char *model_action_name(model_action action);
 bool model_action_parse(const char *text, model_action *out);
 
 /* "new", "creating", "synced", "deleting", "failed", "unknown", "orphaned",
- * "remote_deleted". */
+ * "remote_deleted", "edited", "conflict". */
 const char *model_state_name(model_state state);
 
 /* Parse a state name as above; false when unknown. */

@@ -254,6 +254,142 @@ error_code store_token_get(store *st, const char *cred_id, char **token,
 error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_ID_MAX + 1],
                               model_state *state, char **token, error_info *err);
 
+/* ---- edits in place and conflicts (store_edit.c) ------------------------- */
+
+/*
+ * A row that exists remotely and is edited here keeps, per edited field, the value
+ * the remote had when the edit was made (its base) beside the new value, which is
+ * the row's own (what browsing, the plan and the forms show). Only fields whose
+ * value differs from their base are edits: setting a field back to its base
+ * drops that part, and a row with no edit left is synced again. The state says
+ * where the row stands:
+ * - edited: one PATCH of the edited fields is pending (the sync sends it);
+ * - conflict: the sync cannot go on without the user's choice (store_resolve);
+ *   the reason is one of store_conflict.
+ * The database keeps this consistent: a row that leaves edited/conflict (synced,
+ * deleting, removed) loses its bases and its conflict record in the same
+ * statement (triggers), and a conflicting rule is not live (its natural key is
+ * not held: the remote rule that clashes with it is cached beside it).
+ */
+typedef enum store_conflict {
+    STORE_CONFLICT_NONE,
+    STORE_CONFLICT_FIELDS,   /* the remote changed a field that is edited here */
+    STORE_CONFLICT_GONE,     /* the remote object was deleted while edited here */
+    STORE_CONFLICT_KEY,      /* rules: a remote rule holds this row's (policy, cidr):
+                              * a local create (of the other action), or a cidr edit */
+    STORE_CONFLICT_REJECTED, /* the server refused the edit (the row's error says why) */
+    STORE_CONFLICT_COUNT
+} store_conflict;
+
+/* "none", "fields", "gone", "key", "rejected". */
+const char *store_conflict_name(store_conflict reason);
+
+typedef struct store_edit_field {
+    size_t field;  /* index in the kind's field table (kind_get(kind)->fields) */
+    char *base;    /* what the remote had: column text (an ACL one rule per line) */
+    char *local;   /* the value edited here (the row's), the same form */
+    char *remote;  /* NULL unless this field conflicts: the remote's value now */
+} store_edit_field;
+
+/* The edit of one row, as store_edit_get reads it. Release with
+ * store_edit_info_clear (frees the texts; a zeroed info is empty). */
+typedef struct store_edit_info {
+    model_kind kind;
+    char id[MODEL_ID_MAX + 1];         /* the row's current id */
+    model_state state;
+    store_conflict conflict;           /* STORE_CONFLICT_NONE unless state conflict */
+    char other_id[MODEL_ID_MAX + 1];   /* STORE_CONFLICT_KEY: the remote rule */
+    unsigned fields;                   /* kind_field_bit set of the edited fields */
+    size_t count;                      /* entries of `field` used, descriptor order */
+    store_edit_field field[8];
+} store_edit_info;
+
+void store_edit_info_clear(store_edit_info *info);
+
+/*
+ * The row's edit: its edited fields with base, local and (in a conflict) remote
+ * values, and its conflict. Any row may be asked: one that is not edited has
+ * count 0. ERROR_NOT_FOUND for an unknown id.
+ */
+error_code store_edit_get(store *st, model_kind kind, const char *id, store_edit_info *out,
+                          error_info *err);
+
+typedef enum store_edit_result {
+    STORE_EDIT_CREATE,    /* the row waits for its create (new, failed): the queued
+                           * create changed; a failed one is new again */
+    STORE_EDIT_EDITED,    /* edited: a PATCH is pending */
+    STORE_EDIT_UNCHANGED, /* every field is back at its base: synced again */
+    STORE_EDIT_CONFLICT   /* still a conflict: the new values wait for store_resolve */
+} store_edit_result;
+
+/*
+ * The user's edit (CLI `update`, the console's form): `fields` of obj->kind
+ * (kind_field_bit set, each KIND_FIELD_EDIT) take their values from `obj`, whose id
+ * or local alias names the row, through the same gate and with the same messages
+ * and ERROR_INVALID/ERROR_CONFLICT as store_update. By the row's state:
+ * - new, failed: the queued create changes (STORE_EDIT_CREATE);
+ * - synced, edited: each changed field keeps its base (the first edit's), a
+ *   field set back to its base is no longer edited; edited or synced again;
+ * - conflict: the values change and the conflict stays (STORE_EDIT_CONFLICT), but
+ *   a refused edit (STORE_CONFLICT_REJECTED) is answered by the new edit: edited;
+ * - creating, unknown: ERROR_STATE ("its create is in flight: sync first");
+ * - deleting, remote_deleted, orphaned: ERROR_STATE naming the state.
+ * Tokens are never touched. On success `obj` holds the row as stored (no token)
+ * and *result (may be NULL) says what happened; on failure nothing changed.
+ */
+error_code store_edit(store *st, model_object *obj, unsigned fields,
+                      store_edit_result *result, error_info *err);
+
+typedef enum store_side {
+    STORE_KEEP_LOCAL, /* the values here win */
+    STORE_TAKE_REMOTE /* the remote's values win */
+} store_side;
+
+/*
+ * The user's answer to a conflict (`resolve ID --keep-local|--take-remote`):
+ * - fields: keep-local: the remote values become the bases, so the next sync sends
+ *   the local ones (edited); take-remote: the conflicting fields take the remote
+ *   values (edited if other edits remain, else synced);
+ * - gone: keep-local: the row becomes a create again under a fresh local id (new;
+ *   a credential's old token is dropped: the create brings a new one);
+ *   take-remote: the row is removed;
+ * - key: keep-local: the remote rule holding the key is deleted (deleting) and the
+ *   row goes back to new (a create) or edited; take-remote: a local create adopts
+ *   the remote rule (the row is removed and its local id becomes an alias of the
+ *   remote rule's), an edit goes back to its base values;
+ * - rejected: keep-local: edited again (sent as is by the next sync);
+ *   take-remote: the fields go back to their bases (synced).
+ * ERROR_STATE when the row is not a conflict; ERROR_NOT_FOUND; ERROR_CONFLICT when
+ * the values kept would clash with another live rule (the message names it).
+ * `out_id` (may be NULL) receives the id the row or its adopted rule now has ("" when
+ * removed).
+ */
+error_code store_resolve(store *st, model_kind kind, const char *id, store_side side,
+                         char out_id[MODEL_ID_MAX + 1], error_info *err);
+
+/*
+ * For the sync: the remote answered the PATCH of `fields` (kind_field_bit set) with
+ * the values in `sent` (its id names the row) by `remote`, the whole object as the
+ * server now has it (a 200, or a GET that shows the values sent). Each sent field
+ * whose remote value equals the one sent takes it as its new base (so an edit made
+ * meanwhile stays an edit); the fields not edited take the remote values; the row
+ * is synced when no edit is left, else stays edited. A row that is no longer
+ * edited (discarded, deleted meanwhile) is left as it is (ERROR_OK). A
+ * credential's token is not touched. ERROR_NOT_FOUND; ERROR_INVALID when `remote`
+ * fails the gate.
+ */
+error_code store_edit_pushed(store *st, const model_object *sent, unsigned fields,
+                             const model_object *remote, error_info *err);
+
+/*
+ * For the sync: the PATCH of an edited row cannot go through: `reason` is
+ * STORE_CONFLICT_GONE (404) or STORE_CONFLICT_REJECTED (400: `why` is the server's
+ * message, kept as the row's error). The row becomes a conflict; its local values
+ * stay. ERROR_STATE when the row is not edited (left as it is); ERROR_NOT_FOUND.
+ */
+error_code store_edit_conflict(store *st, model_kind kind, const char *id,
+                               store_conflict reason, const char *why, error_info *err);
+
 /* ---- bulk import (store_import.c) ----------------------------------------- */
 
 /*

@@ -41,23 +41,6 @@ static error_code check_metadata(const char *text, char *canon, size_t canon_siz
     return validate_metadata(text, err);
 }
 
-/* What a user may write: the sync keeps the rest of the API's limit for its
- * creation marker, and says so now rather than the sync failing later. The store
- * does not apply it: a credential created elsewhere may use all 4,096 bytes. */
-static error_code check_cred_metadata(const char *text, char *canon, size_t canon_size,
-                                      error_info *err)
-{
-    if (check_metadata(text, canon, canon_size, err))
-        return err->code;
-    size_t len = text ? strlen(text) : 0;
-    if (len > MODEL_CRED_USER_METADATA_MAX)
-        return error_set(err, ERROR_INVALID,
-                         "metadata is %zu bytes; a credential's limit is %d (rampart keeps "
-                         "the rest of the API's %d for its creation marker)",
-                         len, MODEL_CRED_USER_METADATA_MAX, MODEL_METADATA_MAX);
-    return ERROR_OK;
-}
-
 static error_code check_owner(const char *text, char *canon, size_t canon_size,
                               error_info *err)
 {
@@ -87,7 +70,7 @@ static const kind_field cred_fields[] = {
     CRED_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
     {"acl", KIND_FIELD_ACL, offsetof(model_cred, acl), 0, KIND_FIELD_CREATE | KIND_FIELD_EDIT,
      NULL},
-    CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_cred_metadata),
+    CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata),
     CRED_TEXT(owner_id, KIND_FIELD_CREATE, check_owner),
 };
 
@@ -331,9 +314,7 @@ static error_code check_head(const kind_desc *d, const row_head *h, error_info *
  * The user's fields in the order the kind's validate checks them, each by the
  * check the gate applies (validate_rule: cidr, policy, action, description,
  * metadata; validate_cred: description, metadata, acl, owner). The gate's message
- * comes from the kind's validate; this says which field it was about. A
- * credential's metadata: the gate takes the API's whole limit (a credential made
- * elsewhere may use it), not the user's tighter one of check_cred_metadata.
+ * comes from the kind's validate; this says which field it was about.
  */
 static const size_t rule_gate_order[] = {0, 1, 2, 3, 4};
 static const size_t cred_gate_order[] = {0, 2, 1, 3};
@@ -344,13 +325,6 @@ _Static_assert(sizeof cred_gate_order / sizeof cred_gate_order[0] ==
                    sizeof cred_fields / sizeof cred_fields[0],
                "every credential field in the gate's order");
 
-static error_code gate_check_field(const model_object *obj, const kind_field *f,
-                                   error_info *why)
-{
-    if (f->type == KIND_FIELD_TEXT && f->check == check_cred_metadata)
-        return check_metadata(kind_field_at(obj, f), NULL, 0, why);
-    return check_field(obj, f, why);
-}
 
 /* The first field, in the gate's order, that the gate refuses; NULL when none. */
 static const kind_field *gate_bad_field(const model_object *obj)
@@ -360,7 +334,7 @@ static const kind_field *gate_bad_field(const model_object *obj)
     error_info scratch;
     for (size_t i = 0; i < d->field_count; i++) {
         const kind_field *f = &d->fields[order[i]];
-        if (gate_check_field(obj, f, &scratch) != ERROR_OK)
+        if (check_field(obj, f, &scratch) != ERROR_OK)
             return f;
     }
     return NULL;

@@ -20,6 +20,8 @@ static const char *const state_names[MODEL_STATE_COUNT] = {
     [MODEL_STATE_UNKNOWN] = "unknown",
     [MODEL_STATE_ORPHANED] = "orphaned",
     [MODEL_STATE_REMOTE_DELETED] = "remote_deleted",
+    [MODEL_STATE_EDITED] = "edited",
+    [MODEL_STATE_CONFLICT] = "conflict",
 };
 
 const char *model_action_name(model_action action)

@@ -74,8 +74,7 @@ static const ui_record_line cred_details[] = {
 static const ui_record_input cred_inputs[] = {
     {MODEL_KIND_CRED, "description", "Description", NULL, 0, NULL, false},
     {MODEL_KIND_CRED, "acl", "ACL rules", NULL, 0, NULL, false},
-    {MODEL_KIND_CRED, "metadata", "Metadata", NULL, MODEL_CRED_USER_METADATA_MAX, NULL,
-     false},
+    {MODEL_KIND_CRED, "metadata", "Metadata", NULL, 0, NULL, false},
     {MODEL_KIND_CRED, "owner_id", "Owner", NULL, 0, NULL, false},
 };
 
