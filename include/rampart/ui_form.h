@@ -4,7 +4,9 @@
  * editor and a check run on every change and again on submit. ui_form_draw
  * (ui/widgets/form_draw.c) draws one into a ui_canvas; ui/views/form_records.c
  * builds the create form of a kind from its field table, and the create overlay
- * (ui/app/form_create.c) stores what it gives back.
+ * (ui/app/form_create.c) stores what it gives back; the edit form of a row
+ * (the same fields, pre-filled, those that never change read-only) is stored by
+ * ui/app/form_edit.c.
  *
  * Contract:
  * - Fields, in the order added: TEXT (a line of UTF-8 with a cursor), CHOICE (one
@@ -24,6 +26,8 @@
  *   every change of that field; it is meant to be shown once the field was edited
  *   or a submit was tried (ui_form_shows_error). Text beyond a field's limit is
  *   refused a few bytes past it, so the limit's own message shows.
+ * - A read-only field (an edit form's field that never changes) is shown but
+ *   takes no key and the focus skips it.
  * - ui_form_key returns UI_FORM_SUBMIT only when every field passes its check;
  *   otherwise UI_FORM_REFUSED, with the focus on the first failing field.
  * - Memory: the form owns every buffer and wipes them in ui_form_free. Strings
@@ -90,6 +94,17 @@ error_code ui_form_add_list(ui_form *f, const char *label, size_t max_lines,
                             size_t max_bytes, ui_form_check check_line,
                             ui_form_list_check check_all, const void *ctx, error_info *err);
 
+/* Make `field` read-only: shown (marked as such) but never edited, and skipped
+ * by Tab/BTab/Up/Down (the focus leaves it now if it had it). An edit form's
+ * fields that never change after creation. */
+void ui_form_set_readonly(ui_form *f, size_t field);
+
+/* LIST: replace its lines with `count` copies of `lines` (none: one empty line),
+ * the focus on the first; checked at once. ERROR_INVALID when `field` is not a
+ * LIST, ERROR_NOMEM (or more lines than it takes) when they do not fit. */
+error_code ui_form_set_lines(ui_form *f, size_t field, const char *const *lines,
+                             size_t count, error_info *err);
+
 /* Feed one key (see the contract). */
 ui_form_result ui_form_key(ui_form *f, int key);
 
@@ -122,6 +137,8 @@ const char *ui_form_line_error(const ui_form *f, size_t field, size_t line);
 const char *ui_form_error(const ui_form *f, size_t field);
 /* Whether the reason should be on screen: edited, or a submit was tried. */
 bool ui_form_shows_error(const ui_form *f, size_t field);
+/* Whether the field is read-only (ui_form_set_readonly). */
+bool ui_form_readonly(const ui_form *f, size_t field);
 /* A short help for the field when focused ("Up/Down: 3 known policies"); may be "". */
 const char *ui_form_hint(const ui_form *f, size_t field);
 /* Every field passes. */
@@ -182,6 +199,29 @@ error_code ui_form_record_get(const ui_form *f, model_kind kind, model_object *o
  * form (the refusal was about something else). */
 bool ui_form_record_refused(ui_form *f, model_kind kind, const kind_field *bad,
                             const char *why);
+
+/* ---- the edit form of a record (ui/views/form_records.c) ----------------------- */
+
+/*
+ * The "Edit <noun> <id>" form of `obj`'s kind: the create form's fields, in the
+ * same order (enum ui_rule_field, ui_cred_field), pre-filled with the row's
+ * values; the fields the kind does not let change after creation (no
+ * KIND_FIELD_EDIT: a rule's policy and action, a credential's owner) read-only.
+ * Each field is checked as the create form checks it.
+ */
+error_code ui_form_record_edit(const model_object *obj, ui_form **out, error_info *err);
+
+/*
+ * A submitted edit form of `orig`'s row: `out` (which holds no heap before;
+ * release it with model_object_clear, even on failure) becomes a copy of `orig`
+ * with every editable field taken from the form, and *fields the kind_field_bit
+ * set of those whose value differs from orig's (0: nothing changed). Each field is
+ * checked again and canonicalised as ui_form_record_get does before the
+ * comparison (an IPv6 CIDR retyped in capitals is no change).
+ * ERROR_INVALID with the reason.
+ */
+error_code ui_form_record_changes(const ui_form *f, const model_object *orig,
+                                  model_object *out, unsigned *fields, error_info *err);
 
 /* ---- drawing (ui/widgets/form_draw.c) --------------------------------------- */
 

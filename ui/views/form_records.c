@@ -2,7 +2,10 @@
  * The create form of a kind (ui_form.h): one form field per create field of the
  * kind's table (kind.h), labelled and, for a few fields, given a reason when empty
  * or a tighter limit by the console's data (ui/views/record_kinds.c); each checked by
- * the field's own check. And the row a submitted form becomes. No curses, no store.
+ * the field's own check. And the row a submitted form becomes. The edit form is
+ * the same form pre-filled with a row, the fields that never change read-only;
+ * what it changed is the set of editable fields whose value differs from the
+ * row's. No curses, no store.
  */
 #include <stdio.h>
 #include <string.h>
@@ -55,29 +58,68 @@ static error_code each_field(model_kind kind, field_fn fn, void *ctx, error_info
 typedef struct build {
     ui_form *form;
     const ui_form_offer *offer;
+    const model_object *from; /* an edit's row: its values, read-only fields; or NULL */
 } build;
 
-static error_code add_field(void *ctx, size_t at, const kind_field *kf,
-                            const ui_record_input *in, error_info *err)
+/* One form field for the kind's field `kf`, starting on the edited row's value
+ * (empty, the first option, the offer's policy for a create). */
+static error_code add_input(build *b, const kind_field *kf, const ui_record_input *in,
+                            error_info *err)
 {
-    (void)at;
-    build *b = ctx;
+    const void *value = b->from ? kind_field_at(b->from, kf) : NULL;
     if (kf->type == KIND_FIELD_ACTION) {
         const char *const options[] = {model_action_name(MODEL_ACTION_ALLOW),
                                        model_action_name(MODEL_ACTION_DENY)};
-        return ui_form_add_choice(b->form, in->label, options, 2, 0, err);
+        size_t chosen = value ? (size_t)*(const model_action *)value : 0;
+        return ui_form_add_choice(b->form, in->label, options, 2, chosen, err);
     }
-    if (kf->type == KIND_FIELD_ACL)
-        return ui_acl_form_add(b->form, in->label, err);
-    if (in->offered) {
+    if (kf->type == KIND_FIELD_ACL) {
+        const model_acl *acl = value;
+        error_code rc = ui_acl_form_add(b->form, in->label, err);
+        if (rc != ERROR_OK || !acl)
+            return rc;
+        return ui_form_set_lines(b->form, ui_form_count(b->form) - 1,
+                                 (const char *const *)acl->rules, acl->count, err);
+    }
+    if (in->offered && !b->from) {
         const ui_form_offer none = {0};
         const ui_form_offer *o = b->offer ? b->offer : &none;
         return ui_form_add_policy(b->form, in->label, o->initial,
                                   (const char(*)[MODEL_ID_MAX + 1])o->ids, o->count,
                                   check_text, in, err);
     }
-    return ui_form_add_text(b->form, in->label, "", in->max ? in->max : kf->size - 1,
-                            check_text, in, err);
+    if (in->offered) /* an edit's policy: shown as it is, nothing offered */
+        return ui_form_add_policy(b->form, in->label, value, NULL, 0, check_text, in, err);
+    return ui_form_add_text(b->form, in->label, value ? (const char *)value : "",
+                            in->max ? in->max : kf->size - 1, check_text, in, err);
+}
+
+static error_code add_field(void *ctx, size_t at, const kind_field *kf,
+                            const ui_record_input *in, error_info *err)
+{
+    build *b = ctx;
+    error_code rc = add_input(b, kf, in, err);
+    if (rc != ERROR_OK)
+        return rc;
+    if (b->from && !(kf->flags & KIND_FIELD_EDIT))
+        ui_form_set_readonly(b->form, at);
+    return ERROR_OK;
+}
+
+/* The form titled `title` with one field per create field of `kind`, as `b`
+ * says. */
+static error_code build_form(build *b, model_kind kind, const char *title, ui_form **out,
+                             error_info *err)
+{
+    *out = NULL;
+    if (ui_form_new(title, &b->form, err) != ERROR_OK)
+        return err->code;
+    if (each_field(kind, add_field, b, err) != ERROR_OK) {
+        ui_form_free(b->form);
+        return err->code;
+    }
+    *out = b->form;
+    return ERROR_OK;
 }
 
 error_code ui_form_record_new(model_kind kind, const ui_form_offer *offer, ui_form **out,
@@ -85,15 +127,17 @@ error_code ui_form_record_new(model_kind kind, const ui_form_offer *offer, ui_fo
 {
     char title[64];
     snprintf(title, sizeof title, "Create %s", kind_get(kind)->noun);
-    build b = {NULL, offer};
-    if (ui_form_new(title, &b.form, err) != ERROR_OK)
-        return err->code;
-    if (each_field(kind, add_field, &b, err) != ERROR_OK) {
-        ui_form_free(b.form);
-        return err->code;
-    }
-    *out = b.form;
-    return ERROR_OK;
+    build b = {NULL, offer, NULL};
+    return build_form(&b, kind, title, out, err);
+}
+
+error_code ui_form_record_edit(const model_object *obj, ui_form **out, error_info *err)
+{
+    char title[128];
+    snprintf(title, sizeof title, "Edit %s %s", kind_get(obj->kind)->noun,
+             model_object_id(obj));
+    build b = {NULL, NULL, obj};
+    return build_form(&b, obj->kind, title, out, err);
 }
 
 /* ---- reading a submitted form --------------------------------------------------- */
@@ -139,6 +183,64 @@ error_code ui_form_record_get(const ui_form *f, model_kind kind, model_object *o
     if (each_field(kind, get_field, &r, err) != ERROR_OK)
         return err->code;
     return d->validate(out, err);
+}
+
+/* ---- what an edit changed --------------------------------------------------------- */
+
+/* Whether field `f` holds the same value in `a` and `b` (of one kind). */
+static bool same_value(const model_object *a, const model_object *b, const kind_field *f)
+{
+    const void *x = kind_field_at(a, f), *y = kind_field_at(b, f);
+    if (f->type == KIND_FIELD_ACTION)
+        return *(const model_action *)x == *(const model_action *)y;
+    if (f->type == KIND_FIELD_TEXT)
+        return strcmp(x, y) == 0;
+    const model_acl *p = x, *q = y;
+    if (p->count != q->count)
+        return false;
+    for (size_t i = 0; i < p->count; i++) {
+        if (strcmp(p->rules[i], q->rules[i]) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* Field `f` of `from` into `to` (an ACL is swapped: `from` keeps the old one). */
+static void take_value(model_object *to, model_object *from, const kind_field *f)
+{
+    void *x = kind_field_at_mut(to, f), *y = kind_field_at_mut(from, f);
+    if (f->type == KIND_FIELD_ACTION) {
+        *(model_action *)x = *(model_action *)y;
+    } else if (f->type == KIND_FIELD_TEXT) {
+        memcpy(x, y, f->size);
+    } else {
+        model_acl keep = *(model_acl *)x;
+        *(model_acl *)x = *(model_acl *)y;
+        *(model_acl *)y = keep;
+    }
+}
+
+error_code ui_form_record_changes(const ui_form *f, const model_object *orig,
+                                  model_object *out, unsigned *fields, error_info *err)
+{
+    *fields = 0;
+    model_object_init(out, orig->kind);
+    model_object got;
+    if (ui_form_record_get(f, orig->kind, &got, err) != ERROR_OK ||
+        model_object_copy(out, orig, err) != ERROR_OK) {
+        model_object_clear(&got);
+        return err->code;
+    }
+    const kind_desc *d = kind_get(orig->kind);
+    for (size_t i = 0; i < d->field_count; i++) {
+        const kind_field *kf = &d->fields[i];
+        if (!(kf->flags & KIND_FIELD_EDIT) || same_value(&got, out, kf))
+            continue;
+        take_value(out, &got, kf);
+        *fields |= kind_field_bit(orig->kind, kf);
+    }
+    model_object_clear(&got);
+    return ERROR_OK;
 }
 
 /* ---- the store's refusal -------------------------------------------------------- */

@@ -7,38 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui_line.h"
 #include "rampart/ui_key.h"
 #include "rampart/ui_form.h"
 
-typedef struct form_field {
-    ui_form_kind kind;
-    char *label;
-    ui_form_check check;
-    const void *check_ctx;    /* what the checks are given */
-    ui_line text;             /* TEXT, POLICY */
-    char **options;           /* CHOICE */
-    size_t n_options, choice;
-    char (*ids)[MODEL_ID_MAX + 1]; /* POLICY: offered ids */
-    size_t n_ids;
-    bool cycling;             /* POLICY: the last key was Up/Down */
-    char prefix[MODEL_ID_MAX + 1];
-    ui_line *lines;           /* LIST */
-    error_info *line_err;
-    size_t n_lines, line_focus, max_lines, line_max;
-    ui_form_list_check check_all;
-    bool touched;
-    error_info err;           /* the current reason; code ERROR_OK when valid */
-    char hint[96];
-} form_field;
-
-struct ui_form {
-    char *title;
-    form_field *fields;
-    size_t count, cap, focus;
-    bool tried;
-    char message[ERROR_MSG_MAX];
-};
+#include "form_internal.h"
 
 /* ---- checks ---------------------------------------------------------------- */
 
@@ -268,15 +240,53 @@ error_code ui_form_add_list(ui_form *f, const char *label, size_t max_lines,
 
 /* ---- keys -------------------------------------------------------------------- */
 
-static void focus_field(ui_form *f, size_t i)
+/* The next editable field from the focus in direction `step` (+1, -1), wrapping
+ * round; the focus stays when no other field is editable. */
+static void focus_step(ui_form *f, size_t step)
 {
-    if (i < f->count)
-        f->focus = i;
+    size_t at = f->focus;
+    for (size_t n = 0; n < f->count; n++) {
+        at = (at + step) % f->count;
+        if (!f->fields[at].readonly) {
+            f->focus = at;
+            return;
+        }
+    }
 }
 
-static void focus_next(ui_form *f) { focus_field(f, (f->focus + 1) % f->count); }
+static void focus_next(ui_form *f) { focus_step(f, 1); }
 
-static void focus_prev(ui_form *f) { focus_field(f, (f->focus + f->count - 1) % f->count); }
+static void focus_prev(ui_form *f) { focus_step(f, f->count - 1); }
+
+void ui_form_set_readonly(ui_form *f, size_t field)
+{
+    if (field >= f->count)
+        return;
+    form_field *fd = &f->fields[field];
+    fd->readonly = true;
+    snprintf(fd->hint, sizeof fd->hint, "read-only: it cannot change after creation");
+    if (f->focus == field)
+        focus_next(f);
+}
+
+error_code ui_form_set_lines(ui_form *f, size_t field, const char *const *lines,
+                             size_t count, error_info *err)
+{
+    form_field *fd = field < f->count ? &f->fields[field] : NULL;
+    if (!fd || fd->kind != UI_FORM_LIST)
+        return error_set(err, ERROR_INVALID, "not a list field");
+    while (fd->n_lines > 1)
+        list_remove(fd, fd->n_lines - 1);
+    ui_line_set(&fd->lines[0], "");
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0 && !list_insert(fd, i))
+            return error_set(err, ERROR_NOMEM, "at most %zu lines", fd->max_lines);
+        ui_line_set(&fd->lines[i], lines[i]);
+    }
+    fd->line_focus = 0;
+    check_field(fd);
+    return ERROR_OK;
+}
 
 static ui_form_result submit(ui_form *f)
 {
@@ -415,6 +425,8 @@ ui_form_result ui_form_key(ui_form *f, int key)
     default:
         break;
     }
+    if (fd->readonly) /* focused only when nothing else is editable, or refused */
+        return key == UI_KEY_ENTER || key == '\n' ? submit(f) : UI_FORM_CONTINUE;
     if (fd->kind == UI_FORM_LIST)
         return list_key(f, fd, key);
     if (key == UI_KEY_ENTER || key == '\n')
@@ -432,153 +444,3 @@ ui_form_result ui_form_key(ui_form *f, int key)
         changed(f, fd);
     return UI_FORM_CONTINUE;
 }
-
-/* ---- reading ------------------------------------------------------------------ */
-
-static const form_field *field_at(const ui_form *f, size_t i)
-{
-    return i < f->count ? &f->fields[i] : NULL;
-}
-
-/* The field when it is of `kind` (the accessors of one kind answer 0 or "" for
- * the others). */
-static const form_field *field_of(const ui_form *f, size_t i, ui_form_kind kind)
-{
-    const form_field *fd = field_at(f, i);
-    return fd && fd->kind == kind ? fd : NULL;
-}
-
-const char *ui_form_title(const ui_form *f) { return f->title; }
-size_t ui_form_count(const ui_form *f) { return f->count; }
-size_t ui_form_focus(const ui_form *f) { return f->focus; }
-
-ui_form_kind ui_form_field_kind(const ui_form *f, size_t field)
-{
-    const form_field *fd = field_at(f, field);
-    return fd ? fd->kind : UI_FORM_TEXT;
-}
-
-const char *ui_form_label(const ui_form *f, size_t field)
-{
-    const form_field *fd = field_at(f, field);
-    return fd ? fd->label : "";
-}
-
-const char *ui_form_text(const ui_form *f, size_t field)
-{
-    const form_field *fd = field_at(f, field);
-    if (!fd)
-        return "";
-    switch (fd->kind) {
-    case UI_FORM_CHOICE:
-        return fd->options[fd->choice];
-    case UI_FORM_LIST:
-        return fd->lines[fd->line_focus].buf;
-    default:
-        return fd->text.buf;
-    }
-}
-
-size_t ui_form_cursor(const ui_form *f, size_t field)
-{
-    const form_field *fd = field_at(f, field);
-    if (!fd || fd->kind == UI_FORM_CHOICE)
-        return 0;
-    return fd->kind == UI_FORM_LIST ? fd->lines[fd->line_focus].cursor : fd->text.cursor;
-}
-
-size_t ui_form_choice(const ui_form *f, size_t field)
-{
-    const form_field *fd = field_of(f, field, UI_FORM_CHOICE);
-    return fd ? fd->choice : 0;
-}
-
-size_t ui_form_options(const ui_form *f, size_t field)
-{
-    const form_field *fd = field_of(f, field, UI_FORM_CHOICE);
-    return fd ? fd->n_options : 0;
-}
-
-const char *ui_form_option(const ui_form *f, size_t field, size_t option)
-{
-    const form_field *fd = field_of(f, field, UI_FORM_CHOICE);
-    return fd && option < fd->n_options ? fd->options[option] : "";
-}
-
-size_t ui_form_lines(const ui_form *f, size_t field)
-{
-    const form_field *fd = field_of(f, field, UI_FORM_LIST);
-    return fd ? fd->n_lines : 0;
-}
-
-/* LIST: line `line` of the field, NULL when there is none. */
-static const form_field *list_line(const ui_form *f, size_t field, size_t line)
-{
-    const form_field *fd = field_of(f, field, UI_FORM_LIST);
-    return fd && line < fd->n_lines ? fd : NULL;
-}
-
-const char *ui_form_line(const ui_form *f, size_t field, size_t line)
-{
-    const form_field *fd = list_line(f, field, line);
-    return fd ? fd->lines[line].buf : "";
-}
-
-size_t ui_form_line_focus(const ui_form *f, size_t field)
-{
-    const form_field *fd = field_of(f, field, UI_FORM_LIST);
-    return fd ? fd->line_focus : 0;
-}
-
-const char *ui_form_line_error(const ui_form *f, size_t field, size_t line)
-{
-    const form_field *fd = list_line(f, field, line);
-    return fd && fd->line_err[line].code != ERROR_OK ? fd->line_err[line].msg : "";
-}
-
-const char *ui_form_error(const ui_form *f, size_t field)
-{
-    const form_field *fd = field_at(f, field);
-    return fd && fd->err.code != ERROR_OK ? fd->err.msg : "";
-}
-
-bool ui_form_shows_error(const ui_form *f, size_t field)
-{
-    const form_field *fd = field_at(f, field);
-    return fd && (fd->touched || f->tried) && fd->err.code != ERROR_OK;
-}
-
-const char *ui_form_hint(const ui_form *f, size_t field)
-{
-    const form_field *fd = field_at(f, field);
-    return fd ? fd->hint : "";
-}
-
-bool ui_form_valid(const ui_form *f)
-{
-    for (size_t i = 0; i < f->count; i++) {
-        if (f->fields[i].err.code != ERROR_OK)
-            return false;
-    }
-    return true;
-}
-
-void ui_form_refuse(ui_form *f, size_t field, const char *reason)
-{
-    if (field >= f->count)
-        return;
-    form_field *fd = &f->fields[field];
-    error_set(&fd->err, ERROR_INVALID, "%s", reason);
-    fd->touched = true;
-    f->focus = field;
-}
-
-void ui_form_set_message(ui_form *f, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->message, sizeof f->message, fmt, ap);
-    va_end(ap);
-}
-
-const char *ui_form_message(const ui_form *f) { return f->message; }

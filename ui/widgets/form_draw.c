@@ -97,6 +97,19 @@ static void draw_value(painter *p, int y, const char *text, size_t cursor, bool 
     ui_canvas_text(p->c, y, x + col, 2, under, cursor_style, false);
 }
 
+/* A read-only value: plain text (no editing underline), then a dim "(read-only)"
+ * on the field's first row, so it shows without colour or attributes. */
+static void draw_fixed(painter *p, int y, const char *text, bool first)
+{
+    int x = p->x + LABEL_W, w = p->width - LABEL_W;
+    if (y < 0 || w < 2)
+        return;
+    ui_canvas_clear(p->c, y, x, w, plain);
+    int used = ui_canvas_text(p->c, y, x, w, text, plain, true);
+    if (first && used + 2 < w)
+        ui_canvas_text(p->c, y, x + used + 2, w - used - 2, "(read-only)", hint_style, true);
+}
+
 static void draw_label(painter *p, int y, const char *label, bool focused)
 {
     if (y < 0)
@@ -166,8 +179,43 @@ static void lay_choice(painter *p, const ui_form *f, size_t i, int y)
     }
 }
 
+/* A read-only field: its value (a LIST a row per non-empty line), never focused
+ * unless nothing else is editable. */
+static void lay_fixed(painter *p, const ui_form *f, size_t i)
+{
+    bool focused = ui_form_focus(f) == i;
+    if (focused)
+        p->focus_row = p->row;
+    if (ui_form_field_kind(f, i) != UI_FORM_LIST) {
+        int y = next_row(p);
+        draw_label(p, y, ui_form_label(f, i), focused);
+        draw_fixed(p, y, ui_form_text(f, i), true);
+    } else {
+        size_t shown = 0;
+        for (size_t l = 0; l < ui_form_lines(f, i); l++) {
+            const char *line = ui_form_line(f, i, l);
+            if (!line[0])
+                continue;
+            int y = next_row(p);
+            draw_label(p, y, shown == 0 ? ui_form_label(f, i) : "", focused);
+            draw_fixed(p, y, line, shown++ == 0);
+        }
+        if (shown == 0) {
+            int y = next_row(p);
+            draw_label(p, y, ui_form_label(f, i), focused);
+            draw_fixed(p, y, "(none)", true);
+        }
+    }
+    if (ui_form_shows_error(f, i))
+        lay_error(p, ui_form_error(f, i));
+}
+
 static void lay_field(painter *p, const ui_form *f, size_t i)
 {
+    if (ui_form_readonly(f, i)) {
+        lay_fixed(p, f, i);
+        return;
+    }
     bool focused = ui_form_focus(f) == i;
     ui_form_kind kind = ui_form_field_kind(f, i);
     if (kind == UI_FORM_LIST) {
