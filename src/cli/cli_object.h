@@ -7,8 +7,13 @@
  *   kind without a command has none), the dispatch, and the commands whose logic is
  *   the same for every kind: create (but for the kind's own options), list, get,
  *   delete, retry, discard, export.
+ * - objects_edit.c: update (an edit in place, store_edit) and resolve (the answer
+ *   to a conflict, store_resolve), with the options the kind's fields give
+ *   (kind_field flags: KIND_FIELD_CREATE fields are options, those without
+ *   KIND_FIELD_EDIT are refused by name), and the discard of an edit.
  * - objects_show.c: how rows of any kind look: the list table, the detail view,
- *   JSON (the API's wire format plus "state").
+ *   JSON (the API's wire format plus "state"), and an edited or conflicting row's
+ *   edit (store_edit_get).
  * - rules.c and creds.c: what is one kind's own, each in one place: the create
  *   options (a rule's policy and action; a credential's ACL and owner, and the room
  *   its creation marker takes in the metadata), the table's and the detail view's
@@ -110,6 +115,28 @@ int cli_object_token(cli_ctx *ctx, const cli_object_call *call, int argc, char *
 store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt *opts,
                        size_t nopts, int argc, char **argv, int *first, int *exit_code);
 
+/* Push the queue now (create --sync, update --sync): the report goes to stderr, so
+ * stdout keeps the row. Returns cli_sync_now's exit status. */
+int cli_object_push(cli_ctx *ctx);
+
+/* ---- objects_edit.c ---- */
+
+/* The command-line flag of a kind's field, without "--": its wire name but
+ * "policy" (ip_policy_id) and "owner" (owner_id). */
+const char *cli_object_flag(const kind_field *f);
+
+/* `update ID --FIELD VALUE...` and `resolve ID --keep-local|--take-remote`. */
+int cli_object_update(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
+int cli_object_resolve(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
+
+/*
+ * `discard` of an edited row: its edited fields (store_edit_get) take their base
+ * values again through store_edit, so the row is synced with nothing to send.
+ * `obj` is the row as store_get read it (its fields are changed here); joins the
+ * caller's transaction. ERROR_STATE when the row has no edit.
+ */
+error_code cli_object_undo_edit(store *st, model_object *obj, error_info *err);
+
 /*
  * Run the group of `kind`: argv[1] names the command (no word, "help", --help: the
  * overview; an unknown word: a usage error naming the closest command).
@@ -122,6 +149,17 @@ int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
 /* One row: the detail view, or with `json` the API object with its "state"
  * (pretty). CLI_EXIT_FAILURE when out of memory. */
 int cli_object_put(cli_ctx *ctx, const model_object *obj, bool json);
+
+/*
+ * One row as `get` shows it: cli_object_put, and for an edited or conflicting row
+ * its edit: per field base -> local (and the remote's value in a conflict), the
+ * conflict and how to resolve it; in JSON an "edit" member ({"fields": {NAME:
+ * {"base", "local", "remote"}}, "conflict": NAME|null}, an ACL as an array).
+ * `result` (may be NULL): a "result" member added to the JSON. Returns the exit
+ * status (the store's error printed when the edit cannot be read).
+ */
+int cli_object_show(cli_ctx *ctx, store *st, const model_object *obj, bool json,
+                    const char *result);
 
 /*
  * Every row of `kind` matching `q`, in id order, through the store's keyset walk:

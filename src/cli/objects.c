@@ -46,16 +46,21 @@ static void attach_token(store *st, model_object *obj)
     }
 }
 
-/* create --sync: push the queue now (the report goes to stderr, so stdout keeps the
- * row), then show the row as the sync left it. */
-static int push_and_show(cli_ctx *ctx, const cli_object_kind *k, const char *local_id,
-                         bool json)
+int cli_object_push(cli_ctx *ctx)
 {
     sync_report report;
     FILE *out = ctx->out;
     ctx->out = ctx->err;
     int rc = cli_sync_now(ctx, true, false, false, false, &report);
     ctx->out = out;
+    return rc;
+}
+
+/* create --sync: push the queue now, then show the row as the sync left it. */
+static int push_and_show(cli_ctx *ctx, const cli_object_kind *k, const char *local_id,
+                         bool json)
+{
+    int rc = cli_object_push(ctx);
     model_object obj;
     model_object_init(&obj, k->kind);
     error_info e = {0};
@@ -156,56 +161,106 @@ static int object_get(cli_ctx *ctx, const cli_object_call *call, int argc, char 
     error_info e = {0};
     if (store_get(st, call->kind, argv[first], &obj, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
-    rc = cli_object_put(ctx, &obj, json);
+    rc = cli_object_show(ctx, st, &obj, json, NULL);
     model_object_clear(&obj);
     return rc;
 }
 
 /* ---- delete / discard / retry: a batch of ids ---- */
 
-/* What a batch does to one id (store_delete, store_discard, or a retry). */
+/* What a batch did to one id: store_delete_result's three, then a retry's and an
+ * edit's discard. */
+typedef enum batch_result {
+    BATCH_REMOVED,
+    BATCH_MARKED,
+    BATCH_ALREADY,
+    BATCH_QUEUED,
+    BATCH_UNDONE
+} batch_result;
+
+/* What a batch does to one id (a delete, a discard, a retry). */
 typedef error_code (*batch_op)(store *st, model_kind kind, const char *id,
-                               store_delete_result *result, error_info *err);
+                               batch_result *result, error_info *err);
 
 typedef struct batch {
     batch_op op;
-    const char *refused;                           /* a refusal's message starts so */
-    const char *(*outcome)(store_delete_result r); /* the line printed for each id */
+    const char *refused; /* a refusal's message starts so */
 } batch;
 
-static const char *delete_outcome(store_delete_result r)
+/* The line printed for each id. */
+static const char *batch_outcome(batch_result r)
 {
     switch (r) {
-    case STORE_DELETE_REMOVED:
+    case BATCH_REMOVED:
         return "never synced: removed";
-    case STORE_DELETE_MARKED:
+    case BATCH_MARKED:
         return "marked for deletion: the next sync deletes it remotely";
-    case STORE_DELETE_ALREADY:
-    default:
+    case BATCH_ALREADY:
         return "already marked for deletion";
+    case BATCH_QUEUED:
+        return "queued for the next sync";
+    case BATCH_UNDONE:
+    default:
+        return "edit discarded: back to the remote's values (synced)";
     }
 }
 
-static const char *retry_outcome(store_delete_result r)
+static batch_result from_delete(store_delete_result r)
 {
-    (void)r; /* a retry has one outcome */
-    return "queued for the next sync";
+    return r == STORE_DELETE_REMOVED ? BATCH_REMOVED
+           : r == STORE_DELETE_MARKED ? BATCH_MARKED
+                                      : BATCH_ALREADY;
 }
 
-static error_code retry_one(store *st, model_kind kind, const char *id,
-                            store_delete_result *result, error_info *err)
+static error_code delete_one(store *st, model_kind kind, const char *id, batch_result *result,
+                             error_info *err)
 {
-    (void)result; /* a retry has one outcome: retry_outcome */
+    store_delete_result r = STORE_DELETE_ALREADY;
+    error_code rc = store_delete(st, kind, id, &r, err);
+    *result = from_delete(r);
+    return rc;
+}
+
+static error_code retry_one(store *st, model_kind kind, const char *id, batch_result *result,
+                            error_info *err)
+{
+    *result = BATCH_QUEUED;
     return store_retry(st, kind, id, err);
 }
 
-static const batch deletes = {store_delete, "nothing deleted", delete_outcome};
-static const batch discards = {store_discard, "nothing deleted", delete_outcome};
-static const batch retries = {retry_one, "nothing changed", retry_outcome};
+/* A discard: an edited row goes back to its bases (the edit is dropped, never
+ * sent); a conflict is resolve's; any other row is the store's discard. */
+static error_code discard_one(store *st, model_kind kind, const char *id,
+                              batch_result *result, error_info *err)
+{
+    model_object obj;
+    model_object_init(&obj, kind);
+    error_code rc = store_get(st, kind, id, &obj, err);
+    model_state state = model_object_state(&obj);
+    if (rc == ERROR_OK && state == MODEL_STATE_EDITED) {
+        *result = BATCH_UNDONE;
+        rc = cli_object_undo_edit(st, &obj, err);
+    } else if (rc == ERROR_OK && state == MODEL_STATE_CONFLICT) {
+        rc = error_set(err, ERROR_STATE,
+                       "%s %s is a conflict: resolve it (resolve %s --take-remote drops "
+                       "the edit)",
+                       kind_get(kind)->noun, id, id);
+    } else if (rc == ERROR_OK) {
+        store_delete_result r = STORE_DELETE_ALREADY;
+        rc = store_discard(st, kind, id, &r, err);
+        *result = from_delete(r);
+    }
+    model_object_clear(&obj);
+    return rc;
+}
+
+static const batch deletes = {delete_one, "nothing deleted"};
+static const batch discards = {discard_one, "nothing deleted"};
+static const batch retries = {retry_one, "nothing changed"};
 
 /* Every id in one transaction: one refused id changes nothing. */
 static error_code batch_all(store *st, model_kind kind, batch_op op, char **ids, int count,
-                            store_delete_result *results, error_info *e)
+                            batch_result *results, error_info *e)
 {
     if (store_begin(st, e) != ERROR_OK)
         return e->code;
@@ -228,13 +283,13 @@ static int run_batch(cli_ctx *ctx, const cli_object_call *call, const batch *b, 
         return rc;
     int count = argc - first;
     char **ids = argv + first;
-    store_delete_result *results = calloc((size_t)count, sizeof *results);
+    batch_result *results = calloc((size_t)count, sizeof *results);
     if (!results)
         return cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"});
     error_info e = {0};
     error_code status = batch_all(st, call->kind, b->op, ids, count, results, &e);
     for (int i = 0; status == ERROR_OK && i < count; i++)
-        fprintf(ctx->out, "%s: %s\n", ids[i], b->outcome(results[i]));
+        fprintf(ctx->out, "%s: %s\n", ids[i], batch_outcome(results[i]));
     free(results);
     if (status == ERROR_OK)
         return CLI_EXIT_OK;
@@ -266,6 +321,17 @@ typedef struct object_command {
 
 #define ALL_OR_NOTHING "All ids are checked first: if one is unknown, nothing is deleted.\n"
 
+#define RESOLVE_HELP(noun)                                                                 \
+    "Options (exactly one of the two):\n"                                                  \
+    "  --keep-local    the values here win: the next sync sends them (a " noun " the\n"     \
+    "                  remote deleted is created again; a rule whose cidr a remote\n"      \
+    "                  rule holds has that rule deleted)\n"                                \
+    "  --take-remote   the remote's values win (a " noun " the remote deleted is\n"        \
+    "                  removed here; a create the remote already holds adopts it)\n"      \
+    "  --json          print the " noun " (with its \"edit\") and \"result\"\n"              \
+    "'get ID' shows the conflict: each field as remote base -> local, the remote's\n"     \
+    "value now, and why.\n"
+
 /* In the order the overviews list them. */
 static const object_command commands[] = {
     {"create", object_create, NULL, 0, 0, {
@@ -296,6 +362,43 @@ static const object_command commands[] = {
       "  --sync              push it now and print its token (shown this once here;\n"
       "                      'creds token ID' prints it again on this machine)\n"
       "  --json              print the new credential as JSON\n"}}},
+    {"update", cli_object_update, NULL, 1, 1, {
+     [MODEL_KIND_RULE] = {
+      "ID [--cidr CIDR] [--description S] [--metadata S] [--sync] [--json]",
+      "Edit a rule in place (its policy and action never change).",
+      "Options (at least one field):\n"
+      "  --cidr CIDR         the new range, checked as create checks it\n"
+      "  --description TEXT  up to 255 bytes; \"\" clears it\n"
+      "  --metadata TEXT     up to 4096 bytes; \"\" clears it\n"
+      "  --sync              push it (and the rest of the queue) now\n"
+      "  --json              print the rule (with its \"edit\") and \"result\"\n"
+      "A rule not created remotely yet: its queued create changes. A synced rule\n"
+      "becomes edited: the next sync sends the changed fields (PATCH); setting them\n"
+      "back to the remote's values makes it synced again, and 'discard' drops the\n"
+      "edit. 'get' shows each edited field as remote -> local. A conflict stays one\n"
+      "until 'resolve'.\n"},
+     [MODEL_KIND_CRED] = {
+      "ID [--description S] [--metadata S] [--acl RULE]... [--sync] [--json]",
+      "Edit a credential in place (its owner never changes; its token stays).",
+      "Options (at least one field):\n"
+      "  --description TEXT  up to 255 bytes; \"\" clears it\n"
+      "  --metadata TEXT     up to 4096 bytes; \"\" clears it\n"
+      "  --acl RULE          the new ACL, one rule per --acl (as in create); --acl \"\"\n"
+      "                      clears it (no restriction)\n"
+      "  --sync              push it (and the rest of the queue) now\n"
+      "  --json              print the credential (with its \"edit\") and \"result\"\n"
+      "A credential not created remotely yet: its queued create changes. A synced\n"
+      "one becomes edited: the next sync sends the changed fields (PATCH); setting\n"
+      "them back to the remote's values makes it synced again, and 'discard' drops\n"
+      "the edit. The token is never touched.\n"}}},
+    {"resolve", cli_object_resolve, NULL, 1, 1, {
+     [MODEL_KIND_RULE] = {"ID --keep-local|--take-remote [--json]",
+      "Settle a rule in conflict with the remote: keep its values here, or take the remote's.",
+      RESOLVE_HELP("rule")},
+     [MODEL_KIND_CRED] = {"ID --keep-local|--take-remote [--json]",
+      "Settle a credential in conflict with the remote: keep its values here, or take the "
+      "remote's.",
+      RESOLVE_HELP("credential")}}},
     {"list", object_list, NULL, 0, 0, {
      [MODEL_KIND_RULE] = {"[--policy ipp_ID] [--filter TEXT] [--json]",
       "List cached rules in id order.",

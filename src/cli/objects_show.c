@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli_object.h"
+#include "rampart/buf.h"
 #include "rampart/codec.h"
 
 enum {
@@ -71,6 +72,204 @@ int cli_object_put(cli_ctx *ctx, const model_object *obj, bool json)
                                                                       CODEC_PRETTY));
     put_detail(ctx, obj);
     return CLI_EXIT_OK;
+}
+
+/* ---- an edit ---- */
+
+/* Whether a row in `state` has an edit to show. */
+static bool has_edit(model_state state)
+{
+    return state == MODEL_STATE_EDITED || state == MODEL_STATE_CONFLICT;
+}
+
+/* A value of an edit as one line: the store's column text, an ACL's rules (one a
+ * line there) joined by ", ". */
+static void edit_value(buf_t *b, const kind_field *f, const char *v)
+{
+    v = v ? v : "";
+    if (f->type != KIND_FIELD_ACL) {
+        if (!v[0])
+            buf_puts(b, "\"\"");
+        buf_puts(b, v);
+        return;
+    }
+    if (!v[0])
+        buf_puts(b, "(no restriction)");
+    for (const char *p = v; *p; p++) {
+        if (*p == '\n')
+            buf_puts(b, ", ");
+        else
+            buf_append(b, p, 1);
+    }
+}
+
+/* Why a row is a conflict, in words. */
+static void conflict_why(buf_t *b, const store_edit_info *info)
+{
+    buf_puts(b, store_conflict_name(info->conflict));
+    switch (info->conflict) {
+    case STORE_CONFLICT_FIELDS:
+        buf_puts(b, ": the remote changed a field edited here");
+        break;
+    case STORE_CONFLICT_GONE:
+        buf_puts(b, ": the remote deleted it while it was edited here");
+        break;
+    case STORE_CONFLICT_KEY:
+        buf_puts(b, ": the remote rule ");
+        buf_puts(b, info->other_id[0] ? info->other_id : "(unknown)");
+        buf_puts(b, " holds its policy and cidr");
+        break;
+    case STORE_CONFLICT_REJECTED:
+        buf_puts(b, ": the server refused the edit (see error)");
+        break;
+    default:
+        break;
+    }
+}
+
+/* The detail view's lines of an edit: per field "name: base -> local" (and in a
+ * conflict "(remote: value)"), then the conflict and how to resolve it. */
+static void put_edit_detail(cli_ctx *ctx, const store_edit_info *info)
+{
+    const kind_desc *d = kind_get(info->kind);
+    buf_t b = {0};
+    for (size_t i = 0; i < info->count; i++) {
+        const store_edit_field *ef = &info->field[i];
+        const kind_field *f = &d->fields[ef->field];
+        buf_reset(&b);
+        buf_puts(&b, f->name);
+        buf_puts(&b, ": ");
+        edit_value(&b, f, ef->base);
+        buf_puts(&b, " -> ");
+        edit_value(&b, f, ef->local);
+        if (ef->remote) {
+            buf_puts(&b, " (remote: ");
+            edit_value(&b, f, ef->remote);
+            buf_puts(&b, ")");
+        }
+        cli_put_field(ctx, i == 0 ? "edit" : "", b.failed ? "?" : b.data);
+    }
+    if (info->state == MODEL_STATE_CONFLICT) {
+        buf_reset(&b);
+        conflict_why(&b, info);
+        cli_put_field(ctx, "conflict", b.failed ? "?" : b.data);
+        fprintf(ctx->out, "%-12s %s %s resolve ", "resolve", ctx->program, d->command);
+        cli_put_cell(ctx->out, info->id, 0, 0);
+        fputs(" --keep-local|--take-remote\n", ctx->out);
+    }
+    buf_free(&b);
+}
+
+/* A value of an edit in JSON: a string, an ACL as an array of its rules, null. */
+static void json_edit_value(buf_t *b, const kind_field *f, const char *v)
+{
+    if (!v) {
+        buf_puts(b, "null");
+        return;
+    }
+    if (f->type != KIND_FIELD_ACL) {
+        buf_json_string(b, v);
+        return;
+    }
+    buf_puts(b, "[");
+    for (const char *p = v; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *rule = strndup(p, len);
+        if (!rule) {
+            b->failed = true;
+            return;
+        }
+        if (p != v)
+            buf_puts(b, ", ");
+        buf_json_string(b, rule);
+        free(rule);
+        p += len + (end != NULL);
+    }
+    buf_puts(b, "]");
+}
+
+/* "edit": {"fields": {NAME: {"base", "local", "remote"}}, "conflict": NAME|null}
+ * (and "other_id" for a conflict of key), indented as a member of the row. */
+static void json_edit(buf_t *b, const store_edit_info *info)
+{
+    const kind_desc *d = kind_get(info->kind);
+    buf_puts(b, "  \"edit\": {\n    \"fields\": {");
+    for (size_t i = 0; i < info->count; i++) {
+        const store_edit_field *ef = &info->field[i];
+        const kind_field *f = &d->fields[ef->field];
+        buf_puts(b, i ? ",\n      " : "\n      ");
+        buf_json_string(b, f->name);
+        buf_puts(b, ": {\"base\": ");
+        json_edit_value(b, f, ef->base ? ef->base : "");
+        buf_puts(b, ", \"local\": ");
+        json_edit_value(b, f, ef->local ? ef->local : "");
+        buf_puts(b, ", \"remote\": ");
+        json_edit_value(b, f, ef->remote);
+        buf_puts(b, "}");
+    }
+    buf_puts(b, info->count ? "\n    },\n    \"conflict\": " : "},\n    \"conflict\": ");
+    if (info->state == MODEL_STATE_CONFLICT)
+        buf_json_string(b, store_conflict_name(info->conflict));
+    else
+        buf_puts(b, "null");
+    if (info->state == MODEL_STATE_CONFLICT && info->conflict == STORE_CONFLICT_KEY) {
+        buf_puts(b, ",\n    \"other_id\": ");
+        buf_json_string(b, info->other_id);
+    }
+    buf_puts(b, "\n  }");
+}
+
+/*
+ * The row's JSON (pretty, from the kind's encoder) with `extra` members (already
+ * indented, joined by ",\n") added before its closing brace. The encoder's
+ * object always has members, so the comma is right.
+ */
+static int put_json_with(cli_ctx *ctx, char *json, const buf_t *extra)
+{
+    if (!json || extra->failed) {
+        free(json);
+        return cli_put_json(ctx, NULL);
+    }
+    char *close = strrchr(json, '}');
+    if (!close || !extra->len)
+        return cli_put_json(ctx, json);
+    while (close > json && (close[-1] == '\n' || close[-1] == ' '))
+        close--;
+    *close = '\0';
+    fprintf(ctx->out, "%s,\n%s\n}\n", json, extra->data);
+    free(json);
+    return CLI_EXIT_OK;
+}
+
+int cli_object_show(cli_ctx *ctx, store *st, const model_object *obj, bool json,
+                    const char *result)
+{
+    store_edit_info info = {0};
+    bool edited = has_edit(model_object_state(obj));
+    error_info e = {0};
+    if (edited && store_edit_get(st, obj->kind, model_object_id(obj), &info, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    int rc = CLI_EXIT_OK;
+    if (!json) {
+        put_detail(ctx, obj);
+        if (edited)
+            put_edit_detail(ctx, &info);
+    } else {
+        buf_t extra = {0};
+        if (edited)
+            json_edit(&extra, &info);
+        if (result) {
+            buf_puts(&extra, extra.len ? ",\n  \"result\": " : "  \"result\": ");
+            buf_json_string(&extra, result);
+        }
+        rc = put_json_with(ctx, kind_get(obj->kind)->encode(obj, CODEC_WITH_STATE |
+                                                                    CODEC_PRETTY),
+                           &extra);
+        buf_free(&extra);
+    }
+    store_edit_info_clear(&info);
+    return rc;
 }
 
 /* ---- the list table ---- */

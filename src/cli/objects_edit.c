@@ -1,0 +1,433 @@
+/*
+ * `rampart rules|creds update` and `resolve`: edits in place and the user's answer
+ * to a conflict, one piece of code over the kind's descriptor (its fields and their
+ * flags decide the options), on store_edit and store_resolve. See cli_object.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_object.h"
+#include "rampart/buf.h"
+#include "rampart/validate.h"
+
+enum { FIELDS_MAX = 8 }; /* fields of a kind: the bits of a kind_field_bit set */
+
+/* ---- a kind's fields on the command line ---- */
+
+const char *cli_object_flag(const kind_field *f)
+{
+    if (strcmp(f->name, "ip_policy_id") == 0)
+        return "policy";
+    if (strcmp(f->name, "owner_id") == 0)
+        return "owner";
+    return f->name;
+}
+
+/* "--cidr, --description or --metadata": the flags of the fields in `set`. */
+static const char *flag_list(model_kind kind, unsigned set, char *out, size_t size)
+{
+    const kind_desc *d = kind_get(kind);
+    size_t total = 0, seen = 0, used = 0;
+    for (size_t i = 0; i < d->field_count; i++)
+        total += (set >> i) & 1u;
+    out[0] = '\0';
+    for (size_t i = 0; i < d->field_count && used < size; i++) {
+        if (!(set & (1u << i)))
+            continue;
+        const char *sep = seen == 0 ? "" : seen + 1 == total ? " or " : ", ";
+        int n = snprintf(out + used, size - used, "%s--%s", sep, cli_object_flag(&d->fields[i]));
+        if (n < 0)
+            break;
+        used += (size_t)n;
+        seen++;
+    }
+    return out;
+}
+
+/* ---- setting a field from text ---- */
+
+/* A text field from the flag's full value: checked before it is copied, so an
+ * over-long value is named exactly. A message that does not name its field (a
+ * CIDR's) starts with the flag, as create's does. */
+static error_code set_text(model_object *obj, const kind_field *f, const char *text,
+                           error_info *err)
+{
+    if (f->check && f->check(text, NULL, 0, err) != ERROR_OK) {
+        if (strncmp(err->msg, f->name, strlen(f->name)) != 0)
+            error_prefix(err, "--%s", cli_object_flag(f));
+        return ERROR_INVALID;
+    }
+    if (strlen(text) >= f->size)
+        return error_set(err, ERROR_INVALID, "%s is %zu bytes; the limit is %zu", f->name,
+                         strlen(text), f->size - 1);
+    model_copy_text(kind_field_at_mut(obj, f), f->size, text);
+    return ERROR_OK;
+}
+
+/* An ACL from the --acl values: each non-empty one a rule (so `--acl ""` alone
+ * clears it), checked as a create's. */
+static error_code set_acl(model_object *obj, const kind_field *f, const char *const *items,
+                          size_t count, error_info *err)
+{
+    model_acl *acl = kind_field_at_mut(obj, f);
+    for (size_t i = 0; i < count; i++) {
+        if (items[i][0] && model_acl_add(acl, items[i], err) != ERROR_OK)
+            return err->code;
+    }
+    return validate_acl(acl, err);
+}
+
+static void clear_acl(model_acl *acl)
+{
+    for (size_t r = 0; r < acl->count; r++)
+        free(acl->rules[r]);
+    free(acl->rules);
+    *acl = (model_acl){0};
+}
+
+/* An ACL from the store's column text (one rule a line), for the base values. */
+static error_code set_acl_lines(model_object *obj, const kind_field *f, const char *lines,
+                                error_info *err)
+{
+    model_acl *acl = kind_field_at_mut(obj, f);
+    const char *p = lines;
+    while (p && *p) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *rule = strndup(p, len);
+        if (!rule)
+            return error_set(err, ERROR_NOMEM, "out of memory");
+        error_code rc = len ? model_acl_add(acl, rule, err) : ERROR_OK;
+        free(rule);
+        if (rc != ERROR_OK)
+            return rc;
+        p = end ? end + 1 : NULL;
+    }
+    return ERROR_OK;
+}
+
+/* ---- discard of an edit ---- */
+
+error_code cli_object_undo_edit(store *st, model_object *obj, error_info *err)
+{
+    const kind_desc *d = kind_get(obj->kind);
+    store_edit_info info = {0};
+    error_code rc = store_edit_get(st, obj->kind, model_object_id(obj), &info, err);
+    for (size_t i = 0; rc == ERROR_OK && i < info.count; i++) {
+        const kind_field *f = &d->fields[info.field[i].field];
+        const char *base = info.field[i].base ? info.field[i].base : "";
+        if (f->type == KIND_FIELD_ACL) {
+            clear_acl(kind_field_at_mut(obj, f));
+            rc = set_acl_lines(obj, f, base, err);
+        } else if (f->type == KIND_FIELD_TEXT) {
+            model_copy_text(kind_field_at_mut(obj, f), f->size, base);
+        }
+    }
+    unsigned fields = info.fields;
+    store_edit_info_clear(&info);
+    if (rc != ERROR_OK)
+        return rc;
+    if (!fields)
+        return error_set(err, ERROR_STATE, "%s %s has no edit to discard", d->noun,
+                         model_object_id(obj));
+    return store_edit(st, obj, fields, NULL, err);
+}
+
+/* ---- update ---- */
+
+/* What `update` was given: per field (descriptor index) its value or values. */
+typedef struct update_args {
+    const char *text[FIELDS_MAX]; /* NULL: not given */
+    cli_list list[FIELDS_MAX];    /* an ACL's values */
+    bool json, sync;
+} update_args;
+
+/* The options of `update`: every field the user sets at creation (the ones that
+ * never change are refused by name after parsing), then --json and --sync. */
+static size_t update_opts(model_kind kind, update_args *a, cli_opt *opts)
+{
+    const kind_desc *d = kind_get(kind);
+    size_t n = 0;
+    for (size_t i = 0; i < d->field_count && i < FIELDS_MAX; i++) {
+        const kind_field *f = &d->fields[i];
+        if (!(f->flags & KIND_FIELD_CREATE))
+            continue;
+        if (f->type == KIND_FIELD_ACL)
+            opts[n++] = (cli_opt){cli_object_flag(f), CLI_OPT_LIST, &a->list[i]};
+        else
+            opts[n++] = (cli_opt){cli_object_flag(f), CLI_OPT_STRING, &a->text[i]};
+    }
+    opts[n++] = (cli_opt){"json", CLI_OPT_FLAG, &a->json};
+    opts[n++] = (cli_opt){"sync", CLI_OPT_FLAG, &a->sync};
+    return n;
+}
+
+static bool given(const update_args *a, size_t i)
+{
+    return a->text[i] != NULL || a->list[i].count > 0;
+}
+
+/* The fields given (a kind_field_bit set), after refusing one that never changes
+ * and an update with none. CLI_GO_ON or the exit status after printing why. */
+static int update_fields(cli_ctx *ctx, const cli_object_call *call, const update_args *a,
+                         unsigned *fields)
+{
+    const kind_desc *d = kind_get(call->kind);
+    *fields = 0;
+    for (size_t i = 0; i < d->field_count && i < FIELDS_MAX; i++) {
+        if (!given(a, i))
+            continue;
+        const kind_field *f = &d->fields[i];
+        if (!(f->flags & KIND_FIELD_EDIT))
+            return cli_usage_error(ctx, call->path,
+                                   "%s cannot be changed after creation (--%s): delete "
+                                   "the %s and create it again",
+                                   cli_object_flag(f), cli_object_flag(f), d->noun);
+        *fields |= kind_field_bit(call->kind, f);
+    }
+    if (*fields)
+        return CLI_GO_ON;
+    char flags[128];
+    return cli_usage_error(ctx, call->path, "nothing to change: give %s",
+                           flag_list(call->kind, kind_field_set(call->kind, KIND_FIELD_EDIT),
+                                     flags, sizeof flags));
+}
+
+/* The given fields' values into `obj` (named by `id`), each checked as create
+ * checks it. */
+static error_code update_values(const update_args *a, unsigned fields, const char *id,
+                                model_object *obj, error_info *err)
+{
+    const kind_desc *d = kind_get(obj->kind);
+    if (!model_copy_text(model_object_id_buf(obj), MODEL_ID_MAX + 1, id))
+        return error_set(err, ERROR_NOT_FOUND, "no %s %.*s…", d->noun, MODEL_ID_MAX, id);
+    for (size_t i = 0; i < d->field_count && i < FIELDS_MAX; i++) {
+        if (!(fields & (1u << i)))
+            continue;
+        const kind_field *f = &d->fields[i];
+        error_code rc = f->type == KIND_FIELD_ACL
+                            ? set_acl(obj, f, a->list[i].items, a->list[i].count, err)
+                            : set_text(obj, f, a->text[i], err);
+        if (rc != ERROR_OK)
+            return rc;
+    }
+    return ERROR_OK;
+}
+
+/* "result" of update --json, by what store_edit did. */
+static const char *edit_result_name(store_edit_result r)
+{
+    switch (r) {
+    case STORE_EDIT_CREATE:
+        return "create_changed";
+    case STORE_EDIT_EDITED:
+        return "edited";
+    case STORE_EDIT_UNCHANGED:
+        return "unchanged";
+    case STORE_EDIT_CONFLICT:
+    default:
+        return "conflict";
+    }
+}
+
+/* The line that says what an update did. */
+static void put_updated(cli_ctx *ctx, const model_object *obj, unsigned fields,
+                        store_edit_result r)
+{
+    const kind_desc *d = kind_get(obj->kind);
+    const char *id = model_object_id(obj);
+    char names[128];
+    kind_field_names(obj->kind, fields, names, sizeof names);
+    switch (r) {
+    case STORE_EDIT_CREATE:
+        fprintf(ctx->out, "%s %s: the queued create changed (%s); sent by the next sync\n",
+                d->noun, id, names);
+        break;
+    case STORE_EDIT_EDITED:
+        fprintf(ctx->out, "%s %s edited (%s): the next sync sends it (PATCH pending)\n",
+                d->noun, id, names);
+        break;
+    case STORE_EDIT_UNCHANGED:
+        fprintf(ctx->out, "%s %s: back to the remote's values: nothing to send (synced)\n",
+                d->noun, id);
+        break;
+    case STORE_EDIT_CONFLICT:
+    default:
+        fprintf(ctx->out,
+                "%s %s changed (%s), still a conflict: %s %s resolve %s "
+                "--keep-local|--take-remote\n",
+                d->noun, id, names, ctx->program, d->command, id);
+        break;
+    }
+}
+
+/* The row after an update: the line (and with --sync the row as the sync left
+ * it), or with --json the row with its edit and "result". */
+static int update_show(cli_ctx *ctx, store *st, model_object *obj, unsigned fields,
+                       store_edit_result r, const update_args *a)
+{
+    if (!a->json)
+        put_updated(ctx, obj, fields, r);
+    if (!a->sync)
+        return a->json ? cli_object_show(ctx, st, obj, true, edit_result_name(r))
+                       : CLI_EXIT_OK;
+    int rc = cli_object_push(ctx);
+    model_object after;
+    model_object_init(&after, obj->kind);
+    error_info e = {0};
+    if (store_get(st, obj->kind, model_object_id(obj), &after, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    int shown = cli_object_show(ctx, st, &after, a->json, a->json ? edit_result_name(r) : NULL);
+    model_object_clear(&after);
+    return rc != CLI_EXIT_OK ? rc : shown;
+}
+
+static int update_run(cli_ctx *ctx, const cli_object_call *call, const update_args *a,
+                      unsigned fields, const char *id)
+{
+    model_object obj;
+    model_object_init(&obj, call->kind);
+    error_info e = {0};
+    /* Every value is checked before the store opens: bad input must not leave a
+     * new, empty database behind. */
+    int rc = CLI_GO_ON;
+    if (update_values(a, fields, id, &obj, &e) != ERROR_OK)
+        rc = cli_fail(ctx, &e);
+    store *st = rc == CLI_GO_ON ? cli_store(ctx) : NULL;
+    if (rc == CLI_GO_ON && !st)
+        rc = ctx->store_exit;
+    store_edit_result r = STORE_EDIT_EDITED;
+    if (rc == CLI_GO_ON && store_edit(st, &obj, fields, &r, &e) != ERROR_OK)
+        rc = cli_fail(ctx, &e);
+    if (rc == CLI_GO_ON)
+        rc = update_show(ctx, st, &obj, fields, r, a);
+    model_object_clear(&obj);
+    return rc;
+}
+
+int cli_object_update(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)
+{
+    update_args a = {.json = false};
+    cli_opt opts[FIELDS_MAX + 2];
+    size_t nopts = update_opts(call->kind, &a, opts);
+    int first, rc;
+    if (!cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, &first, &rc))
+        return rc;
+    unsigned fields;
+    rc = update_fields(ctx, call, &a, &fields);
+    if (rc != CLI_GO_ON)
+        return rc;
+    return update_run(ctx, call, &a, fields, argv[first]);
+}
+
+/* ---- resolve ---- */
+
+/* The side asked for: exactly one of the two options. */
+static int resolve_side(cli_ctx *ctx, const cli_object_call *call, bool keep, bool take,
+                        store_side *side)
+{
+    if (keep == take)
+        return cli_usage_error(ctx, call->path,
+                               keep ? "--keep-local and --take-remote exclude each other"
+                                    : "give --keep-local or --take-remote");
+    *side = keep ? STORE_KEEP_LOCAL : STORE_TAKE_REMOTE;
+    return CLI_GO_ON;
+}
+
+/* A row that is not a conflict has nothing to resolve: said before the store is
+ * asked, in the words of the command. */
+static error_code resolve_check(store *st, model_kind kind, const char *id, error_info *err)
+{
+    model_object obj;
+    model_object_init(&obj, kind);
+    error_code rc = store_get(st, kind, id, &obj, err);
+    model_state state = model_object_state(&obj);
+    model_object_clear(&obj);
+    if (rc == ERROR_OK && state != MODEL_STATE_CONFLICT)
+        rc = error_set(err, ERROR_STATE, "%s %s is %s, not a conflict: nothing to resolve",
+                       kind_get(kind)->noun, id, model_state_name(state));
+    return rc;
+}
+
+/* What the next sync does with a row left in `state`. */
+static const char *next_step(model_state state)
+{
+    switch (state) {
+    case MODEL_STATE_EDITED:
+        return ": the next sync sends the edit";
+    case MODEL_STATE_NEW:
+        return ": the next sync creates it";
+    case MODEL_STATE_SYNCED:
+        return ": nothing to send";
+    case MODEL_STATE_DELETING:
+        return ": the next sync deletes it remotely";
+    default:
+        return "";
+    }
+}
+
+static int resolve_removed(cli_ctx *ctx, model_kind kind, const char *id, const char *side,
+                           bool json)
+{
+    if (!json) {
+        fprintf(ctx->out, "%s %s: conflict resolved (%s): removed here\n",
+                kind_get(kind)->noun, id, side);
+        return CLI_EXIT_OK;
+    }
+    fputs("{\"id\": ", ctx->out);
+    cli_put_json_string(ctx->out, id);
+    fprintf(ctx->out, ", \"removed\": true, \"result\": \"%s\"}\n", side);
+    return CLI_EXIT_OK;
+}
+
+static int resolve_show(cli_ctx *ctx, store *st, model_kind kind, const char *id,
+                        const char *now_id, const char *side, bool json)
+{
+    if (!now_id[0])
+        return resolve_removed(ctx, kind, id, side, json);
+    model_object obj;
+    model_object_init(&obj, kind);
+    error_info e = {0};
+    if (store_get(st, kind, now_id, &obj, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    int rc = CLI_EXIT_OK;
+    if (json) {
+        rc = cli_object_show(ctx, st, &obj, true, side);
+    } else {
+        model_state state = model_object_state(&obj);
+        fprintf(ctx->out, "%s %s: conflict resolved (%s): now %s", kind_get(kind)->noun, id,
+                side, model_state_name(state));
+        if (strcmp(id, now_id) != 0)
+            fprintf(ctx->out, " as %s", now_id);
+        fprintf(ctx->out, "%s\n", next_step(state));
+    }
+    model_object_clear(&obj);
+    return rc;
+}
+
+int cli_object_resolve(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)
+{
+    bool keep = false, take = false, json = false;
+    const cli_opt opts[] = {{"keep-local", CLI_OPT_FLAG, &keep},
+                            {"take-remote", CLI_OPT_FLAG, &take},
+                            {"json", CLI_OPT_FLAG, &json}};
+    int first, rc;
+    if (!cli_parse(ctx, call->path, call->cmd, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
+        return rc;
+    store_side side = STORE_KEEP_LOCAL;
+    rc = resolve_side(ctx, call, keep, take, &side);
+    if (rc != CLI_GO_ON)
+        return rc;
+    store *st = cli_store(ctx);
+    if (!st)
+        return ctx->store_exit;
+    const char *id = argv[first];
+    char now_id[MODEL_ID_MAX + 1] = "";
+    error_info e = {0};
+    if (resolve_check(st, call->kind, id, &e) != ERROR_OK ||
+        store_resolve(st, call->kind, id, side, now_id, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    return resolve_show(ctx, st, call->kind, id, now_id,
+                        side == STORE_KEEP_LOCAL ? "keep_local" : "take_remote", json);
+}
