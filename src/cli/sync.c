@@ -31,8 +31,9 @@ static const cli_command sync_command = {
 
 static const cli_command plan_command = {
     "plan", plan_cmd, "[--json]", "Show what the next sync would do; nothing is sent.",
-    "Lines start with + (create), - (delete), ! (needs attention: failed, orphaned,\n"
-    "outcome unknown) or ~ (changed remotely: deleted there, kept here for review).\n",
+    "Lines start with + (create), - (delete), ~ (a change: an edit to send, or\n"
+    "deleted remotely and kept here for review) or ! (needs attention: failed,\n"
+    "orphaned, outcome unknown, or a conflict to resolve).\n",
     0, 0};
 
 /* ---- reporting while the engine runs ---- */
