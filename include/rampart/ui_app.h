@@ -13,9 +13,10 @@
  * - An overlay (form, dialog, help) sits on top of the current view and gets
  *   every key until it closes itself; several may stack (a confirmation above a
  *   form). The loop draws the view, then the overlays bottom to top.
- * - Mutations (create, delete, retry, discard, sync) go through the ui_action_*
- *   functions (ui/app/actions.c), which check the read-only flag themselves: a
- *   refused action says so in the status line and changes nothing.
+ * - Mutations (create, edit, resolve, delete, retry, discard, sync) go through
+ *   the ui_action_* functions (ui/app/actions.c, ui/app/edit.c), which check the
+ *   read-only flag themselves: a refused action says so in the status line and
+ *   changes nothing.
  * - Memory: a pushed overlay's state is owned by the loop from then on and freed
  *   through its ops->free when it closes or the console ends.
  * - Dependencies run one way: keys -> actions -> the state; a frame is drawn
@@ -54,6 +55,8 @@ typedef enum ui_request {
     UI_REQ_DELETE,       /* 'd' */
     UI_REQ_RETRY,        /* 'r' a failed row */
     UI_REQ_DISCARD,      /* 'x' a failed/remote-deleted row */
+    UI_REQ_EDIT,         /* 'e' the row's edit form */
+    UI_REQ_RESOLVE,      /* 'R' a conflict: keep local or take remote */
     UI_REQ_REVEAL,       /* 't' show a held token (asks first; off when read-only) */
     UI_REQ_SYNC,         /* 's' */
     UI_REQ_HELP,         /* '?' */
@@ -153,7 +156,7 @@ typedef struct ui_event {
  * keeps the last one). */
 bool ui_app_post(ui_app *app, const ui_event *ev);
 
-/* ---- actions (ui/app/actions.c, ui/sync_worker.c) ---------------------------- */
+/* ---- actions (ui/app/actions.c, ui/app/edit.c, ui/sync_worker.c) --------------- */
 
 /* 'c' in a record view: open the create form of its kind. */
 void ui_action_create(ui_app *app, model_kind kind);
@@ -165,6 +168,15 @@ void ui_action_delete(ui_app *app);
 /* 'r' / 'x' on the current row (and marked rows). */
 void ui_action_retry(ui_app *app);
 void ui_action_discard(ui_app *app);
+
+/* 'e' on a record: its edit form, pre-filled, the fields that never change
+ * read-only; Enter saves the changed fields with store_edit. A row whose state
+ * allows no edit (creating, deleting…) gets a status message and no form. */
+void ui_action_edit(ui_app *app);
+
+/* 'R' on a conflicting row: a dialog with both sides' values, "Keep local" /
+ * "Take remote" / "Cancel"; the answer goes to store_resolve. */
+void ui_action_resolve(ui_app *app);
 
 /* 't' on a credential: confirm, then show its token once (OSC 52 copy offered). */
 void ui_action_reveal(ui_app *app);

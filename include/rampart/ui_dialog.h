@@ -1,13 +1,15 @@
 /*
- * ui_dialog: the console's two dialogs. A confirmation that names what it is about
- * and defaults to No; and the token of a new credential, shown once with a copy
- * to the clipboard through OSC 52, then masked.
+ * ui_dialog: the console's dialogs. A confirmation that names what it is about
+ * and defaults to No; a choice among a few answers (a conflict's "Keep local" /
+ * "Take remote" / "Cancel"); and the token of a new credential, shown once with
+ * a copy to the clipboard through OSC 52, then masked.
  *
  * Contract:
- * - The models (ui_confirm_*, ui_dialog_box, ui_token_draw, ui_osc52_encode) use no
- *   curses and no ui_app, so tests drive them directly. The overlays (ui_dialog_*)
- *   push them on the console's overlays with ui_app_push. The confirmation is in
- *   ui/widgets/dialog_model.c and ui/state/dialog.c; everything about a token (its
+ * - The models (ui_confirm_*, ui_choose_*, ui_dialog_box, ui_token_draw,
+ *   ui_osc52_encode) use no curses and no ui_app, so tests drive them directly.
+ *   The overlays (ui_dialog_*) push them on the console's overlays with
+ *   ui_app_push. The confirmation and the choice are in ui/widgets/dialog_model.c
+ *   and ui/state/dialog.c; everything about a token (its
  *   dialog, its copy, showing it from the store, saying whether it is held) in
  *   ui/state/token.c.
  * - Confirm keys: y answers yes; n, q and Esc answer no; Left/Right, Tab/BTab, h/l
@@ -62,6 +64,35 @@ bool ui_confirm_yes_selected(const ui_confirm *d);
  * button in reverse video and between '>' '<'. */
 void ui_confirm_draw(const ui_confirm *d, ui_canvas *c, ui_rect area);
 
+/* ---- choice model (a question with several answers) ------------------------- */
+
+/*
+ * A question with two to four answers ("Keep local", "Take remote", "Cancel"),
+ * each a button; the body lines say what it is about. The last button is selected
+ * at first (make it the harmless one). Keys: Left/Right, Tab/BTab, h/l move;
+ * Enter answers the selected button; the first letter of a button's label
+ * answers it (case-insensitive; the first such button); Esc and q cancel.
+ */
+enum { UI_CHOOSE_BUTTONS_MAX = 4, UI_CHOOSE_NONE = -1, UI_CHOOSE_CANCEL = -2 };
+
+typedef struct ui_choose ui_choose;
+
+error_code ui_choose_new(const char *title, ui_choose **out, error_info *err);
+/* One line of the body, copied (beyond 64 lines: ignored). */
+error_code ui_choose_add_line(ui_choose *d, const char *line, error_info *err);
+/* One more answer, copied; ERROR_INVALID beyond UI_CHOOSE_BUTTONS_MAX. */
+error_code ui_choose_add_button(ui_choose *d, const char *label, error_info *err);
+void ui_choose_free(ui_choose *d); /* NULL is a no-op */
+
+/* A key: the index of the button answered, UI_CHOOSE_NONE while none was,
+ * UI_CHOOSE_CANCEL for Esc or q. */
+int ui_choose_key(ui_choose *d, int key);
+size_t ui_choose_selected(const ui_choose *d);
+
+/* Centred box: title, body lines, then the buttons ("[ Keep local ]  [ Take
+ * remote ]  >[ Cancel ]<"), the selected one in reverse video between '>' '<'. */
+void ui_choose_draw(const ui_choose *d, ui_canvas *c, ui_rect area);
+
 /* ---- token ------------------------------------------------------------------------ */
 
 /* The token dialog's box: the credential, its token (wrapped), the keys; once
@@ -92,6 +123,15 @@ typedef void (*ui_confirm_fn)(ui_app *app, void *ctx);
  */
 error_code ui_dialog_confirm(ui_app *app, ui_confirm *d, ui_confirm_fn on_yes, void *ctx,
                              void (*free_ctx)(void *), error_info *err);
+
+/* Called when a choice dialog closes: the button's index, or UI_CHOOSE_CANCEL. */
+typedef void (*ui_choose_fn)(ui_app *app, void *ctx, int chosen);
+
+/* Push `d` as an overlay; fn(app, ctx, answer) runs once when it is answered or
+ * cancelled, then free_ctx(ctx) (may be NULL) when it closes. Takes ownership of
+ * `d` and `ctx` even when it fails (both released then). */
+error_code ui_dialog_choose(ui_app *app, ui_choose *d, ui_choose_fn fn, void *ctx,
+                            void (*free_ctx)(void *), error_info *err);
 
 /* Push the token dialog for credential `cred_id` with a copy of `token`. */
 error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *description,

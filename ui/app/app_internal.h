@@ -1,6 +1,7 @@
 /*
  * app_internal: what the files of ui/app/ share. They are the console's top:
- * keys (keymap.c, app_keys.c, commands.c) -> actions (actions.c, form_create.c)
+ * keys (keymap.c, app_keys.c, commands.c) -> actions (actions.c, edit.c,
+ * form_create.c, form_edit.c)
  * -> the views and the state below; the frame (app_draw.c) drawn from the state,
  * only reading it; the loop (loop.c) that assembles the console, brings the state
  * up to date before each frame and hands it the events of other threads; its two
@@ -67,11 +68,14 @@ void ui_app_command(ui_app *app, const char *line);
  * hidden then). */
 void ui_help_open(ui_app *app);
 
-/* ---- actions (form_create.c; the rest in ui_app.h) --------------------------- */
+/* ---- actions (form_create.c, form_edit.c; the rest in ui_app.h) -------------- */
 
 /* Open the create form of `kind` as an overlay. What the kind offers goes with it
  * (the rule form: the cached policy ids, the view's policy first). */
 error_code ui_form_create_open(ui_app *app, model_kind kind, error_info *err);
+
+/* Open the edit form of `row` (as read from the store; copied) as an overlay. */
+error_code ui_form_edit_open(ui_app *app, const model_object *row, error_info *err);
 
 /* ---- the frame (app_draw.c) ----------------------------------------------------- */
 

@@ -34,6 +34,8 @@ static const ui_keymap_entry entries[] = {
     {R | C | P, UI_REQ_MARK_RANGE, "mark from the last mark to here", {'V'}},
     {R | C | P, UI_REQ_UNMARK_ALL, "unmark all", {'U'}},
     {R | C, UI_REQ_CREATE, "create", {'c'}},
+    {R | C, UI_REQ_EDIT, "edit the row (fields fixed at creation are read-only)", {'e'}},
+    {R | C | P, UI_REQ_RESOLVE, "resolve a conflict: keep local or take remote", {'R'}},
     {R | C | P, UI_REQ_DELETE, "delete the marked rows, or this one (asks first)", {'d'}},
     {R | C | P, UI_REQ_RETRY, "retry a failed or remotely deleted row", {'r'}},
     {R | C | P, UI_REQ_DISCARD, "discard a failed, new or remotely deleted row", {'x'}},
@@ -79,6 +81,8 @@ bool ui_request_readonly_refused(ui_request req)
     case UI_REQ_DELETE:
     case UI_REQ_RETRY:
     case UI_REQ_DISCARD:
+    case UI_REQ_EDIT:
+    case UI_REQ_RESOLVE:
     case UI_REQ_SYNC:
     case UI_REQ_REVEAL:
         return true;

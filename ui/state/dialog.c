@@ -1,6 +1,7 @@
 /*
- * The confirmation as an overlay of the loop (ui_dialog.h): it runs its action on
- * yes. (The token dialog's overlay is in ui/state/token.c.)
+ * The confirmation and the choice as overlays of the loop (ui_dialog.h): the
+ * confirmation runs its action on yes, the choice hands its answer (or a cancel)
+ * to its caller. (The token dialog's overlay is in ui/state/token.c.)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -64,4 +65,60 @@ error_code ui_dialog_confirm(ui_app *app, ui_confirm *d, ui_confirm_fn on_yes, v
     }
     *o = (confirm_overlay){d, on_yes, ctx, free_ctx};
     return ui_app_push(app, &confirm_ops, o, err);
+}
+
+/* ---- choice ------------------------------------------------------------------ */
+
+typedef struct choose_overlay {
+    ui_choose *d;
+    ui_choose_fn fn;
+    void *ctx;
+    void (*free_ctx)(void *);
+} choose_overlay;
+
+static void choose_draw(const void *self, const ui_app *app, ui_canvas *c, ui_rect area)
+{
+    (void)app;
+    const choose_overlay *o = self;
+    ui_choose_draw(o->d, c, area);
+}
+
+static ui_overlay_result choose_key(void *self, ui_app *app, int key, ui_request req)
+{
+    (void)req;
+    choose_overlay *o = self;
+    int a = ui_choose_key(o->d, key);
+    if (a == UI_CHOOSE_NONE)
+        return UI_OVERLAY_KEEP;
+    if (o->fn)
+        o->fn(app, o->ctx, a);
+    return UI_OVERLAY_CLOSE;
+}
+
+static void choose_free(void *self)
+{
+    choose_overlay *o = self;
+    if (!o)
+        return;
+    if (o->free_ctx)
+        o->free_ctx(o->ctx);
+    ui_choose_free(o->d);
+    free(o);
+}
+
+static const ui_overlay_ops choose_ops = {"choose", NULL, choose_draw, choose_key,
+                                          choose_free};
+
+error_code ui_dialog_choose(ui_app *app, ui_choose *d, ui_choose_fn fn, void *ctx,
+                            void (*free_ctx)(void *), error_info *err)
+{
+    choose_overlay *o = calloc(1, sizeof *o);
+    if (!o) {
+        if (free_ctx)
+            free_ctx(ctx);
+        ui_choose_free(d);
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    }
+    *o = (choose_overlay){d, fn, ctx, free_ctx};
+    return ui_app_push(app, &choose_ops, o, err);
 }

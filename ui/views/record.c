@@ -29,6 +29,7 @@ ui_style ui_state_style(model_state state)
     case MODEL_STATE_NEW:
     case MODEL_STATE_CREATING:
     case MODEL_STATE_DELETING:
+    case MODEL_STATE_EDITED:
         return (ui_style){0, UI_COLOR_PENDING};
     default:
         return (ui_style){UI_ATTR_BOLD, UI_COLOR_ERROR};
@@ -38,7 +39,10 @@ ui_style ui_state_style(model_state state)
 void ui_state_note(model_state state, const char *error, ui_table_row *row)
 {
     bool settled = state == MODEL_STATE_SYNCED || state == MODEL_STATE_NEW ||
-                   state == MODEL_STATE_CREATING || state == MODEL_STATE_DELETING;
+                   state == MODEL_STATE_CREATING || state == MODEL_STATE_DELETING ||
+                   state == MODEL_STATE_EDITED;
+    if (state == MODEL_STATE_CONFLICT && (!error || !error[0]))
+        error = "R resolves it (keep local or take remote)"; /* the choice is the user's */
     if (settled || !error || !error[0]) {
         row->note[0] = '\0';
         return;
@@ -137,6 +141,7 @@ error_code ui_record_details(store *st, model_kind kind, const char *id, ui_tabl
     const ui_record_kind *k = ui_record_kind_get(kind);
     for (size_t i = 0; i < k->ndetails; i++)
         detail_line(st, &obj, &k->details[i], fn, ctx);
+    ui_record_edit_details(st, &obj, fn, ctx);
     model_object_clear(&obj);
     return ERROR_OK;
 }

@@ -69,6 +69,9 @@ typedef struct ui_record_kind {
     /* What the create form offers (the rules: the cached policy ids, the view's
      * policy first); NULL: nothing. out->ids is heap the caller frees. */
     error_code (*offer)(ui_app *app, ui_form_offer *out, error_info *err);
+    /* The editable field of the natural key (a rule's "cidr"): a store refusal for
+     * a clash with another row (ERROR_CONFLICT) goes under it; NULL: none. */
+    const char *key_field;
 } ui_record_kind;
 
 /* The console's data of `kind` (ui/views/record_kinds.c); never NULL. */
@@ -104,6 +107,32 @@ ui_style ui_state_style(model_state state);
 /* What a row in `state` needs, with its error ("failed: why"); "" when settled.
  * Into the row's note. */
 void ui_state_note(model_state state, const char *error, ui_table_row *row);
+
+/* ---- a row's edit (ui/views/record_edit.c) --------------------------------------- */
+
+/* Whether the edit form opens on a row in `state` (new, failed, synced, edited,
+ * conflict); when not, *why says why in a status line's words ("its create is in
+ * flight: sync first ('s')"). The store still decides (store_edit). */
+bool ui_record_editable(model_state state, const char **why);
+
+/* A value as store_edit_get gives it (an ACL one rule per line) on one line: the
+ * lines joined by ", ", "(empty)" for none; cut at a character to fit `size`. */
+void ui_edit_value_text(const char *text, char *out, size_t size);
+
+/* Why a row is a conflict, in a sentence ("the remote changed a field edited
+ * here"); `error` is the row's error text (a refused edit's reason). Points at a
+ * constant or into `buf`; "" unless info->conflict names a reason. */
+const char *ui_conflict_reason(const store_edit_info *info, const char *error, char *buf,
+                               size_t size);
+
+/* What choosing `side` does to a conflict of `reason`, in a few words. */
+const char *ui_conflict_choice(store_conflict reason, store_side side);
+
+/* The details' lines of an edited or conflicting row (nothing for others): the
+ * conflict's reason, then per edited field "base -> local" and, when it conflicts,
+ * the remote's value (store_edit_get on `st`). A read failure is one line. */
+void ui_record_edit_details(store *st, const model_object *obj, ui_table_detail_fn fn,
+                            void *ctx);
 
 /* Copy text into a cell (cut at a character boundary). */
 void ui_cell_set(char *cell, const char *text);

@@ -1,6 +1,6 @@
 /*
- * The confirmation's model and drawing (ui_dialog.h), and the centred box every
- * dialog is drawn in. No curses, no ui_app.
+ * The confirmation's and the choice's models and drawing (ui_dialog.h), and the
+ * centred box every dialog is drawn in. No curses, no ui_app.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,4 +144,137 @@ void ui_confirm_draw(const ui_confirm *d, ui_canvas *c, ui_rect area)
     int bx = box.x + (box.width - no_w - yes_w - 2) / 2;
     draw_button(c, by, bx, "No", !d->yes);
     draw_button(c, by, bx + no_w + 1, d->yes_label, d->yes);
+}
+
+/* ---- choice -------------------------------------------------------------------- */
+
+struct ui_choose {
+    char *title;
+    char **lines;
+    size_t count;
+    char *buttons[UI_CHOOSE_BUTTONS_MAX];
+    size_t nbuttons, selected;
+};
+
+error_code ui_choose_new(const char *title, ui_choose **out, error_info *err)
+{
+    *out = NULL;
+    ui_choose *d = calloc(1, sizeof *d);
+    if (d) {
+        d->title = strdup(title);
+        d->lines = calloc(CONFIRM_LINES_MAX, sizeof *d->lines);
+    }
+    if (!d || !d->title || !d->lines) {
+        ui_choose_free(d);
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    }
+    *out = d;
+    return ERROR_OK;
+}
+
+error_code ui_choose_add_line(ui_choose *d, const char *line, error_info *err)
+{
+    if (d->count == CONFIRM_LINES_MAX)
+        return ERROR_OK;
+    if (!(d->lines[d->count] = strdup(line)))
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    d->count++;
+    return ERROR_OK;
+}
+
+error_code ui_choose_add_button(ui_choose *d, const char *label, error_info *err)
+{
+    if (d->nbuttons == UI_CHOOSE_BUTTONS_MAX)
+        return error_set(err, ERROR_INVALID, "at most %d answers", UI_CHOOSE_BUTTONS_MAX);
+    if (!(d->buttons[d->nbuttons] = strdup(label)))
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    d->selected = d->nbuttons++; /* the last one added: the harmless one */
+    return ERROR_OK;
+}
+
+void ui_choose_free(ui_choose *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->count; i++)
+        free(d->lines[i]);
+    for (size_t i = 0; i < d->nbuttons; i++)
+        free(d->buttons[i]);
+    free(d->lines);
+    free(d->title);
+    free(d);
+}
+
+/* The first button whose label starts with `key` (either case), -1 when none. */
+static int button_of_letter(const ui_choose *d, int key)
+{
+    int lower = key >= 'A' && key <= 'Z' ? key - 'A' + 'a' : key;
+    for (size_t i = 0; i < d->nbuttons; i++) {
+        int first = (unsigned char)d->buttons[i][0];
+        if (first >= 'A' && first <= 'Z')
+            first = first - 'A' + 'a';
+        if (first == lower)
+            return (int)i;
+    }
+    return -1;
+}
+
+int ui_choose_key(ui_choose *d, int key)
+{
+    if (d->nbuttons == 0)
+        return key == UI_KEY_ESC || key == 'q' ? UI_CHOOSE_CANCEL : UI_CHOOSE_NONE;
+    switch (key) {
+    case UI_KEY_ESC:
+    case 'q':
+        return UI_CHOOSE_CANCEL;
+    case UI_KEY_ENTER:
+    case '\n':
+        return (int)d->selected;
+    case UI_KEY_RIGHT:
+    case UI_KEY_TAB:
+    case 'l':
+        d->selected = (d->selected + 1) % d->nbuttons;
+        return UI_CHOOSE_NONE;
+    case UI_KEY_LEFT:
+    case UI_KEY_BTAB:
+    case 'h':
+        d->selected = (d->selected + d->nbuttons - 1) % d->nbuttons;
+        return UI_CHOOSE_NONE;
+    default:
+        return key > ' ' && key < 0x7f ? button_of_letter(d, key) : UI_CHOOSE_NONE;
+    }
+}
+
+size_t ui_choose_selected(const ui_choose *d) { return d->selected; }
+
+void ui_choose_draw(const ui_choose *d, ui_canvas *c, ui_rect area)
+{
+    int want = ui_canvas_width(c, d->title, BOX_MAX_W) + 2, buttons_w = 0;
+    for (size_t i = 0; i < d->count; i++) {
+        int w = ui_canvas_width(c, d->lines[i], BOX_MAX_W);
+        if (w > want)
+            want = w;
+    }
+    for (size_t i = 0; i < d->nbuttons; i++)
+        buttons_w += ui_canvas_width(c, d->buttons[i], 40) + 7;
+    if (buttons_w > want)
+        want = buttons_w;
+    int rows = (int)d->count + 3; /* lines, blank, buttons, blank */
+    ui_rect box = ui_dialog_box(c, area, want, rows, d->title);
+    int x = box.x + 2, w = box.width - 4, bottom = box.y + box.height - 2;
+    for (size_t i = 0; i < d->count; i++) {
+        int y = box.y + 1 + (int)i;
+        if (y > bottom - 2) {
+            ui_canvas_text(c, y - 1 < box.y + 1 ? box.y + 1 : y - 1, x, w,
+                           c->ascii ? "..." : "\xe2\x80\xa6", plain, false);
+            break;
+        }
+        ui_canvas_text(c, y, x, w, d->lines[i], plain, true);
+    }
+    int by = bottom - 1 < box.y + 1 ? box.y + 1 : bottom - 1;
+    int bx = box.x + (box.width - buttons_w) / 2;
+    for (size_t i = 0; i < d->nbuttons; i++) {
+        draw_button(c, by, bx, d->buttons[i], i == d->selected);
+        bx += ui_canvas_width(c, d->buttons[i], 40) + 7;
+    }
 }
