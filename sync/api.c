@@ -31,7 +31,7 @@ struct api_client {
     char *base;                   /* without a trailing slash */
     char *key;                    /* wiped on free */
     struct curl_slist *hdr_plain; /* GET/DELETE */
-    struct curl_slist *hdr_json;  /* POST: adds Content-Type, drops Expect */
+    struct curl_slist *hdr_json;  /* POST/PATCH: adds Content-Type, drops Expect */
     char errbuf[CURL_ERROR_SIZE];
     buf_t body;                   /* reply body of the last request (wiping) */
     bool too_big;
@@ -40,7 +40,7 @@ struct api_client {
     char url[MODEL_URI_MAX + 64];
 };
 
-typedef enum api_method { API_GET, API_POST, API_DELETE } api_method;
+typedef enum api_method { API_GET, API_POST, API_PATCH, API_DELETE } api_method;
 
 /* ---- libcurl result codes ---------------------------------------------- */
 
@@ -188,8 +188,8 @@ static struct curl_slist *add_header(struct curl_slist *list, const char *a, con
     return next ? next : list;
 }
 
-/* Two lists, so a request only switches a pointer: GET/DELETE, and POST with a
- * body (Content-Type, and no "Expect: 100-continue", a round trip for nothing). */
+/* Two lists, so a request only switches a pointer: GET/DELETE, and POST/PATCH with
+ * a body (Content-Type, and no "Expect: 100-continue", a round trip for nothing). */
 static bool build_headers(api_client *c, const char *version_header)
 {
     bool ok = true;
@@ -306,19 +306,24 @@ void api_client_free(api_client *c)
 
 /* Per-request options. A create goes out on a new connection that is closed
  * after it: on a reused connection that died, libcurl would silently send the
- * POST again and could create the object twice. GET and DELETE reuse. */
+ * POST again and could create the object twice. GET, DELETE and PATCH (an edit
+ * sent twice with the same values is the same edit) reuse. */
 static CURLcode set_method(api_client *c, api_method m, const char *payload)
 {
     CURL *e = c->easy;
     bool post = m == API_POST;
+    bool body = post || m == API_PATCH;
     CURLcode rc = curl_easy_setopt(e, CURLOPT_URL, c->url);
     if (rc != CURLE_OK)
         return rc;
     curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, post ? 1L : 0L);
     curl_easy_setopt(e, CURLOPT_FORBID_REUSE, post ? 1L : 0L);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, post ? c->hdr_json : c->hdr_plain);
-    if (post) {
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, (char *)NULL);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, body ? c->hdr_json : c->hdr_plain);
+    if (body) {
+        /* A body makes the request a POST; PATCH only renames the method. */
+        rc = curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, post ? NULL : "PATCH");
+        if (rc != CURLE_OK)
+            return rc;
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(payload));
         return curl_easy_setopt(e, CURLOPT_POSTFIELDS, payload);
     }
@@ -482,18 +487,28 @@ static sync_outcome api_create(void *ctx, const model_object *in, model_object *
     return res->outcome;
 }
 
-/* An id that is not a remote id of the kind is never put in a URL. */
-static sync_outcome api_remove(void *ctx, model_kind kind, const char *id, sync_result *res)
+/* The path of object `id` of `kind`, or, when `id` is not a remote id of the kind,
+ * false with `res` refused (never put in a URL). */
+static bool object_url(api_client *c, model_kind kind, const char *id, sync_result *res)
 {
-    api_client *c = ctx;
     const kind_desc *d = kind_get(kind);
     error_info err = {0};
     if (validate_id(id, d->id_prefix, "id", &err) != ERROR_OK) {
         error_prefix(&err, "not sent");
-        return refuse(res, SYNC_REJECTED, &err);
+        refuse(res, SYNC_REJECTED, &err);
+        return false;
     }
-    api_call call;
     set_url(c, d->api_path, id);
+    return true;
+}
+
+/* An id that is not a remote id of the kind is never put in a URL. */
+static sync_outcome api_remove(void *ctx, model_kind kind, const char *id, sync_result *res)
+{
+    api_client *c = ctx;
+    if (!object_url(c, kind, id, res))
+        return res->outcome;
+    api_call call;
     perform(c, API_DELETE, NULL, &call);
     call.x.decoded = true; /* 204: nothing to read */
     return finish(c, &call, res);
@@ -548,10 +563,85 @@ static sync_outcome api_list_page(void *ctx, model_kind kind, const char *url,
     return res->outcome;
 }
 
+/* ---- edits and gets of one object ---------------------------------------- */
+
+/* A 2xx carrying one object: decoded into `out`, which must be the object asked
+ * for (a reply about another would be recorded over the wrong row). */
+static void decode_object(api_client *c, const char *id, model_object *out, api_call *call)
+{
+    if (!is_2xx(call))
+        return;
+    const kind_desc *d = kind_get(out->kind);
+    error_info err = {0};
+    bool ok = d->decode(c->body.data, c->body.len, out, &err) == ERROR_OK;
+    if (ok && strcmp(model_object_id(out), id) != 0) {
+        error_set(&err, ERROR_FORMAT, "the reply is about another %s", d->noun);
+        ok = false;
+    }
+    set_decoded(call, ok, &err);
+}
+
+/* The fields an edit may send: at least one, each one the kind lets change. */
+static error_code check_edit_fields(model_kind kind, unsigned fields, error_info *err)
+{
+    unsigned editable = kind_field_set(kind, KIND_FIELD_EDIT);
+    char names[128], allowed[128];
+    if (fields == 0)
+        return error_set(err, ERROR_INVALID, "not sent: an edit of no field");
+    if (fields & ~editable) {
+        kind_field_names(kind, fields & ~editable, names, sizeof names);
+        return error_set(err, ERROR_INVALID, "not sent: %s cannot be changed; a %s may "
+                         "change %s", names[0] ? names : "an unknown field",
+                         kind_get(kind)->noun,
+                         kind_field_names(kind, editable, allowed, sizeof allowed));
+    }
+    return ERROR_OK;
+}
+
+static sync_outcome api_update(void *ctx, const model_object *in, unsigned fields,
+                               model_object *out, sync_result *res)
+{
+    api_client *c = ctx;
+    const char *id = model_object_id(in);
+    model_object_init(out, in->kind);
+    error_info err = {0};
+    if (check_edit_fields(in->kind, fields, &err) != ERROR_OK)
+        return refuse(res, SYNC_REJECTED, &err);
+    if (!object_url(c, in->kind, id, res))
+        return res->outcome;
+    char *payload = codec_patch_body(in, fields);
+    if (!payload)
+        return out_of_memory(res);
+    api_call call;
+    perform(c, API_PATCH, payload, &call);
+    free(payload);
+    decode_object(c, id, out, &call);
+    if (finish(c, &call, res) != SYNC_OK)
+        model_object_clear(out);
+    return res->outcome;
+}
+
+static sync_outcome api_get(void *ctx, model_kind kind, const char *id, model_object *out,
+                            sync_result *res)
+{
+    api_client *c = ctx;
+    model_object_init(out, kind);
+    if (!object_url(c, kind, id, res))
+        return res->outcome;
+    api_call call;
+    perform(c, API_GET, NULL, &call);
+    decode_object(c, id, out, &call);
+    if (finish(c, &call, res) != SYNC_OK)
+        model_object_clear(out);
+    return res->outcome;
+}
+
 static const sync_api_ops api_table = {
     .create = api_create,
     .remove = api_remove,
     .list_page = api_list_page,
+    .update = api_update,
+    .get = api_get,
 };
 
 const sync_api_ops *api_ops(void)

@@ -1,6 +1,7 @@
 /*
  * engine: one sync run. Reconcile interrupted creates first (a listing before any
- * re-send, or a credential would be created twice), then rounds of push + pull:
+ * re-send, or a credential would be created twice), then rounds of push (deletes,
+ * creates, edits) + pull:
  * another round only when the pull queued work again (an ambiguous create the
  * listing lacked, an orphaned credential to delete and create afresh).
  */
@@ -76,7 +77,7 @@ static void fill_defaults(sync_options *o)
 
 static bool valid_ops(const sync_api_ops *ops)
 {
-    return ops && ops->create && ops->remove && ops->list_page;
+    return ops && ops->create && ops->remove && ops->list_page && ops->update && ops->get;
 }
 
 error_code engine_count_states(engine *e, unsigned states, size_t *out, error_info *err)
@@ -135,17 +136,18 @@ static void finish_report(engine *e)
 {
     sync_report *r = e->report;
     error_info err;
-    size_t pending = 0, failed = 0;
+    size_t pending = 0, attention = 0;
     /* Only credentials are ever orphaned: counting the state for every kind
      * costs nothing. */
-    unsigned waiting = BIT(NEW) | BIT(CREATING) | BIT(UNKNOWN) | BIT(DELETING) | BIT(ORPHANED);
+    unsigned waiting = BIT(NEW) | BIT(CREATING) | BIT(UNKNOWN) | BIT(DELETING) |
+                       BIT(ORPHANED) | BIT(EDITED);
     if (engine_count_states(e, waiting, &pending, &err) ||
-        engine_count_states(e, BIT(FAILED), &failed, &err))
+        engine_count_states(e, BIT(FAILED) | BIT(CONFLICT), &attention, &err))
         engine_db_fail(e, &err);
     r->pending = pending;
-    r->attention = failed;
+    r->attention = attention;
     r->cancelled = e->stop == ENGINE_CANCELLED;
-    r->converged = e->stop == ENGINE_GO && pending == 0 && failed == 0;
+    r->converged = e->stop == ENGINE_GO && pending == 0 && attention == 0;
     if (e->stop != ENGINE_GO)
         snprintf(r->last_error, sizeof r->last_error, "%s", e->err.msg);
 }

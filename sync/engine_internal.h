@@ -1,8 +1,8 @@
 /*
  * engine internals shared by sync/engine*.c: one run's state, pacing and
  * progress helpers (engine_pace.c), stops and the report's typed failures
- * (engine_failure.c), push (engine_push.c), pull (engine_pull.c) and the
- * credentials' creation marker (engine_marker.c). Every part works on either kind
+ * (engine_failure.c), push (engine_push.c), edits in place (engine_edit.c), pull
+ * (engine_pull.c) and the credentials' creation marker (engine_marker.c). Every part works on either kind
  * through the kind's descriptor (kind.h); what is one kind's own is in one place:
  * the marker in engine_marker.c, tokens in create_done (engine_push.c), orphans
  * in delete_done. Nothing outside sync/ includes this.
@@ -92,13 +92,18 @@ bool engine_before_request(engine *e);
 void engine_after_request(engine *e, const engine_target *t, const sync_result *res);
 
 /*
- * An idempotent request (delete, list page) about `t`: sent until it settles,
+ * An idempotent request (delete, list page, get) about `t`: sent until it settles,
  * repeated after not_sent, 429 and ambiguous outcomes up to max_attempts times.
  * Returns the last outcome (res filled); SYNC_NOT_SENT with e->stop set when it
  * never went.
  */
 sync_outcome engine_send_idempotent(engine *e, const engine_target *t, engine_request_fn fn,
                                     void *arg, sync_result *res);
+
+/* The same, but an ambiguous outcome is returned at once when `retry_ambiguous`
+ * is false (the caller settles it another way: an edit confirms with a GET). */
+sync_outcome engine_send_retrying(engine *e, const engine_target *t, engine_request_fn fn,
+                                  void *arg, bool retry_ambiguous, sync_result *res);
 
 void engine_log(engine *e, sync_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -123,18 +128,44 @@ void engine_fail_at(engine *e, engine_stop why, const engine_target *t, const sy
 /* A store error stops the run. */
 void engine_db_fail(engine *e, const error_info *err);
 
-/* A row's create or delete did not go through (refused, given up, left for the
- * next sync): the report's row_failure. `res` NULL: refused before sending. */
+/* A row's create, delete or edit did not go through (refused, given up, left for
+ * the next sync, a conflict): the report's row_failure. `res` NULL: refused before
+ * sending. */
 void engine_note_row_failure(engine *e, const engine_target *t, const sync_result *res);
 
 /* ---- engine_push.c -------------------------------------------------------- */
 
 /* Push the outbox: deletes (and remote copies of orphaned credentials), then
- * creates, rules before credentials. */
+ * creates, then edits (engine_edit), each pass rules before credentials. */
 void engine_push(engine *e);
 
-/* Rows the push would act on (for progress totals and another round). */
+/* Rows the push would act on (for progress totals and another round): deleting,
+ * orphaned, new, edited. */
 error_code engine_outbox_size(engine *e, size_t *out, error_info *err);
+
+/* Keyset walk over `kind`'s rows in `states` (a mask of 1u << state), calling `fn`
+ * for each until the run stops; a store failure stops the run. Rows that leave
+ * those states while being acted on never come back. */
+typedef void (*engine_row_fn)(engine *e, const model_object *row);
+void engine_each_row(engine *e, model_kind kind, unsigned states, engine_row_fn fn);
+
+/* What names a row in a log line beside its id: its label (kind.h), "" when the
+ * label is only the id. Points into `row`. */
+const char *engine_row_label(const model_object *row);
+
+/* ---- engine_edit.c -------------------------------------------------------- */
+
+/*
+ * The edit pass: every edited row of `kind` (MODEL_STATE_EDITED) is sent as ONE
+ * PATCH of its edited fields (store_edit_get) with its current values, through
+ * the pacing, 429 retries and progress steps of the other passes. 200: recorded
+ * with store_edit_pushed (report->updated). Ambiguous: confirmed by a GET (the
+ * values sent are there: recorded as a 200). 404 (PATCH or GET): a conflict
+ * "gone", never created again; a 4xx refusal: a conflict "rejected" with the
+ * server's message (report->conflicts). Anything else leaves the row edited for
+ * the next sync (a PATCH repeated is the same edit) and notes row_failure.
+ */
+void engine_edit(engine *e, model_kind kind);
 
 /* ---- engine_pull.c -------------------------------------------------------- */
 
@@ -145,22 +176,27 @@ bool engine_pull(engine *e);
 
 /*
  * Make `req` (a copy of the row about to be created) recognisable in a later
- * listing: a credential's metadata gets the marker line with its local id (see
- * SYNC_MARKER_KEY); a rule is found by its natural key and is left as it is.
- * false when the marked metadata would not fit in MODEL_METADATA_MAX.
+ * listing: a credential's metadata becomes the user's metadata, a newline and the
+ * marker line with its local id when that fits in MODEL_METADATA_MAX bytes, else
+ * the marker line alone (see SYNC_MARKER_KEY); the edit pass puts the user's
+ * metadata back. A rule is found by its natural key and is left as it is.
  */
-bool engine_mark_request(model_object *req);
+void engine_mark_request(model_object *req);
 
-/* The local ids found in the creation markers of one pulled page, as
- * store_pull_stage takes them; `ptrs` is NULL for a kind without markers. */
+/* What the creation markers of one pulled page hold, as store_pull_stage takes
+ * them: per item, the local id of its marker (`ptrs`) and the metadata exactly as
+ * listed, marker included (`raw`, NULL for an item without a marker). Both are
+ * NULL for a kind without markers. */
 typedef struct engine_markers {
     char (*ids)[MODEL_ID_MAX + 1];
     const char **ptrs;
+    char **raw;
+    size_t count;
 } engine_markers;
 
 /* Strip the marker line from each item's metadata (people see their own
- * metadata) and keep its local id in `m`. ERROR_NOMEM; free with
- * engine_markers_free whatever the result. */
+ * metadata), keeping its local id and a copy of the metadata as listed in `m`.
+ * ERROR_NOMEM; free with engine_markers_free whatever the result. */
 error_code engine_markers_take(codec_page *page, engine_markers *m, error_info *err);
 void engine_markers_free(engine_markers *m);
 

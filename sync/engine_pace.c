@@ -234,6 +234,12 @@ void engine_after_request(engine *e, const engine_target *t, const sync_result *
 sync_outcome engine_send_idempotent(engine *e, const engine_target *t, engine_request_fn fn,
                                     void *arg, sync_result *res)
 {
+    return engine_send_retrying(e, t, fn, arg, true, res);
+}
+
+sync_outcome engine_send_retrying(engine *e, const engine_target *t, engine_request_fn fn,
+                                  void *arg, bool retry_ambiguous, sync_result *res)
+{
     for (int attempt = 1;; attempt++) {
         memset(res, 0, sizeof *res);
         res->retry_after_s = -1;
@@ -246,7 +252,7 @@ sync_outcome engine_send_idempotent(engine *e, const engine_target *t, engine_re
         res->outcome = out;
         engine_after_request(e, t, res);
         bool again = out == SYNC_NOT_SENT || out == SYNC_RATE_LIMITED ||
-                     out == SYNC_AMBIGUOUS;
+                     (out == SYNC_AMBIGUOUS && retry_ambiguous);
         if (!again || e->stop != ENGINE_GO || attempt >= e->opt.max_attempts)
             return out;
         e->report->retried++;

@@ -45,8 +45,9 @@ static error_code stage_page(engine *e, codec_page *page, error_info *err)
         return err->code;
     error_code rc = engine_markers_take(page, &m, err);
     if (rc == ERROR_OK)
-        rc = store_pull_stage(e->st, page->kind, page->items, m.ptrs, page->count, on_refused,
-                              e, &refused, err);
+        rc = store_pull_stage(e->st, page->kind, page->items, m.ptrs,
+                              (const char *const *)m.raw, page->count, on_refused, e,
+                              &refused, err);
     engine_markers_free(&m);
     e->refused += refused;
     return rc;

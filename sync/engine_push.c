@@ -20,11 +20,9 @@ static unsigned bit(model_state state)
 
 /* ---- walking the outbox --------------------------------------------------- */
 
-typedef void (*row_fn)(engine *e, const model_object *row);
-
 typedef struct outbox_walk {
     engine *e;
-    row_fn fn;
+    engine_row_fn fn;
 } outbox_walk;
 
 /* Any code but ERROR_OK ends the store's walk: the engine's own stop uses
@@ -40,7 +38,7 @@ static error_code visit(void *wp, model_object *rows, size_t n, error_info *err)
 
 /* Keyset walk over `kind`'s rows in `states`: rows that leave those states (or
  * take a remote id) while we act on them never come back. */
-static void each_row(engine *e, model_kind kind, unsigned states, row_fn fn)
+void engine_each_row(engine *e, model_kind kind, unsigned states, engine_row_fn fn)
 {
     store_query q = {.states = states};
     outbox_walk w = {.e = e, .fn = fn};
@@ -50,7 +48,7 @@ static void each_row(engine *e, model_kind kind, unsigned states, row_fn fn)
 }
 
 /* What the push sends: deletes (an orphaned credential's remote copy is deleted
- * too, before it is created again) and creates. */
+ * too, before it is created again), creates and edits. */
 static unsigned deletes(void)
 {
     return bit(MODEL_STATE_DELETING) | bit(MODEL_STATE_ORPHANED);
@@ -61,9 +59,14 @@ static unsigned creates(void)
     return bit(MODEL_STATE_NEW);
 }
 
+static unsigned edits(void)
+{
+    return bit(MODEL_STATE_EDITED);
+}
+
 error_code engine_outbox_size(engine *e, size_t *out, error_info *err)
 {
-    return engine_count_states(e, deletes() | creates(), out, err);
+    return engine_count_states(e, deletes() | creates() | edits(), out, err);
 }
 
 /* A state move of one row; a store failure stops the run. */
@@ -167,7 +170,10 @@ static bool lacks_token(const model_object *obj)
 }
 
 /* 201: the row takes the remote id (and a credential its token) in one
- * transaction. A reply the store cannot record leaves the outcome to a listing. */
+ * transaction. The reply is recorded as the server sent it: a credential's
+ * metadata still holds the creation marker, which the store keeps as the base of
+ * a metadata edit, so the edit pass of this push sends the user's metadata back.
+ * A reply the store cannot record leaves the outcome to a listing. */
 static void create_done(engine *e, create_job *j)
 {
     if (lacks_token(&j->out)) {
@@ -276,7 +282,7 @@ static void send_create(engine *e, create_job *j)
 }
 
 /* A label that is only the row's id adds nothing to a line that names the id. */
-static const char *row_label(const model_object *row)
+const char *engine_row_label(const model_object *row)
 {
     const char *label = kind_label(row);
     return label == model_object_id(row) ? "" : label;
@@ -291,17 +297,11 @@ static void push_create(engine *e, const model_object *row)
         engine_fail(e, ENGINE_DB, "%s", err.msg);
         return;
     }
-    create_job j = {.t = {row->kind, model_object_id(row)}, .label = row_label(row),
+    create_job j = {.t = {row->kind, model_object_id(row)}, .label = engine_row_label(row),
                     .req = &req};
     model_object_init(&j.out, row->kind);
-    if (engine_mark_request(&req)) {
-        send_create(e, &j);
-    } else {
-        char why[128];
-        snprintf(why, sizeof why, "metadata too long to carry the creation marker (at "
-                 "most %d bytes)", MODEL_CRED_USER_METADATA_MAX);
-        create_refused(e, &j, NULL, why);
-    }
+    engine_mark_request(&req);
+    send_create(e, &j);
     model_object_clear(&j.out);
     model_object_clear(&req);
     engine_step(e, 1);
@@ -319,7 +319,11 @@ void engine_push(engine *e)
     }
     engine_phase(e, SYNC_PHASE_PUSH, total);
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
-        each_row(e, (model_kind)k, deletes(), push_delete);
+        engine_each_row(e, (model_kind)k, deletes(), push_delete);
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
-        each_row(e, (model_kind)k, creates(), push_create);
+        engine_each_row(e, (model_kind)k, creates(), push_create);
+    /* After the creates: a credential just created carries its marker until the
+     * edit that puts the user's metadata back. */
+    for (int k = 0; k < MODEL_KIND_COUNT; k++)
+        engine_edit(e, (model_kind)k);
 }

@@ -10,7 +10,8 @@
  *   `Accept: application/json`, and `Content-Type: application/json` when it has
  *   a body. Creates go out on a fresh
  *   connection that is not reused (libcurl would silently re-send a POST whose
- *   reused connection died).
+ *   reused connection died); edits (PATCH with the same values) are idempotent
+ *   and may reuse one, like GET and DELETE.
  * - Timeouts: connect, total and low-speed (under 1 byte/s for 30 s); proxies
  *   from the environment as libcurl reads them, except that a loopback base URL
  *   is never proxied; TLS verification on; redirects not followed (a 3xx is
@@ -25,8 +26,9 @@
  *   Every failure is typed in sync_result.failure (unreachable, timed out,
  *   connection lost, rate limited, rejected, auth, not found, server error, bad
  *   reply). The API key and tokens never appear in a message.
- * - The three operations work on either kind through its descriptor (kind.h):
- *   its collection path, list key and id prefix.
+ * - The five operations (create, remove, list_page, update, get) work on either
+ *   kind through its descriptor (kind.h): its collection path, list key, id
+ *   prefix, create body, decoder and editable fields.
  * - List pages: the first page is GET <base>/<collection> with no query (the
  *   server's default limit); after that the engine passes next_page_uri back
  *   verbatim. A next_page_uri whose scheme, host or port differs from the base
@@ -35,8 +37,13 @@
  *   ids of their kind, or whose next_page_uri is the page itself, is AMBIGUOUS
  *   (an incomplete listing).
  * - Creates: a 2xx whose body does not decode, or lacks an id of its kind (or, for
- *   a credential, its token), is AMBIGUOUS: it may have been created. Deletes of
- *   an id that is not a remote id of the right kind are REJECTED without sending.
+ *   a credential, its token), is AMBIGUOUS: it may have been created. Deletes,
+ *   edits and gets of an id that is not a remote id of the right kind are REJECTED
+ *   without sending.
+ * - Edits: PATCH <base>/<collection>/<id> with codec_patch_body (only the fields
+ *   asked for); an empty field set or one holding a field the kind never lets
+ *   change is REJECTED without sending. Edits and gets: a 200 whose body does not
+ *   decode, or holds another id, is AMBIGUOUS; 404 is NOT_FOUND.
  * - The operation id comes from the error body or, failing that, from a response
  *   header whose name ends in "operation-id" (any case).
  * - libcurl's global state: api_client_new calls curl_global_init and

@@ -130,6 +130,18 @@ error_code codec_patch_decode(model_kind kind, const char *json, size_t len,
                               model_object *out, unsigned *fields_present,
                               error_info *err);
 
+/*
+ * The PATCH body of an edit of `obj` (its kind's descriptor, kind.h): one member
+ * for each field in `fields` (a kind_field_bit set) that the kind lets change
+ * after creation (KIND_FIELD_EDIT; other bits are left out: the API would refuse
+ * them), with obj's value, in descriptor order. Unlike the create bodies, an empty
+ * value is written, as "" or [], since an absent member leaves the field as it
+ * was: `{"metadata":""}` clears it. `fields` with no editable field gives "{}".
+ * The result reads back through codec_patch_decode with the same fields and
+ * values. Heap string the caller frees; NULL only when out of memory.
+ */
+char *codec_patch_body(const model_object *obj, unsigned fields);
+
 /* Release the items (wiping tokens) and zero the page. NULL is a no-op. */
 void codec_page_free(codec_page *page);
 

@@ -4,9 +4,10 @@
  * outcome and the real client (sync/api.c, libcurl) plugs in the same way.
  *
  * Contract:
- * - The engine pushes the outbox (deletes, then creates), then pulls complete
- *   listings following next_page_uri verbatim, then reconciles, as the state
- *   machine of DESIGN.md says. Each state move is its own short transaction; no
+ * - The engine pushes the outbox (deletes, then creates, then edits in place: one
+ *   PATCH of the edited fields per edited row), then pulls complete listings
+ *   following next_page_uri verbatim, then reconciles, as the state machine of
+ *   DESIGN.md says. Each state move is its own short transaction; no
  *   transaction is held across a call to the API.
  * - Absence is evidence only in a complete, successful listing: after any error
  *   during a pull nothing is marked remote_deleted or gone, and the cached
@@ -18,6 +19,12 @@
  *   deleted remotely), and the rest of the page is staged.
  * - Ambiguous creates are recognised by their natural key (rules: policy, cidr,
  *   action) or by a creation marker (credentials: see SYNC_MARKER_KEY).
+ * - Edits: an edited row (MODEL_STATE_EDITED, store_edit_get) is sent as one
+ *   PATCH holding only its edited fields, with the row's current values. PATCH is
+ *   idempotent: after an ambiguous outcome a GET confirms it (the values sent are
+ *   there: done). A 404 (PATCH or GET) makes the row a conflict "gone" (it is never
+ *   created again by itself), a 4xx refusal a conflict "rejected" with the
+ *   server's message; anything else leaves it edited for the next sync.
  * - Pacing: at most `rate_per_min` requests per rolling minute (0: unpaced); a 429
  *   pauses the whole queue for Retry-After (clamped) or an exponential backoff with
  *   jitter; after `max_attempts` a create becomes failed with the server's message.
@@ -47,7 +54,7 @@
  *               says why.
  * RATE_LIMITED  429: retry_after_s says how long when the server said.
  * AUTH          401/403: stop the whole sync.
- * NOT_FOUND     404.
+ * NOT_FOUND     404 (a delete: done; an edit or a get: the object is gone).
  */
 typedef enum sync_outcome {
     SYNC_OK,
@@ -111,6 +118,20 @@ typedef struct sync_result {
  * - list_page: `url` NULL for the first page of `kind`'s collection, else a
  *   next_page_uri given back verbatim; `page` (holding nothing before) is filled
  *   with objects of `kind`; the caller frees it with codec_page_free.
+ * - update: PATCH the object in->id of in->kind with a body holding only
+ *   `fields` (a kind_field_bit set of fields the kind lets change, KIND_FIELD_EDIT;
+ *   codec_patch_body) with in's values. `out` is initialised to in->kind by the
+ *   call and, on SYNC_OK (200), holds the whole object as the server now has it.
+ *   SYNC_NOT_FOUND for 404. An empty `fields`, or one with a field that never
+ *   changes, is SYNC_REJECTED without sending. The caller releases `out` with
+ *   model_object_clear whatever the outcome.
+ * - get: GET the object `id` of `kind` into `out` (initialised to `kind` by the
+ *   call; on SYNC_OK the whole object, a credential's token NULL). SYNC_NOT_FOUND
+ *   for 404. The caller releases `out` with model_object_clear.
+ * update and get classify outcomes as create and remove do (not_sent, ambiguous,
+ * rate limited with Retry-After, rejected with the server's message, auth); a 2xx
+ * whose body does not decode, or names another object, is SYNC_AMBIGUOUS.
+ * sync_run refuses a table without every operation.
  */
 typedef struct sync_api_ops {
     sync_outcome (*create)(void *ctx, const model_object *in, model_object *out,
@@ -118,6 +139,10 @@ typedef struct sync_api_ops {
     sync_outcome (*remove)(void *ctx, model_kind kind, const char *id, sync_result *res);
     sync_outcome (*list_page)(void *ctx, model_kind kind, const char *url, codec_page *page,
                               sync_result *res);
+    sync_outcome (*update)(void *ctx, const model_object *in, unsigned fields,
+                           model_object *out, sync_result *res);
+    sync_outcome (*get)(void *ctx, model_kind kind, const char *id, model_object *out,
+                        sync_result *res);
 } sync_api_ops;
 
 /* Name of an outcome ("ok", "not_sent", …) for logs and --json. */
@@ -133,10 +158,16 @@ sync_failure_kind sync_outcome_failure(sync_outcome outcome);
 
 /*
  * Credentials carry a creation marker so an ambiguous create can be recognised in
- * a later listing: the metadata sent is the user's metadata followed by a last line
- * "rampart-create=<local id>" (just that line when the user's metadata is empty).
- * Pulled metadata has the marker line stripped before it is cached, so people see
- * their own metadata. The user's metadata is limited to MODEL_CRED_USER_METADATA_MAX.
+ * a later listing: the metadata sent with a create is the user's metadata, a
+ * newline and a last line "rampart-create=<local id>" when that fits in the API's
+ * MODEL_METADATA_MAX bytes, else (and when the user's metadata is empty) that line
+ * alone. The user's metadata may use all MODEL_METADATA_MAX bytes. The marker is
+ * temporary: the create's reply (metadata with the marker) is recorded by
+ * store_confirm_create as the base of a metadata edit, so the edit pass of the
+ * same sync PATCHes the user's own metadata back and the marker is gone from the
+ * server. Pulled metadata has a marker line stripped before it is cached (people
+ * see their own metadata), and the text as listed is handed to the store's merge
+ * beside it (store_pull_stage's raw_metadata).
  */
 #define SYNC_MARKER_KEY "rampart-create="
 
@@ -200,6 +231,12 @@ typedef struct sync_failure {
 
 typedef struct sync_report {
     size_t created, deleted, failed;     /* pushes that settled */
+    size_t updated;                      /* edits (PATCHes) that settled: the remote
+                                            has the values sent */
+    size_t conflicts;                    /* rows that became conflicts in this run
+                                            (an edit refused or its object gone, a
+                                            remote change meeting an edit here, a
+                                            remote rule holding a create's key) */
     size_t retried;                      /* requests repeated after a 429/not_sent */
     size_t pulled_rules, pulled_creds;   /* rows in the complete listings */
     size_t remote_added, remote_deleted; /* changes found by the pull */
@@ -211,19 +248,21 @@ typedef struct sync_report {
                                             remotely and queued again */
     size_t pending;                      /* rows a sync still has to send or settle
                                             afterwards (new, creating, unknown,
-                                            deleting, orphaned) */
-    size_t attention;                    /* failed rows afterwards: the user fixes,
-                                            retries or discards them */
+                                            deleting, orphaned, edited) */
+    size_t attention;                    /* failed and conflict rows afterwards: the
+                                            user fixes, retries, discards or resolves
+                                            them */
     bool converged;                      /* nothing pending, nothing failed, no error */
     bool auth_failed;
     bool cancelled;                      /* stopped by the cancel flag (ERROR_OK) */
     sync_failure failure;                /* why the run stopped early (its message is
                                             last_error); NONE when it did not, and
                                             when it was cancelled */
-    sync_failure row_failure;            /* the last row whose create or delete did
-                                            not go through in this run (refused,
-                                            given up after 429s, left for the next
-                                            sync); NONE when every row went */
+    sync_failure row_failure;            /* the last row whose create, delete or
+                                            edit did not go through in this run
+                                            (refused, given up after 429s, left for
+                                            the next sync, a conflict); NONE when
+                                            every row went */
     char last_error[512];
 } sync_report;
 
@@ -256,24 +295,54 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
 
 /* One line of a plan: what the next sync would do with one row. */
 typedef struct sync_plan_item {
-    char sign;                  /* '+' create, '-' delete, '!' failed/orphaned/unknown,
-                                   '~' changed remotely (remote_deleted) */
+    char sign;                  /* '+' create, '-' delete, '!' failed/orphaned/unknown/
+                                   conflict, '~' changed: deleted remotely
+                                   (remote_deleted) or edited here (edited) */
     const model_object *object; /* the row, valid during the callback only */
-    const char *why;            /* short reason ("create", "the server refused: …") */
+    const char *why;            /* short reason ("create", "the server refused: …",
+                                   an edit's "cidr 10.0.0.0/8 -> 10.0.0.0/16") */
 } sync_plan_item;
 
 /* The plan's line for a row in `state` whose error text is `error_text`: returns
  * its sign (0: settled, not part of a plan) and points *why at the reason (static
- * text, or `error_text` itself for failed and orphaned rows that have one). */
+ * text, or `error_text` itself for failed, orphaned and conflict rows that have
+ * one). For edited and conflict rows this is a summary without the fields: the
+ * plan (sync_plan) and sync_edit_describe say what changed. */
 char sync_plan_line(model_state state, const char *error_text, const char **why);
+
+/*
+ * What an edited or conflicting row is about, as the plan shows it, so the command
+ * line and the console print the same text. `info` is the row's store_edit_get;
+ * `error_text` the row's error (used for a rejected edit; may be NULL). Written
+ * into `buf` (`size` bytes, cut at a UTF-8 boundary with "…" when it does not fit)
+ * and returned:
+ * - edited: each edited field "name base -> local", joined by "; " in descriptor
+ *   order ("cidr 10.0.0.0/8 -> 10.0.0.0/16; description "" -> web");
+ * - conflict fields: "cidr: local 10.0.0.0/16, remote 10.1.0.0/16 (changed on both
+ *   sides): resolve with --keep-local or --take-remote" (several fields joined by
+ *   "; " before the one "(changed on both sides)");
+ * - conflict gone: "deleted remotely while edited here: resolve with …";
+ * - conflict key: "the server has rule ipr_… for this cidr with the other action:
+ *   resolve with …" (a create; an edited cidr: "the server has rule ipr_… for
+ *   this cidr: resolve with …");
+ * - conflict rejected: `error_text` (else "the server refused the edit: resolve
+ *   with …").
+ * Values: a text over SYNC_EDIT_VALUE_MAX bytes is cut with "…", an ACL's rules are
+ * joined by ", ", an empty value is shown as "", a newline as "\n" and other
+ * control characters as '?'. A row that is neither edited nor a conflict gives "".
+ */
+#define SYNC_EDIT_VALUE_MAX 40
+const char *sync_edit_describe(const store_edit_info *info, const char *error_text, char *buf,
+                               size_t size);
 
 /* Bit (1u << state) for every state a plan shows. */
 unsigned sync_plan_states(void);
 
 /*
  * Walk the rows a sync would act on, from the cache alone (no network), calling
- * `fn` for each in a stable order (rules then credentials, by id). Stops early
- * and returns what `fn` returned if not ERROR_OK.
+ * `fn` for each in a stable order (rules then credentials, by id). An edited or
+ * conflicting row's reason is sync_edit_describe's. Stops early and returns what
+ * `fn` returned if not ERROR_OK.
  */
 error_code sync_plan(store *st,
                      error_code (*fn)(void *ctx, const sync_plan_item *item, error_info *err),

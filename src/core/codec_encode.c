@@ -40,7 +40,7 @@ static char *utf8_repair(const char *text)
  * jansson refuses invalid UTF-8, and the encoders may return NULL only when out of
  * memory, so text that slipped past validation is repaired instead of dropped.
  */
-static json_t *text_value(const char *text)
+json_t *codec_json_text(const char *text)
 {
     json_t *value = json_string(text);
     if (value)
@@ -63,7 +63,7 @@ static bool put(json_t *obj, const char *key, json_t *value)
 
 static bool put_text(json_t *obj, const char *key, const char *text)
 {
-    return put(obj, key, text_value(text));
+    return put(obj, key, codec_json_text(text));
 }
 
 static bool put_nonempty(json_t *obj, const char *key, const char *text)
@@ -98,13 +98,13 @@ static json_t *policy_ref(const model_rule *rule)
     return NULL;
 }
 
-static json_t *acl_array(const model_acl *acl)
+json_t *codec_json_acl(const model_acl *acl)
 {
     json_t *list = json_array();
     if (!list)
         return NULL;
     for (size_t i = 0; i < acl->count; i++) {
-        if (json_array_append_new(list, text_value(acl->rules[i])) != 0) {
+        if (json_array_append_new(list, codec_json_text(acl->rules[i])) != 0) {
             json_decref(list);
             return NULL;
         }
@@ -140,8 +140,8 @@ char *codec_cred_encode(const model_cred *cred, unsigned flags)
     json_t *obj = json_object();
     bool ok = obj && put_head(obj, cred->id, cred->uri, cred->created_at,
                               cred->description, cred->metadata);
-    ok = ok && put(obj, "token", cred->token ? text_value(cred->token) : json_null());
-    ok = ok && put(obj, "acl", acl_array(&cred->acl));
+    ok = ok && put(obj, "token", cred->token ? codec_json_text(cred->token) : json_null());
+    ok = ok && put(obj, "acl", codec_json_acl(&cred->acl));
     ok = ok && put_nonempty(obj, "owner_id", cred->owner_id);
     if (flags & CODEC_WITH_STATE)
         ok = ok && put_state(obj, cred->state, cred->error);
@@ -165,7 +165,7 @@ char *codec_cred_create_body(const model_cred *cred)
     bool ok = obj && put_nonempty(obj, "description", cred->description) &&
               put_nonempty(obj, "metadata", cred->metadata);
     if (cred->acl.count > 0)
-        ok = ok && put(obj, "acl", acl_array(&cred->acl));
+        ok = ok && put(obj, "acl", codec_json_acl(&cred->acl));
     ok = ok && put_nonempty(obj, "owner_id", cred->owner_id);
     return dump(obj, ok, 0);
 }

@@ -55,6 +55,11 @@ error_code codec_get_text(const json_t *obj, const char *key, const char *field,
                           char *dst, size_t size, bool required, error_info *err);
 error_code codec_get_action(const json_t *obj, model_action *out, error_info *err);
 error_code codec_get_acl(const json_t *obj, model_acl *acl, error_info *err);
+/* Values for the encoders (codec_encode.c, codec_patch.c); NULL when out of
+ * memory. codec_json_text: a JSON string, text that is not UTF-8 written with
+ * U+FFFD. codec_json_acl: an array of the ACL's rules (possibly empty). */
+json_t *codec_json_text(const char *text);
+json_t *codec_json_acl(const model_acl *acl);
 /* Zero the string of a "token" member in the tree before jansson frees it. */
 void codec_wipe_token(json_t *root);
 

@@ -1,6 +1,8 @@
 /*
- * Edit (PATCH) bodies: only the fields the kind lets an edit change (KIND_FIELD_EDIT
- * in kind.h), each decoded as a create body's; everything else is named and refused.
+ * Edit (PATCH) bodies, read (the reference server) and written (the sync): only
+ * the fields the kind lets an edit change (KIND_FIELD_EDIT in kind.h). Read, each
+ * is decoded as a create body's and everything else is named and refused;
+ * written, exactly the fields asked for, empty values included.
  */
 #include "codec_internal.h"
 
@@ -138,3 +140,38 @@ error_code codec_patch_decode(model_kind kind, const char *json, size_t len,
     return rc;
 }
 
+
+/* ---- encoding an edit ---------------------------------------------------- */
+
+/* One field's value as JSON: an empty text stays "" and an empty ACL [] (an absent
+ * member would leave the field as it was). */
+static json_t *edit_value(const model_object *obj, const kind_field *f)
+{
+    const void *at = kind_field_at(obj, f);
+    switch (f->type) {
+    case KIND_FIELD_ACL:
+        return codec_json_acl(at);
+    case KIND_FIELD_ACTION:
+        return codec_json_text(model_action_name(*(const model_action *)at));
+    case KIND_FIELD_TEXT:
+        break;
+    }
+    return codec_json_text(at);
+}
+
+char *codec_patch_body(const model_object *obj, unsigned fields)
+{
+    const kind_desc *d = kind_get(obj->kind);
+    json_t *root = json_object();
+    bool ok = root != NULL;
+    for (size_t i = 0; ok && i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if (!(fields & kind_field_bit(obj->kind, f)) || !(f->flags & KIND_FIELD_EDIT))
+            continue;
+        ok = json_object_set_new(root, f->name, edit_value(obj, f)) == 0;
+    }
+    /* json_dumps allocates with malloc: the caller's free() matches. */
+    char *out = ok ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(root);
+    return out;
+}

@@ -1,0 +1,253 @@
+/*
+ * engine: edits in place. Every edited row is sent as ONE PATCH holding only its
+ * edited fields (the store keeps which, each with the base it was edited from)
+ * with the row's current values, after the deletes and creates of the same push,
+ * paced and retried like them. A PATCH sent twice with the same values is the same
+ * edit, so nothing is claimed before sending: an ambiguous outcome is confirmed by
+ * a GET, and a row whose outcome stays unknown is simply sent again by the next
+ * sync. A 404 never creates the object again: the row becomes a conflict for the
+ * user to resolve (store_resolve).
+ */
+#include "engine_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* One edited row on its way. */
+typedef struct edit_job {
+    engine_target t;          /* the row's kind and current id (`id`) */
+    char id[MODEL_ID_MAX + 1];
+    const char *label;        /* what names it in log lines ("" when only its id) */
+    model_object sent;        /* the row as read just before sending: the values sent */
+    unsigned fields;          /* the edited fields (kind_field_bit set) */
+    model_object reply;       /* the object the server answered with (PATCH or GET) */
+} edit_job;
+
+static const char *noun(const edit_job *j)
+{
+    return kind_get(j->t.kind)->noun;
+}
+
+/* ---- reading the edit ----------------------------------------------------- */
+
+/* The row's edit and values, read afresh (the walk's page may be minutes old when
+ * the budget makes the pass wait). false: nothing to send (no longer edited,
+ * removed meanwhile) or the run stops. */
+static bool edit_load(engine *e, const model_object *row, edit_job *j)
+{
+    store_edit_info info;
+    memset(&info, 0, sizeof info);
+    error_info err;
+    error_code rc = store_edit_get(e->st, row->kind, model_object_id(row), &info, &err);
+    bool edited = rc == ERROR_OK && info.state == MODEL_STATE_EDITED && info.fields != 0;
+    if (edited) {
+        j->fields = info.fields;
+        snprintf(j->id, sizeof j->id, "%s", info.id);
+        rc = store_get(e->st, row->kind, j->id, &j->sent, &err);
+    }
+    store_edit_info_clear(&info);
+    if (rc == ERROR_NOT_FOUND)
+        return false;
+    if (rc != ERROR_OK) {
+        engine_db_fail(e, &err);
+        return false;
+    }
+    j->t = (engine_target){row->kind, j->id};
+    j->label = engine_row_label(&j->sent);
+    return edited;
+}
+
+/* ---- the requests --------------------------------------------------------- */
+
+static sync_outcome send_patch(engine *e, void *arg, sync_result *res)
+{
+    edit_job *j = arg;
+    model_object_clear(&j->reply);
+    return e->ops->update(e->api, &j->sent, j->fields, &j->reply, res);
+}
+
+static sync_outcome send_get(engine *e, void *arg, sync_result *res)
+{
+    edit_job *j = arg;
+    model_object_clear(&j->reply);
+    return e->ops->get(e->api, j->t.kind, j->t.id, &j->reply, res);
+}
+
+static bool same_acl(const model_acl *a, const model_acl *b)
+{
+    if (a->count != b->count)
+        return false;
+    for (size_t i = 0; i < a->count; i++) {
+        if (strcmp(a->rules[i], b->rules[i]) != 0)
+            return false;
+    }
+    return true;
+}
+
+static bool same_value(const kind_field *f, const model_object *a, const model_object *b)
+{
+    const void *x = kind_field_at(a, f), *y = kind_field_at(b, f);
+    switch (f->type) {
+    case KIND_FIELD_ACL:
+        return same_acl(x, y);
+    case KIND_FIELD_ACTION:
+        return *(const model_action *)x == *(const model_action *)y;
+    case KIND_FIELD_TEXT:
+        break;
+    }
+    return strcmp(x, y) == 0;
+}
+
+/* Whether the object the GET brought holds every value sent. It is canonicalised
+ * first, as the store keeps the row sent (a CIDR the server spells otherwise);
+ * one the gate refuses is compared as it came. */
+static bool shows_sent(edit_job *j)
+{
+    error_info ignored;
+    (void)kind_validate_row(&j->reply, &ignored);
+    const kind_desc *d = kind_get(j->t.kind);
+    for (size_t i = 0; i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if ((j->fields & kind_field_bit(j->t.kind, f)) && !same_value(f, &j->sent, &j->reply))
+            return false;
+    }
+    return true;
+}
+
+/*
+ * The PATCH may or may not have been applied: a GET tells. Returns SYNC_OK (the
+ * values sent are there; j->reply holds the object), SYNC_NOT_FOUND (gone; `res`
+ * is the GET's), or SYNC_AMBIGUOUS (not applied, or the GET did not settle it;
+ * `res` stays the PATCH's, with a message saying which).
+ */
+static sync_outcome confirm(engine *e, edit_job *j, sync_result *res)
+{
+    engine_log(e, SYNC_LOG_WARN, "%s %s may or may not have been updated (%s): checking "
+               "the remote copy", noun(j), j->t.id, res->message);
+    sync_result got;
+    sync_outcome out = engine_send_idempotent(e, &j->t, send_get, j, &got);
+    if (out == SYNC_OK && shows_sent(j))
+        return SYNC_OK;
+    if (out == SYNC_NOT_FOUND) {
+        *res = got;
+        return SYNC_NOT_FOUND;
+    }
+    if (out == SYNC_OK)
+        snprintf(res->message, sizeof res->message, "the edit was not applied");
+    return SYNC_AMBIGUOUS;
+}
+
+/* ---- settling ------------------------------------------------------------- */
+
+/* A failure of the reply itself, for the report: the server's status kept. */
+static void note_bad_reply(engine *e, edit_job *j, const sync_result *res, const char *why)
+{
+    sync_result bad = *res;
+    bad.outcome = SYNC_AMBIGUOUS;
+    bad.failure = SYNC_FAILURE_BAD_REPLY;
+    snprintf(bad.message, sizeof bad.message, "%s", why);
+    engine_note_row_failure(e, &j->t, &bad);
+}
+
+/* 200 (or a GET showing the values sent): the sent fields take them as their new
+ * bases, so an edit made here meanwhile stays an edit. */
+static void edit_done(engine *e, edit_job *j, const sync_result *res)
+{
+    error_info err;
+    error_code rc = store_edit_pushed(e->st, &j->sent, j->fields, &j->reply, &err);
+    char names[128];
+    kind_field_names(j->t.kind, j->fields, names, sizeof names);
+    if (rc == ERROR_OK) {
+        e->report->updated++;
+        engine_log(e, SYNC_LOG_INFO, "updated %s %s%s%s%s: %s", noun(j), j->t.id,
+                   j->label[0] ? " (" : "", j->label, j->label[0] ? ")" : "", names);
+    } else if (rc == ERROR_NOT_FOUND) {
+        engine_log(e, SYNC_LOG_INFO, "updated %s %s, which is no longer here", noun(j),
+                   j->t.id);
+    } else if (rc == ERROR_INVALID) {
+        engine_log(e, SYNC_LOG_WARN, "%s %s: the server's copy after the edit could not be "
+                   "recorded (%s): the next sync sends it again", noun(j), j->t.id, err.msg);
+        note_bad_reply(e, j, res, err.msg);
+    } else {
+        engine_db_fail(e, &err);
+    }
+}
+
+/* The edit cannot go through as it is: the user decides (store_resolve). */
+static void edit_conflict(engine *e, edit_job *j, store_conflict reason, const sync_result *res)
+{
+    bool gone = reason == STORE_CONFLICT_GONE;
+    error_info err;
+    error_code rc = store_edit_conflict(e->st, j->t.kind, j->t.id, reason,
+                                        gone ? NULL : res->message, &err);
+    if (rc == ERROR_STATE || rc == ERROR_NOT_FOUND) {
+        engine_log(e, SYNC_LOG_INFO, "skipped %s: %s", j->t.id, err.msg);
+        return;
+    }
+    if (rc != ERROR_OK) {
+        engine_db_fail(e, &err);
+        return;
+    }
+    e->report->conflicts++;
+    engine_note_row_failure(e, &j->t, res);
+    if (gone)
+        engine_log(e, SYNC_LOG_WARN, "%s %s was deleted remotely while edited here: a "
+                   "conflict to resolve (--keep-local creates it again, --take-remote "
+                   "drops it)", noun(j), j->t.id);
+    else
+        engine_log(e, SYNC_LOG_ERROR, "server refused the edit of %s %s: %s", noun(j),
+                   j->t.id, res->message);
+}
+
+/* A refusal that sending again would not change: a 4xx, or refused by the client
+ * before sending. A 3xx (a redirect not followed) is the server's setup. */
+static bool refused_for_good(const sync_result *res)
+{
+    return res->http_status < 300 || res->http_status >= 400;
+}
+
+static void edit_settle(engine *e, edit_job *j, sync_outcome out, const sync_result *res)
+{
+    if (out == SYNC_OK) {
+        edit_done(e, j, res);
+        return;
+    }
+    if (out == SYNC_NOT_FOUND) {
+        edit_conflict(e, j, STORE_CONFLICT_GONE, res);
+        return;
+    }
+    if (out == SYNC_REJECTED && refused_for_good(res)) {
+        edit_conflict(e, j, STORE_CONFLICT_REJECTED, res);
+        return;
+    }
+    if (e->stop != ENGINE_GO)
+        return;
+    engine_log(e, SYNC_LOG_WARN, "%s %s not updated yet (%s): the next sync sends the edit "
+               "again", noun(j), j->t.id, res->message);
+    engine_note_row_failure(e, &j->t, res);
+}
+
+/* ---- the pass ------------------------------------------------------------- */
+
+static void push_edit(engine *e, const model_object *row)
+{
+    edit_job j;
+    memset(&j, 0, sizeof j);
+    model_object_init(&j.sent, row->kind);
+    model_object_init(&j.reply, row->kind);
+    if (edit_load(e, row, &j)) {
+        sync_result res;
+        sync_outcome out = engine_send_retrying(e, &j.t, send_patch, &j, false, &res);
+        if (out == SYNC_AMBIGUOUS && e->stop == ENGINE_GO)
+            out = confirm(e, &j, &res);
+        edit_settle(e, &j, out, &res);
+    }
+    model_object_clear(&j.reply);
+    model_object_clear(&j.sent);
+    engine_step(e, 1);
+}
+
+void engine_edit(engine *e, model_kind kind)
+{
+    engine_each_row(e, kind, 1u << MODEL_STATE_EDITED, push_edit);
+}
