@@ -141,6 +141,63 @@ static void test_osc52(void **state)
     free(s);
 }
 
+/* ---- the choice (a conflict's Keep local / Take remote / Cancel) ----------------- */
+
+static ui_choose *resolve_question(void)
+{
+    ui_choose *d = NULL;
+    assert_int_equal(ui_choose_new("Resolve the conflict of rule ipr_a", &d, NULL), ERROR_OK);
+    assert_int_equal(ui_choose_add_line(d, "cidr: local 10.2.0.0/16, remote 10.3.0.0/16",
+                                        NULL), ERROR_OK);
+    assert_int_equal(ui_choose_add_button(d, "Keep local", NULL), ERROR_OK);
+    assert_int_equal(ui_choose_add_button(d, "Take remote", NULL), ERROR_OK);
+    assert_int_equal(ui_choose_add_button(d, "Cancel", NULL), ERROR_OK);
+    return d;
+}
+
+static void draw_choose(void *d, ui_canvas *c, ui_rect area) { ui_choose_draw(d, c, area); }
+
+static void test_choose_keys(void **state)
+{
+    (void)state;
+    ui_choose *d = resolve_question();
+    assert_int_equal(ui_choose_selected(d), 2); /* the last, harmless one first */
+    assert_int_equal(ui_choose_key(d, UI_KEY_ENTER), 2);
+    assert_int_equal(ui_choose_key(d, UI_KEY_RIGHT), UI_CHOOSE_NONE);
+    assert_int_equal(ui_choose_selected(d), 0); /* round */
+    assert_int_equal(ui_choose_key(d, UI_KEY_TAB), UI_CHOOSE_NONE);
+    assert_int_equal(ui_choose_key(d, UI_KEY_ENTER), 1);
+    assert_int_equal(ui_choose_key(d, UI_KEY_BTAB), UI_CHOOSE_NONE);
+    assert_int_equal(ui_choose_key(d, UI_KEY_BTAB), UI_CHOOSE_NONE);
+    assert_int_equal(ui_choose_selected(d), 2);
+    assert_int_equal(ui_choose_key(d, 'k'), 0);     /* first letters answer */
+    assert_int_equal(ui_choose_key(d, 'T'), 1);
+    assert_int_equal(ui_choose_key(d, 'z'), UI_CHOOSE_NONE);
+    assert_int_equal(ui_choose_key(d, UI_KEY_ESC), UI_CHOOSE_CANCEL);
+    assert_int_equal(ui_choose_key(d, 'q'), UI_CHOOSE_CANCEL);
+    assert_int_equal(ui_choose_add_button(d, "Four", NULL), ERROR_OK);
+    error_info e = {0};
+    assert_int_equal(ui_choose_add_button(d, "Five", &e), ERROR_INVALID);
+    ui_choose_free(d);
+}
+
+static void test_choose_draw(void **state)
+{
+    (void)state;
+    ui_choose *d = resolve_question();
+    char screen[8192];
+    screen_of(draw_choose, d, false, screen, sizeof screen);
+    assert_non_null(strstr(screen, " Resolve the conflict of rule ipr_a "));
+    assert_non_null(strstr(screen, "cidr: local 10.2.0.0/16, remote 10.3.0.0/16"));
+    assert_non_null(strstr(screen, "[ Keep local ]"));
+    assert_non_null(strstr(screen, "[ Take remote ]"));
+    assert_non_null(strstr(screen, ">[ Cancel ]<"));
+    ui_choose_key(d, UI_KEY_RIGHT);
+    screen_of(draw_choose, d, true, screen, sizeof screen);
+    assert_non_null(strstr(screen, ">[ Keep local ]<"));
+    ui_choose_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +206,8 @@ int main(void)
         cmocka_unit_test(test_token_box),
         cmocka_unit_test(test_mask),
         cmocka_unit_test(test_osc52),
+        cmocka_unit_test(test_choose_keys),
+        cmocka_unit_test(test_choose_draw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -553,6 +553,202 @@ static void test_draw_scrolls_to_focus_and_long_text(void **state)
     ui_form_free(f);
 }
 
+/* ---- the edit form ------------------------------------------------------------ */
+
+static model_object synced_rule(void)
+{
+    model_object o;
+    model_object_init(&o, MODEL_KIND_RULE);
+    strcpy(o.rule.id, "ipr_2VhYfCwqPkX0n4sF5nYfW3eJb1a");
+    strcpy(o.rule.cidr, "10.1.0.0/16");
+    strcpy(o.rule.policy_id, "ipp_a1");
+    o.rule.action = MODEL_ACTION_DENY;
+    strcpy(o.rule.description, "office");
+    o.rule.state = MODEL_STATE_SYNCED;
+    return o;
+}
+
+static ui_form *edit_form(const model_object *o)
+{
+    ui_form *f = NULL;
+    assert_int_equal(ui_form_record_edit(o, &f, NULL), ERROR_OK);
+    return f;
+}
+
+static void test_edit_form_prefilled_fixed_fields_read_only(void **state)
+{
+    (void)state;
+    model_object row = synced_rule();
+    ui_form *f = edit_form(&row);
+    assert_string_equal(ui_form_title(f), "Edit rule ipr_2VhYfCwqPkX0n4sF5nYfW3eJb1a");
+    assert_string_equal(ui_form_text(f, UI_RULE_CIDR), "10.1.0.0/16");
+    assert_string_equal(ui_form_text(f, UI_RULE_POLICY), "ipp_a1");
+    assert_string_equal(ui_form_text(f, UI_RULE_ACTION), "deny");
+    assert_string_equal(ui_form_text(f, UI_RULE_DESCRIPTION), "office");
+    assert_false(ui_form_readonly(f, UI_RULE_CIDR));
+    assert_true(ui_form_readonly(f, UI_RULE_POLICY));
+    assert_true(ui_form_readonly(f, UI_RULE_ACTION));
+    assert_false(ui_form_readonly(f, UI_RULE_DESCRIPTION));
+    assert_true(ui_form_valid(f));
+    /* The focus skips the read-only fields, both ways and with Up/Down. */
+    assert_int_equal(ui_form_focus(f), UI_RULE_CIDR);
+    ui_form_key(f, UI_KEY_TAB);
+    assert_int_equal(ui_form_focus(f), UI_RULE_DESCRIPTION);
+    ui_form_key(f, UI_KEY_BTAB);
+    assert_int_equal(ui_form_focus(f), UI_RULE_CIDR);
+    ui_form_key(f, UI_KEY_DOWN);
+    assert_int_equal(ui_form_focus(f), UI_RULE_DESCRIPTION);
+    keys(f, UI_KEY_TAB, 2);
+    assert_int_equal(ui_form_focus(f), UI_RULE_CIDR); /* metadata, then round */
+    /* Typing anywhere never reaches them: nothing changed, nothing to save. */
+    type(f, "d");
+    keys(f, UI_KEY_BACKSPACE, 1);
+    assert_string_equal(ui_form_text(f, UI_RULE_ACTION), "deny");
+    assert_int_equal(ui_form_key(f, UI_KEY_ENTER), UI_FORM_SUBMIT);
+    model_object out;
+    unsigned fields = 99;
+    assert_int_equal(ui_form_record_changes(f, &row, &out, &fields, NULL), ERROR_OK);
+    assert_int_equal(fields, 0);
+    model_object_clear(&out);
+    ui_form_free(f);
+}
+
+static void test_edit_form_changed_fields(void **state)
+{
+    (void)state;
+    model_object row = synced_rule();
+    ui_form *f = edit_form(&row);
+    ui_form_key(f, CTRL_U);
+    type(f, "10.2.0.0/16");
+    assert_int_equal(ui_form_key(f, UI_KEY_ENTER), UI_FORM_SUBMIT);
+    model_object out;
+    unsigned fields = 0;
+    assert_int_equal(ui_form_record_changes(f, &row, &out, &fields, NULL), ERROR_OK);
+    const kind_field *cidr = kind_field_by_name(MODEL_KIND_RULE, "cidr");
+    assert_int_equal(fields, kind_field_bit(MODEL_KIND_RULE, cidr));
+    assert_string_equal(out.rule.cidr, "10.2.0.0/16");
+    assert_string_equal(out.rule.id, row.rule.id);            /* the row's own */
+    assert_int_equal(out.rule.state, MODEL_STATE_SYNCED);
+    assert_int_equal(out.rule.action, MODEL_ACTION_DENY);
+    model_object_clear(&out);
+    ui_form_free(f);
+    /* A value retyped in another spelling of the same CIDR is no change. */
+    strcpy(row.rule.cidr, "2001:db8::/32");
+    f = edit_form(&row);
+    ui_form_key(f, CTRL_U);
+    type(f, "2001:DB8:0::/32");
+    assert_int_equal(ui_form_key(f, UI_KEY_ENTER), UI_FORM_SUBMIT);
+    assert_int_equal(ui_form_record_changes(f, &row, &out, &fields, NULL), ERROR_OK);
+    assert_int_equal(fields, 0);
+    model_object_clear(&out);
+    ui_form_free(f);
+}
+
+/* The edit form checks as the create form does: the same reason, nothing given. */
+static void test_edit_form_bad_cidr_as_create(void **state)
+{
+    (void)state;
+    model_object row = synced_rule();
+    ui_form *f = edit_form(&row);
+    ui_form_key(f, CTRL_U);
+    type(f, "10.0.0.1/8");
+    assert_true(ui_form_shows_error(f, UI_RULE_CIDR));
+    assert_string_equal(ui_form_error(f, UI_RULE_CIDR),
+                        "host bits set: did you mean 10.0.0.0/8?");
+    assert_int_equal(ui_form_key(f, UI_KEY_ENTER), UI_FORM_REFUSED);
+    assert_int_equal(ui_form_focus(f), UI_RULE_CIDR);
+    model_object out;
+    unsigned fields = 0;
+    error_info e = {0};
+    assert_int_equal(ui_form_record_changes(f, &row, &out, &fields, &e), ERROR_INVALID);
+    assert_int_equal(fields, 0);
+    model_object_clear(&out);
+    /* A store refusal by field (the natural key's clash) goes under that field. */
+    ui_form_key(f, CTRL_U);
+    type(f, "10.3.0.0/16");
+    assert_true(ui_form_record_refused(f, MODEL_KIND_RULE,
+                                       kind_field_by_name(MODEL_KIND_RULE, "cidr"),
+                                       "policy ipp_a1 already has a rule for 10.3.0.0/16"));
+    assert_true(ui_form_shows_error(f, UI_RULE_CIDR));
+    ui_form_free(f);
+}
+
+static void test_edit_form_credential_acl(void **state)
+{
+    (void)state;
+    model_object row;
+    model_object_init(&row, MODEL_KIND_CRED);
+    strcpy(row.cred.id, "cr_2VhYfCwqPkX0n4sF5nYfW3eJb1a");
+    strcpy(row.cred.description, "web agent");
+    strcpy(row.cred.owner_id, "usr_a1");
+    assert_int_equal(model_acl_add(&row.cred.acl, "bind:a.example.com", NULL), ERROR_OK);
+    assert_int_equal(model_acl_add(&row.cred.acl, "bind:b.example.com", NULL), ERROR_OK);
+    row.cred.state = MODEL_STATE_SYNCED;
+    ui_form *f = edit_form(&row);
+    assert_int_equal(ui_form_lines(f, UI_CRED_ACL), 2);
+    assert_string_equal(ui_form_line(f, UI_CRED_ACL, 1), "bind:b.example.com");
+    assert_true(ui_form_readonly(f, UI_CRED_OWNER));
+    assert_string_equal(ui_form_text(f, UI_CRED_OWNER), "usr_a1");
+    /* Into the ACL, its second line replaced. */
+    ui_form_key(f, UI_KEY_TAB);
+    assert_int_equal(ui_form_focus(f), UI_CRED_ACL);
+    ui_form_key(f, UI_KEY_DOWN);
+    ui_form_key(f, CTRL_U);
+    type(f, "bind:c.example.com");
+    keys(f, UI_KEY_TAB, 2); /* metadata, then round past the owner */
+    assert_int_equal(ui_form_focus(f), UI_CRED_DESCRIPTION);
+    assert_int_equal(ui_form_key(f, UI_KEY_ENTER), UI_FORM_SUBMIT);
+    model_object out;
+    unsigned fields = 0;
+    assert_int_equal(ui_form_record_changes(f, &row, &out, &fields, NULL), ERROR_OK);
+    assert_int_equal(fields, kind_field_bit(MODEL_KIND_CRED,
+                                            kind_field_by_name(MODEL_KIND_CRED, "acl")));
+    assert_int_equal(out.cred.acl.count, 2);
+    assert_string_equal(out.cred.acl.rules[0], "bind:a.example.com");
+    assert_string_equal(out.cred.acl.rules[1], "bind:c.example.com");
+    assert_string_equal(out.cred.owner_id, "usr_a1");
+    assert_null(out.cred.token);
+    model_object_clear(&out);
+    ui_form_free(f);
+    model_object_clear(&row);
+}
+
+static void test_edit_form_draws_read_only(void **state)
+{
+    (void)state;
+    model_object row = synced_rule();
+    ui_form *f = edit_form(&row);
+    char screen[8192];
+    draw_text(f, 80, 24, false, screen, sizeof screen);
+    assert_non_null(strstr(screen, " Edit rule ipr_"));
+    assert_non_null(strstr(screen, "Policy        ipp_a1  (read-only)"));
+    assert_non_null(strstr(screen, "Action        deny  (read-only)"));
+    assert_null(strstr(screen, "CIDR          10.1.0.0/16  (read-only)"));
+    ui_form_free(f);
+}
+
+/* Which states the edit form opens on; a value of an edit on one line. */
+static void test_editable_states_and_values(void **state)
+{
+    (void)state;
+    const char *why;
+    assert_true(ui_record_editable(MODEL_STATE_SYNCED, &why));
+    assert_true(ui_record_editable(MODEL_STATE_NEW, &why));
+    assert_true(ui_record_editable(MODEL_STATE_CONFLICT, &why));
+    assert_false(ui_record_editable(MODEL_STATE_CREATING, &why));
+    assert_non_null(strstr(why, "sync first"));
+    assert_false(ui_record_editable(MODEL_STATE_DELETING, &why));
+    assert_non_null(strstr(why, "deleted"));
+    char v[32];
+    ui_edit_value_text("bind:a\nbind:b", v, sizeof v);
+    assert_string_equal(v, "bind:a, bind:b");
+    ui_edit_value_text("", v, sizeof v);
+    assert_string_equal(v, "(empty)");
+    ui_edit_value_text("é\né\né\né\né\né\né\né\né\né\né", v, 12);
+    assert_true(strlen(v) < 12);
+    assert_int_not_equal((unsigned char)v[strlen(v) - 1], 0xC3); /* whole characters */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -576,6 +772,12 @@ int main(void)
         cmocka_unit_test(test_record_format_cuts_whole_characters),
         cmocka_unit_test(test_draw_shows_reason_next_to_field),
         cmocka_unit_test(test_draw_scrolls_to_focus_and_long_text),
+        cmocka_unit_test(test_edit_form_prefilled_fixed_fields_read_only),
+        cmocka_unit_test(test_edit_form_changed_fields),
+        cmocka_unit_test(test_edit_form_bad_cidr_as_create),
+        cmocka_unit_test(test_edit_form_credential_acl),
+        cmocka_unit_test(test_edit_form_draws_read_only),
+        cmocka_unit_test(test_editable_states_and_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
