@@ -329,7 +329,7 @@ typedef struct object_command {
     "  --take-remote   the remote's values win (a " noun " the remote deleted is\n"        \
     "                  removed here; a create the remote already holds adopts it)\n"      \
     "  --json          print the " noun " (with its \"edit\") and \"result\"\n"              \
-    "'get ID' shows the conflict: each field as remote base -> local, the remote's\n"     \
+    "'get ID' shows the conflict: each edited field as base -> local, the remote's\n"     \
     "value now, and why.\n"
 
 /* In the order the overviews list them. */
@@ -375,8 +375,8 @@ static const object_command commands[] = {
       "A rule not created remotely yet: its queued create changes. A synced rule\n"
       "becomes edited: the next sync sends the changed fields (PATCH); setting them\n"
       "back to the remote's values makes it synced again, and 'discard' drops the\n"
-      "edit. 'get' shows each edited field as remote -> local. A conflict stays one\n"
-      "until 'resolve'.\n"},
+      "edit. 'get' shows each edited field as base (the remote's) -> local. A\n"
+      "conflict stays one until 'resolve'.\n"},
      [MODEL_KIND_CRED] = {
       "ID [--description S] [--metadata S] [--acl RULE]... [--sync] [--json]",
       "Edit a credential in place (its owner never changes; its token stays).",
@@ -393,11 +393,10 @@ static const object_command commands[] = {
       "the edit. The token is never touched.\n"}}},
     {"resolve", cli_object_resolve, NULL, 1, 1, {
      [MODEL_KIND_RULE] = {"ID --keep-local|--take-remote [--json]",
-      "Settle a rule in conflict with the remote: keep its values here, or take the remote's.",
+      "Settle a conflict: keep the local values or take the remote's.",
       RESOLVE_HELP("rule")},
      [MODEL_KIND_CRED] = {"ID --keep-local|--take-remote [--json]",
-      "Settle a credential in conflict with the remote: keep its values here, or take the "
-      "remote's.",
+      "Settle a conflict: keep the local values or take the remote's.",
       RESOLVE_HELP("credential")}}},
     {"list", object_list, NULL, 0, 0, {
      [MODEL_KIND_RULE] = {"[--policy ipp_ID] [--filter TEXT] [--json]",
@@ -453,10 +452,13 @@ static const object_command commands[] = {
       "new one.\n"}}},
     {"discard", object_batch, &discards, 1, -1, {
      [MODEL_KIND_RULE] = {"ID...",
-      "Drop rules the server refused, never received, or deleted remotely.", NULL},
+      "Drop rules the server refused, never received, or deleted remotely.",
+      "An edited rule's edit is dropped: its fields go back to the remote's values and\n"
+      "nothing is sent. A conflict is settled by 'resolve' instead.\n"},
      [MODEL_KIND_CRED] = {"ID...", "Drop credentials the server refused or never received.",
       "An orphaned credential (its token was lost) is deleted remotely by the next\n"
-      "sync and not created again.\n"}}},
+      "sync and not created again. An edited credential's edit is dropped: its\n"
+      "fields go back to the remote's values and nothing is sent.\n"}}},
 };
 
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
