@@ -156,9 +156,14 @@ static void log_merge(engine *e, const store_pull_stats *r, const store_pull_sta
     if (r->adopted)
         engine_log(e, SYNC_LOG_INFO, "%zu rules found remotely by their policy, cidr "
                    "and action: synced", r->adopted);
-    if (r->conflicts)
-        engine_log(e, SYNC_LOG_ERROR, "%zu rules clash with a remote rule of the other "
-                   "action: failed (rampart plan shows why)", r->conflicts);
+    if (r->conflicts + c->conflicts)
+        engine_log(e, SYNC_LOG_ERROR, "%zu rules clash with a remote rule holding their "
+                   "cidr: conflicts to resolve (rampart plan shows them with !)",
+                   r->conflicts + c->conflicts);
+    if (r->edit_conflicts + c->edit_conflicts)
+        engine_log(e, SYNC_LOG_ERROR, "%zu edited rows were changed or deleted remotely: "
+                   "conflicts to resolve (rampart plan shows them with !)",
+                   r->edit_conflicts + c->edit_conflicts);
     if (c->orphaned)
         engine_log(e, SYNC_LOG_WARN, "%zu credentials were created remotely but their "
                    "tokens were lost: they are deleted there and created again",
@@ -169,6 +174,11 @@ static void log_merge(engine *e, const store_pull_stats *r, const store_pull_sta
     if (r->requeued + c->requeued)
         engine_log(e, SYNC_LOG_INFO, "%zu creates not found remotely: queued again",
                    r->requeued + c->requeued);
+}
+
+static error_code count_edited(engine *e, size_t *out, error_info *err)
+{
+    return engine_count_states(e, 1u << MODEL_STATE_EDITED, out, err);
 }
 
 bool engine_pull(engine *e)
@@ -186,7 +196,9 @@ bool engine_pull(engine *e)
     }
     engine_phase(e, SYNC_PHASE_RECONCILE, 1);
     store_pull_stats r, c;
-    if (store_pull_merge(e->st, &r, &c, &err)) {
+    size_t edited_before = 0, edited_after = 0;
+    if (count_edited(e, &edited_before, &err) || store_pull_merge(e->st, &r, &c, &err) ||
+        count_edited(e, &edited_after, &err)) {
         engine_db_fail(e, &err);
         return false;
     }
@@ -197,9 +209,13 @@ bool engine_pull(engine *e)
     rep->remote_added += r.added + c.added;
     rep->remote_deleted += r.remote_deleted + c.remote_deleted;
     rep->adopted += r.adopted;
+    rep->conflicts += r.conflicts + c.conflicts + r.edit_conflicts + c.edit_conflicts;
     e->pulled = true;
-    e->requeued = r.requeued + c.requeued + c.orphaned + c.strays;
     log_merge(e, &r, &c);
+    /* Edits the merge made (a credential still carrying its marker) are sent by
+     * another round; those the push left for later wait for the next sync. */
+    size_t new_edits = edited_after > edited_before ? edited_after - edited_before : 0;
+    e->requeued = r.requeued + c.requeued + c.orphaned + c.strays + new_edits;
     engine_step(e, 1);
     return true;
 }
