@@ -278,4 +278,18 @@ run --db "$A" sync
 server_get "/ip_policy_rules/$rule"
 check "... the server has the local value" json 'd["description"] == "mine again"'
 
+# Deleted remotely, the remote's side taken: removed here.
+run --db "$A" creds update "$cred" --description "gone soon"
+api DELETE "/credentials/$cred" >/dev/null
+run --db "$A" sync
+run --db "$A" creds get "$cred"
+check "creds get: a conflict gone, its edit and how to resolve it" sh -c '
+    grep -q "^edit  *description: agent2 -> gone soon" "$0" &&
+    grep -q "^conflict  *gone" "$0" && grep -q "creds resolve '"$cred"'" "$0"' "$tmp/out"
+run --db "$A" creds resolve "$cred" --take-remote --json
+check "creds resolve --take-remote --json of gone: removed" \
+    json 'd == {"id": "'"$cred"'", "removed": True, "result": "take_remote"}'
+run --db "$A" creds get "$cred"
+check "... the credential is gone here" status_is 3
+
 stop_server
