@@ -96,7 +96,7 @@ static error_code dialog_lines(ui_choose *d, const model_object *row,
                                const store_edit_info *info, error_info *err)
 {
     char buf[MODEL_ERROR_MAX + 64], line[MODEL_ERROR_MAX + 128];
-    snprintf(line, sizeof line, "%s %s: %s", model_object_id(row), kind_label(row),
+    snprintf(line, sizeof line, "%s: %s", kind_label(row),
              ui_conflict_reason(info, model_object_error(row), buf, sizeof buf));
     if (ui_choose_add_line(d, line, err) || ui_choose_add_line(d, "", err))
         return err->code;

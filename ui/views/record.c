@@ -41,14 +41,16 @@ void ui_state_note(model_state state, const char *error, ui_table_row *row)
     bool settled = state == MODEL_STATE_SYNCED || state == MODEL_STATE_NEW ||
                    state == MODEL_STATE_CREATING || state == MODEL_STATE_DELETING ||
                    state == MODEL_STATE_EDITED;
-    if (state == MODEL_STATE_CONFLICT && (!error || !error[0]))
-        error = "R resolves it (keep local or take remote)"; /* the choice is the user's */
+    bool conflict = state == MODEL_STATE_CONFLICT; /* the choice is the user's: say how */
+    if (conflict && (!error || !error[0]))
+        error = "keep the local values or take the remote's";
     if (settled || !error || !error[0]) {
         row->note[0] = '\0';
         return;
     }
     char note[UI_TABLE_CELL_MAX];
-    snprintf(note, sizeof note, "%s: %s", model_state_name(state), error);
+    snprintf(note, sizeof note, "%s%s: %s", model_state_name(state),
+             conflict ? " (R resolves it)" : "", error);
     ui_cell_set(row->note, note);
 }
 
