@@ -225,6 +225,12 @@ check "the server has the new ACL and description" \
 check "... the token unchanged after the sync" [ "$(token_sum "$cred")" = "$before" ]
 run --db "$A" creds get "$cred" --json
 check "... and the row synced" json 'd["state"] == "synced" and "edit" not in d'
+run --db "$A" creds update "$cred" --acl bind:z.example.com
+run --db "$A" creds discard "$cred"
+check "discard of an ACL edit: dropped" out_has "$cred: edit discarded"
+run --db "$A" creds get "$cred" --json
+check "... the ACL's rules back as the remote has them" \
+    json 'd["acl"] == ["bind:b.example.com", "bind:env=prod"] and d["state"] == "synced"'
 run --db "$A" creds update "$cred" --acl "" --sync
 server_get "/credentials/$cred"
 check "--acl \"\" --sync: the server's ACL is empty" json 'd["acl"] == []'
