@@ -149,6 +149,9 @@ bool model_copy_text(char *dst, size_t size, const char *src);
 /* Append a copy of `rule` to the ACL. ERROR_NOMEM on allocation failure. */
 error_code model_acl_add(model_acl *acl, const char *rule, error_info *err);
 
+/* Free the ACL's rules; leaves it empty. */
+void model_acl_clear(model_acl *acl);
+
 /* Store a copy of `token` (NULL clears) in `cred`, wiping any previous one. */
 error_code model_cred_set_token(model_cred *cred, const char *token, error_info *err);
 

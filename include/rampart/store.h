@@ -202,11 +202,15 @@ error_code store_rule_find(store *st, const char *policy_id, const char *cidr,
 typedef enum store_delete_result {
     STORE_DELETE_REMOVED, /* never reached the remote (new, failed, remote_deleted): gone */
     STORE_DELETE_MARKED,  /* exists remotely: now "deleting", pushed by the next sync */
-    STORE_DELETE_ALREADY  /* was already "deleting" */
+    STORE_DELETE_ALREADY, /* was already "deleting" */
+    STORE_DELETE_REVERTED /* discard of an edit: the row has the remote's values again */
 } store_delete_result;
 
 /*
- * A local delete, as the user asks for it. ERROR_NOT_FOUND for an unknown id;
+ * A local delete, as the user asks for it. An edited row is a delete like a
+ * synced one (its edit goes: it takes its bases back); a conflict whose remote
+ * object is gone, or a local create in a key conflict, is removed. ERROR_NOT_FOUND
+ * for an unknown id;
  * ERROR_STATE for a row whose create is in flight or ambiguous (creating,
  * unknown): sync first. `result` may be NULL.
  */
@@ -229,6 +233,10 @@ error_code store_remove(store *st, model_kind kind, const char *id, error_info *
  * credential's token in `remote` (if any) is written in the same transaction; a
  * token stored with the local row follows it. Empty uri/created_at/policy uri in
  * `remote` keep the stored values; the others are checked as store_insert does.
+ * Where the reply's editable fields differ from the row's (a credential's metadata
+ * carrying the sync's creation marker), the row becomes edited with the reply's
+ * values as bases, so the next push sends the row's own (a field the reply left
+ * empty counts as not said).
  * ERROR_NOT_FOUND: no such row; ERROR_STATE: `local_id` was already confirmed (it
  * is now an alias); ERROR_CONFLICT: the remote id is already another row's id;
  * ERROR_INVALID: the remote's id, uri or created_at is malformed.
@@ -502,8 +510,11 @@ error_code store_retry(store *st, model_kind kind, const char *id, error_info *e
  * `discard ID`: new, failed and remote_deleted rows are removed locally
  * (STORE_DELETE_REMOVED); an orphaned credential is marked deleting
  * (STORE_DELETE_MARKED): the next sync deletes its remote copy, whose token is
- * lost, and does not create it again. ERROR_STATE for other states (synced: use
- * delete; creating/unknown: sync first). `result` may be NULL.
+ * lost, and does not create it again. An edit is undone: the row takes its bases
+ * back and is synced (STORE_DELETE_REVERTED); a conflict too, but one whose remote
+ * object is gone, or a local create in a key conflict, is removed
+ * (STORE_DELETE_REMOVED). ERROR_STATE for other states (synced: use delete;
+ * creating/unknown: sync first). `result` may be NULL.
  */
 error_code store_discard(store *st, model_kind kind, const char *id,
                          store_delete_result *result, error_info *err);
@@ -541,13 +552,17 @@ typedef void (*store_refused_fn)(void *ctx, model_kind kind, const char *id,
  * failed) as they are rather than take them for absent, since it may be one of
  * them. Credentials: `markers[i]` is the local id found in the creation marker of
  * rows[i] (NULL or "" when none; markers itself may be NULL); their metadata must
- * already have the marker line stripped; tokens are ignored. *refused (may be
+ * already have the marker line stripped, and `raw_metadata[i]` is the metadata as
+ * the server listed it, marker included, when there was one (NULL otherwise;
+ * raw_metadata itself may be NULL): an edited row is compared with the server's
+ * text, and our own credential still carrying its marker gets it removed by an
+ * edit (store_pull_merge). Tokens are ignored. *refused (may be
  * NULL) counts the refused rows. Errors are the database's only.
  */
 error_code store_pull_stage(store *st, model_kind kind, model_object *rows,
-                            const char *const *markers, size_t n,
-                            store_refused_fn on_refused, void *ctx, size_t *refused,
-                            error_info *err);
+                            const char *const *markers, const char *const *raw_metadata,
+                            size_t n, store_refused_fn on_refused, void *ctx,
+                            size_t *refused, error_info *err);
 
 /*
  * A listed object that could not even be read (the codec refused it): staged as
@@ -566,7 +581,9 @@ typedef struct store_pull_stats {
     size_t adopted;        /* rules: local creates found by natural key: synced */
     size_t orphaned;       /* credentials found by creation marker: token lost */
     size_t requeued;       /* creating/unknown not found, or orphaned gone: new */
-    size_t conflicts;      /* rules: the remote holds the key with the other action */
+    size_t conflicts;      /* rules: the remote holds the key of a local create of the
+                              other action, or of an edit's new cidr: conflict */
+    size_t edit_conflicts; /* edited rows the remote changed or deleted: conflict */
     size_t strays;         /* credentials: extra copies of our own creates: deleting */
 } store_pull_stats;
 
@@ -578,15 +595,24 @@ typedef struct store_pull_stats {
  * - synced and absent: remote_deleted (kept for review); deleting and absent: gone;
  * - a local new/creating/unknown/failed row whose natural key is listed under an
  *   unknown id is adopted: it takes that id (the local id stays an alias), synced;
- *   with the other action it becomes failed, naming the remote rule;
+ *   with the other action it becomes a conflict (STORE_CONFLICT_KEY) naming the
+ *   remote rule, which is cached beside it; so does an edited rule whose new cidr
+ *   a listed rule holds;
  * - creating/unknown rows still unmatched: new (the remote never got them);
- * - listed rules not cached are inserted as synced (skipped while a local live
- *   rule holds their key: that row's failure names it).
+ * - listed rules not cached are inserted as synced (every one: a local row that
+ *   held its key is a conflict by now).
  * Credentials: the same by id, and a local new/creating/unknown/failed row whose
  * local id is a listed credential's creation marker takes that id as orphaned
  * (created remotely, token lost); an orphaned row absent remotely is new again
  * under its local id; a listed credential carrying the marker of one of our rows
- * that already has its remote copy is inserted as deleting (a second copy).
+ * that already has its remote copy is inserted as deleting (a second copy); our
+ * own credential whose listed metadata still carries its marker becomes edited
+ * (its base the server's text), so the next push removes the marker.
+ * Edited and conflicting rows, both kinds, compared field by field with their
+ * listed copy: a field the remote changed to the local value is no longer an
+ * edit; a field the remote changed otherwise while edited here is a conflict
+ * (STORE_CONFLICT_FIELDS, both values kept); a field not edited takes the remote
+ * value; a row absent from the listing is a conflict (STORE_CONFLICT_GONE).
  * `rules`/`creds` may be NULL.
  */
 error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats *creds,

@@ -161,13 +161,20 @@ error_code model_cred_copy(model_cred *dst, const model_cred *src, error_info *e
     return ERROR_OK;
 }
 
+void model_acl_clear(model_acl *acl)
+{
+    for (size_t i = 0; i < acl->count; i++)
+        free(acl->rules[i]);
+    free(acl->rules);
+    acl->rules = NULL;
+    acl->count = 0;
+}
+
 void model_cred_clear(model_cred *cred)
 {
     if (!cred)
         return;
-    for (size_t i = 0; i < cred->acl.count; i++)
-        free(cred->acl.rules[i]);
-    free(cred->acl.rules);
+    model_acl_clear(&cred->acl);
     free_secret(cred->token);
     memset(cred, 0, sizeof *cred);
 }

@@ -482,8 +482,10 @@ static error_code load(store *st, const char *policy_id, policy_index **out,
     store_query q = {
         .policy_id = policy_id,
         .sort = STORE_SORT_ID,
+        /* A conflict waits for the user: a local create in a key conflict
+         * shares its key with the remote rule, which answers for it. */
         .states = all & ~((1u << MODEL_STATE_DELETING) | (1u << MODEL_STATE_REMOTE_DELETED) |
-                          (1u << MODEL_STATE_FAILED)),
+                          (1u << MODEL_STATE_FAILED) | (1u << MODEL_STATE_CONFLICT)),
     };
     rc = store_walk(st, MODEL_KIND_RULE, &q, WALK_PAGE, load_page, *out, err);
     if (rc == ERROR_OK)

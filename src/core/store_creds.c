@@ -14,7 +14,7 @@ static const store_text_col cred_text[CRED_COL_TEXT_COUNT] = {
 };
 
 /* The ACL column holds one rule per line. */
-static error_code split_acl(const char *text, model_acl *acl, error_info *err)
+error_code store_cred_acl_split(const char *text, model_acl *acl, error_info *err)
 {
     if (!text || !*text)
         return ERROR_OK;
@@ -68,7 +68,7 @@ error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err)
     if (!model_state_parse((const char *)sqlite3_column_text(s, CRED_COL_STATE),
                            &out->state))
         out->state = MODEL_STATE_NEW;
-    if (split_acl((const char *)sqlite3_column_text(s, CRED_COL_ACL), &out->acl, err)) {
+    if (store_cred_acl_split((const char *)sqlite3_column_text(s, CRED_COL_ACL), &out->acl, err)) {
         model_cred_clear(out);
         return err->code;
     }

@@ -65,6 +65,16 @@ typedef enum store_stmt_id {
     STMT_PULL_CRED_PUT,
     STMT_PULL_RULE_KEEP,
     STMT_PULL_CRED_KEEP,
+    STMT_PULL_RULE_ROW,
+    STMT_PULL_CRED_ROW,
+    STMT_RULE_EDITED_IDS,
+    STMT_CRED_EDITED_IDS,
+    STMT_EDIT_LIST,
+    STMT_EDIT_PUT,
+    STMT_EDIT_SET,
+    STMT_EDIT_DROP,
+    STMT_CONFLICT_GET,
+    STMT_CONFLICT_PUT,
     STMT_PULL_RULES_COUNT,
     STMT_PULL_CREDS_COUNT,
     STMT_MERGE_RULE_LOCAL_CREATES,
@@ -75,6 +85,7 @@ typedef enum store_stmt_id {
     STMT_MERGE_RULE_UPDATE,
     STMT_MERGE_RULE_ADOPT_ALIASES,
     STMT_MERGE_RULE_ADOPT,
+    STMT_MERGE_RULE_KEY_CONFLICTS,
     STMT_MERGE_RULE_CONFLICT,
     STMT_MERGE_RULE_REQUEUE,
     STMT_MERGE_RULE_ADD,
@@ -84,6 +95,8 @@ typedef enum store_stmt_id {
     STMT_MERGE_CRED_UNORPHAN,
     STMT_MERGE_CRED_STALE_ALIASES,
     STMT_MERGE_CRED_UPDATE,
+    STMT_MERGE_CRED_MARKED_EDITS,
+    STMT_MERGE_CRED_MARKED,
     STMT_MERGE_CRED_ORPHAN_ALIASES,
     STMT_MERGE_CRED_ORPHAN,
     STMT_MERGE_CRED_REQUEUE,
@@ -151,6 +164,8 @@ typedef struct store_kind_info {
     store_stmt_id pull_keep; /* stage the cached copy of a refused pulled row */
     store_stmt_id claim;     /* new -> creating, counting the attempt */
     store_stmt_id recreate;  /* remote_deleted -> new under a fresh local id */
+    store_stmt_id pull_row;  /* a staged row as *_COLS, then `kept` (store_edit.c) */
+    store_stmt_id edited_ids; /* ids of the edited and conflicting rows */
 } store_kind_info;
 
 const store_kind_info *store_kind_get(model_kind kind);
@@ -248,8 +263,8 @@ void store_read_texts(sqlite3_stmt *s, const store_text_col *cols, int n, void *
 void store_rule_read(sqlite3_stmt *s, model_rule *out);
 error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err);
 
-/* Every state but deleting and remote_deleted: the rows whose natural key is
- * unique (rules_live_key). */
+/* Every state but deleting, remote_deleted and conflict: the rows whose natural
+ * key is unique (rules_live_key). */
 bool store_state_is_live(model_state state);
 /* The ERROR_CONFLICT of inserting `rule` under `id`: names the live rule that holds
  * its natural key when there is one, else says the id exists. */
@@ -279,5 +294,54 @@ error_code store_cred_put_token(store *st, const char *cred_id, const char *toke
 /* The ACL column's text: one rule per line (heap, the caller frees). ERROR_INVALID
  * for an empty rule or one with a line break. */
 error_code store_cred_acl_join(const model_acl *acl, char **out, error_info *err);
+/* The other way: append the column's rules to `acl`. ERROR_NOMEM. */
+error_code store_cred_acl_split(const char *text, model_acl *acl, error_info *err);
+
+/* ---- store_rows.c / store_update.c / store_edit.c: inside the caller's op ---- */
+
+/* Remove row `canon` (its aliases; a credential's token by cascade). */
+error_code store_row_remove_in_op(store *st, model_kind kind, const char *canon,
+                                  error_info *err);
+/* Set the state and error text of row `id` (ERROR_NOT_FOUND, ERROR_CONFLICT as
+ * store_set_state). */
+error_code store_row_set_state_in_op(store *st, model_kind kind, const char *id,
+                                     model_state state, const char *error_text,
+                                     error_info *err);
+/* Field `f` of `row` as its column's text: a pointer into `row`, or for an ACL
+ * into *heap (the caller frees *heap). NULL on failure (err set). */
+const char *store_field_text(const model_object *row, const kind_field *f, char **heap,
+                             error_info *err);
+/* Set field `f` of `obj` from its column's text (an ACL: one rule per line,
+ * replacing the list). ERROR_NOMEM; ERROR_INVALID for an action that is not one. */
+error_code store_field_set_text(model_object *obj, const kind_field *f, const char *text,
+                                error_info *err);
+/* store_update's work inside an op: read row `given`'s id into `row`, move the
+ * `fields` of `given` into it, pass the gate, write. `row` is initialised to the
+ * kind by the caller and released by it whatever the result. */
+error_code store_update_in_op(store *st, model_object *given, unsigned fields,
+                              model_object *row, error_info *err);
+/* `fields` must name some of the kind's fields, each one an edit may change:
+ * ERROR_INVALID naming the others ("action: cannot be changed after creation"). */
+error_code store_update_check_fields(model_kind kind, unsigned fields, error_info *err);
+/* Write `row`'s editable columns as they are (it passed the gate). */
+error_code store_update_write(store *st, const model_object *row, error_info *err);
+/* store_edit.c: what a user's delete and discard do to an edited or conflicting
+ * row `canon`: *result says it (store_delete_result). */
+error_code store_edit_delete_in_op(store *st, model_kind kind, const char *canon,
+                                   store_delete_result *result, error_info *err);
+error_code store_edit_discard_in_op(store *st, model_kind kind, const char *canon,
+                                    store_delete_result *result, error_info *err);
+/* store_edit.c: a confirmed create whose remote fields differ from the row's (a
+ * credential's metadata carries the creation marker): those become edits whose
+ * bases are the remote's, so the next push sends the row's own values. */
+error_code store_edit_after_confirm(store *st, const model_object *remote,
+                                    const char *canon, error_info *err);
+/* store_edit.c: the merge of a pull for edited and conflicting rows (store_pull.c). */
+error_code store_edit_merge(store *st, model_kind kind, size_t *conflicts, error_info *err);
+/* store_outbox.c: row `canon` becomes a new local create of the same content
+ * under a fresh local id (written to `fresh`): its remote id, aliases (and a
+ * credential's token) go. */
+error_code store_row_recreate_in_op(store *st, model_kind kind, const char *canon,
+                                    char fresh[MODEL_ID_MAX + 1], error_info *err);
 
 #endif

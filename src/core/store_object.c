@@ -241,7 +241,8 @@ static error_code confirm_in_op(store *st, const char *local_id, const model_obj
     const char *texts[] = {local_id, id, uri, created_at, policy_uri, now};
     sqlite3_stmt *s = store_stmt(st, store_kind_get(remote->kind)->confirm, err);
     if (!s || store_bind_named(st, s, names, texts, 6, err) ||
-        store_row_confirm(st, remote->kind, s, local_id, id, err))
+        store_row_confirm(st, remote->kind, s, local_id, id, err) ||
+        store_edit_after_confirm(st, remote, id, err))
         return err->code;
     /* The token arrives with the reply and is written in the same transaction; one
      * stored before the confirm followed the rename (ON UPDATE CASCADE). */

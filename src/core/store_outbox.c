@@ -153,11 +153,10 @@ static error_code set_state_in_op(store *st, model_kind kind, const char *canon,
 
 /* Inside an op: a remote_deleted row becomes a new local create of the same
  * content. Its remote id, aliases (and a credential's dead token) go. */
-static error_code recreate_in_op(store *st, model_kind kind, const char *canon,
-                                 error_info *err)
+error_code store_row_recreate_in_op(store *st, model_kind kind, const char *canon,
+                                    char fresh[MODEL_ID_MAX + 1], error_info *err)
 {
-    char fresh[MODEL_ID_MAX + 1];
-    if (ids_generate(&st->idgen, "local", fresh, sizeof fresh, err))
+    if (ids_generate(&st->idgen, "local", fresh, MODEL_ID_MAX + 1, err))
         return err->code;
     if (kind_get(kind)->has_token && exec_texts(st, STMT_TOKEN_DELETE, &canon, 1, NULL, err))
         return err->code;
@@ -183,8 +182,10 @@ static error_code retry_in_op(store *st, model_kind kind, const char *id, error_
     switch (state) {
     case MODEL_STATE_FAILED:
         return set_state_in_op(st, kind, canon, MODEL_STATE_NEW, "", err);
-    case MODEL_STATE_REMOTE_DELETED:
-        return recreate_in_op(st, kind, canon, err);
+    case MODEL_STATE_REMOTE_DELETED: {
+        char fresh[MODEL_ID_MAX + 1];
+        return store_row_recreate_in_op(st, kind, canon, fresh, err);
+    }
     case MODEL_STATE_ORPHANED:
         return ERROR_OK; /* already queued: delete remotely, then create again */
     default:
@@ -231,14 +232,18 @@ static error_code discard_in_op(store *st, model_kind kind, const char *id,
     case MODEL_STATE_ORPHANED:
         *result = STORE_DELETE_MARKED;
         return set_state_in_op(st, kind, canon, MODEL_STATE_DELETING, "", err);
+    case MODEL_STATE_EDITED:
+    case MODEL_STATE_CONFLICT:
+        return store_edit_discard_in_op(st, kind, canon, result, err);
     case MODEL_STATE_SYNCED:
         return error_set(err, ERROR_STATE, "%s %s is synced: delete it instead of "
                          "discarding it", noun, canon);
     default:
         break;
     }
-    return error_set(err, ERROR_STATE, "%s %s is %s: only new, failed, orphaned and "
-                     "remote_deleted rows can be discarded (sync first)", noun, canon,
+    return error_set(err, ERROR_STATE, "%s %s is %s: only new, failed, orphaned, "
+                     "remote_deleted, edited and conflict rows can be discarded (sync "
+                     "first)", noun, canon,
                      model_state_name(state));
 }
 

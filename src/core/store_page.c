@@ -77,7 +77,7 @@ static void build_sql(model_kind kind, unsigned variant, bool count, char *buf,
         add_where(buf, size, &nwhere, k->filter_sql);
     /* One slot per state: wanted ones get its name, the others NULL (never equal). */
     if (variant & STORE_PAGE_STATES)
-        add_where(buf, size, &nwhere, "state IN (?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+        add_where(buf, size, &nwhere, "state IN (?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
     if (count)
         return;
     size_t len = strlen(buf);
@@ -137,7 +137,7 @@ static unsigned query_variant(model_kind kind, const store_query *q)
 }
 
 enum { STATE_PARAM = 5 };
-_Static_assert(MODEL_STATE_COUNT == 8, "one state slot per state in the page SQL");
+_Static_assert(MODEL_STATE_COUNT == 10, "one state slot per state in the page SQL");
 
 static int bind_states(sqlite3_stmt *s, unsigned states)
 {

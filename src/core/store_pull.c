@@ -59,14 +59,15 @@ static error_code put_rule(store *st, const model_rule *r, error_info *err)
 }
 
 static error_code put_cred(store *st, const model_cred *c, const char *marker,
-                           error_info *err)
+                           const char *raw_metadata, error_info *err)
 {
     char *acl = NULL;
     if (store_cred_acl_join(&c->acl, &acl, err))
         return err->code;
     const char *args[] = {c->id, c->uri, c->created_at, c->description, c->metadata,
-                          c->owner_id, acl, marker ? marker : ""};
-    error_code rc = exec_id(st, STMT_PULL_CRED_PUT, args, 8, NULL, err);
+                          c->owner_id, acl, marker ? marker : "",
+                          raw_metadata ? raw_metadata : ""};
+    error_code rc = exec_id(st, STMT_PULL_CRED_PUT, args, 9, NULL, err);
     free(acl);
     return rc;
 }
@@ -84,6 +85,7 @@ typedef struct stage_page {
     model_kind kind;
     model_object *rows;
     const char *const *markers;
+    const char *const *raw_metadata;
     size_t n;
     store_refused_fn on_refused;
     void *ctx;
@@ -121,14 +123,16 @@ static error_code stage_row(store *st, stage_page *p, size_t i, error_info *err)
     model_object *obj = &p->rows[i];
     obj->kind = p->kind;
     error_info why;
-    if (check_pulled(obj, &why) != ERROR_OK) {
+    const char *raw = p->raw_metadata ? p->raw_metadata[i] : NULL;
+    if (check_pulled(obj, &why) != ERROR_OK ||
+        (raw && validate_metadata(raw, &why) != ERROR_OK)) {
         p->refused++;
         if (p->on_refused)
             p->on_refused(p->ctx, p->kind, model_object_id(obj), &why);
         return stage_refused(st, p->kind, model_object_id(obj), err);
     }
     if (p->kind == MODEL_KIND_CRED)
-        return put_cred(st, &obj->cred, p->markers ? p->markers[i] : NULL, err);
+        return put_cred(st, &obj->cred, p->markers ? p->markers[i] : NULL, raw, err);
     return put_rule(st, &obj->rule, err);
 }
 
@@ -142,13 +146,13 @@ static error_code stage_rows(store *st, stage_page *p, error_info *err)
 }
 
 error_code store_pull_stage(store *st, model_kind kind, model_object *rows,
-                            const char *const *markers, size_t n,
-                            store_refused_fn on_refused, void *ctx, size_t *refused,
-                            error_info *err)
+                            const char *const *markers, const char *const *raw_metadata,
+                            size_t n, store_refused_fn on_refused, void *ctx,
+                            size_t *refused, error_info *err)
 {
     error_info scratch;
     err = err ? err : &scratch;
-    stage_page p = {kind, rows, markers, n, on_refused, ctx, 0};
+    stage_page p = {kind, rows, markers, raw_metadata, n, on_refused, ctx, 0};
     if (refused)
         *refused = 0;
     if (n == 0)
@@ -197,6 +201,7 @@ static const merge_step merge_steps[] = {
     {R, STMT_MERGE_RULE_UPDATE, COUNTED(updated)},
     {R, STMT_MERGE_RULE_ADOPT_ALIASES, IF_CREATES_UNCOUNTED},
     {R, STMT_MERGE_RULE_ADOPT, IF_CREATES(adopted)},
+    {R, STMT_MERGE_RULE_KEY_CONFLICTS, IF_CREATES_UNCOUNTED},
     {R, STMT_MERGE_RULE_CONFLICT, IF_CREATES(conflicts)},
     {R, STMT_MERGE_RULE_REQUEUE, IF_CREATES(requeued)},
     {R, STMT_MERGE_RULE_ADD, COUNTED(added)},
@@ -208,6 +213,8 @@ static const merge_step merge_steps[] = {
     {C, STMT_MERGE_CRED_UNORPHAN, COUNTED(requeued)},
     {C, STMT_MERGE_CRED_STALE_ALIASES, UNCOUNTED},
     {C, STMT_MERGE_CRED_UPDATE, COUNTED(updated)},
+    {C, STMT_MERGE_CRED_MARKED_EDITS, UNCOUNTED},
+    {C, STMT_MERGE_CRED_MARKED, UNCOUNTED},
     {C, STMT_MERGE_CRED_ORPHAN_ALIASES, IF_CREATES_UNCOUNTED},
     {C, STMT_MERGE_CRED_ORPHAN, IF_CREATES(orphaned)},
     {C, STMT_MERGE_CRED_REQUEUE, IF_CREATES(requeued)},
@@ -272,6 +279,11 @@ static error_code merge_in_op(store *st, store_pull_stats *rules, store_pull_sta
         return err->code;
     if (run_steps(st, MODEL_KIND_RULE, now, STMT_MERGE_RULE_LOCAL_CREATES, rules, err) ||
         run_steps(st, MODEL_KIND_CRED, now, STMT_MERGE_CRED_LOCAL_CREATES, creds, err))
+        return err->code;
+    /* Edited rows last: they compare with the staged copy by id, whatever the
+     * steps above did to the other rows. */
+    if (store_edit_merge(st, MODEL_KIND_RULE, &rules->edit_conflicts, err) ||
+        store_edit_merge(st, MODEL_KIND_CRED, &creds->edit_conflicts, err))
         return err->code;
     /* The snapshot is in the cache now: staging would only take space. */
     if (exec_id(st, STMT_PULL_RULES_CLEAR, NULL, 0, NULL, err))

@@ -28,8 +28,8 @@ error_code store_row_resolve(store *st, model_kind kind, const char *id,
 }
 
 /* Inside an op: drop the row (its token follows by cascade) and its aliases. */
-static error_code remove_row(store *st, model_kind kind, const char *canon,
-                             error_info *err)
+error_code store_row_remove_in_op(store *st, model_kind kind, const char *canon,
+                                 error_info *err)
 {
     sqlite3_stmt *s = store_stmt(st, STMT_ALIAS_DELETE, err);
     if (!s || store_bind_texts(st, s, &canon, 1, err) || store_exec(st, s, err))
@@ -40,8 +40,9 @@ static error_code remove_row(store *st, model_kind kind, const char *canon,
     return store_exec(st, s, err);
 }
 
-static error_code set_state(store *st, model_kind kind, const char *id, model_state state,
-                            const char *error_text, error_info *err)
+error_code store_row_set_state_in_op(store *st, model_kind kind, const char *id,
+                                    model_state state, const char *error_text,
+                                    error_info *err)
 {
     const store_kind_info *k = store_kind_get(kind);
     char now[MODEL_TIME_MAX + 1];
@@ -71,14 +72,15 @@ error_code store_row_set_state(store *st, model_kind kind, const char *id,
     store_op op;
     if (store_op_begin(st, false, &op, err))
         return err->code;
-    return store_op_end(st, op, set_state(st, kind, id, state, error_text, err), err);
+    return store_op_end(st, op, store_row_set_state_in_op(st, kind, id, state, error_text, err), err);
 }
 
 typedef enum delete_action {
     DELETE_REMOVE,
     DELETE_MARK,
     DELETE_ALREADY,
-    DELETE_IN_FLIGHT
+    DELETE_IN_FLIGHT,
+    DELETE_EDITED
 } delete_action;
 
 /* What a user's delete does in each sync state (DESIGN.md, Sync). */
@@ -91,6 +93,8 @@ static const delete_action delete_actions[MODEL_STATE_COUNT] = {
     [MODEL_STATE_UNKNOWN] = DELETE_IN_FLIGHT,
     [MODEL_STATE_ORPHANED] = DELETE_MARK,
     [MODEL_STATE_REMOTE_DELETED] = DELETE_REMOVE,
+    [MODEL_STATE_EDITED] = DELETE_EDITED,
+    [MODEL_STATE_CONFLICT] = DELETE_EDITED,
 };
 
 static error_code delete_in_op(store *st, model_kind kind, const char *id,
@@ -104,13 +108,15 @@ static error_code delete_in_op(store *st, model_kind kind, const char *id,
     switch (delete_actions[state]) {
     case DELETE_REMOVE:
         *result = STORE_DELETE_REMOVED;
-        return remove_row(st, kind, canon, err);
+        return store_row_remove_in_op(st, kind, canon, err);
     case DELETE_MARK:
         *result = STORE_DELETE_MARKED;
-        return set_state(st, kind, canon, MODEL_STATE_DELETING, NULL, err);
+        return store_row_set_state_in_op(st, kind, canon, MODEL_STATE_DELETING, NULL, err);
     case DELETE_ALREADY:
         *result = STORE_DELETE_ALREADY;
         return ERROR_OK;
+    case DELETE_EDITED:
+        return store_edit_delete_in_op(st, kind, canon, result, err);
     case DELETE_IN_FLIGHT:
         break;
     }
@@ -140,7 +146,7 @@ error_code store_row_remove(store *st, model_kind kind, const char *id, error_in
     model_state state;
     error_code rc = store_row_resolve(st, kind, id, canon, &state, err);
     if (rc == ERROR_OK)
-        rc = remove_row(st, kind, canon, err);
+        rc = store_row_remove_in_op(st, kind, canon, err);
     return store_op_end(st, op, rc, err);
 }
 

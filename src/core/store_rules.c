@@ -31,7 +31,8 @@ void store_rule_read(sqlite3_stmt *s, model_rule *out)
 
 bool store_state_is_live(model_state state)
 {
-    return state != MODEL_STATE_DELETING && state != MODEL_STATE_REMOTE_DELETED;
+    return state != MODEL_STATE_DELETING && state != MODEL_STATE_REMOTE_DELETED &&
+           state != MODEL_STATE_CONFLICT;
 }
 
 /* After a unique violation: the live rule holding the natural key, if any. */

@@ -38,6 +38,33 @@
     "CREATE UNIQUE INDEX rules_live_key ON rules(policy_id, cidr)" \
     " WHERE state NOT IN ('deleting', 'remote_deleted');"
 #define RULE_INDEXES_DROP "DROP INDEX rules_policy_id; DROP INDEX rules_live_key;"
+/* From migration 4 on: a rule in conflict holds no natural key (the remote rule it
+ * clashes with is cached beside it). */
+#define RULE_INDEXES_V4 \
+    "CREATE INDEX rules_policy_id ON rules(policy_id, id);" \
+    "CREATE UNIQUE INDEX rules_live_key ON rules(policy_id, cidr)" \
+    " WHERE state NOT IN ('deleting', 'remote_deleted', 'conflict');"
+#define STATES_V4 \
+    "state = 'new' OR state = 'creating' OR state = 'synced'" \
+    "  OR state = 'deleting' OR state = 'failed' OR state = 'unknown'" \
+    "  OR state = 'orphaned' OR state = 'remote_deleted' OR state = 'edited'" \
+    "  OR state = 'conflict'"
+/* A row that leaves edited/conflict, is renamed or removed takes its edit along
+ * (`k` the kind's name in edits, `t` its table). */
+#define EDIT_TRIGGERS(k, t) \
+    "CREATE TRIGGER " t "_edit_removed AFTER DELETE ON " t " BEGIN" \
+    " DELETE FROM edits WHERE kind = '" k "' AND id = old.id;" \
+    " DELETE FROM conflicts WHERE kind = '" k "' AND id = old.id; END;" \
+    "CREATE TRIGGER " t "_edit_renamed AFTER UPDATE OF id ON " t \
+    " WHEN new.id <> old.id BEGIN" \
+    " UPDATE edits SET id = new.id WHERE kind = '" k "' AND id = old.id;" \
+    " UPDATE conflicts SET id = new.id WHERE kind = '" k "' AND id = old.id; END;" \
+    "CREATE TRIGGER " t "_edit_settled AFTER UPDATE OF state ON " t \
+    " WHEN old.state IN ('edited', 'conflict') AND new.state <> old.state BEGIN" \
+    " DELETE FROM edits WHERE kind = '" k "' AND id IN (old.id, new.id)" \
+    "  AND new.state NOT IN ('edited', 'conflict');" \
+    " DELETE FROM conflicts WHERE kind = '" k "' AND id IN (old.id, new.id)" \
+    "  AND new.state <> 'conflict'; END;"
 
 static const char *const migrations[] = {
     "CREATE TABLE rules (" RULE_COLUMNS(
@@ -92,6 +119,60 @@ static const char *const migrations[] = {
     "ALTER TABLE rules_v3 RENAME TO rules;"
     RULE_INDEXES
     "UPDATE OR IGNORE rules SET cidr = canon_cidr(cidr) WHERE cidr <> canon_cidr(cidr);",
+    /*
+     * 4: edits in place. Both tables again, for the states edited and conflict; a
+     * conflicting rule leaves the natural key's index. Per edited field, `edits`
+     * keeps the value the remote had (base) and, in a conflict, the remote's new
+     * one; `conflicts` says why a row waits for the user. The tokens table is
+     * rebuilt with the credentials (its foreign key follows the rename), so no
+     * token is ever deleted by the drop.
+     */
+    "CREATE TABLE rules_v4 (" RULE_COLUMNS(STATES_V4)
+    "INSERT INTO rules_v4 SELECT id, uri, created_at, description, metadata, cidr,"
+    " policy_id, policy_uri, action, state, error, attempts, updated_at FROM rules;"
+    "DROP TABLE rules;"
+    "ALTER TABLE rules_v4 RENAME TO rules;"
+    RULE_INDEXES_V4
+    "CREATE TABLE credentials_v4 ("
+    " seq INTEGER PRIMARY KEY,"
+    " id TEXT NOT NULL UNIQUE,"
+    " uri TEXT NOT NULL DEFAULT '',"
+    " created_at TEXT NOT NULL DEFAULT '',"
+    " description TEXT NOT NULL DEFAULT '',"
+    " metadata TEXT NOT NULL DEFAULT '',"
+    " acl TEXT NOT NULL DEFAULT '',"
+    " owner_id TEXT NOT NULL DEFAULT '',"
+    " state TEXT NOT NULL CHECK (" STATES_V4 "),"
+    " error TEXT NOT NULL DEFAULT '',"
+    " attempts INTEGER NOT NULL DEFAULT 0,"
+    " updated_at TEXT NOT NULL DEFAULT '');"
+    "INSERT INTO credentials_v4 SELECT seq, id, uri, created_at, description, metadata,"
+    " acl, owner_id, state, error, attempts, updated_at FROM credentials;"
+    "CREATE TABLE tokens_v4 ("
+    " cred_id TEXT PRIMARY KEY"
+    "  REFERENCES credentials_v4(id) ON UPDATE CASCADE ON DELETE CASCADE,"
+    " token TEXT NOT NULL) WITHOUT ROWID;"
+    "INSERT INTO tokens_v4 SELECT cred_id, token FROM tokens;"
+    "DROP TABLE tokens;"
+    "DROP TABLE credentials;"
+    "ALTER TABLE credentials_v4 RENAME TO credentials;"
+    "ALTER TABLE tokens_v4 RENAME TO tokens;"
+    "CREATE INDEX credentials_description ON credentials(description);"
+    "CREATE TABLE edits ("
+    " kind TEXT NOT NULL CHECK (kind IN ('rule', 'credential')),"
+    " id TEXT NOT NULL,"
+    " field TEXT NOT NULL,"
+    " base TEXT NOT NULL,"
+    " remote TEXT,"
+    " PRIMARY KEY (kind, id, field)) WITHOUT ROWID;"
+    "CREATE TABLE conflicts ("
+    " kind TEXT NOT NULL CHECK (kind IN ('rule', 'credential')),"
+    " id TEXT NOT NULL,"
+    " reason TEXT NOT NULL CHECK (reason IN ('fields', 'gone', 'key', 'rejected')),"
+    " other_id TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (kind, id)) WITHOUT ROWID;"
+    EDIT_TRIGGERS("rule", "rules")
+    EDIT_TRIGGERS("credential", "credentials"),
 };
 
 /*
@@ -104,7 +185,10 @@ static const char *const migrations[] = {
  * page cache is SQLite's default for the temp schema; the rest spills to an
  * unlinked temp file, so memory stays bounded. No index on (policy_id, cidr): the
  * natural-key join probes rules_live_key instead. `marker` is the local id from a
- * credential's creation marker ('' when none), looked up by the orphan join.
+ * credential's creation marker ('' when none), looked up by the orphan join;
+ * `raw_metadata` the metadata as the server has it when it carried a marker
+ * (`metadata` is the user's, marker stripped). `kept`: the row is the cached copy
+ * standing in for a refused one (it says nothing about the remote's values).
  */
 static const char staging_schema[] =
     "CREATE TEMP TABLE IF NOT EXISTS pull_rules ("
@@ -116,7 +200,8 @@ static const char staging_schema[] =
     " cidr TEXT NOT NULL,"
     " policy_id TEXT NOT NULL,"
     " policy_uri TEXT NOT NULL,"
-    " action TEXT NOT NULL CHECK (action IN ('allow', 'deny'))) WITHOUT ROWID;"
+    " action TEXT NOT NULL CHECK (action IN ('allow', 'deny')),"
+    " kept INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
     "CREATE TEMP TABLE IF NOT EXISTS pull_creds ("
     " id TEXT NOT NULL PRIMARY KEY,"
     " uri TEXT NOT NULL,"
@@ -125,13 +210,15 @@ static const char staging_schema[] =
     " metadata TEXT NOT NULL,"
     " owner_id TEXT NOT NULL,"
     " acl TEXT NOT NULL,"
-    " marker TEXT NOT NULL) WITHOUT ROWID;"
+    " marker TEXT NOT NULL,"
+    " raw_metadata TEXT NOT NULL DEFAULT '',"
+    " kept INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS temp.pull_creds_marker ON pull_creds(marker);";
 
 /* An id or a local alias, as ?1: the row's current id. */
 #define RESOLVED_ID "coalesce((SELECT remote_id FROM aliases WHERE local_id = ?1), ?1)"
 /* Same text as rules_live_key's WHERE, so the planner can use that index. */
-#define LIVE "state NOT IN ('deleting', 'remote_deleted')"
+#define LIVE "state NOT IN ('deleting', 'remote_deleted', 'conflict')"
 /* Count create attempts; a confirmed row starts over. */
 #define ATTEMPTS \
     "attempts = CASE ?2 WHEN 'creating' THEN attempts + 1 WHEN 'synced' THEN 0 " \
@@ -251,25 +338,45 @@ static const char *const statements[STMT_COUNT] = {
                            " description, metadata, cidr, policy_id, policy_uri, action)"
                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [STMT_PULL_CRED_PUT] = "INSERT OR REPLACE INTO pull_creds (id, uri, created_at,"
-                           " description, metadata, owner_id, acl, marker)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                           " description, metadata, owner_id, acl, marker, raw_metadata)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     /* A refused pulled row: the cached copy of its id stands in for it, so the
      * merge neither changes that row nor takes it for deleted remotely. */
     [STMT_PULL_RULE_KEEP] = "INSERT OR REPLACE INTO pull_rules (id, uri, created_at,"
-                            " description, metadata, cidr, policy_id, policy_uri, action)"
-                            " SELECT id, uri, created_at, description, metadata, cidr,"
-                            " policy_id, policy_uri, action FROM rules WHERE id = ?1",
+                            " description, metadata, cidr, policy_id, policy_uri, action,"
+                            " kept) SELECT id, uri, created_at, description, metadata, cidr,"
+                            " policy_id, policy_uri, action, 1 FROM rules WHERE id = ?1",
     [STMT_PULL_CRED_KEEP] = "INSERT OR REPLACE INTO pull_creds (id, uri, created_at,"
-                            " description, metadata, owner_id, acl, marker)"
+                            " description, metadata, owner_id, acl, marker, kept)"
                             " SELECT id, uri, created_at, description, metadata, owner_id,"
-                            " acl, '' FROM credentials WHERE id = ?1",
+                            " acl, '', 1 FROM credentials WHERE id = ?1",
+    /* A staged row as the kind's *_COLS (a credential's metadata as the server has
+     * it), then `kept`: what store_edit_merge compares an edited row with. */
+    [STMT_PULL_RULE_ROW] = "SELECT id, uri, created_at, description, metadata, cidr,"
+                           " policy_id, policy_uri, '', action, 'synced', kept"
+                           " FROM pull_rules WHERE id = ?1",
+    [STMT_PULL_CRED_ROW] = "SELECT id, uri, created_at, description, CASE raw_metadata"
+                           " WHEN '' THEN metadata ELSE raw_metadata END, owner_id, '', acl,"
+                           " 'synced', kept FROM pull_creds WHERE id = ?1",
+    [STMT_RULE_EDITED_IDS] = "SELECT id FROM rules WHERE state IN ('edited', 'conflict')",
+    [STMT_CRED_EDITED_IDS] = "SELECT id FROM credentials WHERE state IN ('edited', 'conflict')",
+
+    /* ---- edits (store_edit.c): ?1 kind ('rule', 'credential'), ?2 id ---- */
+    [STMT_EDIT_LIST] = "SELECT field, base, remote FROM edits WHERE kind = ?1 AND id = ?2",
+    [STMT_EDIT_PUT] = "INSERT OR IGNORE INTO edits (kind, id, field, base) VALUES (?1, ?2, ?3, ?4)",
+    [STMT_EDIT_SET] = "UPDATE edits SET base = ?4, remote = ?5"
+                      " WHERE kind = ?1 AND id = ?2 AND field = ?3",
+    [STMT_EDIT_DROP] = "DELETE FROM edits WHERE kind = ?1 AND id = ?2 AND field = ?3",
+    [STMT_CONFLICT_GET] = "SELECT reason, other_id FROM conflicts WHERE kind = ?1 AND id = ?2",
+    [STMT_CONFLICT_PUT] = "INSERT OR REPLACE INTO conflicts (kind, id, reason, other_id)"
+                          " VALUES (?1, ?2, ?3, ?4)",
     [STMT_PULL_RULES_COUNT] = "SELECT count(*) FROM pull_rules",
     [STMT_PULL_CREDS_COUNT] = "SELECT count(*) FROM pull_creds",
 
     /* Whether any local row waits for its create: else the key and marker steps
      * cannot match and are skipped (each is a pass over the whole listing). */
     [STMT_MERGE_RULE_LOCAL_CREATES] = "SELECT 1 FROM rules WHERE state IN " ADOPTABLE
-                                      " LIMIT 1",
+                                      " OR state = 'edited' LIMIT 1",
     [STMT_MERGE_CRED_LOCAL_CREATES] = "SELECT 1 FROM credentials WHERE state IN " ADOPTABLE
                                       " LIMIT 1",
 
@@ -306,13 +413,24 @@ static const char *const statements[STMT_COUNT] = {
                               " state = 'synced', error = '', attempts = 0, updated_at = ?1"
                               " FROM pull_rules AS p WHERE " KEY_MATCH("rules")
                               " AND p.action = rules.action AND " UNSEEN("p"),
-    [STMT_MERGE_RULE_CONFLICT] = "UPDATE rules SET state = 'failed', error = 'the server"
-                                 " already has a rule for ' || p.cidr || ' in policy ' ||"
-                                 " p.policy_id || ' with action ' || p.action || ' (' || p.id"
-                                 " || '): discard this one, or delete that one and retry',"
-                                 " updated_at = ?1 FROM pull_rules AS p WHERE " KEY_MATCH("rules")
-                                 " AND p.action <> rules.action AND rules.state <> 'failed'"
-                                 " AND " UNSEEN("p"),
+    /* A remote rule whose key a local row holds with another meaning: a create of
+     * the other action, or an edit's new cidr. Both become conflicts (which hold no
+     * key), so the remote rule is cached beside them by the add below. */
+    [STMT_MERGE_RULE_KEY_CONFLICTS] = "INSERT OR REPLACE INTO conflicts (kind, id, reason,"
+                                      " other_id) SELECT 'rule', r.id, 'key', p.id"
+                                      " FROM pull_rules AS p JOIN rules AS r ON"
+                                      " p.policy_id = r.policy_id AND p.cidr = r.cidr AND r."
+                                      LIVE " WHERE " UNSEEN("p") " AND ((r.state IN "
+                                      ADOPTABLE " AND p.action <> r.action)"
+                                      " OR r.state = 'edited')",
+    [STMT_MERGE_RULE_CONFLICT] = "UPDATE rules SET state = 'conflict', error = 'the server"
+                                 " already has rule ' || c.other_id || ' (' || p.action ||"
+                                 " ') for ' || rules.cidr || ' in policy ' || rules.policy_id"
+                                 " || ': adopt it (--take-remote) or replace it"
+                                 " (--keep-local)', updated_at = ?1 FROM conflicts AS c"
+                                 " JOIN pull_rules AS p ON p.id = c.other_id"
+                                 " WHERE c.kind = 'rule' AND c.id = rules.id"
+                                 " AND c.reason = 'key' AND rules.state <> 'conflict'",
     [STMT_MERGE_RULE_REQUEUE] = "UPDATE rules SET state = 'new', error = '', updated_at = ?1"
                                 " WHERE state IN ('creating', 'unknown')",
     [STMT_MERGE_RULE_ADD] = "INSERT OR IGNORE INTO rules (id, uri, created_at, description,"
@@ -350,6 +468,21 @@ static const char *const statements[STMT_COUNT] = {
                                CHANGED("credentials", "metadata")
                                CHANGED("credentials", "owner_id")
                                CHANGED("credentials", "acl") ")",
+    /* Our own credential whose remote copy still carries its creation marker (a
+     * create confirmed, its PATCH not yet through; or an older rampart's): the
+     * server's metadata becomes the base of an edit, so the next push sends the
+     * user's metadata and the marker goes. Others' markers are left alone: their
+     * sync may still need them to find a create whose reply it lost. */
+    [STMT_MERGE_CRED_MARKED_EDITS] = "INSERT OR IGNORE INTO edits (kind, id, field, base)"
+                                     " SELECT 'credential', c.id, 'metadata', p.raw_metadata"
+                                     " FROM pull_creds AS p JOIN credentials AS c ON c.id ="
+                                     " p.id WHERE c.state = 'synced' AND p.raw_metadata <> ''"
+                                     " AND p.kept = 0 AND p.marker IN (SELECT a.local_id FROM"
+                                     " aliases AS a WHERE a.remote_id = c.id"
+                                     " AND a.kind = 'credential')",
+    [STMT_MERGE_CRED_MARKED] = "UPDATE credentials SET state = 'edited', updated_at = ?1"
+                               " WHERE state = 'synced' AND EXISTS (SELECT 1 FROM edits AS e"
+                               " WHERE e.kind = 'credential' AND e.id = credentials.id)",
     [STMT_MERGE_CRED_ORPHAN_ALIASES] = "INSERT OR IGNORE INTO aliases (local_id, remote_id, kind)"
                                        " SELECT c.id, p.id, 'credential' FROM pull_creds AS p"
                                        " JOIN credentials AS c ON c.id = p.marker"
@@ -395,7 +528,7 @@ const char *store_sql_migration(int index)
 
 const char *store_sql_rule_indexes(bool create)
 {
-    return create ? RULE_INDEXES : RULE_INDEXES_DROP;
+    return create ? RULE_INDEXES_V4 : RULE_INDEXES_DROP;
 }
 
 const char *store_sql_staging(void)
@@ -409,7 +542,8 @@ const char *store_sql_staging(void)
 #define KIND_SQL(k, cols, filter, P) \
     [k] = {cols, filter, STMT_##P##_RESOLVE, STMT_##P##_GET, STMT_##P##_SET_STATE, \
            STMT_##P##_DELETE, STMT_##P##_STATE_COUNTS, STMT_##P##_UPDATE, STMT_##P##_CONFIRM, \
-           STMT_PULL_##P##_KEEP, STMT_##P##_CLAIM, STMT_##P##_RECREATE}
+           STMT_PULL_##P##_KEEP, STMT_##P##_CLAIM, STMT_##P##_RECREATE, STMT_PULL_##P##_ROW, \
+           STMT_##P##_EDITED_IDS}
 
 static const store_kind_info kinds[MODEL_KIND_COUNT] = {
     KIND_SQL(MODEL_KIND_RULE, STORE_RULE_COLS,

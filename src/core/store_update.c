@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* `fields` must name some of the kind's fields, each one an edit may change. */
-static error_code check_fields(model_kind kind, unsigned fields, error_info *err)
+error_code store_update_check_fields(model_kind kind, unsigned fields, error_info *err)
 {
     const kind_desc *d = kind_get(kind);
     if (fields == 0)
@@ -59,8 +58,8 @@ static error_code bind_named(store *st, sqlite3_stmt *s, const char *name, const
 
 /* The column text of field `f` of `row`; an ACL is joined into *heap (freed by the
  * caller), one rule per line, as store_insert writes it. NULL when that failed. */
-static const char *column_text(const model_object *row, const kind_field *f, char **heap,
-                               error_info *err)
+const char *store_field_text(const model_object *row, const kind_field *f, char **heap,
+                             error_info *err)
 {
     const void *at = kind_field_at(row, f);
     switch (f->type) {
@@ -72,6 +71,32 @@ static const char *column_text(const model_object *row, const kind_field *f, cha
         break;
     }
     return at;
+}
+
+error_code store_field_set_text(model_object *obj, const kind_field *f, const char *text,
+                                error_info *err)
+{
+    void *at = kind_field_at_mut(obj, f);
+    switch (f->type) {
+    case KIND_FIELD_ACL: {
+        model_acl fresh = {0};
+        if (store_cred_acl_split(text, &fresh, err)) {
+            model_acl_clear(&fresh);
+            return err->code;
+        }
+        model_acl_clear(at);
+        *(model_acl *)at = fresh;
+        return ERROR_OK;
+    }
+    case KIND_FIELD_ACTION:
+        if (!model_action_parse(text, at))
+            return error_set(err, ERROR_INVALID, "%s: not allow or deny", f->name);
+        return ERROR_OK;
+    case KIND_FIELD_TEXT:
+        break;
+    }
+    model_copy_text(at, f->size, text);
+    return ERROR_OK;
 }
 
 /* Bind the row's id and every editable column; *heap collects the one column
@@ -86,15 +111,14 @@ static error_code bind_row(store *st, sqlite3_stmt *s, const model_object *row, 
         const kind_field *f = &d->fields[i];
         if (!(f->flags & KIND_FIELD_EDIT))
             continue;
-        const char *text = column_text(row, f, heap, err);
+        const char *text = store_field_text(row, f, heap, err);
         if (!text || bind_named(st, s, f->name, text, err))
             return err->code;
     }
     return ERROR_OK;
 }
 
-/* Write the merged row's editable columns (it passed the gate). */
-static error_code write_row(store *st, const model_object *row, error_info *err)
+error_code store_update_write(store *st, const model_object *row, error_info *err)
 {
     sqlite3_stmt *s = store_stmt(st, store_kind_get(row->kind)->update, err);
     if (!s)
@@ -112,10 +136,8 @@ static error_code write_row(store *st, const model_object *row, error_info *err)
     return rc;
 }
 
-/* Inside the op: read the row into `row`, move the given fields into it from
- * `given` (a scratch copy of the caller's object), pass the gate, write. */
-static error_code update_in_op(store *st, model_object *given, unsigned fields,
-                               model_object *row, error_info *err)
+error_code store_update_in_op(store *st, model_object *given, unsigned fields,
+                              model_object *row, error_info *err)
 {
     const kind_desc *d = kind_get(given->kind);
     if (store_get(st, given->kind, model_object_id(given), row, err))
@@ -126,7 +148,7 @@ static error_code update_in_op(store *st, model_object *given, unsigned fields,
     }
     if (kind_validate_row(row, err))
         return err->code;
-    return write_row(st, row, err);
+    return store_update_write(st, row, err);
 }
 
 error_code store_update(store *st, model_object *obj, unsigned fields, error_info *err)
@@ -135,7 +157,7 @@ error_code store_update(store *st, model_object *obj, unsigned fields, error_inf
     err = err ? err : &scratch;
     if ((unsigned)obj->kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)obj->kind);
-    if (check_fields(obj->kind, fields, err))
+    if (store_update_check_fields(obj->kind, fields, err))
         return err->code;
     /* The merge works on copies, so a refused edit leaves `obj` as it was given. */
     model_object given, row;
@@ -145,7 +167,7 @@ error_code store_update(store *st, model_object *obj, unsigned fields, error_inf
     store_op op;
     error_code rc = store_op_begin(st, false, &op, err);
     if (rc == ERROR_OK)
-        rc = store_op_end(st, op, update_in_op(st, &given, fields, &row, err), err);
+        rc = store_op_end(st, op, store_update_in_op(st, &given, fields, &row, err), err);
     model_object_clear(&given);
     if (rc != ERROR_OK) {
         model_object_clear(&row);

@@ -101,7 +101,7 @@ static void stage(store *st, model_kind kind, model_object *rows, const char *co
 {
     error_info err;
     size_t refused = 99;
-    assert_int_equal(store_pull_stage(st, kind, rows, markers, n, NULL, NULL, &refused, &err),
+    assert_int_equal(store_pull_stage(st, kind, rows, markers, NULL, n, NULL, NULL, &refused, &err),
                      ERROR_OK);
     assert_int_equal(refused, 0);
 }
@@ -208,7 +208,9 @@ static void test_adopt_by_natural_key(void **state)
     assert_int_equal(count, 4);
 }
 
-static void test_other_action_fails_local_row(void **state)
+/* A local create of the other action: a conflict, and the remote rule is cached
+ * beside it all the same (the policy check must see it). */
+static void test_other_action_conflicts_local_row(void **state)
 {
     store *st = *state;
     char id[MODEL_ID_MAX + 1];
@@ -217,18 +219,19 @@ static void test_other_action_fails_local_row(void **state)
     store_pull_stats rs;
     merge_rules(st, listing, 1, &rs);
     assert_int_equal(rs.conflicts, 1);
-    assert_int_equal(rs.added, 0); /* the local live row keeps the key */
+    assert_int_equal(rs.added, 1);
+    assert_int_equal(rule_state(st, listing[0].rule.id), MODEL_STATE_SYNCED);
     model_rule got = get_row(st, MODEL_KIND_RULE, id).rule;
-    assert_int_equal(got.state, MODEL_STATE_FAILED);
+    assert_int_equal(got.state, MODEL_STATE_CONFLICT);
     assert_non_null(strstr(got.error, listing[0].rule.id));
     assert_non_null(strstr(got.error, "deny"));
-    /* Discarding the local row lets the next pull bring the remote one in. */
+    /* Discarding the local row leaves the remote one. */
     store_delete_result res;
     error_info err;
     assert_int_equal(store_discard(st, MODEL_KIND_RULE, id, &res, &err), ERROR_OK);
     assert_int_equal(res, STORE_DELETE_REMOVED);
     merge_rules(st, listing, 1, &rs);
-    assert_int_equal(rs.added, 1);
+    assert_int_equal(rs.added, 0);
     assert_int_equal(rule_state(st, listing[0].rule.id), MODEL_STATE_SYNCED);
 }
 
@@ -338,7 +341,7 @@ static void test_refused_listing_settles_no_create(void **state)
     size_t refused = 0;
     store_pull_stats cs;
     assert_int_equal(store_pull_begin(st, &err), ERROR_OK);
-    assert_int_equal(store_pull_stage(st, MODEL_KIND_CRED, listing, markers, 1, NULL, NULL,
+    assert_int_equal(store_pull_stage(st, MODEL_KIND_CRED, listing, markers, NULL, 1, NULL, NULL,
                                       &refused, &err), ERROR_OK);
     assert_int_equal(refused, 1);
     assert_int_equal(store_pull_merge(st, NULL, &cs, &err), ERROR_OK);
@@ -460,7 +463,7 @@ static size_t stage_recording(store *st, model_kind kind, model_object *rows, si
 {
     size_t before = rec->n, refused = 99;
     error_info err;
-    assert_int_equal(store_pull_stage(st, kind, rows, NULL, n, record_refusal, rec, &refused,
+    assert_int_equal(store_pull_stage(st, kind, rows, NULL, NULL, n, record_refusal, rec, &refused,
                                       &err), ERROR_OK);
     assert_int_equal(refused, rec->n - before);
     return refused;
@@ -832,7 +835,7 @@ int main(void)
         T(test_additions_and_pulled_count),
         T(test_absence_and_updates),
         T(test_adopt_by_natural_key),
-        T(test_other_action_fails_local_row),
+        T(test_other_action_conflicts_local_row),
         T(test_unmerged_staging_leaves_cache),
         T(test_cred_marker_orphans),
         T(test_orphan_absent_is_requeued),
