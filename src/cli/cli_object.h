@@ -10,7 +10,7 @@
  * - objects_edit.c: update (an edit in place, store_edit) and resolve (the answer
  *   to a conflict, store_resolve), with the options the kind's fields give
  *   (kind_field flags: KIND_FIELD_CREATE fields are options, those without
- *   KIND_FIELD_EDIT are refused by name), and the discard of an edit.
+ *   KIND_FIELD_EDIT are refused by name).
  * - objects_show.c: how rows of any kind look: the list table, the detail view,
  *   JSON (the API's wire format plus "state"), and an edited or conflicting row's
  *   edit (store_edit_get).
@@ -128,14 +128,6 @@ const char *cli_object_flag(const kind_field *f);
 /* `update ID --FIELD VALUE...` and `resolve ID --keep-local|--take-remote`. */
 int cli_object_update(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
 int cli_object_resolve(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
-
-/*
- * `discard` of an edited row: its edited fields (store_edit_get) take their base
- * values again through store_edit, so the row is synced with nothing to send.
- * `obj` is the row as store_get read it (its fields are changed here); joins the
- * caller's transaction. ERROR_STATE when the row has no edit.
- */
-error_code cli_object_undo_edit(store *st, model_object *obj, error_info *err);
 
 /*
  * Run the group of `kind`: argv[1] names the command (no word, "help", --help: the

@@ -168,14 +168,15 @@ static int object_get(cli_ctx *ctx, const cli_object_call *call, int argc, char 
 
 /* ---- delete / discard / retry: a batch of ids ---- */
 
-/* What a batch did to one id: store_delete_result's three, then a retry's and an
- * edit's discard. */
+/* What a batch did to one id: store_delete_result's, a retry's, and a discard's
+ * removal of a conflict whose remote side is gone. */
 typedef enum batch_result {
     BATCH_REMOVED,
     BATCH_MARKED,
     BATCH_ALREADY,
+    BATCH_REVERTED,
     BATCH_QUEUED,
-    BATCH_UNDONE
+    BATCH_DROPPED
 } batch_result;
 
 /* What a batch does to one id (a delete, a discard, a retry). */
@@ -197,19 +198,29 @@ static const char *batch_outcome(batch_result r)
         return "marked for deletion: the next sync deletes it remotely";
     case BATCH_ALREADY:
         return "already marked for deletion";
+    case BATCH_REVERTED:
+        return "edit discarded: back to the remote's values (synced)";
     case BATCH_QUEUED:
         return "queued for the next sync";
-    case BATCH_UNDONE:
+    case BATCH_DROPPED:
     default:
-        return "edit discarded: back to the remote's values (synced)";
+        return "conflict dropped: removed here (nothing of it on the remote)";
     }
 }
 
 static batch_result from_delete(store_delete_result r)
 {
-    return r == STORE_DELETE_REMOVED ? BATCH_REMOVED
-           : r == STORE_DELETE_MARKED ? BATCH_MARKED
-                                      : BATCH_ALREADY;
+    switch (r) {
+    case STORE_DELETE_REMOVED:
+        return BATCH_REMOVED;
+    case STORE_DELETE_MARKED:
+        return BATCH_MARKED;
+    case STORE_DELETE_REVERTED:
+        return BATCH_REVERTED;
+    case STORE_DELETE_ALREADY:
+    default:
+        return BATCH_ALREADY;
+    }
 }
 
 static error_code delete_one(store *st, model_kind kind, const char *id, batch_result *result,
@@ -228,29 +239,20 @@ static error_code retry_one(store *st, model_kind kind, const char *id, batch_re
     return store_retry(st, kind, id, err);
 }
 
-/* A discard: an edited row goes back to its bases (the edit is dropped, never
- * sent); a conflict is resolve's; any other row is the store's discard. */
+/* A discard (the store's): a conflict it removes is said to be one, not a row
+ * that was never synced. */
 static error_code discard_one(store *st, model_kind kind, const char *id,
                               batch_result *result, error_info *err)
 {
     model_object obj;
     model_object_init(&obj, kind);
     error_code rc = store_get(st, kind, id, &obj, err);
-    model_state state = model_object_state(&obj);
-    if (rc == ERROR_OK && state == MODEL_STATE_EDITED) {
-        *result = BATCH_UNDONE;
-        rc = cli_object_undo_edit(st, &obj, err);
-    } else if (rc == ERROR_OK && state == MODEL_STATE_CONFLICT) {
-        rc = error_set(err, ERROR_STATE,
-                       "%s %s is a conflict: resolve it (resolve %s --take-remote drops "
-                       "the edit)",
-                       kind_get(kind)->noun, id, id);
-    } else if (rc == ERROR_OK) {
-        store_delete_result r = STORE_DELETE_ALREADY;
-        rc = store_discard(st, kind, id, &r, err);
-        *result = from_delete(r);
-    }
+    bool conflict = model_object_state(&obj) == MODEL_STATE_CONFLICT;
     model_object_clear(&obj);
+    store_delete_result r = STORE_DELETE_ALREADY;
+    if (rc == ERROR_OK)
+        rc = store_discard(st, kind, id, &r, err);
+    *result = conflict && r == STORE_DELETE_REMOVED ? BATCH_DROPPED : from_delete(r);
     return rc;
 }
 
@@ -454,11 +456,13 @@ static const object_command commands[] = {
      [MODEL_KIND_RULE] = {"ID...",
       "Drop rules the server refused, never received, or deleted remotely.",
       "An edited rule's edit is dropped: its fields go back to the remote's values and\n"
-      "nothing is sent. A conflict is settled by 'resolve' instead.\n"},
+      "nothing is sent; so is a conflict's, or, when the remote rule is gone (or the\n"
+      "rule was never created there), the rule is removed here.\n"},
      [MODEL_KIND_CRED] = {"ID...", "Drop credentials the server refused or never received.",
       "An orphaned credential (its token was lost) is deleted remotely by the next\n"
       "sync and not created again. An edited credential's edit is dropped: its\n"
-      "fields go back to the remote's values and nothing is sent.\n"}}},
+      "fields go back to the remote's values and nothing is sent; so is a\n"
+      "conflict's, or, when the remote credential is gone, it is removed here.\n"}}},
 };
 
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };

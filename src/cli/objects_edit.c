@@ -77,62 +77,6 @@ static error_code set_acl(model_object *obj, const kind_field *f, const char *co
     return validate_acl(acl, err);
 }
 
-static void clear_acl(model_acl *acl)
-{
-    for (size_t r = 0; r < acl->count; r++)
-        free(acl->rules[r]);
-    free(acl->rules);
-    *acl = (model_acl){0};
-}
-
-/* An ACL from the store's column text (one rule a line), for the base values. */
-static error_code set_acl_lines(model_object *obj, const kind_field *f, const char *lines,
-                                error_info *err)
-{
-    model_acl *acl = kind_field_at_mut(obj, f);
-    const char *p = lines;
-    while (p && *p) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        char *rule = strndup(p, len);
-        if (!rule)
-            return error_set(err, ERROR_NOMEM, "out of memory");
-        error_code rc = len ? model_acl_add(acl, rule, err) : ERROR_OK;
-        free(rule);
-        if (rc != ERROR_OK)
-            return rc;
-        p = end ? end + 1 : NULL;
-    }
-    return ERROR_OK;
-}
-
-/* ---- discard of an edit ---- */
-
-error_code cli_object_undo_edit(store *st, model_object *obj, error_info *err)
-{
-    const kind_desc *d = kind_get(obj->kind);
-    store_edit_info info = {0};
-    error_code rc = store_edit_get(st, obj->kind, model_object_id(obj), &info, err);
-    for (size_t i = 0; rc == ERROR_OK && i < info.count; i++) {
-        const kind_field *f = &d->fields[info.field[i].field];
-        const char *base = info.field[i].base ? info.field[i].base : "";
-        if (f->type == KIND_FIELD_ACL) {
-            clear_acl(kind_field_at_mut(obj, f));
-            rc = set_acl_lines(obj, f, base, err);
-        } else if (f->type == KIND_FIELD_TEXT) {
-            model_copy_text(kind_field_at_mut(obj, f), f->size, base);
-        }
-    }
-    unsigned fields = info.fields;
-    store_edit_info_clear(&info);
-    if (rc != ERROR_OK)
-        return rc;
-    if (!fields)
-        return error_set(err, ERROR_STATE, "%s %s has no edit to discard", d->noun,
-                         model_object_id(obj));
-    return store_edit(st, obj, fields, NULL, err);
-}
-
 /* ---- update ---- */
 
 /* What `update` was given: per field (descriptor index) its value or values. */

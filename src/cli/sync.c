@@ -382,8 +382,8 @@ static int plan_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         fprintf(ctx->out, "Nothing to do: the cache matches the last sync.\n");
     else
         fprintf(ctx->out,
-                "\nPlan: %zu to create, %zu to delete, %zu need attention, %zu changed "
-                "remotely.\n",
+                "\nPlan: %zu to create, %zu to delete, %zu need attention, %zu to change "
+                "or changed remotely.\n",
                 v.count[0], v.count[1], v.count[2], v.count[3]);
     return CLI_EXIT_OK;
 }

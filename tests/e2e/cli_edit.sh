@@ -248,8 +248,6 @@ check "get: the conflict and how to resolve it" sh -c 'grep -q "^conflict  *gone
     grep -q "^resolve  *.* rules resolve '"$rule"' --keep-local|--take-remote" "$0"' "$tmp/out"
 run --db "$A" plan
 check "plan: the conflict needs attention (!)" out_has "^! rule $rule"
-run --db "$A" rules discard "$rule"
-check "discard of a conflict: refused (2), points at resolve" refused 2 "resolve"
 run --db "$A" rules resolve "$rule" --keep-local --json
 check "resolve --keep-local of gone: a create again" \
     json 'd["state"] == "new" and d["result"] == "keep_local" and d["id"].startswith("local_")'
@@ -283,6 +281,17 @@ check "resolve --keep-local: edited, sent by the next sync" \
 run --db "$A" sync
 server_get "/ip_policy_rules/$rule"
 check "... the server has the local value" json 'd["description"] == "mine again"'
+run --db "$A" rules update "$rule" --description "mine once more"
+api PATCH "/ip_policy_rules/$rule" '{"description": "theirs once more"}' >/dev/null
+run --db "$A" sync --pull-only
+run --db "$A" rules discard "$rule"
+check "discard of a conflict: the edit dropped" out_has "$rule: edit discarded"
+run --db "$A" rules get "$rule" --json
+check "... synced, the edit gone" json 'd["state"] == "synced" and "edit" not in d'
+run --db "$A" sync --pull-only
+run --db "$A" rules get "$rule" --json
+check "... and the next pull brings the remote's value" \
+    json 'd["state"] == "synced" and d["description"] == "theirs once more"'
 
 # Deleted remotely, the remote's side taken: removed here.
 run --db "$A" creds update "$cred" --description "gone soon"
