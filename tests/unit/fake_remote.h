@@ -26,20 +26,39 @@ enum {
     FAKE_CALLS = 1024,
     FAKE_URIS = 64,
     FAKE_REJECTS = 8,
-    FAKE_TOKEN_MAX = 64
+    FAKE_TOKEN_MAX = 64,
+    FAKE_PATCHES = 64
 };
 
+/* One PATCH the fake received: the object and the fields its body held. */
+typedef struct fake_patch {
+    model_kind kind;
+    char id[MODEL_ID_MAX + 1];
+    unsigned fields;
+} fake_patch;
+
 /* What an operation does; with a kind it names one counter (fake_op_of). */
-typedef enum fake_verb { FAKE_CREATE, FAKE_REMOVE, FAKE_LIST, FAKE_VERBS } fake_verb;
+typedef enum fake_verb {
+    FAKE_CREATE,
+    FAKE_REMOVE,
+    FAKE_LIST,
+    FAKE_UPDATE,
+    FAKE_GET,
+    FAKE_VERBS
+} fake_verb;
 
 /* Per kind and verb, in the order of model_kind and fake_verb. */
 typedef enum fake_op {
     OP_RULE_CREATE,
     OP_RULE_DELETE,
     OP_RULE_LIST,
+    OP_RULE_UPDATE,
+    OP_RULE_GET,
     OP_CRED_CREATE,
     OP_CRED_DELETE,
     OP_CRED_LIST,
+    OP_CRED_UPDATE,
+    OP_CRED_GET,
     OP_COUNT
 } fake_op;
 
@@ -95,6 +114,9 @@ typedef struct fake_remote {
     double latency;               /* fake seconds per call */
     /* per kind, an id listed as an item the codec could not read ("" for none) */
     char unreadable[MODEL_KIND_COUNT][MODEL_ID_MAX + 1];
+    fake_patch patches[FAKE_PATCHES]; /* every PATCH that reached the server */
+    size_t npatches;
+    char last_create_metadata[MODEL_METADATA_MAX + 1]; /* as the last create sent it */
 } fake_remote;
 
 /* Shorthands for the tests: the i-th object of a kind, its count, a token. */
@@ -261,6 +283,9 @@ static sync_outcome fake_create(void *ctx, const model_object *in, model_object 
     fake_step step = fake_begin(f, fake_op_of(in->kind, FAKE_CREATE), res);
     if (step.outcome != SYNC_OK && !step.commit)
         return step.outcome;
+    if (in->kind == MODEL_KIND_CRED)
+        snprintf(f->last_create_metadata, sizeof f->last_create_metadata, "%s",
+                 in->cred.metadata);
     const char *refused = fake_refusal(f, in);
     if (refused)
         return fake_refuse(res, refused);
@@ -382,10 +407,130 @@ static sync_outcome fake_list(void *ctx, model_kind kind, const char *url, codec
     return SYNC_OK;
 }
 
+/* The server's object `id` of `kind`, NULL when it has none. */
+static model_object *fake_find(fake_remote *f, model_kind kind, const char *id)
+{
+    for (size_t i = 0; i < f->n[kind]; i++) {
+        if (!strcmp(model_object_id(&f->items[kind][i]), id))
+            return &f->items[kind][i];
+    }
+    return NULL;
+}
+
+/* The server's copy as a reply carries it (no token). */
+static sync_outcome fake_reply(const model_object *o, model_object *out, sync_result *res)
+{
+    error_info err;
+    model_object_copy(out, o, &err);
+    if (kind_get(o->kind)->has_token)
+        model_cred_set_token(&out->cred, NULL, &err);
+    res->http_status = 200;
+    return SYNC_OK;
+}
+
+static sync_outcome fake_not_found(sync_result *res)
+{
+    res->outcome = SYNC_NOT_FOUND;
+    res->failure = SYNC_FAILURE_NOT_FOUND;
+    res->http_status = 404;
+    snprintf(res->message, sizeof res->message, "not found (operation op_fake404)");
+    return SYNC_NOT_FOUND;
+}
+
+/* Copy the edited fields of `in` over the server's object. */
+static void fake_apply(model_object *o, const model_object *in, unsigned fields)
+{
+    const kind_desc *d = kind_get(in->kind);
+    for (size_t i = 0; i < d->field_count; i++) {
+        const kind_field *kf = &d->fields[i];
+        if (!(fields & kind_field_bit(in->kind, kf)))
+            continue;
+        const void *from = kind_field_at(in, kf);
+        void *to = kind_field_at_mut(o, kf);
+        error_info err;
+        if (kf->type == KIND_FIELD_ACL) {
+            model_acl *acl = to;
+            for (size_t r = 0; r < acl->count; r++)
+                free(acl->rules[r]);
+            free(acl->rules);
+            memset(acl, 0, sizeof *acl);
+            const model_acl *src = from;
+            for (size_t r = 0; r < src->count; r++)
+                model_acl_add(acl, src->rules[r], &err);
+        } else if (kf->type == KIND_FIELD_ACTION) {
+            *(model_action *)to = *(const model_action *)from;
+        } else {
+            memcpy(to, from, kf->size);
+        }
+    }
+}
+
+/* Why the server refuses to give `o` the edited fields of `in`, or NULL: a rule's
+ * new cidr on the reject list, or held by another rule of its policy. */
+static const char *fake_edit_refusal(fake_remote *f, const model_object *o,
+                                     const model_object *in, unsigned fields)
+{
+    const kind_field *cidr = kind_field_by_name(in->kind, "cidr");
+    if (in->kind != MODEL_KIND_RULE || !cidr || !(fields & kind_field_bit(in->kind, cidr)))
+        return NULL;
+    for (size_t i = 0; i < f->nrejects; i++) {
+        if (!strcmp(f->rejects[i].cidr, in->rule.cidr))
+            return f->rejects[i].msg;
+    }
+    for (size_t i = 0; i < FAKE_NRULES(f); i++) {
+        const model_rule *r = FAKE_RULE(f, i);
+        if (r != &o->rule && !strcmp(r->policy_id, o->rule.policy_id) &&
+            !strcmp(r->cidr, in->rule.cidr))
+            return "duplicate CIDR in this policy";
+    }
+    return NULL;
+}
+
+/* PATCH: refused (400) for a cidr on the reject list, 404 for an id the server
+ * does not have, else applied; every PATCH that reaches it is recorded. */
+static sync_outcome fake_update(void *ctx, const model_object *in, unsigned fields,
+                                model_object *out, sync_result *res)
+{
+    fake_remote *f = ctx;
+    model_object_init(out, in->kind);
+    fake_step step = fake_begin(f, fake_op_of(in->kind, FAKE_UPDATE), res);
+    if (step.outcome != SYNC_OK && !step.commit)
+        return step.outcome;
+    if (f->npatches < FAKE_PATCHES) {
+        fake_patch *p = &f->patches[f->npatches++];
+        *p = (fake_patch){.kind = in->kind, .fields = fields};
+        snprintf(p->id, sizeof p->id, "%s", model_object_id(in));
+    }
+    model_object *o = fake_find(f, in->kind, model_object_id(in));
+    if (!o)
+        return step.outcome != SYNC_OK ? step.outcome : fake_not_found(res);
+    const char *refused = fake_edit_refusal(f, o, in, fields);
+    if (refused)
+        return fake_refuse(res, refused);
+    fake_apply(o, in, fields);
+    if (step.outcome != SYNC_OK)
+        return step.outcome; /* done, but the reply is lost */
+    return fake_reply(o, out, res);
+}
+
+static sync_outcome fake_get(void *ctx, model_kind kind, const char *id, model_object *out,
+                             sync_result *res)
+{
+    fake_remote *f = ctx;
+    model_object_init(out, kind);
+    fake_step step = fake_begin(f, fake_op_of(kind, FAKE_GET), res);
+    if (step.outcome != SYNC_OK)
+        return step.outcome;
+    model_object *o = fake_find(f, kind, id);
+    return o ? fake_reply(o, out, res) : fake_not_found(res);
+}
+
 static const sync_api_ops fake_ops = {
     .create = fake_create,
     .remove = fake_remove,
     .list_page = fake_list,
+    .update = fake_update,
+    .get = fake_get,
 };
 
 static void fake_free(fake_remote *f)

@@ -29,6 +29,7 @@ typedef struct fixture {
     sync_phase phases_seen[8];
     size_t nphases;
     bool eta_seen;
+    size_t push_total;        /* the largest total a push phase announced */
     volatile bool cancel;
     const char *cancel_after; /* set cancel when a log line contains this */
 } fixture;
@@ -52,6 +53,8 @@ static void on_progress(void *ctx, const sync_progress *p)
     }
     if (p->phase == SYNC_PHASE_PUSH && p->eta_s >= 0)
         f->eta_seen = true;
+    if (p->phase == SYNC_PHASE_PUSH && p->total > f->push_total)
+        f->push_total = p->total;
 }
 
 static int setup(void **state)
@@ -222,10 +225,14 @@ static void test_creates_rules_and_creds(void **state)
     char line[128];
     snprintf(line, sizeof line, "created rule %s (10.0.0.0/8)", r.id);
     assert_non_null(strstr(f->log, line));
-    /* The marker travels to the server; the cache keeps the user's metadata. */
+    /* The marker travels with the create; the cache keeps the user's metadata, and
+     * the edit pass of the same run PATCHes it back, so the marker is gone. */
     char sent[256];
     snprintf(sent, sizeof sent, "owner=ops\n" SYNC_MARKER_KEY "%s", cid);
-    assert_string_equal(FAKE_CRED(f->remote, 0)->metadata, sent);
+    assert_string_equal(f->remote->last_create_metadata, sent);
+    assert_string_equal(FAKE_CRED(f->remote, 0)->metadata, "owner=ops");
+    assert_int_equal(f->remote->calls[OP_CRED_UPDATE], 1);
+    assert_int_equal(f->report.updated, 1);
     model_object c;
     get_cred(f, cid, &c);
     assert_string_equal(c.cred.metadata, "owner=ops");
@@ -892,6 +899,357 @@ static void test_plan_from_cache(void **state)
     assert_int_equal(p.signs[4], '+');
 }
 
+/* ---- edits in place ------------------------------------------------------- */
+
+static unsigned field_bit(model_kind kind, const char *name)
+{
+    return kind_field_bit(kind, kind_field_by_name(kind, name));
+}
+
+/* A rule the remote has and the cache holds as synced; its id into id_out. */
+static void synced_rule(fixture *f, const char *cidr, char *id_out)
+{
+    strcpy(id_out, fake_add_rule(f->remote, POLICY, cidr, MODEL_ACTION_ALLOW)->id);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(get_rule(f, id_out).state, MODEL_STATE_SYNCED);
+}
+
+/* The user's edit of a rule: a new cidr and/or description (NULL: unchanged). */
+static void edit_rule(fixture *f, const char *id, const char *cidr, const char *description)
+{
+    model_object o;
+    model_object_init(&o, MODEL_KIND_RULE);
+    strcpy(o.rule.id, id);
+    unsigned fields = 0;
+    if (cidr) {
+        strcpy(o.rule.cidr, cidr);
+        fields |= field_bit(MODEL_KIND_RULE, "cidr");
+    }
+    if (description) {
+        strcpy(o.rule.description, description);
+        fields |= field_bit(MODEL_KIND_RULE, "description");
+    }
+    store_edit_result result;
+    error_info err;
+    if (store_edit(f->st, &o, fields, &result, &err) != ERROR_OK)
+        fail_msg("store_edit: %s", err.msg);
+    assert_int_equal(result, STORE_EDIT_EDITED);
+}
+
+/* A credential created through a sync (so its token is held here). */
+static void synced_cred(fixture *f, const char *description, const char *metadata,
+                        char *id_out)
+{
+    new_cred(f, description, metadata, id_out);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(cred_state(f, id_out), MODEL_STATE_SYNCED);
+}
+
+static store_conflict conflict_of(fixture *f, model_kind kind, const char *id)
+{
+    store_edit_info info;
+    memset(&info, 0, sizeof info);
+    error_info err;
+    assert_int_equal(store_edit_get(f->st, kind, id, &info, &err), ERROR_OK);
+    store_conflict c = info.conflict;
+    store_edit_info_clear(&info);
+    return c;
+}
+
+static const fake_patch *last_patch(fixture *f)
+{
+    assert_true(f->remote->npatches > 0);
+    return &f->remote->patches[f->remote->npatches - 1];
+}
+
+/* One PATCH per edited row, holding only the fields changed, with the row's
+ * values; an untouched row sends nothing; nothing is created or deleted. */
+static void test_edit_sends_one_patch_of_the_changed_fields(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1], b[MODEL_ID_MAX + 1], c[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", a);
+    synced_rule(f, "10.1.0.0/16", b);
+    synced_cred(f, "agent", "team=net", c);
+    size_t patches = f->remote->npatches;
+    edit_rule(f, a, "10.0.0.0/16", "web");
+    model_object o;
+    get_cred(f, c, &o);
+    assert_int_equal(model_acl_add(&o.cred.acl, "bind:*.example.com", NULL), ERROR_OK);
+    error_info err;
+    assert_int_equal(store_edit(f->st, &o, field_bit(MODEL_KIND_CRED, "acl"), NULL, &err),
+                     ERROR_OK);
+    model_object_clear(&o);
+    f->push_total = 0;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->push_total, 2); /* the outbox counts edited rows */
+    assert_int_equal(f->remote->npatches, patches + 2);
+    const fake_patch *pr = &f->remote->patches[patches];
+    assert_string_equal(pr->id, a);
+    assert_int_equal(pr->fields, field_bit(MODEL_KIND_RULE, "cidr") |
+                                     field_bit(MODEL_KIND_RULE, "description"));
+    const fake_patch *pc = &f->remote->patches[patches + 1];
+    assert_string_equal(pc->id, FAKE_CRED(f->remote, 0)->id); /* c is its local alias */
+    assert_int_equal(pc->fields, field_bit(MODEL_KIND_CRED, "acl"));
+    assert_int_equal(f->report.updated, 2);
+    assert_int_equal(f->report.conflicts, 0);
+    assert_true(f->report.converged);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE] + f->remote->calls[OP_RULE_DELETE], 0);
+    /* The remote has the values; the rows are synced with them. */
+    assert_string_equal(FAKE_RULE(f->remote, 0)->cidr, "10.0.0.0/16");
+    assert_string_equal(FAKE_RULE(f->remote, 0)->description, "web");
+    assert_string_equal(FAKE_RULE(f->remote, 1)->cidr, "10.1.0.0/16");
+    assert_int_equal(FAKE_CRED(f->remote, 0)->acl.count, 1);
+    assert_string_equal(FAKE_CRED(f->remote, 0)->metadata, "team=net");
+    model_rule r = get_rule(f, a);
+    assert_int_equal(r.state, MODEL_STATE_SYNCED);
+    assert_string_equal(r.cidr, "10.0.0.0/16");
+    assert_int_equal(cred_state(f, c), MODEL_STATE_SYNCED);
+    char line[160];
+    snprintf(line, sizeof line, "updated rule %s (10.0.0.0/16): cidr, description", a);
+    assert_non_null(strstr(f->log, line));
+    /* Settled: the next run sends nothing. */
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->npatches, patches + 2);
+}
+
+/* PATCH is idempotent: a reply lost is confirmed by a GET showing the values. */
+static void test_ambiguous_edit_confirmed_by_get(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", a);
+    edit_rule(f, a, "10.0.0.0/16", NULL);
+    fake_script(f->remote, OP_RULE_UPDATE, SYNC_AMBIGUOUS, true, -1, "connection reset");
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 1);
+    assert_int_equal(f->remote->calls[OP_RULE_GET], 1);
+    assert_int_equal(f->report.updated, 1);
+    assert_int_equal(get_rule(f, a).state, MODEL_STATE_SYNCED);
+    assert_true(f->report.converged);
+    assert_non_null(strstr(f->log, "may or may not have been updated (connection reset)"));
+}
+
+/* The GET shows the old values: the edit stays for the next sync, which sends it
+ * again (the same edit). */
+static void test_ambiguous_edit_not_applied_stays_edited(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", a);
+    edit_rule(f, a, "10.0.0.0/16", NULL);
+    fake_script(f->remote, OP_RULE_UPDATE, SYNC_AMBIGUOUS, false, -1, "timed out");
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 1);
+    assert_int_equal(f->remote->calls[OP_RULE_GET], 1);
+    assert_int_equal(f->report.updated, 0);
+    assert_int_equal(get_rule(f, a).state, MODEL_STATE_EDITED);
+    assert_int_equal(f->report.pending, 1);
+    assert_false(f->report.converged);
+    const sync_failure *rf = &f->report.row_failure;
+    assert_int_not_equal(rf->kind, SYNC_FAILURE_NONE);
+    assert_string_equal(rf->object_id, a);
+    assert_non_null(strstr(f->log, "not updated yet (the edit was not applied)"));
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 2);
+    assert_string_equal(FAKE_RULE(f->remote, 0)->cidr, "10.0.0.0/16");
+    assert_true(f->report.converged);
+}
+
+/* 404: the object was deleted remotely while edited here: a conflict, and the
+ * object is never created again by itself. */
+static void test_edit_of_deleted_object_is_a_conflict(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", a);
+    edit_rule(f, a, NULL, "web");
+    fake_drop(f->remote, MODEL_KIND_RULE, 0, 1);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 1);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 0);
+    assert_int_equal(FAKE_NRULES(f->remote), 0);
+    assert_int_equal(get_rule(f, a).state, MODEL_STATE_CONFLICT);
+    assert_int_equal(conflict_of(f, MODEL_KIND_RULE, a), STORE_CONFLICT_GONE);
+    assert_int_equal(f->report.conflicts, 1);
+    assert_int_equal(f->report.attention, 1);
+    assert_false(f->report.converged);
+    assert_int_equal(f->report.row_failure.kind, SYNC_FAILURE_NOT_FOUND);
+    assert_non_null(strstr(f->log, "was deleted remotely while edited here"));
+    /* The next run leaves it to the user. */
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 1);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 0);
+    assert_int_equal(get_rule(f, a).state, MODEL_STATE_CONFLICT);
+}
+
+/* A PATCH whose reply is lost, then a GET that finds nothing: gone as well. */
+static void test_ambiguous_edit_then_404_is_a_conflict(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", a);
+    edit_rule(f, a, NULL, "web");
+    fake_script(f->remote, OP_RULE_UPDATE, SYNC_AMBIGUOUS, false, -1, "connection reset");
+    fake_drop(f->remote, MODEL_KIND_RULE, 0, 1);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_GET], 1);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 0);
+    assert_int_equal(conflict_of(f, MODEL_KIND_RULE, a), STORE_CONFLICT_GONE);
+    assert_int_equal(f->report.conflicts, 1);
+}
+
+/* 400: the server refuses the edit: a conflict with its message; the local values
+ * stay for the user to change, keep or drop. */
+static void test_edit_refused_is_a_conflict(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", a);
+    edit_rule(f, a, "10.9.0.0/16", NULL);
+    fake_reject_cidr(f->remote, "10.9.0.0/16", "cidr 10.9.0.0/16 overlaps a reserved range");
+    assert_int_equal(run(f), ERROR_OK);
+    model_rule r = get_rule(f, a);
+    assert_int_equal(r.state, MODEL_STATE_CONFLICT);
+    assert_string_equal(r.cidr, "10.9.0.0/16");
+    assert_non_null(strstr(r.error, "overlaps a reserved range (operation op_fake400)"));
+    assert_int_equal(conflict_of(f, MODEL_KIND_RULE, a), STORE_CONFLICT_REJECTED);
+    assert_string_equal(FAKE_RULE(f->remote, 0)->cidr, "10.0.0.0/8");
+    assert_int_equal(f->report.conflicts, 1);
+    assert_int_equal(f->report.attention, 1);
+    assert_int_equal(f->report.row_failure.kind, SYNC_FAILURE_REJECTED);
+    assert_int_equal(f->report.row_failure.http_status, 400);
+    char line[160];
+    snprintf(line, sizeof line, "server refused the edit of rule %s: cidr 10.9.0.0/16", a);
+    assert_non_null(strstr(f->log, line));
+}
+
+/* A 429 pauses the queue for Retry-After and the PATCH is sent again. */
+static void test_edit_rate_limited_is_retried(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", a);
+    edit_rule(f, a, NULL, "web");
+    fake_script(f->remote, OP_RULE_UPDATE, SYNC_RATE_LIMITED, false, 7, "slow down");
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 2);
+    assert_true(f->clock.slept >= 7.0 - 1e-9);
+    assert_int_equal(f->report.retried, 1);
+    assert_int_equal(f->report.updated, 1);
+    assert_int_equal(get_rule(f, a).state, MODEL_STATE_SYNCED);
+    assert_true(f->report.converged);
+}
+
+/* A credential's edit never touches its token, and the token reaches no log. */
+static void test_edit_keeps_the_token(void **state)
+{
+    fixture *f = *state;
+    char c[MODEL_ID_MAX + 1];
+    synced_cred(f, "agent", "", c);
+    model_object o;
+    get_cred(f, c, &o);
+    strcpy(o.cred.description, "agent two");
+    error_info err;
+    assert_int_equal(store_edit(f->st, &o, field_bit(MODEL_KIND_CRED, "description"), NULL,
+                                &err),
+                     ERROR_OK);
+    model_object_clear(&o);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(last_patch(f)->fields, field_bit(MODEL_KIND_CRED, "description"));
+    assert_string_equal(FAKE_CRED(f->remote, 0)->description, "agent two");
+    assert_every_remote_cred_has_its_token(f);
+    assert_null(strstr(f->log, FAKE_TOKEN(f->remote, 0)));
+    assert_true(f->report.converged);
+}
+
+/* The create sends the marker, and the same run PATCHes the user's metadata back
+ * (only the metadata); with metadata of the API's full 4,096 bytes the marker goes
+ * alone. */
+static void test_cred_marker_removed_in_the_same_run(void **state)
+{
+    fixture *f = *state;
+    char c[MODEL_ID_MAX + 1];
+    static char big[MODEL_METADATA_MAX + 1];
+    memset(big, 'm', MODEL_METADATA_MAX);
+    big[MODEL_METADATA_MAX] = '\0';
+    new_cred(f, "big", big, c);
+    assert_int_equal(run(f), ERROR_OK);
+    char marker[MODEL_ID_MAX + 32];
+    snprintf(marker, sizeof marker, SYNC_MARKER_KEY "%s", c);
+    assert_string_equal(f->remote->last_create_metadata, marker);
+    assert_int_equal(f->report.created, 1);
+    assert_int_equal(f->report.failed, 0);
+    assert_int_equal(f->remote->calls[OP_CRED_UPDATE], 1);
+    assert_int_equal(last_patch(f)->fields, field_bit(MODEL_KIND_CRED, "metadata"));
+    assert_string_equal(FAKE_CRED(f->remote, 0)->metadata, big);
+    /* The create came first, then its PATCH. */
+    size_t create_at = 0, patch_at = 0;
+    for (size_t i = 0; i < f->remote->ncalls; i++) {
+        if (f->remote->order[i] == OP_CRED_CREATE)
+            create_at = i + 1;
+        if (f->remote->order[i] == OP_CRED_UPDATE)
+            patch_at = i + 1;
+    }
+    assert_true(create_at > 0 && patch_at > create_at);
+    model_object o;
+    get_cred(f, c, &o);
+    assert_string_equal(o.cred.metadata, big);
+    assert_int_equal(o.cred.state, MODEL_STATE_SYNCED);
+    model_object_clear(&o);
+    assert_every_remote_cred_has_its_token(f);
+    assert_true(f->report.converged);
+}
+
+/* The marker's PATCH is refused by the rate limit every time: the credential is
+ * created (its token kept) and its edit waits for the next sync. */
+static void test_cred_marker_patch_left_for_later(void **state)
+{
+    fixture *f = *state;
+    char c[MODEL_ID_MAX + 1];
+    new_cred(f, "agent", "team=net", c);
+    fake_script_repeat(f->remote, OP_CRED_UPDATE, SYNC_RATE_LIMITED, 5, "slow down");
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.created, 1);
+    assert_int_equal(cred_state(f, c), MODEL_STATE_EDITED);
+    assert_every_remote_cred_has_its_token(f);
+    assert_int_equal(f->report.row_failure.kind, SYNC_FAILURE_RATE_LIMITED);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_string_equal(FAKE_CRED(f->remote, 0)->metadata, "team=net");
+    assert_int_equal(cred_state(f, c), MODEL_STATE_SYNCED);
+    assert_true(f->report.converged);
+}
+
+/* The plan shows an edit with its fields, and conflicts with why. */
+static void test_plan_shows_edits_and_conflicts(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1], b[MODEL_ID_MAX + 1], c[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", a);
+    synced_rule(f, "10.1.0.0/16", b);
+    synced_rule(f, "10.2.0.0/16", c);
+    edit_rule(f, b, NULL, "gone soon");
+    edit_rule(f, c, "10.9.0.0/16", NULL);
+    fake_drop(f->remote, MODEL_KIND_RULE, 1, 1);
+    fake_reject_cidr(f->remote, "10.9.0.0/16", "cidr 10.9.0.0/16 is reserved");
+    assert_int_equal(run(f), ERROR_OK);
+    edit_rule(f, a, "10.0.0.0/16", "");
+    plan_seen p = {0};
+    error_info err;
+    assert_int_equal(sync_plan(f->st, collect_plan, &p, &err), ERROR_OK);
+    assert_int_equal(p.n, 3);
+    assert_string_equal(p.ids[0], a);
+    assert_int_equal(p.signs[0], '~');
+    assert_string_equal(p.why[0], "cidr 10.0.0.0/8 -> 10.0.0.0/16");
+    assert_string_equal(p.ids[1], b);
+    assert_int_equal(p.signs[1], '!');
+    assert_string_equal(p.why[1], "deleted remotely while edited here: resolve with "
+                                  "--keep-local or --take-remote");
+    assert_string_equal(p.ids[2], c);
+    assert_int_equal(p.signs[2], '!');
+    assert_non_null(strstr(p.why[2], "cidr 10.9.0.0/16 is reserved (operation op_fake400)"));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -928,6 +1286,17 @@ int main(void)
         T(test_local_failure_is_typed),
         T(test_failed_listing_is_typed),
         T(test_console_retries_on_the_typed_failure_only),
+        T(test_edit_sends_one_patch_of_the_changed_fields),
+        T(test_ambiguous_edit_confirmed_by_get),
+        T(test_ambiguous_edit_not_applied_stays_edited),
+        T(test_edit_of_deleted_object_is_a_conflict),
+        T(test_ambiguous_edit_then_404_is_a_conflict),
+        T(test_edit_refused_is_a_conflict),
+        T(test_edit_rate_limited_is_retried),
+        T(test_edit_keeps_the_token),
+        T(test_cred_marker_removed_in_the_same_run),
+        T(test_cred_marker_patch_left_for_later),
+        T(test_plan_shows_edits_and_conflicts),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
