@@ -214,6 +214,17 @@ run --db "$db" sync --pull-only
 rule_json "$rule"
 check "conflict: made (the description here and on the server)" \
     json 'd["state"] == "conflict" and d["edit"]["fields"]["description"]["remote"] == "theirs"'
+play pending <<EOF
+key 3
+dump
+key R
+dump
+key <Esc>
+dump
+EOF
+check "pending: the conflict needs attention" row_with 1 "! rule" "conflict"
+check "pending: R opens the dialog there too" screen 2 "Resolve the conflict of rule $rule"
+check "pending: Esc cancels" screen 3 "cancelled: nothing changed"
 play resolve_take <<EOF
 key /
 type $rule
