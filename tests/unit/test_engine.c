@@ -1250,6 +1250,107 @@ static void test_plan_shows_edits_and_conflicts(void **state)
     assert_non_null(strstr(p.why[2], "cidr 10.9.0.0/16 is reserved (operation op_fake400)"));
 }
 
+/* The edit descriptions the CLI and the console share, from an edit as the store
+ * reads it (built by hand: every conflict reason, cuts, lists, empty values). */
+static size_t field_index(model_kind kind, const char *name)
+{
+    const kind_desc *d = kind_get(kind);
+    for (size_t i = 0; i < d->field_count; i++) {
+        if (!strcmp(d->fields[i].name, name))
+            return i;
+    }
+    fail_msg("no field %s", name);
+    return 0;
+}
+
+static void add_edit_field(store_edit_info *info, const char *name, const char *base,
+                           const char *local, const char *remote)
+{
+    store_edit_field *f = &info->field[info->count++];
+    f->field = field_index(info->kind, name);
+    f->base = base ? strdup(base) : NULL;
+    f->local = local ? strdup(local) : NULL;
+    f->remote = remote ? strdup(remote) : NULL;
+    info->fields |= field_bit(info->kind, name);
+}
+
+static void edit_info(store_edit_info *info, model_kind kind, model_state st,
+                      store_conflict conflict)
+{
+    memset(info, 0, sizeof *info);
+    info->kind = kind;
+    info->state = st;
+    info->conflict = conflict;
+}
+
+static void test_edit_describe(void **state)
+{
+    (void)state;
+    char buf[512];
+    store_edit_info info;
+    edit_info(&info, MODEL_KIND_RULE, MODEL_STATE_EDITED, STORE_CONFLICT_NONE);
+    add_edit_field(&info, "cidr", "10.0.0.0/8", "10.0.0.0/16", NULL);
+    add_edit_field(&info, "description", "", "web", NULL);
+    add_edit_field(&info, "metadata", "a=1\nb=2", "", NULL);
+    assert_string_equal(sync_edit_describe(&info, NULL, buf, sizeof buf),
+                        "cidr 10.0.0.0/8 -> 10.0.0.0/16; description \"\" -> web; "
+                        "metadata a=1\\nb=2 -> \"\"");
+    store_edit_info_clear(&info);
+
+    /* A long text is cut at SYNC_EDIT_VALUE_MAX bytes with "…"; ACL rules are
+     * joined by ", ". */
+    edit_info(&info, MODEL_KIND_CRED, MODEL_STATE_EDITED, STORE_CONFLICT_NONE);
+    add_edit_field(&info, "description", "0123456789012345678901234567890123456789xyz",
+                   "short", NULL);
+    add_edit_field(&info, "acl", "", "bind:a.example.com\nbind:b.example.com", NULL);
+    assert_string_equal(sync_edit_describe(&info, NULL, buf, sizeof buf),
+                        "description 0123456789012345678901234567890123456789\xE2\x80\xA6"
+                        " -> short; acl \"\" -> bind:a.example.com, bind:b.example.com");
+    /* The whole line cut to the buffer, at a character boundary. */
+    char small[24];
+    sync_edit_describe(&info, NULL, small, sizeof small);
+    assert_string_equal(small, "description 01234567\xE2\x80\xA6"); /* 23 bytes */
+    store_edit_info_clear(&info);
+
+    edit_info(&info, MODEL_KIND_RULE, MODEL_STATE_CONFLICT, STORE_CONFLICT_FIELDS);
+    add_edit_field(&info, "cidr", "10.0.0.0/8", "10.0.0.0/16", "10.1.0.0/16");
+    add_edit_field(&info, "description", "", "web", NULL); /* edited, not conflicting */
+    assert_string_equal(sync_edit_describe(&info, NULL, buf, sizeof buf),
+                        "cidr: local 10.0.0.0/16, remote 10.1.0.0/16 (changed on both "
+                        "sides): resolve with --keep-local or --take-remote");
+    store_edit_info_clear(&info);
+
+    edit_info(&info, MODEL_KIND_RULE, MODEL_STATE_CONFLICT, STORE_CONFLICT_GONE);
+    add_edit_field(&info, "description", "", "web", NULL);
+    assert_string_equal(sync_edit_describe(&info, NULL, buf, sizeof buf),
+                        "deleted remotely while edited here: resolve with --keep-local or "
+                        "--take-remote");
+    store_edit_info_clear(&info);
+
+    /* A create that clashes, then an edited cidr that does. */
+    edit_info(&info, MODEL_KIND_RULE, MODEL_STATE_CONFLICT, STORE_CONFLICT_KEY);
+    strcpy(info.other_id, "ipr_2Zz1lqOxDdQyVpYcAAAAAAAAAAB");
+    assert_string_equal(sync_edit_describe(&info, NULL, buf, sizeof buf),
+                        "the server has rule ipr_2Zz1lqOxDdQyVpYcAAAAAAAAAAB for this cidr "
+                        "with the other action: resolve with --keep-local or --take-remote");
+    add_edit_field(&info, "cidr", "10.0.0.0/8", "10.1.0.0/16", NULL);
+    assert_string_equal(sync_edit_describe(&info, NULL, buf, sizeof buf),
+                        "the server has rule ipr_2Zz1lqOxDdQyVpYcAAAAAAAAAAB for this cidr: "
+                        "resolve with --keep-local or --take-remote");
+    store_edit_info_clear(&info);
+
+    edit_info(&info, MODEL_KIND_RULE, MODEL_STATE_CONFLICT, STORE_CONFLICT_REJECTED);
+    add_edit_field(&info, "cidr", "10.0.0.0/8", "10.9.0.0/16", NULL);
+    assert_string_equal(sync_edit_describe(&info, "cidr is reserved (operation op_1)", buf,
+                                           sizeof buf),
+                        "cidr is reserved (operation op_1)");
+    store_edit_info_clear(&info);
+
+    /* A settled row has nothing to say. */
+    edit_info(&info, MODEL_KIND_RULE, MODEL_STATE_SYNCED, STORE_CONFLICT_NONE);
+    assert_string_equal(sync_edit_describe(&info, NULL, buf, sizeof buf), "");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -1297,6 +1398,7 @@ int main(void)
         T(test_cred_marker_removed_in_the_same_run),
         T(test_cred_marker_patch_left_for_later),
         T(test_plan_shows_edits_and_conflicts),
+        T(test_edit_describe),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
