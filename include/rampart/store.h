@@ -23,7 +23,7 @@
  *   same at any depth. Text filters match case-insensitively as a substring of
  *   id, cidr/description, policy id (rules) or id, description, owner, ACL (creds).
  * - A rule's natural key (policy id, cidr) is unique among live rules (every state
- *   but deleting and remote_deleted); the database enforces it, so any call that
+ *   but deleting, remote_deleted and conflict); the database enforces it, so any call that
  *   would make two live rules share it fails with ERROR_CONFLICT.
  * - Tokens live in their own table, written in the transaction that records the
  *   create's reply; they are never returned by browsing calls.
@@ -176,8 +176,7 @@ error_code store_insert(store *st, model_object *obj, error_info *err);
  * and action, a credential's owner and token, and so the row's place in id order.
  * The sync state, the error text and the create bookkeeping are not changed
  * either: this is an edit as the reference server (serve-api PATCH) applies it.
- * The client-side edit (queued for a sync, with the base it was made on and its
- * conflicts with the remote) is a later step and will not be this call alone.
+ * The user's edit, queued for a sync with its bases, is store_edit.
  * On success `obj` holds the whole row as stored (as store_get reads it: no token).
  * ERROR_NOT_FOUND: no such row. ERROR_INVALID: `fields` is empty or holds a field
  * that never changes (the message names it), or the gate refused the merged row
