@@ -22,6 +22,7 @@
 
 #include "rampart/api.h"
 #include "rampart/codec.h"
+#include "rampart/kind.h"
 #include "test_support.h"
 
 #define KEY "k2Cs8SecretSecretSecretSecret"
@@ -396,6 +397,151 @@ static void test_faults(void **state)
     reap(&s);
 }
 
+/* ---- edits and gets ------------------------------------------------------- */
+
+static unsigned bit_of(model_kind kind, const char *name)
+{
+    return kind_field_bit(kind, kind_field_by_name(kind, name));
+}
+
+/* GET of `id`, which must succeed; release `out` with model_object_clear. */
+static void get_ok(api_client *c, model_kind kind, const char *id, model_object *out)
+{
+    sync_result res;
+    if (api_ops()->get(c, kind, id, out, &res) != SYNC_OK)
+        fail_msg("get %s: %s", id, res.message);
+    assert_int_equal(res.http_status, 200);
+    assert_string_equal(model_object_id(out), id);
+}
+
+static void test_update_and_get_rule(void **state)
+{
+    server *s = *state;
+    api_client *c = client(s, KEY, NULL);
+    char id[MODEL_ID_MAX + 1];
+    create_rule(c, 7000, id);
+    model_object in, out;
+    rule_in(&in, 7001, MODEL_ACTION_DENY); /* the action is not sent: never changes */
+    strcpy(in.rule.id, id);
+    strcpy(in.rule.description, "edited");
+    sync_result res;
+    unsigned fields = bit_of(MODEL_KIND_RULE, "cidr") | bit_of(MODEL_KIND_RULE, "description");
+    assert_int_equal(api_ops()->update(c, &in, fields, &out, &res), SYNC_OK);
+    assert_int_equal(res.http_status, 200);
+    assert_string_equal(out.rule.id, id);
+    assert_string_equal(out.rule.cidr, in.rule.cidr);
+    assert_string_equal(out.rule.description, "edited");
+    assert_int_equal(out.rule.action, MODEL_ACTION_ALLOW);
+    model_object_clear(&out);
+    get_ok(c, MODEL_KIND_RULE, id, &out);
+    assert_string_equal(out.rule.cidr, in.rule.cidr);
+    assert_string_equal(out.rule.description, "edited");
+    model_object_clear(&out);
+    /* "" clears a field. */
+    in.rule.description[0] = '\0';
+    assert_int_equal(api_ops()->update(c, &in, bit_of(MODEL_KIND_RULE, "description"), &out,
+                                       &res),
+                     SYNC_OK);
+    assert_string_equal(out.rule.description, "");
+    model_object_clear(&out);
+    /* The server's gate: a refusal with its message and operation id. */
+    strcpy(in.rule.cidr, "10.0.0.1/8");
+    assert_int_equal(api_ops()->update(c, &in, bit_of(MODEL_KIND_RULE, "cidr"), &out, &res),
+                     SYNC_REJECTED);
+    assert_int_equal(res.http_status, 400);
+    assert_int_equal(res.failure, SYNC_FAILURE_REJECTED);
+    assert_non_null(strstr(res.message, "host bits set"));
+    assert_true(strncmp(res.operation_id, "op_", 3) == 0);
+    assert_null(strstr(res.message, "{"));
+    model_object_clear(&out);
+    /* Nothing that could not be right is sent. */
+    assert_int_equal(api_ops()->update(c, &in, 0, &out, &res), SYNC_REJECTED);
+    assert_int_equal(res.http_status, 0);
+    assert_int_equal(api_ops()->update(c, &in, bit_of(MODEL_KIND_RULE, "action"), &out, &res),
+                     SYNC_REJECTED);
+    assert_non_null(strstr(res.message, "action cannot be changed"));
+    strcpy(in.rule.id, "local_abc");
+    assert_int_equal(api_ops()->update(c, &in, bit_of(MODEL_KIND_RULE, "description"), &out,
+                                       &res),
+                     SYNC_REJECTED);
+    assert_int_equal(res.http_status, 0);
+    /* Gone: 404 for both. */
+    assert_int_equal(api_ops()->remove(c, MODEL_KIND_RULE, id, &res), SYNC_OK);
+    strcpy(in.rule.id, id);
+    assert_int_equal(api_ops()->update(c, &in, bit_of(MODEL_KIND_RULE, "description"), &out,
+                                       &res),
+                     SYNC_NOT_FOUND);
+    assert_int_equal(res.http_status, 404);
+    assert_int_equal(res.failure, SYNC_FAILURE_NOT_FOUND);
+    assert_int_equal(api_ops()->get(c, MODEL_KIND_RULE, id, &out, &res), SYNC_NOT_FOUND);
+    assert_int_equal(res.http_status, 404);
+    api_client_free(c);
+}
+
+/* The creation marker PATCHed away, an ACL cleared; the token is never in an edit's
+ * or a get's reply. */
+static void test_update_and_get_cred(void **state)
+{
+    server *s = *state;
+    api_client *c = client(s, KEY, NULL);
+    model_object in, out;
+    ts_cred_init(&in, "edit me", "team=net\nrampart-create=local_7", "bind:*.example.com");
+    sync_result res;
+    assert_int_equal(api_ops()->create(c, &in, &out, &res), SYNC_OK);
+    char id[MODEL_ID_MAX + 1];
+    strcpy(id, out.cred.id);
+    model_object_clear(&out);
+    model_cred_clear(&in.cred); /* the ACL goes: [] */
+    strcpy(in.cred.id, id);
+    strcpy(in.cred.metadata, "team=net");
+    unsigned fields = bit_of(MODEL_KIND_CRED, "metadata") | bit_of(MODEL_KIND_CRED, "acl");
+    assert_int_equal(api_ops()->update(c, &in, fields, &out, &res), SYNC_OK);
+    assert_string_equal(out.cred.metadata, "team=net");
+    assert_int_equal(out.cred.acl.count, 0);
+    assert_string_equal(out.cred.description, "edit me"); /* not sent: kept */
+    assert_null(out.cred.token);
+    model_object_clear(&out);
+    get_ok(c, MODEL_KIND_CRED, id, &out);
+    assert_string_equal(out.cred.metadata, "team=net");
+    assert_null(out.cred.token);
+    model_object_clear(&out);
+    model_object_clear(&in);
+    api_client_free(c);
+}
+
+/* PATCH and GET meet the server's faults: a lost reply is ambiguous (and the edit
+ * was made), 429 carries its wait, a 500 is a server error. */
+static void test_update_faults(void **state)
+{
+    (void)state;
+    server s = {0};
+    assert_true(spawn(&s, "patch_rule:reset@1,patch_rule:429@2:retry-after=3,"
+                          "patch_rule:truncate@3,get_rule:500@1"));
+    api_client *c = client(&s, KEY, NULL);
+    char id[MODEL_ID_MAX + 1];
+    create_rule(c, 8000, id);
+    model_object in, out;
+    rule_in(&in, 8001, MODEL_ACTION_ALLOW);
+    strcpy(in.rule.id, id);
+    unsigned cidr = bit_of(MODEL_KIND_RULE, "cidr");
+    sync_result res;
+    assert_int_equal(api_ops()->update(c, &in, cidr, &out, &res), SYNC_AMBIGUOUS);
+    assert_int_equal(res.failure, SYNC_FAILURE_CONNECTION_LOST);
+    assert_int_equal(out.kind, MODEL_KIND_RULE);
+    assert_int_equal(api_ops()->update(c, &in, cidr, &out, &res), SYNC_RATE_LIMITED);
+    assert_true(res.retry_after_s == 3.0);
+    assert_int_equal(api_ops()->update(c, &in, cidr, &out, &res), SYNC_AMBIGUOUS);
+    assert_int_equal(api_ops()->get(c, MODEL_KIND_RULE, id, &out, &res), SYNC_AMBIGUOUS);
+    assert_int_equal(res.http_status, 500);
+    assert_int_equal(res.failure, SYNC_FAILURE_SERVER_ERROR);
+    /* The edit whose reply was lost was made. */
+    get_ok(c, MODEL_KIND_RULE, id, &out);
+    assert_string_equal(out.rule.cidr, in.rule.cidr);
+    model_object_clear(&out);
+    api_client_free(c);
+    reap(&s);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -406,6 +552,9 @@ int main(void)
         cmocka_unit_test(test_credentials),
         cmocka_unit_test(test_bad_key_and_version),
         cmocka_unit_test(test_faults),
+        cmocka_unit_test(test_update_and_get_rule),
+        cmocka_unit_test(test_update_and_get_cred),
+        cmocka_unit_test(test_update_faults),
     };
     return cmocka_run_group_tests(tests, server_start, server_stop);
 }
