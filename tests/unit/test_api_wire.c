@@ -1,7 +1,7 @@
 /* The API client over a real loopback socket, against a scripted peer that answers
  * each request as the test says (a reply, a close, a reset, silence, a huge body).
- * This checks what only the wire shows: the headers sent, keep-alive for GET and
- * DELETE, a fresh connection for every create, exactly one POST on a dead
+ * This checks what only the wire shows: the headers sent, keep-alive for GET,
+ * DELETE and PATCH, a fresh connection for every create, exactly one POST on a dead
  * connection, and how each failure is classified. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +24,7 @@
 
 #include "rampart/api.h"
 #include "rampart/codec.h"
+#include "rampart/kind.h"
 #include "test_support.h"
 
 #define KEY "sk_test_2Cs8SecretSecretSecret"
@@ -647,6 +648,73 @@ static void test_not_sent(void **state)
     free(p);
 }
 
+/* An edit on the wire: PATCH to the object's path with only the fields asked for
+ * and Content-Type, on the kept-alive connection (an edit sent twice is the same
+ * edit); a GET of one object; a reply about another object, and 404s. */
+static void test_update_and_get_on_the_wire(void **state)
+{
+    (void)state;
+    const char *gone = "{\"error_code\":\"ERR_NOT_FOUND\",\"msg\":\"no rule\","
+                       "\"details\":{\"operation_id\":\"" OP_ID "\"}}";
+    step steps[] = {
+        {STEP_REPLY, reply_of(200, "OK", NULL, rule_body())},
+        {STEP_REPLY, reply_of(200, "OK", NULL, rule_body())},
+        {STEP_REPLY, reply_of(200, "OK", NULL, rule_body())},
+        {STEP_REPLY, reply_of(404, "Not Found", NULL, gone)},
+        {STEP_REPLY, reply_of(404, "Not Found", NULL, gone)},
+    };
+    peer *p = peer_start(steps, 5);
+    api_client *c = client_for(p, 0, NULL);
+    const sync_api_ops *ops = api_ops();
+    model_object in, out;
+    sample_rule(&in);
+    strcpy(in.rule.id, RULE_ID);
+    strcpy(in.rule.description, "office");
+    const kind_field *cidr = kind_field_by_name(MODEL_KIND_RULE, "cidr");
+    const kind_field *desc = kind_field_by_name(MODEL_KIND_RULE, "description");
+    unsigned fields = kind_field_bit(MODEL_KIND_RULE, cidr) | kind_field_bit(MODEL_KIND_RULE, desc);
+    sync_result res;
+    assert_int_equal(ops->update(c, &in, fields, &out, &res), SYNC_OK);
+    assert_int_equal(res.http_status, 200);
+    assert_string_equal(out.rule.id, RULE_ID);
+    model_object_clear(&out);
+    assert_int_equal(ops->get(c, MODEL_KIND_RULE, RULE_ID, &out, &res), SYNC_OK);
+    assert_string_equal(out.rule.cidr, "10.0.0.0/8");
+    model_object_clear(&out);
+    /* Asked for one object, answered with another: not a reply to record. */
+    const char *other = "ipr_2Cs8WqYF3xV8eO7cLbM1sQ9pZkU";
+    assert_int_equal(ops->get(c, MODEL_KIND_RULE, other, &out, &res), SYNC_AMBIGUOUS);
+    assert_int_equal(res.failure, SYNC_FAILURE_BAD_REPLY);
+    assert_non_null(strstr(res.message, "another rule"));
+    assert_int_equal(ops->update(c, &in, fields, &out, &res), SYNC_NOT_FOUND);
+    assert_string_equal(res.operation_id, OP_ID);
+    no_secret(&res);
+    assert_int_equal(ops->get(c, MODEL_KIND_RULE, RULE_ID, &out, &res), SYNC_NOT_FOUND);
+    assert_int_equal(res.http_status, 404);
+    /* Not a remote id of the kind: nothing sent. */
+    assert_int_equal(ops->get(c, MODEL_KIND_CRED, RULE_ID, &out, &res), SYNC_REJECTED);
+    api_client_free(c);
+    peer_stop(p);
+
+    assert_int_equal(p->nreq, 5);
+    const char *patch = p->requests[0];
+    assert_true(starts(patch, "PATCH /ip_policy_rules/" RULE_ID " HTTP/1.1\r\n"));
+    assert_true(has_line(patch, "Content-Type: application/json"));
+    assert_true(has_line(patch, "Authorization: Bearer " KEY));
+    assert_null(strcasestr(patch, "Expect:"));
+    const char *body = strstr(patch, "\r\n\r\n");
+    assert_non_null(body);
+    assert_string_equal(body + 4, "{\"cidr\":\"10.0.0.0/8\",\"description\":\"office\"}");
+    const char *get = p->requests[1];
+    assert_true(starts(get, "GET /ip_policy_rules/" RULE_ID " HTTP/1.1\r\n"));
+    assert_null(strcasestr(get, "Content-Type"));
+    assert_true(starts(p->requests[2], "GET /ip_policy_rules/ipr_2Cs8WqYF3xV8eO7cLbM1sQ9pZkU "));
+    /* One connection for all: PATCH and GET keep it alive. */
+    for (size_t i = 1; i < p->nreq; i++)
+        assert_int_equal(p->conn_of[i], p->conn_of[0]);
+    free(p);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -667,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_delete_outcomes),
         cmocka_unit_test(test_pages_refused),
         cmocka_unit_test(test_not_sent),
+        cmocka_unit_test(test_update_and_get_on_the_wire),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
