@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli_object.h"
-#include "rampart/buf.h"
 #include "rampart/validate.h"
 
 enum { FIELDS_MAX = 8 }; /* fields of a kind: the bits of a kind_field_bit set */
