@@ -201,8 +201,10 @@ typedef struct sync_options {
     int rate_per_min;          /* 0: unpaced */
     int max_attempts;          /* tries of one request; 0: default 5. A create
                                   refused with 429 that often becomes failed with
-                                  the server's message; deletes and list pages are
-                                  retried that often (not_sent, 429, ambiguous);
+                                  the server's message; deletes, gets and list
+                                  pages are retried that often (not_sent, 429,
+                                  ambiguous), edits too (not_sent, 429: then the
+                                  row stays edited for the next sync);
                                   not_sent that many times in a row stops the run
                                   (unreachable: rows stay new) */
     double max_backoff_s;      /* clamp of Retry-After and backoff; 0: default 60 */
