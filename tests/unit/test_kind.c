@@ -171,7 +171,7 @@ static const row_case row_cases[] = {
      "id must start with cr_", NULL},
     {MODEL_KIND_CRED, "local_", NULL, NULL, {NULL}, -1, "id must start with cr_", NULL},
     {MODEL_KIND_RULE, NULL, NULL, NULL, {NULL}, MODEL_STATE_COUNT,
-     "state: 8 is not a sync state", NULL},
+     "state: 10 is not a sync state", NULL},
     /* The head is checked before the fields. */
     {MODEL_KIND_RULE, "ipr_a-b", "10.0.0.1/8", NULL, {NULL}, -1,
      "id has a character that is not a letter or digit", NULL},
