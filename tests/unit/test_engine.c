@@ -1250,6 +1250,27 @@ static void test_plan_shows_edits_and_conflicts(void **state)
     assert_non_null(strstr(p.why[2], "cidr 10.9.0.0/16 is reserved (operation op_fake400)"));
 }
 
+/* A marker still on the server (an older rampart left it, or its PATCH was lost
+ * and the row discarded meanwhile): the pull makes the row edited and another
+ * round of the same run PATCHes it away. */
+static void test_marker_left_on_server_removed_by_the_next_round(void **state)
+{
+    fixture *f = *state;
+    char c[MODEL_ID_MAX + 1];
+    synced_cred(f, "agent", "team=net", c);
+    snprintf(FAKE_CRED(f->remote, 0)->metadata, MODEL_METADATA_MAX + 1,
+             "team=net\n" SYNC_MARKER_KEY "%s", c);
+    size_t patches = f->remote->npatches;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->npatches, patches + 1);
+    assert_int_equal(last_patch(f)->fields, field_bit(MODEL_KIND_CRED, "metadata"));
+    assert_string_equal(FAKE_CRED(f->remote, 0)->metadata, "team=net");
+    assert_int_equal(cred_state(f, c), MODEL_STATE_SYNCED);
+    assert_int_equal(f->report.updated, 1);
+    assert_true(f->report.converged);
+    assert_every_remote_cred_has_its_token(f);
+}
+
 /* The edit descriptions the CLI and the console share, from an edit as the store
  * reads it (built by hand: every conflict reason, cuts, lists, empty values). */
 static size_t field_index(model_kind kind, const char *name)
@@ -1399,6 +1420,7 @@ int main(void)
         T(test_cred_marker_patch_left_for_later),
         T(test_plan_shows_edits_and_conflicts),
         T(test_edit_describe),
+        T(test_marker_left_on_server_removed_by_the_next_round),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
