@@ -95,24 +95,33 @@ error_code engine_count_states(engine *e, unsigned states, size_t *out, error_in
 
 #define BIT(s) (1u << MODEL_STATE_##s)
 
-/* Creates whose outcome a listing must settle before anything is sent again. */
+/* A listing first: creates whose outcome it must settle before anything is sent
+ * again, and edits, so that a field changed remotely since the last pull is a
+ * conflict rather than overwritten by the PATCH (the API has no conditional
+ * update: this narrows the window to the run itself). */
 static bool reconcile_first(engine *e)
 {
-    size_t inflight = 0;
+    size_t inflight = 0, edited = 0;
     error_info err;
-    if (engine_count_states(e, BIT(CREATING) | BIT(UNKNOWN), &inflight, &err)) {
+    if (engine_count_states(e, BIT(CREATING) | BIT(UNKNOWN), &inflight, &err) ||
+        engine_count_states(e, BIT(EDITED), &edited, &err)) {
         engine_db_fail(e, &err);
         return false;
     }
-    if (inflight == 0)
+    if (inflight == 0 && (edited == 0 || !e->opt.push))
         return true;
     if (!e->opt.pull) {
-        engine_log(e, SYNC_LOG_WARN, "%zu creates of unknown outcome wait for a sync "
-                   "that pulls", inflight);
+        if (inflight)
+            engine_log(e, SYNC_LOG_WARN, "%zu creates of unknown outcome wait for a sync "
+                       "that pulls", inflight);
         return true;
     }
-    engine_log(e, SYNC_LOG_INFO, "%zu creates were interrupted or ambiguous: checking "
-               "the remote listing before sending anything", inflight);
+    if (inflight)
+        engine_log(e, SYNC_LOG_INFO, "%zu creates were interrupted or ambiguous: checking "
+                   "the remote listing before sending anything", inflight);
+    else
+        engine_log(e, SYNC_LOG_INFO, "%zu edited rows: checking the remote listing for "
+                   "changes made there before sending them", edited);
     return engine_pull(e);
 }
 

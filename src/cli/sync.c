@@ -132,10 +132,12 @@ static void put_report_json(cli_ctx *ctx, const sync_report *r)
             "\"retried\": %zu, \"pulled_rules\": %zu, \"pulled_creds\": %zu, "
             "\"remote_added\": %zu, \"remote_deleted\": %zu, \"refused\": %zu, "
             "\"adopted\": %zu, \"orphans_deleted\": %zu, \"pending\": %zu, "
+            "\"updated\": %zu, \"conflicts\": %zu, \"attention\": %zu, "
             "\"auth_failed\": %s, \"error\": ",
             r->converged ? "true" : "false", r->created, r->deleted, r->failed, r->retried,
             r->pulled_rules, r->pulled_creds, r->remote_added, r->remote_deleted, r->refused,
-            r->adopted, r->orphans_deleted, r->pending, r->auth_failed ? "true" : "false");
+            r->adopted, r->orphans_deleted, r->pending, r->updated, r->conflicts,
+            r->attention, r->auth_failed ? "true" : "false");
     cli_put_json_string(ctx->out, r->last_error);
     fputs(", \"failure\": ", ctx->out);
     put_failure_json(ctx, &r->failure);
@@ -183,6 +185,11 @@ static void put_report(cli_ctx *ctx, const sync_report *r)
 {
     fprintf(ctx->out, "sync: %zu created, %zu deleted, %zu failed", r->created, r->deleted,
             r->failed);
+    if (r->updated)
+        fprintf(ctx->out, "; %zu updated", r->updated);
+    if (r->conflicts)
+        fprintf(ctx->out, "; %zu new conflicts (resolve them: see '%s plan')", r->conflicts,
+                ctx->program);
     if (r->pulled_rules || r->pulled_creds)
         fprintf(ctx->out, "; remote has %zu rules, %zu credentials", r->pulled_rules,
                 r->pulled_creds);

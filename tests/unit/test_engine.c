@@ -1065,7 +1065,9 @@ static void test_edit_of_deleted_object_is_a_conflict(void **state)
     synced_rule(f, "10.0.0.0/8", a);
     edit_rule(f, a, NULL, "web");
     fake_drop(f->remote, MODEL_KIND_RULE, 0, 1);
+    f->opt.pull = false; /* the PATCH finds out (a pull would first: see below) */
     assert_int_equal(run(f), ERROR_OK);
+    f->opt.pull = true;
     assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 1);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 0);
     assert_int_equal(FAKE_NRULES(f->remote), 0);
@@ -1092,11 +1094,34 @@ static void test_ambiguous_edit_then_404_is_a_conflict(void **state)
     edit_rule(f, a, NULL, "web");
     fake_script(f->remote, OP_RULE_UPDATE, SYNC_AMBIGUOUS, false, -1, "connection reset");
     fake_drop(f->remote, MODEL_KIND_RULE, 0, 1);
+    f->opt.pull = false;
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->remote->calls[OP_RULE_GET], 1);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 0);
     assert_int_equal(conflict_of(f, MODEL_KIND_RULE, a), STORE_CONFLICT_GONE);
     assert_int_equal(f->report.conflicts, 1);
+}
+
+/* Edits are checked against a listing before they are sent: a field changed
+ * remotely since the last pull is a conflict, never overwritten; one deleted
+ * remotely is a gone conflict without a PATCH. */
+static void test_edits_checked_against_listing_first(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1], b[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", a);
+    synced_rule(f, "10.1.0.0/16", b);
+    edit_rule(f, a, NULL, "web");
+    edit_rule(f, b, NULL, "db");
+    strcpy(FAKE_RULE(f->remote, 0)->description, "changed there");
+    fake_drop(f->remote, MODEL_KIND_RULE, 1, 1);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 0);
+    assert_string_equal(FAKE_RULE(f->remote, 0)->description, "changed there");
+    assert_int_equal(conflict_of(f, MODEL_KIND_RULE, a), STORE_CONFLICT_FIELDS);
+    assert_int_equal(conflict_of(f, MODEL_KIND_RULE, b), STORE_CONFLICT_GONE);
+    assert_int_equal(f->report.conflicts, 2);
+    assert_false(f->report.converged);
 }
 
 /* 400: the server refuses the edit: a conflict with its message; the local values
@@ -1413,6 +1438,7 @@ int main(void)
         T(test_ambiguous_edit_not_applied_stays_edited),
         T(test_edit_of_deleted_object_is_a_conflict),
         T(test_ambiguous_edit_then_404_is_a_conflict),
+        T(test_edits_checked_against_listing_first),
         T(test_edit_refused_is_a_conflict),
         T(test_edit_rate_limited_is_retried),
         T(test_edit_keeps_the_token),
