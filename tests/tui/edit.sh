@@ -223,6 +223,7 @@ key <Esc>
 dump
 EOF
 check "pending: the conflict needs attention" row_with 1 "! rule" "conflict"
+check "pending: the reason is the plan's (both values)" row_with 1 "! rule" "description: local"
 check "pending: R opens the dialog there too" screen 2 "Resolve the conflict of rule $rule"
 check "pending: Esc cancels" screen 3 "cancelled: nothing changed"
 play resolve_take <<EOF

@@ -1,7 +1,7 @@
 /*
  * The pending view: what the next sync does, as `rampart plan` shows it (+ create,
- * - delete, ! needs attention, ~ changed remotely), rules then credentials, each
- * with its reason (a failed row's error). Keyset pages over both tables: a key is
+ * - delete, ! needs attention, ~ an edit or changed remotely), rules then
+ * credentials, each with its reason (a failed row's error, an edit's fields). Keyset pages over both tables: a key is
  * "r:ID" or "c:ID", and a page runs on from the last rule into the credentials.
  */
 #include "view_internal.h"
@@ -48,6 +48,30 @@ static void plan_row(const model_object *obj, ui_table_row *row)
     ui_state_note(state, error, row);
 }
 
+/* An edited or conflicting row's reason is what `rampart plan` says of it: its
+ * fields (cidr 10.0.0.0/8 -> 10.0.0.0/16) or both sides of the conflict. */
+static void describe_edits(store *st, ui_table_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        model_state state;
+        if (!model_state_parse(rows[i].cells[4], &state) ||
+            (state != MODEL_STATE_EDITED && state != MODEL_STATE_CONFLICT))
+            continue;
+        store_edit_info info;
+        if (store_edit_get(st, (model_kind)rows[i].kind, rows[i].id, &info, NULL) != ERROR_OK)
+            continue; /* the generic reason stays */
+        model_object row;
+        model_object_init(&row, (model_kind)rows[i].kind);
+        const char *error = "";
+        if (store_get(st, row.kind, rows[i].id, &row, NULL) == ERROR_OK)
+            error = model_object_error(&row);
+        char why[UI_TABLE_CELL_MAX];
+        ui_cell_set(rows[i].cells[5], sync_edit_describe(&info, error, why, sizeof why));
+        model_object_clear(&row);
+        store_edit_info_clear(&info);
+    }
+}
+
 /* The plan's rows of a kind: the query's filter, the states a sync acts on. */
 static void plan_query(const store_query *q, store_query *out)
 {
@@ -92,6 +116,7 @@ static error_code pending_page(void *p, const store_query *q, const char *cursor
         if (ui_rows_page(ctx, (model_kind)k, &pq, k == at ? id : NULL, dir, limit - n,
                          plan_row, into, &got, err) != ERROR_OK)
             return err->code;
+        describe_edits(ui_app_browse_store(ctx->app), into, got);
         if (!fwd)
             memmove(rows + got, rows + limit - n, n * sizeof *rows);
         n += got;
