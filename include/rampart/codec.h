@@ -115,9 +115,12 @@ error_code codec_page_decode(model_kind kind, const char *json, size_t len, code
  * Refused, with the member named and what the kind may change:
  * - ERROR_FORMAT: what every decoder refuses (bad JSON, a wrong type, an over-long
  *   string, duplicate keys, not an object);
+ * An "id" member is allowed (the official clients send the object's id in the body
+ * as well as in the path): a string, copied into out's id for the caller to
+ * compare with the path; absent, out's id is "".
  * - ERROR_INVALID: a member that never changes, whatever its value (a create field
  *   without KIND_FIELD_EDIT: ip_policy_id, action, owner_id; what the remote
- *   assigns: id, uri, created_at; the replies' own ip_policy and token):
+ *   assigns: uri, created_at; the replies' own ip_policy and token):
  *   "action: cannot be changed; a rule may change cidr, description, metadata";
  *   a member the kind does not have ("colour: unknown field; …"): an edit that
  *   silently dropped part of itself would look applied; and a body that changes

@@ -68,7 +68,7 @@ static error_code check_members(json_t *root, model_kind kind, error_info *err)
     json_t *value;
     json_object_foreach(root, key, value) {
         const kind_field *f = kind_field_by_name(kind, key);
-        if (f && (f->flags & KIND_FIELD_EDIT))
+        if ((f && (f->flags & KIND_FIELD_EDIT)) || strcmp(key, "id") == 0)
             continue;
         return member_refused(kind, never_changes(kind, key) ? "cannot be changed"
                                                              : "unknown field", key, err);
@@ -129,6 +129,11 @@ error_code codec_patch_decode(model_kind kind, const char *json, size_t len,
         rc = check_members(root, kind, err);
     if (rc == ERROR_OK)
         rc = get_edit_fields(root, out, fields_present, err);
+    /* Clients name the object in the body too (the official ones send the whole
+     * update argument, id included): kept for the caller to compare with the path. */
+    if (rc == ERROR_OK)
+        rc = codec_get_text(root, "id", "id", model_object_id_buf(out), MODEL_ID_MAX + 1,
+                            false, err);
     if (rc == ERROR_OK && *fields_present == 0)
         rc = nothing_to_change(kind, err);
     codec_wipe_token(root); /* a refused "token" member is still a secret */

@@ -186,6 +186,13 @@ void emu_patch(emulator *em, model_kind kind, const http_request *req, http_resp
         model_object_clear(&obj);
         return;
     }
+    const char *named = model_object_id(&obj);
+    if (named[0] && strcmp(named, id) != 0) {
+        emu_error(resp, 400, "ERR_VALIDATION", "id: the body names %s but the path %s: an "
+                  "edit cannot move to another object", named, id);
+        model_object_clear(&obj);
+        return;
+    }
     snprintf(model_object_id_buf(&obj), MODEL_ID_MAX + 1, "%s", id);
     /* The store checks the merged row as it checks a create (the same messages)
      * and keeps the id: the row stays where it was in list order. */

@@ -509,10 +509,15 @@ req GET "$BE/ip_policy_rules/$EB"
 check "GET after PATCH: every change, action and policy as created" replied 200 '"description":"lab","metadata":"{\\"k\\":2}","cidr":"2001:db8:1::/48","ip_policy":{"id":"'"$P1"'".*"action":"allow"}$'
 req GET "$BE/ip_policy_rules"
 check "an edit keeps the rule's place in the list (newest first by id)" [ "$(list_ids)" = "$ids_before" ]
-for f in action ip_policy_id ip_policy id uri created_at; do
+for f in action ip_policy_id ip_policy uri created_at; do
     req PATCH "$BE/ip_policy_rules/$EB" "{\"description\":\"x\",\"$f\":\"deny\"}"
     check "PATCH rule $f: 400 naming it" replied 400 "\"msg\":\"$f: cannot be changed"
 done
+# The official clients send the id in the body too.
+req PATCH "$BE/ip_policy_rules/$EB" "{\"id\":\"$EB\",\"description\":\"lab\"}"
+check "PATCH with the object's own id in the body: 200" replied 200 '"description":"lab"'
+req PATCH "$BE/ip_policy_rules/$EB" '{"id":"ipr_2VhYfCwqPkX0n4sF5nYfW3eJb1z","description":"x"}'
+check "PATCH with another id in the body: 400 naming both" replied 400 '"msg":"id: the body names ipr_2VhYfCwqPkX0n4sF5nYfW3eJb1z but the path'
 req PATCH "$BE/ip_policy_rules/$EB" '{"colour":"blue"}'
 check "PATCH rule, unknown field: 400 naming it" replied 400 '"msg":"colour: unknown field; a rule may change cidr, description, metadata"'
 req PATCH "$BE/ip_policy_rules/$EB" '{}'
@@ -543,7 +548,7 @@ check "PATCH credential acl: 200" replied 200 '"token":null,"acl":\["bind:\*.exa
 check "PATCH credential: the token nowhere" out_lacks "$ETOK"
 req GET "$BE/credentials/$ECR"
 check "GET after PATCH: the credential's changes" replied 200 '"description":"edited","metadata":"m","token":null,"acl":\["bind:\*.example.com","bind:env=prod"\]'
-for f in owner_id token id uri created_at; do
+for f in owner_id token uri created_at; do
     req PATCH "$BE/credentials/$ECR" "{\"$f\":\"usr_2VhYfCwqPkX0n4sF5nYfW3eJb1a\"}"
     check "PATCH credential $f: 400 naming it" replied 400 "\"msg\":\"$f: cannot be changed; a credential may change description, acl, metadata"
 done

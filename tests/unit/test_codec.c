@@ -1200,7 +1200,7 @@ static void test_patch_decode_refusals(void **state)
          ERROR_INVALID, "ip_policy_id: cannot be changed; a rule may change cidr, "
                         "description, metadata"},
         {MODEL_KIND_RULE, "{\"ip_policy\":null}", ERROR_INVALID, "ip_policy: cannot be changed"},
-        {MODEL_KIND_RULE, "{\"id\":\"" RULE_ID "\"}", ERROR_INVALID, "id: cannot be changed"},
+        {MODEL_KIND_RULE, "{\"id\":\"" RULE_ID "\"}", ERROR_INVALID, "nothing to change"},
         {MODEL_KIND_RULE, "{\"uri\":\"x\"}", ERROR_INVALID, "uri: cannot be changed"},
         {MODEL_KIND_RULE, "{\"created_at\":\"x\"}", ERROR_INVALID, "created_at: cannot be"},
         {MODEL_KIND_RULE, "{\"acl\":[]}", ERROR_INVALID,
