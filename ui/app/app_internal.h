@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rampart/ui_form.h"
 #include "../state/ui_state.h"
 #include "../views/ui_views.h"
 
@@ -73,6 +74,12 @@ void ui_help_open(ui_app *app);
 /* Open the create form of `kind` as an overlay. What the kind offers goes with it
  * (the rule form: the cached policy ids, the view's policy first). */
 error_code ui_form_create_open(ui_app *app, model_kind kind, error_info *err);
+
+/* A form overlay's key (create and edit alike): Esc cancels, Enter saves through
+ * `save` (false: the form stays open with the store's reason under its field),
+ * a read-only console saves nothing. */
+ui_overlay_result ui_form_overlay_key(ui_form *form, ui_app *app, int key,
+                                      bool (*save)(void *self, ui_app *app), void *self);
 
 /* Open the edit form of `row` (as read from the store; copied) as an overlay. */
 error_code ui_form_edit_open(ui_app *app, const model_object *row, error_info *err);

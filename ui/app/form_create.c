@@ -51,11 +51,22 @@ static bool save(create_overlay *o, ui_app *app)
     return ok;
 }
 
+static bool save_create(void *self, ui_app *app)
+{
+    return save(self, app);
+}
+
 static ui_overlay_result create_key(void *self, ui_app *app, int key, ui_request req)
 {
     (void)req;
     create_overlay *o = self;
-    switch (ui_form_key(o->form, key)) {
+    return ui_form_overlay_key(o->form, app, key, save_create, o);
+}
+
+ui_overlay_result ui_form_overlay_key(ui_form *form, ui_app *app, int key,
+                                      bool (*save_fn)(void *self, ui_app *app), void *self)
+{
+    switch (ui_form_key(form, key)) {
     case UI_FORM_CANCEL:
         ui_app_status(app, false, "cancelled: nothing saved");
         return UI_OVERLAY_CLOSE;
@@ -64,7 +75,7 @@ static ui_overlay_result create_key(void *self, ui_app *app, int key, ui_request
             ui_app_status(app, true, "read-only: nothing saved");
             return UI_OVERLAY_CLOSE;
         }
-        if (!save(o, app))
+        if (!save_fn(self, app))
             return UI_OVERLAY_KEEP;
         ui_app_reload(app);
         return UI_OVERLAY_CLOSE;

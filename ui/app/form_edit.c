@@ -97,26 +97,16 @@ static bool save(edit_overlay *o, ui_app *app)
     return rc == ERROR_OK || rc == ERROR_STATE || rc == ERROR_NOT_FOUND;
 }
 
+static bool save_edit(void *self, ui_app *app)
+{
+    return save(self, app);
+}
+
 static ui_overlay_result edit_key(void *self, ui_app *app, int key, ui_request req)
 {
     (void)req;
     edit_overlay *o = self;
-    switch (ui_form_key(o->form, key)) {
-    case UI_FORM_CANCEL:
-        ui_app_status(app, false, "cancelled: nothing saved");
-        return UI_OVERLAY_CLOSE;
-    case UI_FORM_SUBMIT:
-        if (ui_app_readonly(app)) {
-            ui_app_status(app, true, "read-only: nothing saved");
-            return UI_OVERLAY_CLOSE;
-        }
-        if (!save(o, app))
-            return UI_OVERLAY_KEEP;
-        ui_app_reload(app);
-        return UI_OVERLAY_CLOSE;
-    default:
-        return UI_OVERLAY_KEEP;
-    }
+    return ui_form_overlay_key(o->form, app, key, save_edit, o);
 }
 
 static void edit_free(void *self)
