@@ -339,47 +339,43 @@ static error_code put_bases(store *st, const model_object *before, const model_o
     return ERROR_OK;
 }
 
-typedef struct edit_call {
-    model_object *given; /* scratch copy of the caller's object */
-    unsigned fields;
-    model_object *row;   /* out: the row as stored */
-    store_edit_result result;
-} edit_call;
-
-static error_code edit_in_op(store *st, edit_call *c, error_info *err)
+/* store_update_fn: the edit inside its op; `ctx` the store_edit_result. */
+static error_code edit_in_op(store *st, model_object *given, unsigned fields,
+                             model_object *row, void *ctx, error_info *err)
 {
-    model_kind kind = c->given->kind;
+    store_edit_result *result = ctx;
+    model_kind kind = given->kind;
     model_object before;
     store_edit_info info = {0};
     model_object_init(&before, kind);
-    error_code rc = load(st, kind, model_object_id(c->given), &before, &info, err);
+    error_code rc = load(st, kind, model_object_id(given), &before, &info, err);
     bool create = rc == ERROR_OK && is_queued_create(&info);
     bool editable = create || info.state == MODEL_STATE_SYNCED ||
                     info.state == MODEL_STATE_EDITED || info.state == MODEL_STATE_CONFLICT;
     if (rc == ERROR_OK && !editable)
         rc = refuse_state(&info, err);
     if (rc == ERROR_OK)
-        rc = store_update_in_op(st, c->given, c->fields, c->row, err);
+        rc = store_update_in_op(st, given, fields, row, err);
     if (rc == ERROR_OK && create) {
-        c->result = STORE_EDIT_CREATE;
+        *result = STORE_EDIT_CREATE;
         rc = move(st, &info, MODEL_STATE_NEW, info.state == MODEL_STATE_NEW ? NULL : "", err);
     } else if (rc == ERROR_OK) {
-        rc = put_bases(st, &before, c->row, c->fields, &info, err);
+        rc = put_bases(st, &before, row, fields, &info, err);
     }
     /* A conflict about what the server holds waits for the user; one the edit
      * answers (a refused edit, a clashing cidr) is an edit again. */
     bool waits = info.state == MODEL_STATE_CONFLICT &&
                  (info.conflict == STORE_CONFLICT_FIELDS || info.conflict == STORE_CONFLICT_GONE);
     if (rc == ERROR_OK && !create && waits)
-        c->result = STORE_EDIT_CONFLICT;
+        *result = STORE_EDIT_CONFLICT;
     if (rc == ERROR_OK && !create && !waits) {
         size_t left = 0;
         rc = resettle(st, kind, info.id, &left, err);
-        c->result = left ? STORE_EDIT_EDITED : STORE_EDIT_UNCHANGED;
+        *result = left ? STORE_EDIT_EDITED : STORE_EDIT_UNCHANGED;
     }
-    model_object_clear(c->row);
+    model_object_clear(row);
     if (rc == ERROR_OK)
-        rc = store_get(st, kind, info.id, c->row, err);
+        rc = store_get(st, kind, info.id, row, err);
     store_edit_info_clear(&info);
     model_object_clear(&before);
     return rc;
@@ -389,30 +385,9 @@ error_code store_edit(store *st, model_object *obj, unsigned fields,
                       store_edit_result *result, error_info *err)
 {
     error_info scratch;
-    err = err ? err : &scratch;
-    if ((unsigned)obj->kind >= MODEL_KIND_COUNT)
-        return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)obj->kind);
-    if (store_update_check_fields(obj->kind, fields, err))
-        return err->code;
-    model_object given, row;
-    model_object_init(&row, obj->kind);
-    if (model_object_copy(&given, obj, err))
-        return err->code;
-    edit_call c = {.given = &given, .fields = fields, .row = &row};
-    store_op op;
-    error_code rc = store_op_begin(st, true, &op, err);
-    if (rc == ERROR_OK)
-        rc = store_op_end(st, op, edit_in_op(st, &c, err), err);
-    model_object_clear(&given);
-    if (rc != ERROR_OK) {
-        model_object_clear(&row);
-        return rc;
-    }
-    model_object_clear(obj);
-    memcpy(obj, &row, sizeof row); /* moved: `row`'s heap is `obj`'s now */
-    if (result)
-        *result = c.result;
-    return ERROR_OK;
+    store_edit_result ignored;
+    return store_update_run(st, obj, fields, true, edit_in_op, result ? result : &ignored,
+                            err ? err : &scratch);
 }
 
 /* ---- resolve ---------------------------------------------------------------- */

@@ -323,6 +323,14 @@ error_code store_update_in_op(store *st, model_object *given, unsigned fields,
 /* `fields` must name some of the kind's fields, each one an edit may change:
  * ERROR_INVALID naming the others ("action: cannot be changed after creation"). */
 error_code store_update_check_fields(model_kind kind, unsigned fields, error_info *err);
+/* The frame of an edit call (store_update, store_edit): check the kind and the
+ * fields, copy `obj`, run `fn` in an op (multi_write: a savepoint inside
+ * store_begin) with the copy as `given` and an initialised `row` to fill with the
+ * stored row, and on success move `row` into `obj`. */
+typedef error_code (*store_update_fn)(store *st, model_object *given, unsigned fields,
+                                      model_object *row, void *ctx, error_info *err);
+error_code store_update_run(store *st, model_object *obj, unsigned fields, bool multi_write,
+                            store_update_fn fn, void *ctx, error_info *err);
 /* Write `row`'s editable columns as they are (it passed the gate). */
 error_code store_update_write(store *st, const model_object *row, error_info *err);
 /* store_edit.c: what a user's delete and discard do to an edited or conflicting

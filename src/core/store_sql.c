@@ -33,6 +33,20 @@
     " error TEXT NOT NULL DEFAULT ''," \
     " attempts INTEGER NOT NULL DEFAULT 0," \
     " updated_at TEXT NOT NULL DEFAULT '') WITHOUT ROWID;"
+/* The credentials table's columns (migrations 1 and 4 differ only in the states). */
+#define CRED_COLUMNS(state_check) \
+    " seq INTEGER PRIMARY KEY," \
+    " id TEXT NOT NULL UNIQUE," \
+    " uri TEXT NOT NULL DEFAULT ''," \
+    " created_at TEXT NOT NULL DEFAULT ''," \
+    " description TEXT NOT NULL DEFAULT ''," \
+    " metadata TEXT NOT NULL DEFAULT ''," \
+    " acl TEXT NOT NULL DEFAULT ''," \
+    " owner_id TEXT NOT NULL DEFAULT ''," \
+    " state TEXT NOT NULL CHECK (" state_check ")," \
+    " error TEXT NOT NULL DEFAULT ''," \
+    " attempts INTEGER NOT NULL DEFAULT 0," \
+    " updated_at TEXT NOT NULL DEFAULT '');"
 #define RULE_INDEXES \
     "CREATE INDEX rules_policy_id ON rules(policy_id, id);" \
     "CREATE UNIQUE INDEX rules_live_key ON rules(policy_id, cidr)" \
@@ -71,20 +85,9 @@ static const char *const migrations[] = {
         "state IN ('new', 'creating', 'synced', 'deleting',"
         "  'failed', 'unknown', 'orphaned', 'remote_deleted')")
     RULE_INDEXES
-    "CREATE TABLE credentials ("
-    " seq INTEGER PRIMARY KEY,"
-    " id TEXT NOT NULL UNIQUE,"
-    " uri TEXT NOT NULL DEFAULT '',"
-    " created_at TEXT NOT NULL DEFAULT '',"
-    " description TEXT NOT NULL DEFAULT '',"
-    " metadata TEXT NOT NULL DEFAULT '',"
-    " acl TEXT NOT NULL DEFAULT '',"
-    " owner_id TEXT NOT NULL DEFAULT '',"
-    " state TEXT NOT NULL CHECK (state IN ('new', 'creating', 'synced', 'deleting',"
-    "  'failed', 'unknown', 'orphaned', 'remote_deleted')),"
-    " error TEXT NOT NULL DEFAULT '',"
-    " attempts INTEGER NOT NULL DEFAULT 0,"
-    " updated_at TEXT NOT NULL DEFAULT '');"
+    "CREATE TABLE credentials (" CRED_COLUMNS(
+        "state IN ('new', 'creating', 'synced', 'deleting',"
+        "  'failed', 'unknown', 'orphaned', 'remote_deleted')")
     "CREATE TABLE aliases ("
     " local_id TEXT PRIMARY KEY,"
     " remote_id TEXT NOT NULL,"
@@ -133,19 +136,7 @@ static const char *const migrations[] = {
     "DROP TABLE rules;"
     "ALTER TABLE rules_v4 RENAME TO rules;"
     RULE_INDEXES_V4
-    "CREATE TABLE credentials_v4 ("
-    " seq INTEGER PRIMARY KEY,"
-    " id TEXT NOT NULL UNIQUE,"
-    " uri TEXT NOT NULL DEFAULT '',"
-    " created_at TEXT NOT NULL DEFAULT '',"
-    " description TEXT NOT NULL DEFAULT '',"
-    " metadata TEXT NOT NULL DEFAULT '',"
-    " acl TEXT NOT NULL DEFAULT '',"
-    " owner_id TEXT NOT NULL DEFAULT '',"
-    " state TEXT NOT NULL CHECK (" STATES_V4 "),"
-    " error TEXT NOT NULL DEFAULT '',"
-    " attempts INTEGER NOT NULL DEFAULT 0,"
-    " updated_at TEXT NOT NULL DEFAULT '');"
+    "CREATE TABLE credentials_v4 (" CRED_COLUMNS(STATES_V4)
     "INSERT INTO credentials_v4 SELECT seq, id, uri, created_at, description, metadata,"
     " acl, owner_id, state, error, attempts, updated_at FROM credentials;"
     "CREATE TABLE tokens_v4 ("

@@ -151,10 +151,9 @@ error_code store_update_in_op(store *st, model_object *given, unsigned fields,
     return store_update_write(st, row, err);
 }
 
-error_code store_update(store *st, model_object *obj, unsigned fields, error_info *err)
+error_code store_update_run(store *st, model_object *obj, unsigned fields, bool multi_write,
+                            store_update_fn fn, void *ctx, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
     if ((unsigned)obj->kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)obj->kind);
     if (store_update_check_fields(obj->kind, fields, err))
@@ -165,9 +164,9 @@ error_code store_update(store *st, model_object *obj, unsigned fields, error_inf
     if (model_object_copy(&given, obj, err))
         return err->code;
     store_op op;
-    error_code rc = store_op_begin(st, false, &op, err);
+    error_code rc = store_op_begin(st, multi_write, &op, err);
     if (rc == ERROR_OK)
-        rc = store_op_end(st, op, store_update_in_op(st, &given, fields, &row, err), err);
+        rc = store_op_end(st, op, fn(st, &given, fields, &row, ctx, err), err);
     model_object_clear(&given);
     if (rc != ERROR_OK) {
         model_object_clear(&row);
@@ -176,4 +175,17 @@ error_code store_update(store *st, model_object *obj, unsigned fields, error_inf
     model_object_clear(obj);
     memcpy(obj, &row, sizeof row); /* moved: `row`'s heap is `obj`'s now */
     return ERROR_OK;
+}
+
+static error_code update_fn(store *st, model_object *given, unsigned fields, model_object *row,
+                            void *ctx, error_info *err)
+{
+    (void)ctx;
+    return store_update_in_op(st, given, fields, row, err);
+}
+
+error_code store_update(store *st, model_object *obj, unsigned fields, error_info *err)
+{
+    error_info scratch;
+    return store_update_run(st, obj, fields, false, update_fn, NULL, err ? err : &scratch);
 }
