@@ -118,27 +118,39 @@ static void draw_button(ui_canvas *c, int y, int x, const char *label, bool sele
     ui_canvas_text(c, y, x, -1, b, selected ? selected_style : plain, false);
 }
 
-void ui_confirm_draw(const ui_confirm *d, ui_canvas *c, ui_rect area)
+/* A dialog's box, wide enough for its title, its lines and `buttons_w`, with
+ * the lines drawn (the last that fits says "…" when some do not): returns the
+ * buttons' row; the box into *box. */
+static int draw_text_box(ui_canvas *c, ui_rect area, const char *title, char *const *lines,
+                         size_t count, int buttons_w, ui_rect *box)
 {
-    int want = ui_canvas_width(c, d->title, BOX_MAX_W) + 2;
-    for (size_t i = 0; i < d->count; i++) {
-        int w = ui_canvas_width(c, d->lines[i], BOX_MAX_W);
+    int want = ui_canvas_width(c, title, BOX_MAX_W) + 2;
+    for (size_t i = 0; i < count; i++) {
+        int w = ui_canvas_width(c, lines[i], BOX_MAX_W);
         if (w > want)
             want = w;
     }
-    int rows = (int)d->count + 3; /* lines, blank, buttons, blank */
-    ui_rect box = ui_dialog_box(c, area, want, rows, d->title);
-    int x = box.x + 2, w = box.width - 4, bottom = box.y + box.height - 2;
-    for (size_t i = 0; i < d->count; i++) {
-        int y = box.y + 1 + (int)i;
+    if (buttons_w > want)
+        want = buttons_w;
+    int rows = (int)count + 3; /* lines, blank, buttons, blank */
+    *box = ui_dialog_box(c, area, want, rows, title);
+    int x = box->x + 2, w = box->width - 4, bottom = box->y + box->height - 2;
+    for (size_t i = 0; i < count; i++) {
+        int y = box->y + 1 + (int)i;
         if (y > bottom - 2) {
-            ui_canvas_text(c, y - 1 < box.y + 1 ? box.y + 1 : y - 1, x, w,
+            ui_canvas_text(c, y - 1 < box->y + 1 ? box->y + 1 : y - 1, x, w,
                            c->ascii ? "..." : "\xe2\x80\xa6", plain, false);
             break;
         }
-        ui_canvas_text(c, y, x, w, d->lines[i], plain, true);
+        ui_canvas_text(c, y, x, w, lines[i], plain, true);
     }
-    int by = bottom - 1 < box.y + 1 ? box.y + 1 : bottom - 1;
+    return bottom - 1 < box->y + 1 ? box->y + 1 : bottom - 1;
+}
+
+void ui_confirm_draw(const ui_confirm *d, ui_canvas *c, ui_rect area)
+{
+    ui_rect box;
+    int by = draw_text_box(c, area, d->title, d->lines, d->count, 0, &box);
     int no_w = ui_canvas_width(c, "No", 8) + 6;
     int yes_w = ui_canvas_width(c, d->yes_label, 40) + 6;
     int bx = box.x + (box.width - no_w - yes_w - 2) / 2;
@@ -249,29 +261,11 @@ size_t ui_choose_selected(const ui_choose *d) { return d->selected; }
 
 void ui_choose_draw(const ui_choose *d, ui_canvas *c, ui_rect area)
 {
-    int want = ui_canvas_width(c, d->title, BOX_MAX_W) + 2, buttons_w = 0;
-    for (size_t i = 0; i < d->count; i++) {
-        int w = ui_canvas_width(c, d->lines[i], BOX_MAX_W);
-        if (w > want)
-            want = w;
-    }
+    int buttons_w = 0;
     for (size_t i = 0; i < d->nbuttons; i++)
         buttons_w += ui_canvas_width(c, d->buttons[i], 40) + 7;
-    if (buttons_w > want)
-        want = buttons_w;
-    int rows = (int)d->count + 3; /* lines, blank, buttons, blank */
-    ui_rect box = ui_dialog_box(c, area, want, rows, d->title);
-    int x = box.x + 2, w = box.width - 4, bottom = box.y + box.height - 2;
-    for (size_t i = 0; i < d->count; i++) {
-        int y = box.y + 1 + (int)i;
-        if (y > bottom - 2) {
-            ui_canvas_text(c, y - 1 < box.y + 1 ? box.y + 1 : y - 1, x, w,
-                           c->ascii ? "..." : "\xe2\x80\xa6", plain, false);
-            break;
-        }
-        ui_canvas_text(c, y, x, w, d->lines[i], plain, true);
-    }
-    int by = bottom - 1 < box.y + 1 ? box.y + 1 : bottom - 1;
+    ui_rect box;
+    int by = draw_text_box(c, area, d->title, d->lines, d->count, buttons_w, &box);
     int bx = box.x + (box.width - buttons_w) / 2;
     for (size_t i = 0; i < d->nbuttons; i++) {
         draw_button(c, by, bx, d->buttons[i], i == d->selected);
