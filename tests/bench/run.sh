@@ -164,6 +164,9 @@ bench_row "push $push_rows creates, req/s" "$push_rate" \
     "$loop_push_rate" "$(awk -v a="$loop_push_rate" -v b="$push_rate" 'BEGIN { printf "%.2f", a / b }')" \
     "ratio <= 1.5 (baseline: a curl process per POST, $loop_rows of them)"
 
+# ---- edits in place: an ACL change queued on 1,000 credentials ----
+sh "$(dirname "$0")/edit.sh" "$build"
+
 # ---- the agent endpoint: token lookups over loopback TCP against nginx ----
 sh "$(dirname "$0")/agent.sh" "$build"
 
