@@ -255,11 +255,15 @@ error_code store_token_get(store *st, const char *cred_id, char **token,
 /*
  * One indexed read for the agent's hot path: the credential's current id (an
  * alias resolves to it) into `canon`, its state, and its token into *token (heap,
- * wipe and free; NULL when this machine does not hold it). ERROR_NOT_FOUND when
- * there is no such credential.
+ * wipe and free; NULL when this machine does not hold it), and when `acl` is not
+ * NULL (an empty model_acl) its ACL as the remote enforces it (while an ACL edit
+ * waits for its sync, the base: the token still works under that one; the caller
+ * releases it with model_acl_clear). ERROR_NOT_FOUND when there is no such
+ * credential.
  */
 error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_ID_MAX + 1],
-                              model_state *state, char **token, error_info *err);
+                              model_state *state, char **token, model_acl *acl,
+                              error_info *err);
 
 /* ---- edits in place and conflicts (store_edit.c) ------------------------- */
 

@@ -112,7 +112,8 @@ error_code store_cred_insert_in_op(store *st, const model_cred *cred, const char
 
 
 error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_ID_MAX + 1],
-                              model_state *state, char **token, error_info *err)
+                              model_state *state, char **token, model_acl *acl,
+                              error_info *err)
 {
     error_info scratch;
     err = err ? err : &scratch;
@@ -130,19 +131,24 @@ error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_I
     const char *state_text = (const char *)sqlite3_column_text(s, 2);
     if (!state_text || !model_state_parse(state_text, state))
         *state = MODEL_STATE_UNKNOWN;
+    error_code rc = acl ? store_cred_acl_split((const char *)sqlite3_column_text(s, 3), acl,
+                                               err)
+                        : ERROR_OK;
     const char *held = (const char *)sqlite3_column_text(s, 1);
     char *copy = NULL;
-    if (held) {
+    if (held && rc == ERROR_OK) {
         size_t len = (size_t)sqlite3_column_bytes(s, 1);
         copy = malloc(len + 1);
         if (copy)
             memcpy(copy, held, len + 1);
+        else
+            rc = error_set(err, ERROR_NOMEM, "out of memory");
     }
     store_reset(s);
-    if (held && !copy)
-        return error_set(err, ERROR_NOMEM, "out of memory");
+    if (rc != ERROR_OK && acl)
+        model_acl_clear(acl);
     *token = copy;
-    return ERROR_OK;
+    return rc;
 }
 
 error_code store_token_get(store *st, const char *cred_id, char **token,
@@ -152,7 +158,7 @@ error_code store_token_get(store *st, const char *cred_id, char **token,
     err = err ? err : &scratch;
     char canon[MODEL_ID_MAX + 1];
     model_state state;
-    if (store_token_lookup(st, cred_id, canon, &state, token, err) != ERROR_OK)
+    if (store_token_lookup(st, cred_id, canon, &state, token, NULL, err) != ERROR_OK)
         return err->code;
     if (*token)
         return ERROR_OK;

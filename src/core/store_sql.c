@@ -303,7 +303,10 @@ static const char *const statements[STMT_COUNT] = {
                           " AND state NOT IN ('deleting', 'remote_deleted')"
                           " ORDER BY id LIMIT ?2",
     [STMT_DATA_VERSION] = "PRAGMA data_version",
-    [STMT_TOKEN_GET] = "SELECT c.id, t.token, c.state FROM credentials AS c"
+    /* The ACL the remote enforces: an ACL edit not yet sent keeps its base. */
+    [STMT_TOKEN_GET] = "SELECT c.id, t.token, c.state, coalesce((SELECT e.base FROM edits"
+                       " AS e WHERE e.kind = 'credential' AND e.id = c.id AND e.field = 'acl'),"
+                       " c.acl) FROM credentials AS c"
                        " LEFT JOIN tokens AS t ON t.cred_id = c.id"
                        " WHERE c.id = " RESOLVED_ID,
 

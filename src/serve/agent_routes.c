@@ -45,14 +45,20 @@ static void start_lookup(lookup *lk, agent_listener *l, const http_request *req,
     atomic_fetch_add(&l->ag->lookups, 1);
 }
 
-static char *token_body(const char *id, const char *token)
+/* {"id", "token", "acl"}: what an agent needs to use its token. */
+static char *token_body(const char *id, const char *token, const model_acl *acl)
 {
     buf_t b = {.wipe = true};
     buf_puts(&b, "{\"id\":");
     buf_json_string(&b, id);
     buf_puts(&b, ",\"token\":");
     buf_json_string(&b, token);
-    buf_puts(&b, "}");
+    buf_puts(&b, ",\"acl\":[");
+    for (size_t i = 0; i < acl->count; i++) {
+        buf_puts(&b, i ? "," : "");
+        buf_json_string(&b, acl->rules[i]);
+    }
+    buf_puts(&b, "]}");
     return buf_take(&b);
 }
 
@@ -79,8 +85,9 @@ static void send_token(const lookup *lk, store *st, const char *id, http_respons
     char canon[MODEL_ID_MAX + 1];
     model_state state;
     char *token = NULL;
-    /* One indexed read (id, state, token): the hot path of every agent. */
-    error_code rc = store_token_lookup(st, id, canon, &state, &token, &e);
+    model_acl acl = {0};
+    /* One indexed read (id, state, token, ACL): the hot path of every agent. */
+    error_code rc = store_token_lookup(st, id, canon, &state, &token, &acl, &e);
     if (rc == ERROR_NOT_FOUND) {
         agent_error(resp, 404, "ERR_NOT_FOUND", "no credential %s in the cache", lk->asked);
         audit(lk, NULL, "not_found");
@@ -96,13 +103,14 @@ static void send_token(const lookup *lk, store *st, const char *id, http_respons
                     not_held_reason(canon, state));
         audit(lk, canon, "not_held");
     } else {
-        agent_reply(resp, 200, token_body(canon, token)); /* Cache-Control: no-store */
+        agent_reply(resp, 200, token_body(canon, token, &acl)); /* Cache-Control: no-store */
         audit(lk, canon, resp->status == 200 ? "ok" : "error");
     }
     if (token) {
         model_wipe(token, strlen(token));
         free(token);
     }
+    model_acl_clear(&acl);
 }
 
 /* A handle for the lookup, or NULL after replying (and auditing) the failure. */

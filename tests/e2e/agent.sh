@@ -58,7 +58,7 @@ key_config "$KEY"
 ureq "$S" /healthz
 check "healthz: 200 JSON" replied 200 '"status":"ok"'
 ureq "$S" "/v1/credentials/$WEB/token"
-check "token by id: 200 {id, token}" sh -c '[ "$0" = 200 ] && [ "$(cat "$1")" = "{\"id\":\"$2\",\"token\":\"$3\"}" ]' \
+check "token by id: 200 {id, token, acl}" sh -c '[ "$0" = 200 ] && [ "$(cat "$1")" = "{\"id\":\"$2\",\"token\":\"$3\",\"acl\":[\"bind:*.example.com\"]}" ]' \
     "$status" "$tmp/out" "$WEB" "$T_WEB"
 check "token reply: Cache-Control: no-store" hdr_has '^Cache-Control: no-store$'
 check "token reply: JSON content type" hdr_has '^Content-Type: application/json'
@@ -244,6 +244,20 @@ check "lookups answer while a writer holds the write lock" \
 touch "$tmp/go"
 wait $writer
 check "  and the writer commits" sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ]' "$?" "$tmp/writer.out"
+
+# ---- an ACL edited in place: the same token, the ACL the remote enforces ----
+acl_is() { sh -c '[ "$0" = 200 ] && grep -qF "\"token\":\"$1\",\"acl\":$2}" "$3"' "$status" "$T_WEB" "$1" "$tmp/out"; }
+run creds update "$WEB" --acl 'bind:*.example.org' --acl 'bind:api.example.net'
+ureq "$S" "/v1/credentials/$WEB/token"
+check "ACL edited, not synced: the same token with the ACL the remote still has" \
+    acl_is '["bind:*.example.com"]'
+start_server agent || exit 1
+run sync
+check "  the sync sends it (a PATCH)" grep -q "; [0-9]* updated" "$tmp/out"
+stop_server
+ureq "$S" "/v1/credentials/$WEB/token"
+check "  after the sync: the same token with the new ACL" \
+    acl_is '["bind:*.example.org","bind:api.example.net"]'
 
 # ---- stop ----
 stop_agent a
