@@ -57,11 +57,11 @@ fault_hit() {
 edits_on_server() {
     server_has "/ip_policy_rules/$r1" '"cidr":"10.1.0.0/24"' '"description":"r1 edited"' &&
         server_has "/credentials/$c1" '"acl":["bind:b.example.com","bind:env=prod"]' \
-            '"description":"c1 edited"'
+            '"description":"cred-one edited"'
 }
 others_untouched() {
     server_has "/ip_policy_rules/$r2" '"cidr":"10.2.0.0/16"' '"description":"r2"' &&
-        server_has "/credentials/$c2" '"acl":["bind:keep.example.com"]' '"description":"c2"'
+        server_has "/credentials/$c2" '"acl":["bind:keep.example.com"]' '"description":"cred-two"'
 }
 same_objects() {
     [ "$(server_list ip_policy_rules cidr | sort | tr '\n' ' ')" = "10.1.0.0/24 10.2.0.0/16 " ] &&
@@ -83,9 +83,49 @@ tokens_kept() {
         [ "$(server_token_hash "$sdb" "$c1")" = "$t1" ] &&
         [ "$(server_token_hash "$sdb" "$c2")" = "$t2" ]
 }
+original_on_server() {
+    server_has "/ip_policy_rules/$r1" '"cidr":"10.1.0.0/16"' '"description":"r1"' &&
+        server_has "/credentials/$c1" '"acl":["bind:a.example.com"]' '"description":"cred-one"'
+}
+start_ok() {
+    [ -n "$r1" ] && [ -n "$r2" ] && [ -n "$c1" ] && [ -n "$c2" ] && [ "$c1" != "$c2" ] &&
+        [ "$r1" != "$r2" ] && [ "$(server_count ip_policy_rules)" -eq 2 ] &&
+        [ "$(server_count credentials)" -eq 2 ] &&
+        [ "$("$RAMPART" --db "$db" plan | grep -c '^~ ')" -eq 2 ]
+}
+both_queued() { out_has "^~ rule $r1" && out_has "^~ cred $c1"; }
 cred_synced() { out_has "^state  *synced" && out_lacks "^edit"; }
 quiet_since() { # LINE: the sync succeeded and wrote nothing after that log line
     [ "$status" -eq 0 ] && [ "$(log_count "$log" "$1" "^(PATCH|POST|DELETE) ")" -eq 0 ]
+}
+
+# synced_start I: server eI and a cache with r1, r2, c1 and c2 synced to it, then
+# edits queued on r1 (cidr, description) and c1 (ACL, description).
+synced_start() {
+    db="$tmp/client$1.db"
+    log="$tmp/e$1.server.log"
+    sdb="$tmp/e$1.server.db"
+    # A synced starting point: r1, r2, c1 and c2 exist remotely.
+    start_server "e$1" || return 1
+    "$RAMPART" --db "$db" rules create --cidr 10.1.0.0/16 --policy $P --action allow \
+        --description r1 >/dev/null
+    "$RAMPART" --db "$db" rules create --cidr 10.2.0.0/16 --policy $P --action deny \
+        --description r2 >/dev/null
+    "$RAMPART" --db "$db" creds create --description cred-one --acl bind:a.example.com >/dev/null
+    "$RAMPART" --db "$db" creds create --description cred-two --acl bind:keep.example.com >/dev/null
+    "$RAMPART" --db "$db" sync >/dev/null 2>&1
+    r1=$("$RAMPART" --db "$db" rules list --filter 10.1.0.0 | awk 'NR == 2 { print $1 }')
+    r2=$("$RAMPART" --db "$db" rules list --filter 10.2.0.0 | awk 'NR == 2 { print $1 }')
+    # (names with a dash: a filter also matches ids, and an id may hold "c2")
+    c1=$("$RAMPART" --db "$db" creds list --filter cred-one | awk 'NR == 2 { print $1 }')
+    c2=$("$RAMPART" --db "$db" creds list --filter cred-two | awk 'NR == 2 { print $1 }')
+    t1=$(local_token_hash "$db" "$c1")
+    t2=$(local_token_hash "$db" "$c2")
+    # Queued edits: a rule's cidr and description, a credential's ACL and description.
+    run --db "$db" rules update "$r1" --cidr 10.1.0.0/24 --description "r1 edited"
+    run --db "$db" creds update "$c1" --acl bind:b.example.com --acl bind:env=prod \
+        --description "cred-one edited"
+    check "$row: start: 4 objects synced, both edits queued" start_ok
 }
 
 # edit_row WHERE KIND I: one server, one fault, every check of it.
@@ -107,28 +147,7 @@ edit_row() {
         hit_cred="^GET /credentials/"
     fi
     row="$where $kind"
-    db="$tmp/client$i.db"
-    log="$tmp/e$i.server.log"
-    sdb="$tmp/e$i.server.db"
-    # A synced starting point: r1, r2, c1 and c2 exist remotely.
-    start_server "e$i" || return 1
-    "$RAMPART" --db "$db" rules create --cidr 10.1.0.0/16 --policy $P --action allow \
-        --description r1 >/dev/null
-    "$RAMPART" --db "$db" rules create --cidr 10.2.0.0/16 --policy $P --action deny \
-        --description r2 >/dev/null
-    "$RAMPART" --db "$db" creds create --description c1 --acl bind:a.example.com >/dev/null
-    "$RAMPART" --db "$db" creds create --description c2 --acl bind:keep.example.com >/dev/null
-    "$RAMPART" --db "$db" sync >/dev/null 2>&1
-    r1=$("$RAMPART" --db "$db" rules list --filter 10.1.0.0 | awk 'NR == 2 { print $1 }')
-    r2=$("$RAMPART" --db "$db" rules list --filter 10.2.0.0 | awk 'NR == 2 { print $1 }')
-    c1=$("$RAMPART" --db "$db" creds list --filter c1 | awk 'NR == 2 { print $1 }')
-    c2=$("$RAMPART" --db "$db" creds list --filter c2 | awk 'NR == 2 { print $1 }')
-    t1=$(local_token_hash "$db" "$c1")
-    t2=$(local_token_hash "$db" "$c2")
-    # Queued edits: a rule's cidr and description, a credential's ACL and description.
-    run --db "$db" rules update "$r1" --cidr 10.1.0.0/24 --description "r1 edited"
-    run --db "$db" creds update "$c1" --acl bind:b.example.com --acl bind:env=prod \
-        --description "c1 edited"
+    synced_start "$i" || return 1
     # The same server again, with the fault; its log from here on.
     from=$(wc -l <"$log")
     start_server "e$i" --faults "$spec" || return 1
@@ -152,6 +171,25 @@ edit_row() {
     stop_server
 }
 
+# always_row I: every PATCH refused (500) for good: the sync says it did not
+# converge, the edits stay queued here and the server unchanged; once the server
+# accepts again, the next sync sends them.
+always_row() {
+    row="PATCH always 500"
+    synced_start "$1" || return 1
+    start_server "e$1" --faults "patch_rule:500@1+,patch_cred:500@1+" || return 1
+    run --db "$db" sync
+    check "$row: not converged (exit 4)" status_is 4
+    check "$row: the server is unchanged" original_on_server
+    run --db "$db" plan
+    check "$row: both edits still queued (plan: ~ rule and ~ cred)" both_queued
+    start_server "e$1" || return 1
+    check "$row: then without the fault: sync converges" sync_until_converged "$db"
+    check "$row: ... the server has both edits" edits_on_server
+    check "$row: ... tokens unchanged here and held by the server" tokens_kept
+    stop_server
+}
+
 # The rows run side by side (each is mostly waiting: backoffs, Retry-After, delays),
 # each in its own directory (lib.sh's $tmp/out and the server files are per row),
 # and print in order once all are done.
@@ -168,6 +206,13 @@ for where in patch get; do
         ) >"$base/row$i.txt" 2>&1 &
     done
 done
+i=$((i + 1))
+(
+    tmp=$base/row$i
+    mkdir -p "$tmp"
+    server_pid=""
+    always_row $i
+) >"$base/row$i.txt" 2>&1 &
 wait
 j=0
 while [ $j -lt $i ]; do
