@@ -1,0 +1,368 @@
+/*
+ * store: the sync's side of an edit (store.h, "edits in place"): a PATCH's
+ * reply (store_edit_pushed), a PATCH that cannot go through
+ * (store_edit_conflict), a create's reply that differs from the row
+ * (store_edit_after_confirm), and the pull's comparison of edited rows with
+ * their listed copies (store_edit_merge). The tables and the settling they
+ * share with the user's side are store_edit.c's (store_edit_internal.h).
+ */
+#include "store_edit_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a PATCH's outcome ------------------------------------------------------- */
+
+/* Compare `remote` with the row field by field: lines of the fields in `sent`
+ * take the remote value as base; with `pull`, other lines follow the merge
+ * rules (see merge_line); fields not edited take the remote value. */
+typedef struct compare {
+    const model_object *remote;
+    unsigned sent; /* fields a PATCH carried (pushed) */
+    bool pull;     /* a listing: a line may become a conflict */
+    bool dirty;    /* the row's values changed */
+} compare;
+
+/* One edit line against the remote value `rv`. */
+static error_code merge_line(store *st, const store_edit_info *info, size_t i, const compare *c,
+                             const char *rv, error_info *err)
+{
+    const store_edit_field *e = &info->field[i];
+    const kind_field *f = store_edit_field_of(info, i);
+    if (c->sent & (1u << e->field) || store_edit_same(rv, e->local)) {
+        if (store_edit_same(rv, e->local))
+            return store_edit_line_drop(st, info->kind, info->id, f, err);
+        return store_edit_line_set(st, info->kind, info->id, f, rv, e->remote, err);
+    }
+    if (!c->pull)
+        return ERROR_OK;
+    /* Back at the base: no conflict (any more); else the remote changed it too.
+     */
+    return store_edit_line_set(st, info->kind, info->id, f, e->base,
+                               store_edit_same(rv, e->base) ? NULL : rv, err);
+}
+
+/* Every editable field of the row against `c->remote`. */
+static error_code compare_fields(store *st, model_object *row, const store_edit_info *info,
+                                 compare *c, error_info *err)
+{
+    const kind_desc *d = kind_get(row->kind);
+    size_t line = 0;
+    for (size_t i = 0; i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if (!(f->flags & KIND_FIELD_EDIT))
+            continue;
+        char *h1 = NULL, *h2 = NULL;
+        const char *rv = store_field_text(c->remote, f, &h1, err);
+        const char *lv = rv ? store_field_text(row, f, &h2, err) : NULL;
+        while (line < info->count && info->field[line].field < i)
+            line++;
+        bool edited = line < info->count && info->field[line].field == i;
+        error_code rc = ERROR_OK;
+        if (!rv || !lv) {
+            rc = err->code;
+        } else if (edited) {
+            rc = merge_line(st, info, line, c, rv, err);
+        } else if (!store_edit_same(rv, lv)) {
+            rc = store_field_set_text(row, f, rv, err);
+            c->dirty = true;
+        }
+        free(h1);
+        free(h2);
+        if (rc != ERROR_OK)
+            return rc;
+    }
+    return ERROR_OK;
+}
+
+/* Write the remote values taken into a row; a rule whose new remote cidr a live
+ * rule here holds keeps its cached values (as the merge's update does). */
+static error_code write_taken(store *st, const model_object *row, error_info *err)
+{
+    error_code rc = store_update_write(st, row, err);
+    return rc == ERROR_CONFLICT ? ERROR_OK : rc;
+}
+
+/* The state `left` lines (`conflicting` of them with a remote value) say. A
+ * conflict about a key or a refusal keeps its own reason while lines are left.
+ */
+static error_code settle_lines(store *st, const store_edit_info *info, size_t left,
+                               size_t conflicting, size_t *conflicts, error_info *err)
+{
+    if (!left) {
+        error_code rc = store_edit_move(st, info, MODEL_STATE_SYNCED, "", err);
+        return rc == ERROR_CONFLICT ? ERROR_OK : rc; /* a rule whose key is still held */
+    }
+    if (info->conflict == STORE_CONFLICT_KEY || info->conflict == STORE_CONFLICT_REJECTED)
+        return ERROR_OK;
+    if (!conflicting)
+        return store_edit_move(st, info, MODEL_STATE_EDITED, "", err);
+    if (info->conflict != STORE_CONFLICT_FIELDS && conflicts)
+        ++*conflicts;
+    if (store_edit_conflict_put(st, info->kind, info->id, STORE_CONFLICT_FIELDS, "", err))
+        return err->code;
+    return store_edit_move(st, info, MODEL_STATE_CONFLICT,
+                           "changed remotely and here: keep the local values or take the remote's",
+                           err);
+}
+
+/* After the comparison: the state the lines left say. */
+static error_code settle_after_compare(store *st, model_kind kind, const char *id,
+                                       size_t *conflicts, error_info *err)
+{
+    model_object row;
+    store_edit_info info = {0};
+    model_object_init(&row, kind);
+    size_t left = 0, conflicting = 0;
+    error_code rc = store_edit_load(st, kind, id, &row, &info, err);
+    if (rc == ERROR_OK)
+        rc = store_edit_drop_settled(st, &info, &left, &conflicting, err);
+    if (rc == ERROR_OK)
+        rc = settle_lines(st, &info, left, conflicting, conflicts, err);
+    store_edit_info_clear(&info);
+    model_object_clear(&row);
+    return rc;
+}
+
+/* One edited row against a remote copy, inside an op. */
+static error_code compare_row(store *st, model_kind kind, const char *id, compare *c,
+                              size_t *conflicts, error_info *err)
+{
+    model_object row;
+    store_edit_info info = {0};
+    model_object_init(&row, kind);
+    error_code rc = store_edit_load(st, kind, id, &row, &info, err);
+    if (rc == ERROR_OK)
+        rc = compare_fields(st, &row, &info, c, err);
+    if (rc == ERROR_OK && c->dirty)
+        rc = write_taken(st, &row, err);
+    if (rc == ERROR_OK)
+        rc = settle_after_compare(st, kind, info.id, conflicts, err);
+    store_edit_info_clear(&info);
+    model_object_clear(&row);
+    return rc;
+}
+
+typedef struct pushed_call {
+    const model_object *sent;
+    unsigned fields;
+    model_object *remote; /* a copy that passed the gate */
+} pushed_call;
+
+static error_code pushed_in_op(store *st, const pushed_call *p, error_info *err)
+{
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    if (store_row_resolve(st, p->sent->kind, model_object_id(p->sent), canon, &state, err))
+        return err->code;
+    if (state != MODEL_STATE_EDITED)
+        return ERROR_OK; /* discarded, deleted or settled meanwhile */
+    compare c = {.remote = p->remote, .sent = p->fields};
+    return compare_row(st, p->sent->kind, canon, &c, NULL, err);
+}
+
+error_code store_edit_pushed(store *st, const model_object *sent, unsigned fields,
+                             const model_object *remote, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if ((unsigned)sent->kind >= MODEL_KIND_COUNT || remote->kind != sent->kind)
+        return error_set(err, ERROR_INVALID, "a PATCH reply of another kind");
+    model_object copy;
+    if (model_object_copy(&copy, remote, err))
+        return err->code;
+    error_code rc = kind_validate_row(&copy, err);
+    if (rc == ERROR_OK) {
+        pushed_call p = {sent, fields, &copy};
+        store_op op;
+        rc = store_op_begin(st, true, &op, err);
+        if (rc == ERROR_OK)
+            rc = store_op_end(st, op, pushed_in_op(st, &p, err), err);
+    }
+    model_object_clear(&copy);
+    return rc;
+}
+
+static error_code conflict_in_op(store *st, model_kind kind, const char *id, store_conflict reason,
+                                 const char *why, error_info *err)
+{
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    if (store_row_resolve(st, kind, id, canon, &state, err))
+        return err->code;
+    if (state != MODEL_STATE_EDITED)
+        return error_set(err, ERROR_STATE, "%s %s is %s, not edited", kind_get(kind)->noun, canon,
+                         model_state_name(state));
+    if (store_edit_conflict_put(st, kind, canon, reason, "", err))
+        return err->code;
+    const char *text = why && why[0] ? why
+                       : reason == STORE_CONFLICT_GONE
+                           ? "deleted remotely while edited here: create it again "
+                             "(--keep-local) or let it go (--take-remote)"
+                           : "the server refused the edit";
+    return store_row_set_state_in_op(st, kind, canon, MODEL_STATE_CONFLICT, text, err);
+}
+
+error_code store_edit_conflict(store *st, model_kind kind, const char *id, store_conflict reason,
+                               const char *why, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if ((unsigned)kind >= MODEL_KIND_COUNT)
+        return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
+    if (reason != STORE_CONFLICT_GONE && reason != STORE_CONFLICT_REJECTED)
+        return error_set(err, ERROR_INVALID, "a PATCH ends in a gone or rejected conflict");
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    return store_op_end(st, op, conflict_in_op(st, kind, id ? id : "", reason, why, err), err);
+}
+
+/* Bases for the fields where the reply differs from the row. A field the reply
+ * left empty is taken as not said (a minimal reply is no edit). */
+static error_code put_reply_bases(store *st, const model_object *reply, const model_object *row,
+                                  error_info *err)
+{
+    const kind_desc *d = kind_get(row->kind);
+    for (size_t i = 0; i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if (!(f->flags & KIND_FIELD_EDIT))
+            continue;
+        char *h1 = NULL, *h2 = NULL;
+        const char *rv = store_field_text(reply, f, &h1, err);
+        const char *lv = rv ? store_field_text(row, f, &h2, err) : NULL;
+        error_code rc = ERROR_OK;
+        if (!rv || !lv)
+            rc = err->code;
+        else if (rv[0] && !store_edit_same(rv, lv))
+            rc = store_edit_line_put(st, row->kind, model_object_id(row), f, rv, err);
+        free(h1);
+        free(h2);
+        if (rc != ERROR_OK)
+            return rc;
+    }
+    return ERROR_OK;
+}
+
+error_code store_edit_after_confirm(store *st, const model_object *remote, const char *canon,
+                                    error_info *err)
+{
+    model_object reply, row;
+    model_object_init(&row, remote->kind);
+    if (model_object_copy(&reply, remote, err))
+        return err->code;
+    error_info ignored;
+    /* Compared in canonical form; a reply the gate refuses says nothing. */
+    error_code rc = ERROR_OK;
+    if (kind_validate_row(&reply, &ignored) == ERROR_OK) {
+        rc = store_get(st, remote->kind, canon, &row, err);
+        if (rc == ERROR_OK)
+            rc = put_reply_bases(st, &reply, &row, err);
+        size_t left = 0;
+        if (rc == ERROR_OK)
+            rc = store_edit_resettle(st, remote->kind, canon, &left, err);
+    }
+    model_object_clear(&reply);
+    model_object_clear(&row);
+    return rc;
+}
+
+/* ---- the pull's side -------------------------------------------------------- */
+
+/* The staged copy of row `id`: *found false when absent, *kept when it is only
+ * the cached copy standing in for a refused one. */
+static error_code staged_row(store *st, model_kind kind, const char *id, model_object *out,
+                             bool *found, bool *kept, error_info *err)
+{
+    sqlite3_stmt *s = store_stmt(st, store_kind_get(kind)->pull_row, err);
+    if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, found, err))
+        return err->code;
+    error_code rc = ERROR_OK;
+    if (*found) {
+        *kept = sqlite3_column_int(s, sqlite3_column_count(s) - 1) != 0;
+        if (kind == MODEL_KIND_RULE)
+            store_rule_read(s, &out->rule);
+        else
+            rc = store_cred_read(s, &out->cred, err);
+    }
+    store_reset(s);
+    return rc;
+}
+
+/* The ids of `kind`'s edited and conflicting rows (heap array, caller frees).
+ */
+static error_code edited_ids(store *st, model_kind kind, char (**ids)[MODEL_ID_MAX + 1], size_t *n,
+                             error_info *err)
+{
+    *ids = NULL;
+    *n = 0;
+    size_t cap = 0;
+    sqlite3_stmt *s = store_stmt(st, store_kind_get(kind)->edited_ids, err);
+    if (!s)
+        return err->code;
+    error_code rc = ERROR_OK;
+    for (bool more = true; rc == ERROR_OK;) {
+        rc = store_step(st, s, &more, err);
+        if (rc != ERROR_OK || !more)
+            break;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char(*grown)[MODEL_ID_MAX + 1] = realloc(*ids, cap * sizeof **ids);
+            if (!grown) {
+                rc = store_edit_nomem(err);
+                break;
+            }
+            *ids = grown;
+        }
+        store_col_copy(s, 0, (*ids)[(*n)++], MODEL_ID_MAX + 1);
+    }
+    store_reset(s);
+    return rc;
+}
+
+/* An edited row absent from a complete listing: deleted remotely. A local
+ * create in a key conflict was never listed: nothing to say. */
+static error_code merge_absent(store *st, model_kind kind, const char *id, size_t *conflicts,
+                               error_info *err)
+{
+    store_edit_info info = {0};
+    if (store_edit_read_conflict(st, kind, id, &info, err))
+        return err->code;
+    if (store_is_local_id(id) || info.conflict == STORE_CONFLICT_GONE)
+        return ERROR_OK;
+    ++*conflicts;
+    if (store_edit_conflict_put(st, kind, id, STORE_CONFLICT_GONE, "", err))
+        return err->code;
+    return store_row_set_state_in_op(st, kind, id, MODEL_STATE_CONFLICT,
+                                     "deleted remotely while edited here: create it again "
+                                     "(--keep-local) or let it go (--take-remote)",
+                                     err);
+}
+
+static error_code merge_one(store *st, model_kind kind, const char *id, size_t *conflicts,
+                            error_info *err)
+{
+    model_object remote;
+    model_object_init(&remote, kind);
+    bool found = false, kept = false;
+    error_code rc = staged_row(st, kind, id, &remote, &found, &kept, err);
+    if (rc == ERROR_OK && !found)
+        rc = merge_absent(st, kind, id, conflicts, err);
+    if (rc == ERROR_OK && found && !kept) {
+        compare c = {.remote = &remote, .pull = true};
+        rc = compare_row(st, kind, id, &c, conflicts, err);
+    }
+    model_object_clear(&remote);
+    return rc;
+}
+
+error_code store_edit_merge(store *st, model_kind kind, size_t *conflicts, error_info *err)
+{
+    char(*ids)[MODEL_ID_MAX + 1] = NULL;
+    size_t n = 0;
+    error_code rc = edited_ids(st, kind, &ids, &n, err);
+    for (size_t i = 0; rc == ERROR_OK && i < n; i++)
+        rc = merge_one(st, kind, ids[i], conflicts, err);
+    free(ids);
+    return rc;
+}
