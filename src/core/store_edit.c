@@ -131,19 +131,18 @@ error_code store_edit_read_conflict(store *st, model_kind kind, const char *id,
     return ERROR_OK;
 }
 
+enum { EDIT_SLOTS = sizeof(((store_edit_info *)0)->field) / sizeof(store_edit_field) };
+
 /* One line of `edits` into its slot by field index (slots: one per field). */
 static error_code read_edit_line(sqlite3_stmt *s, model_kind kind, store_edit_field *slots,
                                  bool *used, unsigned *fields, error_info *err)
 {
+    const kind_desc *d = kind_get(kind);
     const kind_field *f = kind_field_by_name(kind, (const char *)sqlite3_column_text(s, 0));
-    if (!f)
-        return ERROR_OK; /* a field this version does not know: nothing to do with
-                            it */
-    size_t i = (size_t)(f - kind_get(kind)->fields);
+    size_t i = f ? (size_t)(f - d->fields) : EDIT_SLOTS;
+    if (i >= EDIT_SLOTS || i >= d->field_count || used[i])
+        return ERROR_OK; /* a field this version does not know (the key: never twice) */
     bool oom = false;
-    free(slots[i].base); /* one line per field (the key): nothing to free, said
-                            anyway */
-    free(slots[i].remote);
     slots[i].field = i;
     slots[i].base = dup_or_null(sqlite3_column_text(s, 1), &oom);
     slots[i].remote = dup_or_null(sqlite3_column_text(s, 2), &oom);
@@ -152,14 +151,26 @@ static error_code read_edit_line(sqlite3_stmt *s, model_kind kind, store_edit_fi
     return oom ? store_edit_nomem(err) : ERROR_OK;
 }
 
+/* The local value of line `e` (the row's own field) into e->local. */
+static error_code read_local(const model_object *row, store_edit_field *e, error_info *err)
+{
+    char *heap = NULL;
+    const char *local = store_field_text(row, &kind_get(row->kind)->fields[e->field], &heap,
+                                         err);
+    e->local = local ? strdup(local) : NULL;
+    free(heap);
+    if (!local)
+        return err->code;
+    return e->local ? ERROR_OK : store_edit_nomem(err);
+}
+
 /* The edit lines of row `row` into info, in descriptor order, with the row's
- * own values as `local`. */
+ * own values as `local`. Every line read is info's (freed by its clear). */
 static error_code read_edits(store *st, const model_object *row, store_edit_info *info,
                              error_info *err)
 {
-    const kind_desc *d = kind_get(row->kind);
-    store_edit_field slots[sizeof info->field / sizeof info->field[0]] = {{0}};
-    bool used[sizeof slots / sizeof slots[0]] = {false};
+    store_edit_field slots[EDIT_SLOTS] = {{0}};
+    bool used[EDIT_SLOTS] = {false};
     const char *args[] = {store_edit_kind_key(row->kind), model_object_id(row)};
     sqlite3_stmt *s = store_stmt(st, STMT_EDIT_LIST, err);
     if (!s || store_bind_texts(st, s, args, 2, err))
@@ -171,20 +182,12 @@ static error_code read_edits(store *st, const model_object *row, store_edit_info
             rc = read_edit_line(s, row->kind, slots, used, &info->fields, err);
     }
     store_reset(s);
-    for (size_t i = 0; i < d->field_count && i < sizeof slots / sizeof slots[0]; i++) {
+    for (size_t i = 0; i < EDIT_SLOTS; i++) {
         if (!used[i])
             continue;
         info->field[info->count] = slots[i];
-        if (rc == ERROR_OK) {
-            char *heap = NULL;
-            const char *local = store_field_text(row, &d->fields[i], &heap, err);
-            info->field[info->count].local = local ? strdup(local) : NULL;
-            free(heap);
-            if (!local)
-                rc = err->code;
-            else if (!info->field[info->count].local)
-                rc = store_edit_nomem(err);
-        }
+        if (rc == ERROR_OK)
+            rc = read_local(row, &info->field[info->count], err);
         info->count++;
     }
     return rc;
