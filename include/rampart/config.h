@@ -11,7 +11,9 @@
  * - The config file is lines of `key = value`; `#` starts a comment line; values
  *   may be wrapped in double quotes. Unknown keys and malformed lines are
  *   ERROR_FORMAT with the file and line number. Keys: db, api_url, api_key,
- *   version_header, rate.
+ *   version_header, and the whole numbers rate, window, share, give_up_windows,
+ *   timeout, low_speed, low_speed_time, max_backoff, auto_pull (config_key says
+ *   what each is; config_set checks each against its range).
  * - A config file that other users can write (or that belongs to another user
  *   than the caller or root) is refused: whoever can change api_url can collect
  *   the key. One that holds api_key must also be unreadable by group and others.
@@ -52,7 +54,15 @@ typedef enum config_key {
     CONFIG_API_URL,
     CONFIG_API_KEY,
     CONFIG_VERSION_HEADER,
-    CONFIG_RATE,
+    CONFIG_RATE,          /* the account's budget: requests per window */
+    CONFIG_WINDOW,        /* the budget's rolling window, seconds */
+    CONFIG_SHARE,         /* percent of the budget a sync uses (the rest: other clients) */
+    CONFIG_GIVE_UP,       /* 429s with no progress for this many windows stop a sync */
+    CONFIG_TIMEOUT,       /* a whole sync's deadline, seconds; 0: none */
+    CONFIG_LOW_SPEED,     /* a reply slower than this many bytes/s ... */
+    CONFIG_LOW_SPEED_TIME, /* ... for this many seconds is a timeout */
+    CONFIG_MAX_BACKOFF,   /* the longest pause after a failure, seconds */
+    CONFIG_AUTO_PULL,     /* an idle console pulls this often, seconds; 0: never */
     CONFIG_KEY_COUNT
 } config_key;
 
@@ -74,13 +84,16 @@ error_code config_load(config *cfg, config_getenv_fn getenv_fn, void *ctx,
                        error_info *err);
 
 /* Set a value from `source` (flags). ERROR_INVALID for a bad value, e.g. a rate
- * that is not a whole number 0..100000; ERROR_CONFIG for CONFIG_API_KEY from a
- * flag. */
+ * that is not a whole number 0..100000 (the message names the setting, its unit
+ * and range); ERROR_CONFIG for CONFIG_API_KEY from a flag. */
 error_code config_set(config *cfg, config_key key, const char *value,
                       config_source source, error_info *err);
 
 /* The value of `key` ("" when unset). */
 const char *config_get(const config *cfg, config_key key);
+
+/* A whole-number setting's value (checked when set; its minimum if unset). */
+long config_number(const config *cfg, config_key key);
 
 /* Settings-file/env-var names of a key ("api_url", "RAMPART_API_URL"). */
 const char *config_key_name(config_key key);

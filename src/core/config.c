@@ -12,21 +12,39 @@
 #include "rampart/model.h"
 #include "rampart/url.h"
 
-/* One row per setting: file key, environment variable, default value. */
+/* One row per setting: file key, environment variable, default value, and for a
+ * whole number its range and what it counts (`unit` NULL: a text setting). */
 static const struct {
     const char *file_key;
     const char *env;
     const char *fallback;
+    long min, max;
+    const char *unit;
 } settings[CONFIG_KEY_COUNT] = {
-    [CONFIG_DB] = {"db", "RAMPART_DB", ""},
-    [CONFIG_API_URL] = {"api_url", "RAMPART_API_URL", ""},
-    [CONFIG_API_KEY] = {"api_key", "RAMPART_API_KEY", ""},
-    [CONFIG_VERSION_HEADER] = {"version_header", "RAMPART_VERSION_HEADER", "Service-Version"},
-    [CONFIG_RATE] = {"rate", "RAMPART_RATE", "120"},
+    [CONFIG_DB] = {"db", "RAMPART_DB", "", 0, 0, NULL},
+    [CONFIG_API_URL] = {"api_url", "RAMPART_API_URL", "", 0, 0, NULL},
+    [CONFIG_API_KEY] = {"api_key", "RAMPART_API_KEY", "", 0, 0, NULL},
+    [CONFIG_VERSION_HEADER] = {"version_header", "RAMPART_VERSION_HEADER", "Service-Version",
+                               0, 0, NULL},
+    [CONFIG_RATE] = {"rate", "RAMPART_RATE", "120", 0, 100000,
+                     "requests per window (0: unpaced)"},
+    [CONFIG_WINDOW] = {"window", "RAMPART_WINDOW", "60", 1, 3600, "seconds"},
+    [CONFIG_SHARE] = {"share", "RAMPART_SHARE", "80", 1, 100, "percent of the budget"},
+    [CONFIG_GIVE_UP] = {"give_up_windows", "RAMPART_GIVE_UP_WINDOWS", "2", 1, 100,
+                        "windows"},
+    [CONFIG_TIMEOUT] = {"timeout", "RAMPART_TIMEOUT", "0", 0, 604800,
+                        "seconds (0: no deadline)"},
+    [CONFIG_LOW_SPEED] = {"low_speed", "RAMPART_LOW_SPEED", "10", 0, 1000000000,
+                          "bytes per second (0: no limit)"},
+    [CONFIG_LOW_SPEED_TIME] = {"low_speed_time", "RAMPART_LOW_SPEED_TIME", "30", 1, 3600,
+                               "seconds"},
+    [CONFIG_MAX_BACKOFF] = {"max_backoff", "RAMPART_MAX_BACKOFF", "30", 1, 3600, "seconds"},
+    [CONFIG_AUTO_PULL] = {"auto_pull", "RAMPART_AUTO_PULL", "300", 0, 604800,
+                          "seconds (0: off)"},
 };
 
 /* Biggest config file read: a hand-written settings file is a few hundred bytes. */
-enum { CONFIG_FILE_MAX = 64 * 1024, RATE_MAX = 100000 };
+enum { CONFIG_FILE_MAX = 64 * 1024 };
 
 const char *config_key_name(config_key key) { return settings[key].file_key; }
 const char *config_env_name(config_key key) { return settings[key].env; }
@@ -55,17 +73,25 @@ void config_clear(config *cfg)
     model_wipe(cfg->values[CONFIG_API_KEY], sizeof cfg->values[CONFIG_API_KEY]);
 }
 
-static error_code check_rate(const char *value, error_info *err)
+/* A whole-number setting within its row's range. */
+static error_code check_number(config_key key, const char *value, error_info *err)
 {
     char *end = NULL;
     errno = 0;
     long n = strtol(value, &end, 10);
-    if (!*value || *end || errno || n < 0 || n > RATE_MAX || !isdigit((unsigned char)*value))
+    if (!*value || *end || errno || n < settings[key].min || n > settings[key].max ||
+        !isdigit((unsigned char)*value))
         return error_set(err, ERROR_INVALID,
-                         "rate must be a whole number of requests per minute from 0 "
-                         "(unpaced) to %d, not '%.40s'",
-                         RATE_MAX, value);
+                         "%s must be a whole number of %s from %ld to %ld, not '%.40s'",
+                         settings[key].file_key, settings[key].unit, settings[key].min,
+                         settings[key].max, value);
     return ERROR_OK;
+}
+
+long config_number(const config *cfg, config_key key)
+{
+    long n = strtol(cfg->values[key], NULL, 10);
+    return n < settings[key].min ? settings[key].min : n;
 }
 
 static error_code check_url(const char *value, error_info *err)
@@ -76,8 +102,8 @@ static error_code check_url(const char *value, error_info *err)
 
 static error_code check_value(config_key key, const char *value, error_info *err)
 {
-    if (key == CONFIG_RATE)
-        return check_rate(value, err);
+    if (settings[key].unit)
+        return check_number(key, value, err);
     if (key == CONFIG_API_URL)
         return check_url(value, err);
     if (key == CONFIG_VERSION_HEADER) {
@@ -149,6 +175,19 @@ static char *trim(char *s)
     return s;
 }
 
+/* "db, api_url, …": every setting's file key, for the message of an unknown one. */
+static const char *known_keys(void)
+{
+    static char list[512];
+    if (!list[0]) {
+        size_t n = 0;
+        for (int k = 0; k < CONFIG_KEY_COUNT; k++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "",
+                                  settings[k].file_key);
+    }
+    return list;
+}
+
 static bool lookup_key(const char *name, config_key *out)
 {
     for (int k = 0; k < CONFIG_KEY_COUNT; k++) {
@@ -189,9 +228,8 @@ static error_code parse_line(config *cfg, char *text, const char *path, int line
     config_key key;
     if (!lookup_key(name, &key))
         return error_set(err, ERROR_FORMAT,
-                         "%s:%d: unknown setting '%.40s' (known: db, api_url, api_key, "
-                         "version_header, rate)",
-                         path, line, name);
+                         "%s:%d: unknown setting '%.40s' (known: %s)", path, line, name,
+                         known_keys());
     if (unquote(&value, path, line, err) != ERROR_OK)
         return ERROR_FORMAT;
     if (config_set(cfg, key, value, CONFIG_SRC_FILE, err) != ERROR_OK) {
