@@ -179,12 +179,45 @@ typedef enum sync_phase {
     SYNC_PHASE_DONE
 } sync_phase;
 
+/* Why the queue waits (SYNC_PHASE_WAIT). */
+typedef enum sync_wait_cause {
+    SYNC_WAIT_NONE,
+    SYNC_WAIT_BUDGET,       /* pacing: the next slot of this client's share of the budget */
+    SYNC_WAIT_RATE_LIMITED, /* a 429: the whole queue paused (Retry-After, else backoff) */
+    SYNC_WAIT_BACKOFF       /* after a failure (5xx, a dropped reply, unreachable): the
+                               progress's failure says which */
+} sync_wait_cause;
+
+struct sync_failure;
+
 typedef struct sync_progress {
     sync_phase phase;
     size_t done, total;   /* items of this phase (pull: rows fetched, total unknown = 0) */
-    double eta_s;         /* < 0 when unknown */
-    double wait_s;        /* SYNC_PHASE_WAIT: how long the pause lasts */
+    double eta_s;         /* < 0 when unknown; from the requests left and the pacing
+                             schedule, waits included */
+    double wait_s;        /* SYNC_PHASE_WAIT: how long the pause lasts from now (a wait
+                             is reported again about once a second: a countdown) */
+    sync_wait_cause wait_cause;         /* SYNC_PHASE_WAIT: why */
+    const struct sync_failure *failure; /* RATE_LIMITED, BACKOFF: the failure behind the
+                                           wait (status, message, operation id); NULL
+                                           otherwise; valid during the callback only */
+    double rate_per_s;    /* the pace the schedule allows now (requests per second) */
+    size_t requests;      /* requests sent in this run so far */
 } sync_progress;
+
+/*
+ * The account's request budget and the part of it a sync uses. The production
+ * service allows 120 requests per rolling 60 s to the whole account; a sync takes
+ * `share` of it, spread evenly over the window (never a burst), so the account's
+ * other clients keep the rest. Zero fields take the defaults.
+ */
+typedef struct sync_budget {
+    int requests;           /* per window; 0: unpaced */
+    double window_s;        /* 0: 60 */
+    double share;           /* 0 < share <= 1; 0: 0.8 */
+    double give_up_windows; /* 429s with no request settling for this many windows stop
+                               the run; 0: 2 */
+} sync_budget;
 
 typedef enum sync_log_level { SYNC_LOG_INFO, SYNC_LOG_WARN, SYNC_LOG_ERROR } sync_log_level;
 
@@ -198,7 +231,11 @@ typedef struct sync_clock {
 typedef struct sync_options {
     bool push;                 /* push the outbox */
     bool pull;                 /* pull and reconcile */
-    int rate_per_min;          /* 0: unpaced */
+    int rate_per_min;          /* 0: unpaced (being replaced by `budget`) */
+    sync_budget budget;
+    double deadline_s;         /* the whole run's deadline, seconds; 0: none. A run
+                                  past it stops between requests (a timed_out
+                                  failure); what it did is recorded, the rest waits */
     int max_attempts;          /* tries of one request; 0: default 5. A create
                                   refused with 429 that often becomes failed with
                                   the server's message; deletes, gets and list
