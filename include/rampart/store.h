@@ -468,6 +468,20 @@ error_code store_cred_find_by_name(store *st, const char *name,
  */
 error_code store_data_version(store *st, long long *out, error_info *err);
 
+/*
+ * Small facts the cache keeps about itself, by key (STORE_META_LAST_SYNC: when a
+ * sync last completed its pull, RFC 3339 UTC), so they outlive the process that
+ * wrote them. store_meta_get copies the value into `value` (cut at `size`; "" and
+ * ERROR_NOT_FOUND when never set); store_meta_set replaces it (ERROR_INVALID for
+ * an empty or over-long key or value).
+ */
+#define STORE_META_KEY_MAX 64
+#define STORE_META_VALUE_MAX 256
+#define STORE_META_LAST_SYNC "last_sync"
+error_code store_meta_get(store *st, const char *key, char *value, size_t size,
+                          error_info *err);
+error_code store_meta_set(store *st, const char *key, const char *value, error_info *err);
+
 /* ---- the sync engine's outbox (store_outbox.c) ---------------------------- */
 
 /*

@@ -51,6 +51,8 @@ typedef enum store_stmt_id {
     STMT_POLICY_IDS,
     STMT_CRED_BY_NAME,
     STMT_DATA_VERSION,
+    STMT_META_GET,
+    STMT_META_SET,
     /* outbox (store_outbox.c) */
     STMT_RULE_CLAIM,
     STMT_CRED_CLAIM,

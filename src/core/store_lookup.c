@@ -1,5 +1,5 @@
 /* Small lookups for the console and the agent endpoint: policy ids, credentials
- * by name, and the change counter readers poll. */
+ * by name, the change counter readers poll, and the cache's facts about itself. */
 #include <stdio.h>
 #include <string.h>
 
@@ -78,4 +78,41 @@ error_code store_data_version(store *st, long long *out, error_info *err)
     *out = row ? (long long)sqlite3_column_int64(s, 0) : 0;
     store_reset(s);
     return ERROR_OK;
+}
+
+error_code store_meta_get(store *st, const char *key, char *value, size_t size,
+                          error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if (size)
+        value[0] = '\0';
+    sqlite3_stmt *s = store_stmt(st, STMT_META_GET, err);
+    bool row = false;
+    if (!s || store_bind_texts(st, s, &key, 1, err) || store_step(st, s, &row, err))
+        return err->code;
+    if (row)
+        store_col_copy(s, 0, value, size);
+    store_reset(s);
+    return row ? ERROR_OK : error_set(err, ERROR_NOT_FOUND, "no %s in the cache yet", key);
+}
+
+error_code store_meta_set(store *st, const char *key, const char *value, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if (!key || !key[0] || strlen(key) > STORE_META_KEY_MAX || !value ||
+        strlen(value) > STORE_META_VALUE_MAX)
+        return error_set(err, ERROR_INVALID, "a cache fact needs a key of at most %d bytes "
+                         "and a value of at most %d", STORE_META_KEY_MAX,
+                         STORE_META_VALUE_MAX);
+    const char *args[] = {key, value};
+    store_op op;
+    if (store_op_begin(st, false, &op, err))
+        return err->code;
+    sqlite3_stmt *s = store_stmt(st, STMT_META_SET, err);
+    error_code rc = !s ? err->code : store_bind_texts(st, s, args, 2, err);
+    if (rc == ERROR_OK)
+        rc = store_exec(st, s, err);
+    return store_op_end(st, op, rc, err);
 }

@@ -164,6 +164,9 @@ static const char *const migrations[] = {
     " PRIMARY KEY (kind, id)) WITHOUT ROWID;"
     EDIT_TRIGGERS("rule", "rules")
     EDIT_TRIGGERS("credential", "credentials"),
+    /* 5: what the cache knows about itself (when it last synced), so it survives a
+     * restart of the console. */
+    "CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;",
 };
 
 /*
@@ -303,6 +306,8 @@ static const char *const statements[STMT_COUNT] = {
                           " AND state NOT IN ('deleting', 'remote_deleted')"
                           " ORDER BY id LIMIT ?2",
     [STMT_DATA_VERSION] = "PRAGMA data_version",
+    [STMT_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+    [STMT_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
     /* The ACL the remote enforces: an ACL edit not yet sent keeps its base. */
     [STMT_TOKEN_GET] = "SELECT c.id, t.token, c.state, coalesce((SELECT e.base FROM edits"
                        " AS e WHERE e.kind = 'credential' AND e.id = c.id AND e.field = 'acl'),"

@@ -105,6 +105,31 @@ static void data_version_moves_on_another_connections_commit(void **state)
     store_close(reader);
 }
 
+/* A fact the cache keeps survives its handle; bad keys and values are refused. */
+static void meta_survives_reopen(void **state)
+{
+    fixture *f = *state;
+    char value[64];
+    error_info err;
+    assert_int_equal(store_meta_get(f->st, STORE_META_LAST_SYNC, value, sizeof value, &err),
+                     ERROR_NOT_FOUND);
+    assert_string_equal(value, "");
+    assert_int_equal(store_meta_set(f->st, STORE_META_LAST_SYNC, "2026-11-25T10:00:00Z", &err),
+                     ERROR_OK);
+    assert_int_equal(store_meta_set(f->st, STORE_META_LAST_SYNC, "2026-11-25T11:00:00Z", &err),
+                     ERROR_OK);
+    store_close(f->st);
+    f->st = ts_store_open(f->path);
+    assert_int_equal(store_meta_get(f->st, STORE_META_LAST_SYNC, value, sizeof value, &err),
+                     ERROR_OK);
+    assert_string_equal(value, "2026-11-25T11:00:00Z");
+    assert_int_equal(store_meta_set(f->st, "", "x", &err), ERROR_INVALID);
+    char big[STORE_META_VALUE_MAX + 2];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    assert_int_equal(store_meta_set(f->st, "k", big, &err), ERROR_INVALID);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -113,6 +138,7 @@ int main(void)
         T(policy_ids_of_an_empty_cache),
         T(cred_by_name_counts_live_rows_only),
         T(data_version_moves_on_another_connections_commit),
+        T(meta_survives_reopen),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
