@@ -70,6 +70,9 @@ typedef struct api_config {
     const char *version_header;  /* NULL/"": API_DEFAULT_VERSION_HEADER */
     long connect_timeout_ms;     /* 0: default 10 s */
     long total_timeout_ms;       /* 0: default 60 s */
+    long low_speed_bps;          /* a reply slower than this many bytes per second ... */
+    long low_speed_s;            /* ... for this many seconds is a timeout (timed_out);
+                                    either 0: defaults 10 bytes/s for 30 s */
 } api_config;
 
 typedef struct api_client api_client;
