@@ -23,8 +23,9 @@
 
 #define DEFAULT_CONNECT_MS 10000L
 #define DEFAULT_TOTAL_MS 60000L
-/* A reply that moves less than a byte a second for this long is a dead peer. */
-#define LOW_SPEED_TIME_S 30L
+/* A reply that moves slower than this for this long is timed out (a trickle). */
+#define DEFAULT_LOW_SPEED_BPS 10L
+#define DEFAULT_LOW_SPEED_S 30L
 
 struct api_client {
     CURL *easy;
@@ -215,6 +216,9 @@ static bool set_fixed_options(api_client *c, const api_config *cfg)
     CURL *e = c->easy;
     long connect_ms = cfg->connect_timeout_ms ? cfg->connect_timeout_ms : DEFAULT_CONNECT_MS;
     long total_ms = cfg->total_timeout_ms ? cfg->total_timeout_ms : DEFAULT_TOTAL_MS;
+    bool low_default = cfg->low_speed_bps <= 0 || cfg->low_speed_s <= 0;
+    long low_bps = low_default ? DEFAULT_LOW_SPEED_BPS : cfg->low_speed_bps;
+    long low_s = low_default ? DEFAULT_LOW_SPEED_S : cfg->low_speed_s;
     /* The scheme whitelist is the one option whose failure must stop us: an older
      * libcurl would follow a URL to any protocol it knows. */
     if (curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK)
@@ -224,8 +228,8 @@ static bool set_fixed_options(api_client *c, const api_config *cfg)
     ok = ok && curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, connect_ms) == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, total_ms) == CURLE_OK;
-    ok = ok && curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L) == CURLE_OK;
-    ok = ok && curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, LOW_SPEED_TIME_S) == CURLE_OK;
+    ok = ok && curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, low_bps) == CURLE_OK;
+    ok = ok && curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, low_s) == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L) == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L) == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L) == CURLE_OK;

@@ -87,5 +87,7 @@ error_code api_check_config(const api_config *cfg, error_info *err)
         rc = check_version_header(api_version_header(cfg), err);
     if (rc == ERROR_OK && (cfg->connect_timeout_ms < 0 || cfg->total_timeout_ms < 0))
         rc = error_set(err, ERROR_CONFIG, "timeouts cannot be negative");
+    if (rc == ERROR_OK && (cfg->low_speed_bps < 0 || cfg->low_speed_s < 0))
+        rc = error_set(err, ERROR_CONFIG, "the low-speed limit cannot be negative");
     return rc;
 }

@@ -120,7 +120,8 @@ void api_scrub(char *text, const char *secret);
  * accepts (rampart/url.h: the check config.c makes too), at most
  * MODEL_URI_MAX - 64 bytes; a key of printable ASCII without spaces (a CR/LF
  * would inject headers), at most API_KEY_MAX; a version header name of HTTP token
- * characters; timeouts >= 0. ERROR_CONFIG with the reason; never quotes the key. */
+ * characters; timeouts and the low-speed limit >= 0. ERROR_CONFIG with the
+ * reason; never quotes the key. */
 error_code api_check_config(const api_config *cfg, error_info *err);
 
 /* The version header name of `cfg`, or API_DEFAULT_VERSION_HEADER. */

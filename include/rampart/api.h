@@ -12,7 +12,10 @@
  *   connection that is not reused (libcurl would silently re-send a POST whose
  *   reused connection died); edits (PATCH with the same values) are idempotent
  *   and may reuse one, like GET and DELETE.
- * - Timeouts: connect, total and low-speed (under 1 byte/s for 30 s); proxies
+ * - Timeouts: connect, total and low-speed (a reply slower than low_speed_bps
+ *   for low_speed_s, default 10 bytes/s for 30 s: a server that trickles its
+ *   reply is timed out, SYNC_FAILURE_TIMED_OUT, instead of holding a sync for
+ *   minutes); proxies
  *   from the environment as libcurl reads them, except that a loopback base URL
  *   is never proxied; TLS verification on; redirects not followed (a 3xx is
  *   REJECTED). Response bodies are
@@ -72,7 +75,8 @@ typedef struct api_config {
     long total_timeout_ms;       /* 0: default 60 s */
     long low_speed_bps;          /* a reply slower than this many bytes per second ... */
     long low_speed_s;            /* ... for this many seconds is a timeout (timed_out);
-                                    either 0: defaults 10 bytes/s for 30 s */
+                                    either 0: defaults 10 bytes/s for 30 s;
+                                    negative: ERROR_CONFIG */
 } api_config;
 
 typedef struct api_client api_client;
