@@ -116,7 +116,9 @@ store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt 
                        size_t nopts, int argc, char **argv, int *first, int *exit_code);
 
 /* Push the queue now (create --sync, update --sync): the report goes to stderr, so
- * stdout keeps the row. Returns cli_sync_now's exit status. */
+ * stdout keeps the row. Returns cli_sync_now's exit status, or CLI_EXIT_NO_REMOTE
+ * (cli_sync.h) after saying that the change is saved and queued and how to
+ * configure a remote, when none is. */
 int cli_object_push(cli_ctx *ctx);
 
 /* ---- objects_edit.c ---- */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_object.h"
+#include "cli_sync.h"
 #include "rampart/codec.h"
 #include "rampart/sync.h"
 #include "rampart/validate.h"
@@ -46,8 +47,23 @@ static void attach_token(store *st, model_object *obj)
     }
 }
 
+/* --sync with no remote: the change is in the cache and queued; say so, and how to
+ * configure a remote. */
+static int no_remote(cli_ctx *ctx)
+{
+    const char *file = ctx->cfg.config_path[0] ? ctx->cfg.config_path : "the config file";
+    fprintf(ctx->err,
+            "%s: saved and queued, not sent: no remote is configured. Set RAMPART_API_URL "
+            "and RAMPART_API_KEY (or api_url and api_key in %s, mode 600), then run '%s "
+            "sync' (rampart(1), CONFIGURATION); until then the queue waits here\n",
+            ctx->program, file, ctx->program);
+    return CLI_EXIT_NO_REMOTE;
+}
+
 int cli_object_push(cli_ctx *ctx)
 {
+    if (!config_remote_configured(&ctx->cfg))
+        return no_remote(ctx);
     sync_report report;
     FILE *out = ctx->out;
     ctx->out = ctx->err;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_sync.h"
 #include "rampart/api.h"
 #include "rampart/cli.h"
 #include "rampart/codec.h"
@@ -14,19 +15,38 @@ static int sync_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int plan_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 static const cli_command sync_command = {
-    "sync", sync_cmd, "[--push-only|--pull-only] [--rate N] [--verbose] [--json]",
+    "sync", sync_cmd,
+    "[--push-only|--pull-only] [--rate N] [--window S] [--share PCT] [--timeout S] "
+    "[--progress] [--verbose] [--json]",
     "Push queued changes to the remote API, then pull its complete listings.",
     "Options:\n"
-    "  --push-only   only send the queue (creates, deletes)\n"
-    "  --pull-only   only refresh the cache from the remote\n"
-    "  --rate N      request budget per minute (default: RAMPART_RATE or 120, the\n"
-    "                production limit; 0: unpaced)\n"
-    "  --verbose     a line per request settled\n"
-    "  --json        print the report as JSON (counts, then \"failure\" and\n"
-    "                \"row_failure\": null or {kind, http_status, error_code, msg,\n"
-    "                operation_id, retry_after_s, object_kind, object_id})\n"
+    "  --push-only    only send the queue (creates, deletes, edits)\n"
+    "  --pull-only    only refresh the cache from the remote\n"
+    "  --rate N       the account's request budget per window (default: setting rate,\n"
+    "                 120, the production limit; 0: unpaced)\n"
+    "  --window S     the budget's rolling window in seconds (default: setting window,\n"
+    "                 60)\n"
+    "  --share PCT    the percent of the budget this sync uses, spread evenly over the\n"
+    "                 window; the rest is left to the account's other clients\n"
+    "                 (default: setting share, 80)\n"
+    "  --timeout S    stop the whole sync after S seconds, between requests; what is\n"
+    "                 left waits for the next sync (default: setting timeout, 0: none)\n"
+    "  --progress     show the progress line on standard error even when it is not a\n"
+    "                 terminal (one line per change; on a terminal it is always shown)\n"
+    "  --verbose      a line per request settled\n"
+    "  --json         one JSON object per line on standard output: progress events\n"
+    "                 {\"event\": \"progress\"|\"wait\"|\"log\", ...} while it runs, then\n"
+    "                 the report {\"event\": \"report\", counts, \"failure\" and\n"
+    "                 \"row_failure\": null or {kind, http_status, error_code, msg,\n"
+    "                 operation_id, retry_after_s, object_kind, object_id}}, always\n"
+    "                 the last line (see rampart(1))\n"
+    "On a terminal a progress line shows the phase, done/total, the rate, the ETA and,\n"
+    "while the queue waits, a countdown and why (budget, rate limited 429, server\n"
+    "error 503 ...). A sync that stops early (--timeout, 429s for give_up_windows\n"
+    "windows, the remote unreachable) says what it did, what is left and why.\n"
     "Exit status: 0 when everything converged, 4 when rows are still pending or\n"
-    "failed (see 'rampart plan'), 2 when the API key was refused.\n",
+    "failed (see 'rampart plan') or the sync stopped early, 2 when no remote is\n"
+    "configured or the API key was refused.\n",
     0, 0};
 
 static const cli_command plan_command = {
@@ -36,99 +56,12 @@ static const cli_command plan_command = {
     "orphaned, outcome unknown, or a conflict to resolve).\n",
     0, 0};
 
-/* ---- reporting while the engine runs ---- */
-
-typedef struct sync_view {
-    cli_ctx *ctx;
-    bool tty;
-    bool verbose;
-    bool drawn; /* a progress line is on screen and must be cleared first */
-} sync_view;
-
-static const char *phase_name(sync_phase phase)
-{
-    static const char *const names[] = {
-        [SYNC_PHASE_PUSH] = "push", [SYNC_PHASE_PULL] = "pull",
-        [SYNC_PHASE_RECONCILE] = "reconcile", [SYNC_PHASE_WAIT] = "waiting",
-        [SYNC_PHASE_DONE] = "done"};
-    return names[phase];
-}
-
-static void clear_line(sync_view *v)
-{
-    if (v->drawn)
-        fputs("\r\033[K", v->ctx->err);
-    v->drawn = false;
-}
-
-/* "push   12/40 [######------] eta 30s" on one self-overwriting stderr line. */
-static void on_progress(void *ctxp, const sync_progress *p)
-{
-    sync_view *v = ctxp;
-    if (!v->tty)
-        return;
-    enum { BAR = 24 };
-    char bar[BAR + 1];
-    size_t full = p->total ? p->done * BAR / p->total : 0;
-    for (size_t i = 0; i < BAR; i++)
-        bar[i] = i < full ? '#' : '-';
-    bar[BAR] = '\0';
-    fprintf(v->ctx->err, "\r\033[K%-9s", phase_name(p->phase));
-    if (p->phase == SYNC_PHASE_WAIT)
-        fprintf(v->ctx->err, " %.0fs (request budget or server rate limit)", p->wait_s);
-    else if (p->total)
-        fprintf(v->ctx->err, " %zu/%zu [%s]", p->done, p->total, bar);
-    else
-        fprintf(v->ctx->err, " %zu", p->done);
-    if (p->eta_s >= 0 && p->phase != SYNC_PHASE_WAIT)
-        fprintf(v->ctx->err, " eta %.0fs", p->eta_s);
-    fflush(v->ctx->err);
-    v->drawn = true;
-}
-
-static void on_log(void *ctxp, sync_log_level level, const char *line)
-{
-    sync_view *v = ctxp;
-    if (level == SYNC_LOG_INFO && !v->verbose)
-        return;
-    clear_line(v);
-    fprintf(v->ctx->err, "%s%s\n", level == SYNC_LOG_ERROR ? "error: "
-                                   : level == SYNC_LOG_WARN ? "warning: "
-                                                            : "",
-            line);
-}
-
-/* A failure as JSON: null when there is none. */
-static void put_failure_json(cli_ctx *ctx, const sync_failure *f)
-{
-    if (f->kind == SYNC_FAILURE_NONE) {
-        fputs("null", ctx->out);
-        return;
-    }
-    FILE *out = ctx->out;
-    fprintf(out, "{\"kind\": \"%s\", \"http_status\": %d, \"error_code\": ",
-            sync_failure_name(f->kind), f->http_status);
-    cli_put_json_string(out, f->error_code);
-    fputs(", \"msg\": ", out);
-    cli_put_json_string(out, f->server_msg);
-    fputs(", \"operation_id\": ", out);
-    cli_put_json_string(out, f->operation_id);
-    if (f->retry_after_s >= 0)
-        fprintf(out, ", \"retry_after_s\": %.0f", f->retry_after_s);
-    else
-        fputs(", \"retry_after_s\": null", out);
-    if (f->has_object) {
-        fprintf(out, ", \"object_kind\": \"%s\", \"object_id\": ",
-                kind_get(f->object_kind)->noun);
-        cli_put_json_string(out, f->object_id);
-    }
-    fputc('}', out);
-}
+/* ---- the report ---- */
 
 static void put_report_json(cli_ctx *ctx, const sync_report *r)
 {
     fprintf(ctx->out,
-            "{\"converged\": %s, \"created\": %zu, \"deleted\": %zu, \"failed\": %zu, "
+            "{\"event\": \"report\", \"converged\": %s, \"created\": %zu, \"deleted\": %zu, \"failed\": %zu, "
             "\"retried\": %zu, \"pulled_rules\": %zu, \"pulled_creds\": %zu, "
             "\"remote_added\": %zu, \"remote_deleted\": %zu, \"refused\": %zu, "
             "\"adopted\": %zu, \"orphans_deleted\": %zu, \"pending\": %zu, "
@@ -140,9 +73,9 @@ static void put_report_json(cli_ctx *ctx, const sync_report *r)
             r->attention, r->auth_failed ? "true" : "false");
     cli_put_json_string(ctx->out, r->last_error);
     fputs(", \"failure\": ", ctx->out);
-    put_failure_json(ctx, &r->failure);
+    cli_sync_put_failure_json(ctx->out, &r->failure);
     fputs(", \"row_failure\": ", ctx->out);
-    put_failure_json(ctx, &r->row_failure);
+    cli_sync_put_failure_json(ctx->out, &r->row_failure);
     fputs("}\n", ctx->out);
 }
 
@@ -209,7 +142,72 @@ static void put_report(cli_ctx *ctx, const sync_report *r)
                 ctx->program);
 }
 
+/* A run that stopped before its end: why (from the typed failure), what is left,
+ * and that nothing is lost, on stderr after the report. */
+static void put_stopped_early(cli_ctx *ctx, const sync_report *r, double deadline_s,
+                              double elapsed_s)
+{
+    const sync_failure *f = &r->failure;
+    fprintf(ctx->err, "%s: sync stopped early: ", ctx->program);
+    switch (f->kind) {
+    case SYNC_FAILURE_TIMED_OUT:
+        if (deadline_s > 0 && elapsed_s >= deadline_s)
+            fprintf(ctx->err, "its deadline of %.0f s (--timeout, setting timeout) passed",
+                    deadline_s);
+        else
+            fputs("a request timed out (no whole reply in time)", ctx->err);
+        break;
+    case SYNC_FAILURE_RATE_LIMITED:
+        fputs("the remote kept answering 429 (rate limited) with no progress: another "
+              "client spends the account's budget",
+              ctx->err);
+        break;
+    case SYNC_FAILURE_UNREACHABLE:
+        fputs("the remote could not be reached", ctx->err);
+        break;
+    case SYNC_FAILURE_CONNECTION_LOST:
+        fputs("the connection to the remote kept failing", ctx->err);
+        break;
+    case SYNC_FAILURE_SERVER_ERROR:
+        fputs("the remote answered with a server error", ctx->err);
+        break;
+    case SYNC_FAILURE_AUTH:
+        fputs("the API key was refused", ctx->err);
+        break;
+    case SYNC_FAILURE_BUSY:
+        fputs("another sync of this cache is running", ctx->err);
+        break;
+    default:
+        fputs(sync_failure_name(f->kind), ctx->err);
+        break;
+    }
+    fprintf(ctx->err,
+            "; done: %zu created, %zu deleted, %zu updated; left: %zu rows pending, %zu "
+            "need attention; nothing is lost: they wait for the next sync (see '%s plan')\n",
+            r->created, r->deleted, r->updated, r->pending, r->attention, ctx->program);
+}
+
 /* ---- running a sync ---- */
+
+void cli_sync_settings(const config *cfg, sync_options *opt, api_config *api)
+{
+    if (opt) {
+        opt->rate_per_min = 0;
+        opt->budget = (sync_budget){
+            .requests = (int)config_number(cfg, CONFIG_RATE),
+            .window_s = (double)config_number(cfg, CONFIG_WINDOW),
+            .share = (double)config_number(cfg, CONFIG_SHARE) / 100.0,
+            .give_up_windows = (double)config_number(cfg, CONFIG_GIVE_UP),
+        };
+        opt->deadline_s = (double)config_number(cfg, CONFIG_TIMEOUT);
+        opt->max_backoff_s = (double)config_number(cfg, CONFIG_MAX_BACKOFF);
+    }
+    if (api) {
+        long bps = config_number(cfg, CONFIG_LOW_SPEED);
+        api->low_speed_bps = bps > 0 ? bps : 1;
+        api->low_speed_s = config_number(cfg, CONFIG_LOW_SPEED_TIME);
+    }
+}
 
 static error_code make_client(cli_ctx *ctx, api_client **client, error_info *e)
 {
@@ -224,12 +222,13 @@ static error_code make_client(cli_ctx *ctx, api_client **client, error_info *e)
         .api_key = config_get(cfg, CONFIG_API_KEY),
         .version_header = config_get(cfg, CONFIG_VERSION_HEADER),
     };
+    cli_sync_settings(cfg, NULL, &ac);
     return api_client_new(&ac, client, e);
 }
 
-int cli_sync_now(cli_ctx *ctx, bool push, bool pull, bool verbose, bool json,
-                 sync_report *report)
+int cli_sync_run(cli_ctx *ctx, const cli_sync_args *a, sync_report *report)
 {
+    memset(report, 0, sizeof *report);
     store *st = cli_store(ctx);
     if (!st)
         return ctx->store_exit;
@@ -237,42 +236,79 @@ int cli_sync_now(cli_ctx *ctx, bool push, bool pull, bool verbose, bool json,
     error_info e = {0};
     if (make_client(ctx, &client, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
-    sync_view view = {.ctx = ctx, .tty = isatty(fileno(ctx->err)) == 1, .verbose = verbose};
+    cli_sync_view view;
+    cli_sync_view_init(&view, ctx, a->progress, a->verbose, a->json);
     sync_options opt = {
-        .push = push,
-        .pull = pull,
-        .rate_per_min = atoi(config_get(&ctx->cfg, CONFIG_RATE)),
-        .on_progress = on_progress,
-        .on_log = on_log,
+        .push = a->push,
+        .pull = a->pull,
+        .on_progress = cli_sync_view_progress,
+        .on_log = cli_sync_view_log,
         .cb_ctx = &view,
     };
-    memset(report, 0, sizeof *report);
+    cli_sync_settings(&ctx->cfg, &opt, NULL);
     error_code rc = sync_run(st, api_ops(), client, &opt, report, &e);
     api_client_free(client);
-    clear_line(&view);
-    if (json)
+    cli_sync_view_clear(&view);
+    double elapsed = cli_sync_clock() - view.started;
+    bool stopped = report->failure.kind != SYNC_FAILURE_NONE && !report->cancelled;
+    if (a->json)
         put_report_json(ctx, report);
-    else if (rc == ERROR_OK)
+    else if (rc == ERROR_OK || stopped)
         put_report(ctx, report);
-    if (rc != ERROR_OK) {
-        /* A refused key is a configuration problem (2); anything else (another
-         * sync running, remote unreachable) leaves the cache not converged (4). */
-        int code = cli_fail(ctx, &e);
-        if (!json)
+    fflush(ctx->out);
+    if (rc != ERROR_OK || stopped) {
+        /* A refused key is a configuration problem (2); anything else (a deadline,
+         * another sync running, remote unreachable) leaves the cache not converged
+         * (4). */
+        int code = CLI_EXIT_NOT_CONVERGED;
+        if (rc != ERROR_OK) {
+            code = cli_fail(ctx, &e);
+        } else if (report->last_error[0]) {
+            fprintf(ctx->err, "%s: ", ctx->program);
+            cli_put_cell(ctx->err, report->last_error, 0, 0);
+            fputc('\n', ctx->err);
+        }
+        if (!a->json) {
             put_failure_human(ctx, &report->failure);
+            if (stopped && report->failure.kind != SYNC_FAILURE_AUTH)
+                put_stopped_early(ctx, report, opt.deadline_s, elapsed);
+        }
         return rc == ERROR_CONFIG ? code : CLI_EXIT_NOT_CONVERGED;
     }
     return report->converged ? CLI_EXIT_OK : CLI_EXIT_NOT_CONVERGED;
 }
 
+int cli_sync_now(cli_ctx *ctx, bool push, bool pull, bool verbose, bool json,
+                 sync_report *report)
+{
+    cli_sync_args a = {.push = push, .pull = pull, .verbose = verbose, .json = json};
+    return cli_sync_run(ctx, &a, report);
+}
+
+/* A whole-number flag into its setting: the setting's own check, under the flag's
+ * name. */
+static bool set_flag(cli_ctx *ctx, const char *flag, const char *value, config_key key,
+                     int *exit_code)
+{
+    error_info e = {0};
+    if (!value || config_set(&ctx->cfg, key, value, CONFIG_SRC_FLAG, &e) == ERROR_OK)
+        return true;
+    error_prefix(&e, "%s", flag);
+    *exit_code = cli_fail(ctx, &e);
+    return false;
+}
+
 static int sync_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
-    bool push_only = false, pull_only = false, verbose = false, json = false;
-    const char *rate = NULL;
+    cli_sync_args a = {0};
+    bool push_only = false, pull_only = false;
+    const char *rate = NULL, *window = NULL, *share = NULL, *timeout = NULL;
     const cli_opt opts[] = {
         {"push-only", CLI_OPT_FLAG, &push_only}, {"pull-only", CLI_OPT_FLAG, &pull_only},
-        {"rate", CLI_OPT_STRING, &rate},         {"verbose", CLI_OPT_FLAG, &verbose},
-        {"json", CLI_OPT_FLAG, &json},
+        {"rate", CLI_OPT_STRING, &rate},         {"window", CLI_OPT_STRING, &window},
+        {"share", CLI_OPT_STRING, &share},       {"timeout", CLI_OPT_STRING, &timeout},
+        {"verbose", CLI_OPT_FLAG, &a.verbose},   {"json", CLI_OPT_FLAG, &a.json},
+        {"progress", CLI_OPT_FLAG, &a.progress},
     };
     int first, rc;
     if (!cli_parse(ctx, path, &sync_command, opts, sizeof opts / sizeof opts[0], argc, argv,
@@ -280,13 +316,15 @@ static int sync_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         return rc;
     if (push_only && pull_only)
         return cli_usage_error(ctx, path, "--push-only and --pull-only exclude each other");
-    error_info e = {0};
-    if (rate && config_set(&ctx->cfg, CONFIG_RATE, rate, CONFIG_SRC_FLAG, &e) != ERROR_OK) {
-        error_prefix(&e, "--rate");
-        return cli_fail(ctx, &e);
-    }
+    if (!set_flag(ctx, "--rate", rate, CONFIG_RATE, &rc) ||
+        !set_flag(ctx, "--window", window, CONFIG_WINDOW, &rc) ||
+        !set_flag(ctx, "--share", share, CONFIG_SHARE, &rc) ||
+        !set_flag(ctx, "--timeout", timeout, CONFIG_TIMEOUT, &rc))
+        return rc;
+    a.push = !pull_only;
+    a.pull = !push_only;
     sync_report report;
-    return cli_sync_now(ctx, !pull_only, !push_only, verbose, json, &report);
+    return cli_sync_run(ctx, &a, &report);
 }
 
 /* ---- plan ---- */
