@@ -269,6 +269,96 @@ static void test_env_values_are_checked(void **state)
     assert_string_equal(config_get(&cfg, CONFIG_RATE), "0");
 }
 
+/* The whole-number settings: name, environment variable, default and range. */
+static const struct {
+    config_key key;
+    const char *name, *env, *fallback;
+    long min, max;
+} numbers[] = {
+    {CONFIG_RATE, "rate", "RAMPART_RATE", "120", 0, 100000},
+    {CONFIG_WINDOW, "window", "RAMPART_WINDOW", "60", 1, 3600},
+    {CONFIG_SHARE, "share", "RAMPART_SHARE", "80", 1, 100},
+    {CONFIG_GIVE_UP, "give_up_windows", "RAMPART_GIVE_UP_WINDOWS", "2", 1, 100},
+    {CONFIG_TIMEOUT, "timeout", "RAMPART_TIMEOUT", "0", 0, 604800},
+    {CONFIG_LOW_SPEED, "low_speed", "RAMPART_LOW_SPEED", "10", 0, 1000000000},
+    {CONFIG_LOW_SPEED_TIME, "low_speed_time", "RAMPART_LOW_SPEED_TIME", "30", 1, 3600},
+    {CONFIG_MAX_BACKOFF, "max_backoff", "RAMPART_MAX_BACKOFF", "30", 1, 3600},
+    {CONFIG_AUTO_PULL, "auto_pull", "RAMPART_AUTO_PULL", "300", 0, 604800},
+};
+
+/* Each whole-number setting: its default, both ends of its range taken, one past
+ * each end refused with its name and range, the value kept after a refusal. */
+static void test_number_ranges(void **state)
+{
+    (void)state;
+    fake_env env = {{"HOME", "/h", NULL}};
+    config cfg;
+    error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        config_key k = numbers[i].key;
+        assert_string_equal(config_key_name(k), numbers[i].name);
+        assert_string_equal(config_env_name(k), numbers[i].env);
+        assert_string_equal(config_get(&cfg, k), numbers[i].fallback);
+        assert_int_equal(config_number(&cfg, k), strtol(numbers[i].fallback, NULL, 10));
+        char range[64], low[32], high[32], past_low[32], past_high[32];
+        snprintf(range, sizeof range, "from %ld to %ld", numbers[i].min, numbers[i].max);
+        snprintf(low, sizeof low, "%ld", numbers[i].min);
+        snprintf(high, sizeof high, "%ld", numbers[i].max);
+        snprintf(past_low, sizeof past_low, "%ld", numbers[i].min - 1);
+        snprintf(past_high, sizeof past_high, "%ld", numbers[i].max + 1);
+        assert_int_equal(config_set(&cfg, k, low, CONFIG_SRC_FLAG, &e), ERROR_OK);
+        assert_int_equal(config_number(&cfg, k), numbers[i].min);
+        assert_int_equal(config_set(&cfg, k, high, CONFIG_SRC_FLAG, &e), ERROR_OK);
+        assert_int_equal(config_number(&cfg, k), numbers[i].max);
+        const char *bad[] = {past_low, past_high, "", "12x", " 5", "+5", "1.5", "ten"};
+        for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++) {
+            error_info be = {0};
+            assert_int_equal(config_set(&cfg, k, bad[j], CONFIG_SRC_FLAG, &be), ERROR_INVALID);
+            assert_non_null(strstr(be.msg, numbers[i].name));
+            assert_non_null(strstr(be.msg, range));
+            assert_int_equal(config_number(&cfg, k), numbers[i].max);
+        }
+    }
+}
+
+/* Out of range in the environment or the config file: refused at load, naming
+ * the variable, or the file and line. */
+static void test_number_sources(void **state)
+{
+    fixture *f = *state;
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        char past[32], line[96];
+        snprintf(past, sizeof past, "%ld", numbers[i].max + 1);
+        fake_env env = {{"HOME", "/h", numbers[i].env, past, NULL}};
+        config cfg;
+        error_info e = {0};
+        assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_INVALID);
+        assert_non_null(strstr(e.msg, numbers[i].env));
+        assert_non_null(strstr(e.msg, "from "));
+
+        snprintf(line, sizeof line, "# budget\n%s = \"%s\"\n", numbers[i].name, past);
+        write_file(f->cfg_path, line, 0600);
+        fake_env file_env = {{"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, NULL}};
+        assert_int_not_equal(config_load(&cfg, fake_getenv, &file_env, &e), ERROR_OK);
+        assert_non_null(strstr(e.msg, ":2"));
+        assert_non_null(strstr(e.msg, numbers[i].name));
+
+        /* In range from the file, then the environment over it. */
+        snprintf(line, sizeof line, "%s = %ld\n", numbers[i].name, numbers[i].min);
+        write_file(f->cfg_path, line, 0600);
+        char high[32];
+        snprintf(high, sizeof high, "%ld", numbers[i].max);
+        assert_int_equal(config_load(&cfg, fake_getenv, &file_env, &e), ERROR_OK);
+        assert_int_equal(config_number(&cfg, numbers[i].key), numbers[i].min);
+        fake_env both = {
+            {"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, numbers[i].env, high, NULL}};
+        assert_int_equal(config_load(&cfg, fake_getenv, &both, &e), ERROR_OK);
+        assert_int_equal(config_number(&cfg, numbers[i].key), numbers[i].max);
+        assert_int_equal(cfg.sources[numbers[i].key], CONFIG_SRC_ENV);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +375,8 @@ int main(void)
         cmocka_unit_test(test_missing_explicit_file),
         cmocka_unit_test(test_key_never_from_flag),
         cmocka_unit_test(test_env_values_are_checked),
+        cmocka_unit_test(test_number_ranges),
+        cmocka_unit_test_setup_teardown(test_number_sources, setup, teardown),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
