@@ -42,8 +42,11 @@
  *   ERR_INVALID_BODY 400 (JSON or types), ERR_VALIDATION 400, ERR_INVALID_QUERY 400,
  *   ERR_NOT_FOUND 404, ERR_METHOD_NOT_ALLOWED 405, ERR_TOO_LARGE 413,
  *   ERR_RATE_LIMITED 429, ERR_INTERNAL 500, ERR_BAD_GATEWAY 502.
- * - Rate limit (optional): past `rate_limit` requests in a rolling 60 s, a 429
- *   ERR_RATE_LIMITED without a Retry-After header, as the production service does.
+ * - Rate limit (optional): past `rate_limit` requests in a rolling window of
+ *   `rate_window_s` seconds (default 60), a 429 ERR_RATE_LIMITED without a
+ *   Retry-After header, as the production service does (120 per rolling 60 s).
+ *   One budget for the whole account: every client's requests count together
+ *   (those that passed the gate and matched a route); a refused one does not.
  * - Threads: the http layer runs hooks on one thread per connection; the store,
  *   the id generator and the fault counters are shared under one mutex, held only
  *   around store calls (never across a delay).
@@ -58,6 +61,9 @@
  *                                       without a byte / TCP reset / half the body
  *                                       of the announced Content-Length
  *           | delay=MS                  done, then replied MS (1..60000) ms late
+ *           | trickle=MS                done, then the reply's body sent one byte
+ *                                       every MS (1..60000) ms (for clients'
+ *                                       low-speed limits)
  *           | 429 | 500 | 502           refused before anything is done; 429 may
  *                                       carry ":retry-after=S" (0..86400) for a
  *                                       Retry-After header (none without it)
@@ -104,7 +110,8 @@ typedef enum emulator_fault_kind {
     EMULATOR_FAULT_RESET,    /* done, connection reset */
     EMULATOR_FAULT_TRUNCATE, /* done, reply cut in half */
     EMULATOR_FAULT_DELAY,    /* done, reply late */
-    EMULATOR_FAULT_STATUS    /* refused with `status` before doing anything */
+    EMULATOR_FAULT_STATUS,   /* refused with `status` before doing anything */
+    EMULATOR_FAULT_TRICKLE   /* done, body sent one byte every delay_ms */
 } emulator_fault_kind;
 
 typedef enum emulator_select {
@@ -116,7 +123,7 @@ typedef struct emulator_fault {
     emulator_op op;
     emulator_fault_kind kind;
     int status;              /* STATUS: 429, 500 or 502 */
-    unsigned delay_ms;       /* DELAY */
+    unsigned delay_ms;       /* DELAY: the wait; TRICKLE: between two bytes */
     long retry_after;        /* 429: seconds for Retry-After; -1: no header */
     emulator_select select;
     unsigned long first, last, every;
@@ -147,10 +154,13 @@ error_code emulator_faults_parse(const char *spec, emulator_faults *out, error_i
 const emulator_fault *emulator_faults_next(emulator_faults *f, emulator_op op);
 
 /* One line per request, for the server's log: `fault` is NULL or "drop", "reset",
- * "truncate"; `status` is the reply's (also when it was not delivered). Never
- * carries the key, a token or a body. */
+ * "truncate", "trickle"; `status` is the reply's (also when it was not delivered);
+ * `client` is the request's User-Agent as sent (NULL without one: the client's own
+ * text, to neutralise), which tells the account's clients apart. Never carries
+ * the key, a token or a body. */
 typedef void (*emulator_log_fn)(void *ctx, const char *method, const char *path,
-                                int status, const char *fault, double elapsed_ms);
+                                int status, const char *fault, double elapsed_ms,
+                                const char *client);
 
 typedef struct emulator_config {
     const char *listen;          /* "tcp:127.0.0.1:PORT" or "unix:PATH" */
@@ -161,9 +171,10 @@ typedef struct emulator_config {
     const char *base_url;        /* NULL or "": http://<listen address>
                                     (unix sockets: http://localhost) */
     const char *faults;          /* SPEC or NULL */
-    int rate_limit;              /* requests per rolling 60 s, as the production service
-                                    (120) answers past it: 429 without Retry-After;
-                                    0: no limit */
+    int rate_limit;              /* requests per rolling window, as the production
+                                    service (120 per 60 s) answers past it: 429
+                                    without Retry-After; 0: no limit */
+    int rate_window_s;           /* the rolling window, seconds; 0: 60 */
     emulator_log_fn log;         /* NULL: no log; called from server threads */
     void *log_ctx;
 } emulator_config;

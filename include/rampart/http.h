@@ -121,6 +121,9 @@ typedef struct http_response {
     size_t nheaders;
     http_fault fault;
     unsigned delay_ms;
+    unsigned trickle_ms;      /* > 0: the body is sent one byte every trickle_ms ms
+                                 (up to 60 s each; a fault for clients' low-speed
+                                 limits), ended early when the server stops */
 } http_response;
 
 /* Add a header; false (and nothing added) when the table is full or a name or

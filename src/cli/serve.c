@@ -16,7 +16,7 @@
 
 #define KEY_ENV "RAMPART_SERVE_API_KEY"
 
-enum { KEY_FILE_MAX = 4096, LOG_PATH_MAX = 200 };
+enum { KEY_FILE_MAX = 4096, LOG_PATH_MAX = 200, LOG_CLIENT_MAX = 80 };
 
 static int serve_api(cli_ctx *ctx, const char *path, int argc, char **argv);
 
@@ -24,11 +24,14 @@ static const cli_command serve_command = {
     "serve-api", serve_api,
     "--listen ADDR --db FILE [--api-key-file FILE] [--version-header NAME]\n"
     "       [--accept-missing-version] [--base-url URL] [--faults SPEC] [--ready-file FILE]\n"
-    "       [--rate-limit N]",
+    "       [--rate-limit N [--rate-window SECONDS]]",
     "Run the remote API on this machine (reference server, sandbox, tests).",
     "Serves create/get/list/edit (PATCH)/delete of /ip_policy_rules and /credentials,\n"
     "like the production service, kept in its own database. Runs in the foreground\n"
-    "until SIGINT or SIGTERM; logs one line per request on stderr.\n"
+    "until SIGINT or SIGTERM; logs one line per request on stderr:\n"
+    "  METHOD PATH STATUS TIMEms [fault=KIND] client=USER-AGENT\n"
+    "(client=- without a User-Agent), so requests and 429s can be counted per\n"
+    "client of the account.\n"
     "\n"
     "Options:\n"
     "  --listen ADDR        tcp:127.0.0.1:PORT (loopback only; PORT 0 picks a free\n"
@@ -49,7 +52,11 @@ static const cli_command serve_command = {
     "                       socket path) to FILE, for scripts to poll; removed at exit\n"
     "  --faults SPEC        inject failures for clients' tests (below)\n"
     "  --rate-limit N       answer 429 (no Retry-After) past N requests in a rolling\n"
-    "                       60 s, as the production service does at 120; default: none\n"
+    "                       window, as the production service does at 120 per 60 s;\n"
+    "                       the requests of all clients count together (one account's\n"
+    "                       budget), a refused one does not; default: none\n"
+    "  --rate-window SECONDS  the rolling window of --rate-limit (1..86400; default\n"
+    "                       60); a short one makes a budget test run in seconds\n"
     "\n"
     "Faults: SPEC is ENTRY[,ENTRY]... with ENTRY = OP:KIND@SELECT[:retry-after=S]\n"
     "  OP      create_rule create_cred delete_rule delete_cred list_rules list_creds\n"
@@ -59,6 +66,8 @@ static const cli_command serve_command = {
     "          reset      done, then the connection is reset (TCP RST)\n"
     "          truncate   done, then half of the announced body and close\n"
     "          delay=MS   done, then replied MS (1..60000) ms late\n"
+    "          trickle=MS done, then the body sent one byte every MS (1..60000) ms\n"
+    "                     (a client's low-speed limit), e.g. trickle=1000\n"
     "          429 500 502  refused before anything is done; 429 takes\n"
     "                     :retry-after=S for a Retry-After header (none without)\n"
     "  SELECT  N (the Nth request of OP, from 1), N-M, N+ (N and later), every=K\n"
@@ -143,7 +152,7 @@ static void wipe_key(char *key)
 
 /* Control characters of a path must not reach the terminal. */
 static void log_line(void *ctx, const char *method, const char *rpath, int status,
-                     const char *fault, double ms)
+                     const char *fault, double ms, const char *client)
 {
     cli_ctx *c = ctx;
     /* Method and path come from the client: neutralised like any untrusted text
@@ -152,14 +161,17 @@ static void log_line(void *ctx, const char *method, const char *rpath, int statu
     cli_put_cell(c->err, method, 0, 16);
     fputc(' ', c->err);
     cli_put_cell(c->err, rpath, 0, LOG_PATH_MAX);
-    fprintf(c->err, " %d %.1fms%s%s\n", status, ms, fault ? " fault=" : "", fault ? fault : "");
+    fprintf(c->err, " %d %.1fms%s%s client=", status, ms, fault ? " fault=" : "",
+            fault ? fault : "");
+    cli_put_cell(c->err, client && *client ? client : "-", 0, LOG_CLIENT_MAX);
+    fputc('\n', c->err);
     funlockfile(c->err);
 }
 
 /* Write ADDR to FILE in one rename, so a poller never reads half of it. */
 typedef struct serve_opts {
     const char *listen, *key_file, *version_header, *base_url, *faults, *ready_file;
-    const char *rate_limit;
+    const char *rate_limit, *rate_window;
     bool accept_missing;
 } serve_opts;
 
@@ -170,6 +182,7 @@ static int run_server(cli_ctx *ctx, const serve_opts *o, const char *key)
         .version_header = o->version_header, .accept_missing_version = o->accept_missing,
         .base_url = o->base_url, .faults = o->faults, .log = log_line, .log_ctx = ctx,
         .rate_limit = o->rate_limit ? atoi(o->rate_limit) : 0,
+        .rate_window_s = o->rate_window ? atoi(o->rate_window) : 0,
     };
     sigset_t stop, old;
     cli_serving_block(&stop, &old);
@@ -211,6 +224,7 @@ static int serve_api(cli_ctx *ctx, const char *path, int argc, char **argv)
         {"faults", CLI_OPT_STRING, &o.faults},
         {"ready-file", CLI_OPT_STRING, &o.ready_file},
         {"rate-limit", CLI_OPT_STRING, &o.rate_limit},
+        {"rate-window", CLI_OPT_STRING, &o.rate_window},
     };
     int first, rc;
     if (!cli_parse(ctx, path, &serve_command, opts, sizeof opts / sizeof opts[0], argc, argv,
@@ -219,7 +233,13 @@ static int serve_api(cli_ctx *ctx, const char *path, int argc, char **argv)
     if (o.rate_limit && (strspn(o.rate_limit, "0123456789") != strlen(o.rate_limit) ||
                          !*o.rate_limit || strlen(o.rate_limit) > 6))
         return cli_usage_error(ctx, path, "--rate-limit takes a whole number of requests "
-                               "per 60 s (120 is the production limit; 0: none)");
+                               "per window (120 per 60 s is the production limit; 0: "
+                               "none)");
+    if (o.rate_window && (strspn(o.rate_window, "0123456789") != strlen(o.rate_window) ||
+                          !*o.rate_window || strlen(o.rate_window) > 5 ||
+                          atoi(o.rate_window) < 1 || atoi(o.rate_window) > 86400))
+        return cli_usage_error(ctx, path, "--rate-window takes a whole number of seconds "
+                               "from 1 to 86400 (default 60, as the production service)");
     if (!o.listen)
         return cli_usage_error(ctx, path, "--listen is required (e.g. --listen "
                                "tcp:127.0.0.1:0)");

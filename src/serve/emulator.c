@@ -92,9 +92,10 @@ static void log_request(void *ctx, const http_request *req, const http_response 
         [HTTP_FAULT_NONE] = NULL, [HTTP_FAULT_DROP] = "drop",
         [HTTP_FAULT_RESET] = "reset", [HTTP_FAULT_TRUNCATE] = "truncate",
     };
+    const char *fault = resp->trickle_ms ? "trickle" : fault_names[resp->fault];
     if (em->log)
-        em->log(em->log_ctx, req->method, req->path, resp->status,
-                fault_names[resp->fault], ms);
+        em->log(em->log_ctx, req->method, req->path, resp->status, fault, ms,
+                http_request_header(req, "User-Agent"));
 }
 
 /* ---- routes and faults ---- */
@@ -140,6 +141,7 @@ static const http_fault wire_faults[] = {
     [EMULATOR_FAULT_TRUNCATE] = HTTP_FAULT_TRUNCATE,
     [EMULATOR_FAULT_DELAY] = HTTP_FAULT_NONE,
     [EMULATOR_FAULT_STATUS] = HTTP_FAULT_NONE,
+    [EMULATOR_FAULT_TRICKLE] = HTTP_FAULT_NONE,
 };
 
 /* Count the request; true with a copy of the fault selected for it. */
@@ -176,14 +178,15 @@ static double monotonic_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The production limit: a rolling window of the last rate_limit requests. */
+/* The production limit: a rolling window of the last rate_limit requests, of every
+ * client together (the account's budget). A refused request is not counted. */
 static bool over_rate(emulator *em)
 {
     if (em->rate_limit <= 0)
         return false;
     double now = monotonic_s();
     pthread_mutex_lock(&em->lock);
-    bool over = em->rate_count == em->rate_limit && now - em->rate_times[em->rate_next] < 60.0;
+    bool over = em->rate_count == em->rate_limit && now - em->rate_times[em->rate_next] < (double)em->rate_window_s;
     if (!over) {
         em->rate_times[em->rate_next] = now;
         em->rate_next = (em->rate_next + 1) % em->rate_limit;
@@ -199,8 +202,8 @@ static void on_route(void *ctx, const http_request *req, http_response *resp)
     emulator *em = ctx;
     const op_route *route = req->route_data;
     if (over_rate(em)) {
-        emu_error(resp, 429, "ERR_RATE_LIMITED", "too many requests: at most %d per 60 s",
-                  em->rate_limit);
+        emu_error(resp, 429, "ERR_RATE_LIMITED", "too many requests: at most %d per %d s",
+                  em->rate_limit, em->rate_window_s);
         return;
     }
     emulator_fault fault;
@@ -215,6 +218,8 @@ static void on_route(void *ctx, const http_request *req, http_response *resp)
     resp->fault = wire_faults[fault.kind];
     if (fault.kind == EMULATOR_FAULT_DELAY)
         resp->delay_ms = fault.delay_ms;
+    if (fault.kind == EMULATOR_FAULT_TRICKLE)
+        resp->trickle_ms = fault.delay_ms;
 }
 
 /* ---- lifecycle ---- */
@@ -288,6 +293,9 @@ static error_code apply_settings(emulator *em, const emulator_config *cfg, error
             return error_set(err, ERROR_NOMEM, "out of memory");
         em->rate_limit = cfg->rate_limit;
     }
+    if (cfg->rate_window_s < 0)
+        return error_set(err, ERROR_INVALID, "--rate-window: give a whole number of seconds");
+    em->rate_window_s = cfg->rate_window_s > 0 ? cfg->rate_window_s : 60;
     return ERROR_OK;
 }
 

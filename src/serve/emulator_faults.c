@@ -32,7 +32,7 @@ static const struct {
     {"500", EMULATOR_FAULT_STATUS, 500},  {"502", EMULATOR_FAULT_STATUS, 502},
 };
 
-#define KINDS_HELP "drop, reset, truncate, delay=MS, 429, 500, 502"
+#define KINDS_HELP "drop, reset, truncate, delay=MS, trickle=MS, 429, 500, 502"
 #define SELECT_HELP "@N, @N-M, @N+ or @every=K, counting from 1"
 
 const char *emulator_op_name(emulator_op op)
@@ -110,14 +110,17 @@ static bool parse_kind(const char *text, emulator_fault *f, char *why, size_t si
             return true;
         }
     }
-    if (strncmp(text, "delay=", 6) == 0) {
+    bool trickle = strncmp(text, "trickle=", 8) == 0;
+    if (trickle || strncmp(text, "delay=", 6) == 0) {
+        const char *name = trickle ? "trickle" : "delay";
+        const char *arg = text + strlen(name) + 1;
         unsigned long ms;
-        if (!parse_number(text + 6, DELAY_MAX_MS, false, &ms)) {
-            snprintf(why, size, "delay '%.16s' is not a number of milliseconds from 1 to %d",
-                     text + 6, DELAY_MAX_MS);
+        if (!parse_number(arg, DELAY_MAX_MS, false, &ms)) {
+            snprintf(why, size, "%s '%.16s' is not a number of milliseconds from 1 to %d",
+                     name, arg, DELAY_MAX_MS);
             return false;
         }
-        f->kind = EMULATOR_FAULT_DELAY;
+        f->kind = trickle ? EMULATOR_FAULT_TRICKLE : EMULATOR_FAULT_DELAY;
         f->delay_ms = (unsigned)ms;
         return true;
     }

@@ -31,6 +31,7 @@ struct emulator {
     emulator_faults faults;
     http_server *http;
     int rate_limit;                /* 0: none */
+    int rate_window_s;             /* the rolling window of rate_limit, seconds */
     double *rate_times;            /* ring of the last rate_limit request times */
     int rate_next, rate_count;     /* when full, rate_times[rate_next] is the oldest */
 };

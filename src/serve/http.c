@@ -195,6 +195,53 @@ static struct MHD_Response *truncated_response(http_response *resp)
     return r;
 }
 
+/* A body sent one byte at a time, trickle_ms apart (clients' low-speed limits).
+ * With a thread per connection the sleep holds only this connection's thread; a
+ * client that gave up makes the next send fail and the library close it. */
+typedef struct trickled {
+    http_server *srv;
+    char *body;
+    size_t len;
+    unsigned ms;
+} trickled;
+
+static ssize_t trickled_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    trickled *t = cls;
+    if (pos >= t->len || max == 0)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    delay(t->srv, t->ms);
+    if (atomic_load(&t->srv->stopping))
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    buf[0] = t->body[pos];
+    return 1;
+}
+
+static void trickled_free(void *cls)
+{
+    trickled *t = cls;
+    model_wipe(t->body, t->len);
+    free(t->body);
+    free(t);
+}
+
+static struct MHD_Response *trickled_response(http_server *srv, http_response *resp)
+{
+    trickled *t = malloc(sizeof *t);
+    if (!t)
+        return NULL;
+    *t = (trickled){.srv = srv, .body = resp->body, .len = resp->body_len,
+                    .ms = resp->trickle_ms};
+    struct MHD_Response *r = MHD_create_response_from_callback(
+        (uint64_t)resp->body_len, 1, trickled_read, t, trickled_free);
+    if (!r) {
+        free(t);
+        return NULL;
+    }
+    resp->body = NULL; /* owned by the response now */
+    return r;
+}
+
 /* A reply body may carry a secret (a credential's token in a create reply, later
  * the agent's token replies): wiped before the memory goes back. Bodies are
  * NUL-terminated (http_response_set). */
@@ -277,7 +324,9 @@ static enum MHD_Result send_reply(exchange *x, http_response *resp)
         return MHD_NO; /* the library closes the connection: no reply at all */
     }
     struct MHD_Response *r =
-        fault == HTTP_FAULT_TRUNCATE ? truncated_response(resp) : plain_response(resp);
+        fault == HTTP_FAULT_TRUNCATE                    ? truncated_response(resp)
+        : resp->trickle_ms > 0 && resp->body_len > 0 ? trickled_response(x->srv, resp)
+                                                       : plain_response(resp);
     enum MHD_Result ok = MHD_NO;
     if (r && add_headers(r, resp))
         ok = MHD_queue_response(x->conn, (unsigned)resp->status, r);

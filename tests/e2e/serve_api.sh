@@ -237,7 +237,7 @@ check "missing version header: names it" out_has 'Service-Version'
 raw GET "$B1/ip_policy_rules" -H "Authorization: Bearer $KEY" -H "Service-Version: 3"
 check "version 3: 400" error_shape ERR_VERSION 400
 check "the key is never logged" sh -c "! grep -q -e '$KEY' '$tmp/s1.log'"
-check "one log line per request: method path status ms" grep -q '^GET /ip_policy_rules/ipr_[0-9A-Za-z]* 404 [0-9.]*ms$' "$tmp/s1.log"
+check "one log line per request: method path status ms client" grep -q '^GET /ip_policy_rules/ipr_[0-9A-Za-z]* 404 [0-9.]*ms client=curl/[0-9.]*$' "$tmp/s1.log"
 
 # ---- list query ----
 for q in "limit=0" "limit=101" "limit=abc" "limit=-1" "limit=" "limit=1&limit=2" \
@@ -479,6 +479,54 @@ check "... and no Retry-After, like the production service" sh -c '! tr -d "\r" 
 stop rl
 run serve-api --listen tcp:127.0.0.1:0 --db "$tmp/k.db" --rate-limit lots
 check "bad --rate-limit: refused" refused 2 "rate-limit takes a whole number"
+
+# --rate-window: the rolling window of the limit. One budget for the account: two
+# clients (told apart by their User-Agent in the log) count together, and a
+# refused request is not counted.
+start rw --rate-limit 2 --rate-window 2
+req GET "$base/ip_policy_rules" "" -A "client-one/1"
+req GET "$base/ip_policy_rules" "" -A "client-two/1"
+check "--rate-window 2: two requests of two clients are served" is 200
+req GET "$base/ip_policy_rules" "" -A "client-two/1"
+check "... the third, from either client, is a 429" is 429
+check "... whose message names the window" out_has "at most 2 per 2 s"
+req GET "$base/ip_policy_rules" "" -A "client-one/1"
+check "... and so is the next one (a refused request is not counted)" is 429
+sleep 2.1 # the window rolls on
+req GET "$base/ip_policy_rules" "" -A "client-one/1"
+check "... once the oldest request is a window old, served again" is 200
+stop rw
+check "the log line names the client (its User-Agent)" sh -c \
+    "grep -q '^GET /ip_policy_rules 200 [0-9.]*ms client=client-one/1\$' '$tmp/rw.log' && grep -q '^GET /ip_policy_rules 429 [0-9.]*ms client=client-two/1\$' '$tmp/rw.log'"
+check "429s per client, counted from the log" sh -c \
+    "[ \$(grep -c ' 429 .*client=client-one/1\$' '$tmp/rw.log') = 1 ] && [ \$(grep -c ' 429 .*client=client-two/1\$' '$tmp/rw.log') = 1 ]"
+run serve-api --listen tcp:127.0.0.1:0 --db "$tmp/k.db" --rate-limit 5 --rate-window 0
+check "--rate-window 0: refused" refused 2 "rate-window takes a whole number of seconds"
+run serve-api --listen tcp:127.0.0.1:0 --db "$tmp/k.db" --rate-limit 5 --rate-window 1m
+check "--rate-window 1m: refused" refused 2 "rate-window takes a whole number of seconds"
+
+# ---- trickle=MS: the reply's body one byte every MS ms (a client's low-speed limit) ----
+start trickle --faults 'list_rules:trickle=50@1,get_rule:trickle=1000@1+'
+req GET "$base/ip_policy_rules"
+check "trickle=50: the whole reply arrives, slowly" sh -c \
+    '[ "$0" = 200 ] && grep -q "\"next_page_uri\":null}\$" "$1"' "$status" "$tmp/out"
+req GET "$base/ip_policy_rules" "" --max-time 5
+check "... the next request is not trickled" is 200
+req GET "$base/ip_policy_rules/ipr_2VhYfCwqPkX0n4sF5nYfW3eJb1a" "" --speed-limit 10 --speed-time 2
+check "trickle=1000 under curl's low-speed limit (10 B/s for 2 s): curl gives up (28)" crc_is 28
+check "... headers first, then a byte a second (the 404 body cut short)" sh -c \
+    '[ "$0" = 404 ] && [ "$(wc -c <"$1")" -ge 1 ] && [ "$(wc -c <"$1")" -le 4 ]' "$status" "$tmp/out"
+curl -sS -o /dev/null -K "$tmp/auth.curl" --max-time 30 \
+    "$base/ip_policy_rules/ipr_2VhYfCwqPkX0n4sF5nYfW3eJb1a" 2>/dev/null &
+slow=$!
+sleep 1 # the reply is under way: a byte a second
+t0=$(date +%s)
+stop trickle
+check "stop does not wait for a trickling reply" [ $(($(date +%s) - t0)) -le 3 ]
+wait "$slow"
+check "trickle is logged" grep -q '^GET /ip_policy_rules 200 .*fault=trickle client=curl/' "$tmp/trickle.log"
+run serve-api --listen tcp:127.0.0.1:0 --db "$tmp/k.db" --faults 'list_rules:trickle=0@1'
+check "trickle=0: refused" refused 2 "trickle '0' is not a number of milliseconds"
 
 # ---- a NUL hidden in a query value is refused, not cut short ----
 start nul
