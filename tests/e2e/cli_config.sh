@@ -50,6 +50,44 @@ check "unknown setting: refused with line number" refused 2 "config:6: unknown s
 printf 'db = %s\n' "$tmp/x.db" >"$cfg"
 RAMPART_RATE=fast run status
 check "bad RAMPART_RATE: refused" refused 2 "RAMPART_RATE"
+# The sync's budget and deadlines: each whole number refused out of its range, naming
+# the setting and the range, from the environment, the config file and sync's flags.
+for spec in rate:RAMPART_RATE:0:100000 window:RAMPART_WINDOW:1:3600 \
+    share:RAMPART_SHARE:1:100 give_up_windows:RAMPART_GIVE_UP_WINDOWS:1:100 \
+    timeout:RAMPART_TIMEOUT:0:604800 low_speed:RAMPART_LOW_SPEED:0:1000000000 \
+    low_speed_time:RAMPART_LOW_SPEED_TIME:1:3600 max_backoff:RAMPART_MAX_BACKOFF:1:3600 \
+    auto_pull:RAMPART_AUTO_PULL:0:604800; do
+    IFS=: read -r key var min max <<SPEC
+$spec
+SPEC
+    printf 'db = %s\n' "$tmp/x.db" >"$cfg"
+    env "$var=$((max + 1))" "$RAMPART" status >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    check "$var above its range: refused with name and range" \
+        refused 2 "$var: $key must be a whole number .* from $min to $max"
+    env "$var=$max" "$RAMPART" status >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    check "$var at its maximum: taken" status_is 0
+    printf 'db = %s\n%s = %s\n' "$tmp/x.db" "$key" "$((min - 1))" >"$cfg"
+    run status
+    check "$key below its range in the file: refused with line, name and range" \
+        refused 2 "config:2: $key must be a whole number .* from $min to $max"
+done
+printf 'db = %s\n' "$tmp/x.db" >"$cfg"
+for spec in rate:rate:0:100000 window:window:1:3600 share:share:1:100 timeout:timeout:0:604800
+do
+    IFS=: read -r flag key min max <<SPEC
+$spec
+SPEC
+    run sync "--$flag" "$((max + 1))"
+    check "sync --$flag above its range: refused with name and range" \
+        refused 2 "^rampart: --$flag: $key must be a whole number .* from $min to $max"
+done
+run sync --share 50%
+check "sync --share 50%: refused (a whole number of percent)" refused 2 "--share: share must be"
+run sync --timeout 5 --window 10 --rate 100 --share 100
+check "sync with every budget flag in range, no remote: exit 2, says how" \
+    refused 2 "no remote configured"
 RAMPART_API_URL=ftp://example.com run status
 check "bad RAMPART_API_URL: refused" refused 2 "https://"
 RAMPART_API_URL=http://api.example.com run status

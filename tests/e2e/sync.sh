@@ -88,3 +88,34 @@ check "after the auth failure nothing was marked deleted" out_lacks "^~ rule [^ 
 env -u RAMPART_API_URL "$RAMPART" --db "$A" sync >"$tmp/out" 2>"$tmp/err"
 status=$?
 check "no remote configured: says how" refused 2 "RAMPART_API_URL"
+
+# --sync with no remote: the change is saved and queued, the message says so and how
+# to configure a remote, and exit 5 (not 2: something was changed).
+C="$tmp/c.db"
+env -u RAMPART_API_URL -u RAMPART_API_KEY "$RAMPART" --db "$C" rules create \
+    --cidr 172.16.0.0/12 --policy $P1 --action allow --sync >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "rules create --sync, no remote: exit 5" status_is 5
+check "... says the change is saved and queued" err_has "saved and queued, not sent"
+check "... and how to configure a remote" err_has "RAMPART_API_URL and RAMPART_API_KEY"
+check "... and which file holds the settings" err_has "$XDG_CONFIG_HOME/rampart/config"
+check "... never 'nothing changed'" err_lacks "nothing"
+check "... the row is shown as queued" out_has "new"
+run --db "$C" rules list --json
+check "... the rule is in the cache, queued" out_has '"cidr":"172.16.0.0/12".*"state":"new"'
+env -u RAMPART_API_URL -u RAMPART_API_KEY "$RAMPART" --db "$C" creds create \
+    --description x --sync >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "creds create --sync, no remote: exit 5 with the message" refused 5 "saved and queued"
+check "... no token line" out_lacks "^token: "
+local_id=$(env -u RAMPART_API_URL "$RAMPART" --db "$C" rules list --json |
+    grep -o '"id":"local_[^"]*"' | head -n 1 | cut -d'"' -f4)
+env -u RAMPART_API_URL "$RAMPART" --db "$C" rules update "$local_id" --description later \
+    --sync >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "rules update --sync, no remote: exit 5" refused 5 "saved and queued"
+run --db "$C" rules get "$local_id" --json
+check "... the edit is kept" out_has '"description": "later"'
+run --db "$C" sync
+check "the queue goes out once a remote is configured" status_is 0
+check "... both rows created" out_has "2 created"
