@@ -20,7 +20,10 @@ enum {
     MAX_ROUNDS = 3
 };
 
-static const double DEFAULT_MAX_BACKOFF_S = 60.0;
+static const double DEFAULT_MAX_BACKOFF_S = 30.0;
+static const double DEFAULT_WINDOW_S = 60.0;
+static const double DEFAULT_SHARE = 0.8;
+static const double DEFAULT_GIVE_UP_WINDOWS = 2.0;
 
 static const char *const outcome_names[] = {
     [SYNC_OK] = "ok",
@@ -63,14 +66,37 @@ static void real_sleep(void *ctx, double seconds)
 
 /* ---- the run -------------------------------------------------------------- */
 
+/* The budget with its defaults; rate_per_min alone (the older setting) is a
+ * budget of that many per 60 s, all of it ours. */
+static void fill_budget(sync_options *o)
+{
+    sync_budget *b = &o->budget;
+    if (b->requests <= 0 && o->rate_per_min > 0)
+        *b = (sync_budget){.requests = o->rate_per_min, .window_s = DEFAULT_WINDOW_S,
+                           .share = 1.0, .give_up_windows = b->give_up_windows};
+    if (b->requests < 0)
+        b->requests = 0;
+    if (!(b->window_s > 0))
+        b->window_s = DEFAULT_WINDOW_S;
+    if (!(b->share > 0))
+        b->share = DEFAULT_SHARE;
+    if (b->share > 1)
+        b->share = 1;
+    if (!(b->give_up_windows > 0))
+        b->give_up_windows = DEFAULT_GIVE_UP_WINDOWS;
+}
+
 static void fill_defaults(sync_options *o)
 {
     if (o->max_attempts <= 0)
         o->max_attempts = DEFAULT_MAX_ATTEMPTS;
-    if (o->max_backoff_s <= 0)
+    if (!(o->max_backoff_s > 0))
         o->max_backoff_s = DEFAULT_MAX_BACKOFF_S;
     if (o->rate_per_min < 0)
         o->rate_per_min = 0;
+    if (!(o->deadline_s > 0))
+        o->deadline_s = 0;
+    fill_budget(o);
     if (!o->clock.now || !o->clock.sleep)
         o->clock = (sync_clock){.now = real_now, .sleep = real_sleep, .ctx = NULL};
 }
@@ -141,6 +167,38 @@ static void rounds(engine *e)
     }
 }
 
+/* A run stopped early by time (the deadline, 429s that did not end) says what it
+ * did and what is left, after why. */
+static void say_what_is_left(engine *e)
+{
+    const sync_report *r = e->report;
+    char why[sizeof e->err.msg];
+    snprintf(why, sizeof why, "%s", e->err.msg);
+    const char *pull = !e->opt.pull ? ""
+                       : e->pulled  ? "; the listing is up to date"
+                                    : "; the listing was not completed (nothing marked "
+                                      "deleted)";
+    error_set(&e->err, ERROR_IO, "%s: done %zu created, %zu deleted, %zu updated%s; left "
+              "%zu changes for the next sync (nothing is lost)", why, r->created, r->deleted,
+              r->updated, pull, r->pending);
+}
+
+/* When a sync last completed its pull (or converged), for the console's "synced
+ * 2 min ago" after a restart. */
+static void note_last_sync(engine *e)
+{
+    if (!e->pulled && !e->report->converged)
+        return;
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&now, &tm) || !strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        return;
+    error_info err;
+    if (store_meta_set(e->st, STORE_META_LAST_SYNC, when, &err))
+        engine_log(e, SYNC_LOG_WARN, "the time of this sync was not kept: %s", err.msg);
+}
+
 static void finish_report(engine *e)
 {
     sync_report *r = e->report;
@@ -157,6 +215,8 @@ static void finish_report(engine *e)
     r->attention = attention;
     r->cancelled = e->stop == ENGINE_CANCELLED;
     r->converged = e->stop == ENGINE_GO && pending == 0 && attention == 0;
+    if (e->stop == ENGINE_DEADLINE || e->stop == ENGINE_RATE_LIMITED)
+        say_what_is_left(e);
     if (e->stop != ENGINE_GO)
         snprintf(r->last_error, sizeof r->last_error, "%s", e->err.msg);
 }
@@ -197,6 +257,9 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
     }
     engine e = {.st = st, .ops = ops, .api = api_ctx, .opt = *opt, .report = report};
     fill_defaults(&e.opt);
+    e.run_start = engine_now(&e);
+    if (e.opt.deadline_s > 0)
+        e.deadline_at = e.run_start + e.opt.deadline_s;
     error_code rc = engine_pace_init(&e, err);
     if (rc != ERROR_OK)
         report->failure.kind = SYNC_FAILURE_LOCAL;
@@ -204,6 +267,8 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
         if (reconcile_first(&e))
             rounds(&e);
         finish_report(&e);
+        note_last_sync(&e);
+        engine_pace_save(&e);
         engine_phase(&e, SYNC_PHASE_DONE, 0);
         rc = result_code(&e, err);
     }

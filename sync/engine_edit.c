@@ -220,8 +220,11 @@ static void edit_settle(engine *e, edit_job *j, sync_outcome out, const sync_res
         edit_conflict(e, j, STORE_CONFLICT_REJECTED, res);
         return;
     }
-    if (e->stop != ENGINE_GO)
+    if (e->stop != ENGINE_GO) {
+        if (out == SYNC_RATE_LIMITED) /* the run gave up on 429s here */
+            engine_note_row_failure(e, &j->t, res);
         return;
+    }
     engine_log(e, SYNC_LOG_WARN, "%s %s not updated yet (%s): the next sync sends the edit "
                "again", noun(j), j->t.id, res->message);
     engine_note_row_failure(e, &j->t, res);

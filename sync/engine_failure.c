@@ -96,6 +96,10 @@ static sync_failure_kind stop_failure(engine_stop why, const sync_result *res)
         return SYNC_FAILURE_DATABASE;
     case ENGINE_PULL_FAILED:
         return res ? result_failure(res) : SYNC_FAILURE_BAD_REPLY;
+    case ENGINE_DEADLINE:
+        return SYNC_FAILURE_TIMED_OUT;
+    case ENGINE_RATE_LIMITED:
+        return SYNC_FAILURE_RATE_LIMITED;
     case ENGINE_GO:
     case ENGINE_CANCELLED:
         break;
@@ -136,6 +140,11 @@ void engine_fail_at(engine *e, engine_stop why, const engine_target *t, const sy
 void engine_db_fail(engine *e, const error_info *err)
 {
     engine_fail(e, ENGINE_DB, "database: %s", err->msg);
+}
+
+void engine_failure_from(sync_failure *f, const engine_target *t, const sync_result *res)
+{
+    fill(f, res ? result_failure(res) : SYNC_FAILURE_NONE, t, res);
 }
 
 void engine_note_row_failure(engine *e, const engine_target *t, const sync_result *res)

@@ -1,6 +1,7 @@
 /*
- * engine internals shared by sync/engine*.c: one run's state, pacing and
- * progress helpers (engine_pace.c), stops and the report's typed failures
+ * engine internals shared by sync/engine*.c: one run's state, the pacing
+ * schedule (engine_pace.c) and its record shared through the cache
+ * (engine_record.c), waits, deadline and progress (engine_wait.c), stops and the report's typed failures
  * (engine_failure.c), push (engine_push.c), edits in place (engine_edit.c), pull
  * (engine_pull.c) and the credentials' creation marker (engine_marker.c). Every part works on either kind
  * through the kind's descriptor (kind.h); what is one kind's own is in one place:
@@ -23,8 +24,29 @@ typedef enum engine_stop {
     ENGINE_AUTH,        /* 401/403: ERROR_CONFIG */
     ENGINE_UNREACHABLE, /* not_sent max_attempts times in a row: ERROR_IO */
     ENGINE_PULL_FAILED, /* a listing could not be completed: ERROR_IO */
-    ENGINE_DB           /* the store failed: ERROR_IO */
+    ENGINE_DB,          /* the store failed: ERROR_IO */
+    ENGINE_DEADLINE,    /* the run's deadline passed (timed_out): ERROR_IO */
+    ENGINE_RATE_LIMITED /* 429s with nothing settling for give_up windows: ERROR_IO */
 } engine_stop;
+
+/*
+ * The pacing schedule. A budget of `requests` per `window_s` with a `share` gives
+ * an even spacing (base_interval = window_s / (requests * share)): a request
+ * starts no sooner than next_at, and never while the ring holds `cap` completion
+ * times of the last window. After a 429 the spacing is `slow` times longer; each
+ * request that settles brings it back a little.
+ */
+typedef struct engine_pace {
+    bool paced;              /* a budget applies; else only pauses (429, backoff) */
+    double window_s;
+    double base_interval;    /* seconds between request starts at full pace */
+    double slow;             /* >= 1: the spacing's multiplier after 429s */
+    double next_at;          /* the earliest start of the next request */
+    double *ring;            /* completion times of the last `cap` requests */
+    size_t cap, head, count;
+    double give_up_s;        /* give_up_windows * window_s */
+    double last_settled;     /* when a request last settled (or the run began) */
+} engine_pace;
 
 typedef struct engine {
     store *st;
@@ -35,10 +57,12 @@ typedef struct engine {
     engine_stop stop;
     error_info err;        /* why it stopped */
 
-    /* pacing: completion times of the last rate_per_min requests (a ring) */
-    double *sent;
-    size_t sent_cap, sent_head, sent_count;
+    engine_pace pace;
     double resume_at;      /* the queue is paused until then (429, backoff) */
+    sync_wait_cause pause_cause;  /* why: RATE_LIMITED or BACKOFF */
+    sync_failure pause_failure;   /* the failure behind the pause */
+    double run_start;
+    double deadline_at;    /* 0: none */
     unsigned failures;     /* consecutive 429/not_sent/ambiguous: backoff exponent */
     unsigned not_sent_streak;
     uint64_t rng;          /* jitter */
@@ -50,7 +74,6 @@ typedef struct engine {
     /* progress of the current phase */
     sync_phase phase;
     size_t done, total;
-    double phase_start;
 } engine;
 
 /* What a request is about, for the report when it fails: a kind, and the row's id
@@ -68,34 +91,70 @@ typedef sync_outcome (*engine_request_fn)(engine *e, void *arg, sync_result *res
 /* Rows of every kind whose state is in `states` (a mask of 1u << state). */
 error_code engine_count_states(engine *e, unsigned states, size_t *out, error_info *err);
 
-/* ---- engine_pace.c -------------------------------------------------------- */
+/* ---- engine_pace.c: the schedule ----------------------------------------- */
 
 double engine_now(engine *e);
 
-/* Seed the jitter, allocate the rate ring. ERROR_NOMEM. */
+/* Seed the jitter, set up the schedule from opt.budget (defaults filled in) and
+ * take over the record of the last run on this cache (engine_pace_load).
+ * ERROR_NOMEM. */
 error_code engine_pace_init(engine *e, error_info *err);
 void engine_pace_free(engine *e);
 
+/* Seconds between request starts now (0: unpaced). */
+double engine_pace_interval(const engine *e);
+
+/* When the schedule lets the next request start: the next even slot, and no
+ * sooner than a full window after the oldest of the last `cap` completions. 0
+ * when unpaced. */
+double engine_pace_slot(const engine *e);
+
+/* A request starts at `now`: the next slot is one interval later. */
+void engine_pace_start(engine *e, double now);
+
+/* Put a completion time in the ring (the oldest leaves when it is full). */
+void engine_pace_count(engine *e, double when);
+
+/*
+ * After each request about `t`: count it against the budget; on a 429 pause the
+ * whole queue (Retry-After clamped to max_backoff_s, else backoff), halve the
+ * pace, and stop the run (ENGINE_RATE_LIMITED) when nothing settled for
+ * give_up_windows windows; after not_sent/ambiguous pause with backoff; stop on
+ * auth or when the remote stays unreachable (the report's failure then names
+ * `t`). A request that settles (ok, rejected, not found) brings the pace back a
+ * step.
+ */
+void engine_after_request(engine *e, const engine_target *t, const sync_result *res);
+
+/* ---- engine_record.c: the schedule shared through the cache --------------- */
+
+/* Take over the schedule the last run on this cache left (its last completion
+ * times, next slot and slowdown), when it is from this clock and not older than
+ * a window: back-to-back runs keep one schedule. Never fails (a record that does
+ * not read is ignored). */
+void engine_pace_load(engine *e);
+/* Leave the schedule for the next run (store meta STORE_META_PACE); a failure
+ * to write is a warning. */
+void engine_pace_save(engine *e);
+
+/* ---- engine_wait.c: waits, deadline, retries, progress -------------------- */
+
 /*
  * Before each request: honour a stop or the cancel flag, the queue's pause
- * (429/backoff) and the rate budget, sleeping as needed (and reporting
- * SYNC_PHASE_WAIT). false: do not send (e->stop says why).
+ * (429/backoff) and the schedule, sleeping as needed and reporting
+ * SYNC_PHASE_WAIT with a countdown about once a second (a pacing gap under 1 s is
+ * not reported). A wait that would end past the deadline is not begun: the run
+ * stops with ENGINE_DEADLINE, as it does once the deadline has passed. false: do
+ * not send (e->stop says why).
  */
 bool engine_before_request(engine *e);
 
 /*
- * After each request about `t`: count it against the budget, pause the whole
- * queue on a 429 (Retry-After clamped, else backoff) or after not_sent/ambiguous,
- * stop on auth or when the remote stays unreachable (the report's failure then
- * names `t`).
- */
-void engine_after_request(engine *e, const engine_target *t, const sync_result *res);
-
-/*
  * An idempotent request (delete, list page, get) about `t`: sent until it settles,
- * repeated after not_sent, 429 and ambiguous outcomes up to max_attempts times.
- * Returns the last outcome (res filled); SYNC_NOT_SENT with e->stop set when it
- * never went.
+ * repeated after not_sent and ambiguous outcomes up to max_attempts times, and
+ * after 429s for as long as the run goes on (a 429 is not an attempt: the run
+ * gives up on 429s by time, see engine_after_request). Returns the last outcome
+ * (res filled); SYNC_NOT_SENT with e->stop set when it never went.
  */
 sync_outcome engine_send_idempotent(engine *e, const engine_target *t, engine_request_fn fn,
                                     void *arg, sync_result *res);
@@ -110,7 +169,7 @@ void engine_log(engine *e, sync_log_level level, const char *fmt, ...)
 
 /* Start a phase of `total` items (0: unknown) and report it. */
 void engine_phase(engine *e, sync_phase phase, size_t total);
-/* One more item of the phase done: report progress with an ETA. */
+/* One more item of the phase done: report progress with an ETA from the schedule. */
 void engine_step(engine *e, size_t items);
 
 /* ---- engine_failure.c ----------------------------------------------------- */
@@ -127,6 +186,10 @@ void engine_fail_at(engine *e, engine_stop why, const engine_target *t, const sy
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* A store error stops the run. */
 void engine_db_fail(engine *e, const error_info *err);
+
+/* `f` says what `res` (a request about `t`; either may be NULL) says: its kind,
+ * status, the server's fields and the object. */
+void engine_failure_from(sync_failure *f, const engine_target *t, const sync_result *res);
 
 /* A row's create, delete or edit did not go through (refused, given up, left for
  * the next sync, a conflict): the report's row_failure. `res` NULL: refused before

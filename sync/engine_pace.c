@@ -1,24 +1,27 @@
 /*
- * engine: pacing (a request budget per rolling minute), the queue's pause on 429
- * and backoff, retries of idempotent requests, and the progress and log
- * callbacks.
+ * engine: the pacing schedule. This client's share of the account's budget is
+ * spread evenly (one request start every window / (requests * share) seconds,
+ * never a burst), and a ring of completion times keeps it under requests * share
+ * in any rolling window whatever the network delay. A 429 says someone else
+ * spends the budget: the whole queue pauses (Retry-After, else backoff), the
+ * spacing doubles, and each request that settles afterwards brings it back a
+ * step. 429s give up by time (give_up_windows windows with nothing settling),
+ * never by count.
  */
 #include "engine_internal.h"
 
-#include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    WINDOW_S = 60,   /* the budget is per rolling minute */
-    LOG_LINE_MAX = 768
-};
-
-/* Longest single sleep, so the cancel flag is seen within this many seconds. */
-static const double SLEEP_SLICE_S = 0.25;
 /* First backoff step; doubles with each consecutive failure. */
 static const double BACKOFF_BASE_S = 1.0;
+/* The slowest pace after 429s: this many times the even spacing. */
+static const double SLOW_MAX = 8.0;
+/* Each settled request adds this part of the full rate back (AIMD): from half
+ * the pace to the full one in 8 requests. */
+static const double RECOVER_STEP = 1.0 / 16.0;
 
 double engine_now(engine *e)
 {
@@ -38,139 +41,103 @@ static double random01(engine *e)
     return (double)((x * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0;
 }
 
-error_code engine_pace_init(engine *e, error_info *err)
+static void seed(engine *e)
 {
     double t = engine_now(e);
     uint64_t bits;
     memcpy(&bits, &t, sizeof bits);
     e->rng = (bits ^ (uint64_t)(uintptr_t)e ^ 0x9E3779B97F4A7C15ULL) | 1u;
-    if (e->opt.rate_per_min <= 0)
+}
+
+/* ---- the schedule --------------------------------------------------------- */
+
+error_code engine_pace_init(engine *e, error_info *err)
+{
+    seed(e);
+    const sync_budget *b = &e->opt.budget;
+    engine_pace *p = &e->pace;
+    double now = engine_now(e);
+    p->window_s = b->window_s;
+    p->give_up_s = b->give_up_windows * b->window_s;
+    p->slow = 1.0;
+    p->last_settled = now;
+    if (b->requests <= 0)
         return ERROR_OK;
-    e->sent_cap = (size_t)e->opt.rate_per_min;
-    e->sent = calloc(e->sent_cap, sizeof *e->sent);
-    if (!e->sent)
+    double per_window = (double)b->requests * b->share;
+    p->paced = true;
+    p->base_interval = b->window_s / per_window;
+    p->cap = per_window < 1.0 ? 1 : (size_t)per_window;
+    p->ring = calloc(p->cap, sizeof *p->ring);
+    if (!p->ring)
         return error_set(err, ERROR_NOMEM, "out of memory");
+    engine_pace_load(e);
     return ERROR_OK;
 }
 
 void engine_pace_free(engine *e)
 {
-    free(e->sent);
-    e->sent = NULL;
+    free(e->pace.ring);
+    e->pace.ring = NULL;
 }
 
-/* ---- logs, progress ------------------------------------------------------- */
-
-void engine_log(engine *e, sync_log_level level, const char *fmt, ...)
+double engine_pace_interval(const engine *e)
 {
-    if (!e->opt.on_log)
-        return;
-    char line[LOG_LINE_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    e->opt.on_log(e->opt.cb_ctx, level, line);
+    return e->pace.paced ? e->pace.base_interval * e->pace.slow : 0;
 }
 
-static void report_progress(engine *e, sync_phase phase, double wait_s)
+double engine_pace_slot(const engine *e)
 {
-    if (!e->opt.on_progress)
-        return;
-    sync_progress p = {.phase = phase, .done = e->done, .total = e->total,
-                       .eta_s = -1, .wait_s = wait_s};
-    if (e->done > 0 && e->total >= e->done) {
-        double per_item = (engine_now(e) - e->phase_start) / (double)e->done;
-        /* Past the first minute's burst the budget sets the pace. */
-        double paced = e->opt.rate_per_min > 0 ? (double)WINDOW_S / e->opt.rate_per_min : 0;
-        if (phase == SYNC_PHASE_PUSH && per_item < paced)
-            per_item = paced;
-        p.eta_s = per_item * (double)(e->total - e->done);
-    }
-    e->opt.on_progress(e->opt.cb_ctx, &p);
-}
-
-void engine_phase(engine *e, sync_phase phase, size_t total)
-{
-    e->phase = phase;
-    e->done = 0;
-    e->total = total;
-    e->phase_start = engine_now(e);
-    report_progress(e, phase, 0);
-}
-
-void engine_step(engine *e, size_t items)
-{
-    e->done += items;
-    if (e->total && e->done > e->total)
-        e->total = e->done;
-    report_progress(e, e->phase, 0);
-}
-
-/* ---- waiting -------------------------------------------------------------- */
-
-static bool cancelled(engine *e)
-{
-    if (e->stop != ENGINE_GO)
-        return true;
-    if (e->opt.cancel && *e->opt.cancel) {
-        engine_fail(e, ENGINE_CANCELLED, "cancelled");
-        return true;
-    }
-    return false;
-}
-
-/* Sleep until `until` (engine time) in slices, watching the cancel flag. */
-static void wait_until(engine *e, double until)
-{
-    double left = until - engine_now(e);
-    if (left <= 0)
-        return;
-    report_progress(e, SYNC_PHASE_WAIT, left);
-    while (!cancelled(e)) {
-        left = until - engine_now(e);
-        if (left <= 1e-9)
-            break;
-        e->opt.clock.sleep(e->opt.clock.ctx, left < SLEEP_SLICE_S ? left : SLEEP_SLICE_S);
-    }
-    if (e->stop == ENGINE_GO)
-        report_progress(e, e->phase, 0);
-}
-
-/* When the budget allows the next request: the oldest of the last rate_per_min
- * requests must be a full window old. */
-static double budget_free_at(const engine *e)
-{
-    if (!e->sent || e->sent_count < e->sent_cap)
+    const engine_pace *p = &e->pace;
+    if (!p->paced)
         return 0;
-    return e->sent[e->sent_head] + WINDOW_S;
+    double at = p->next_at;
+    if (p->count == p->cap && p->ring[p->head] + p->window_s > at)
+        at = p->ring[p->head] + p->window_s;
+    return at;
 }
 
-bool engine_before_request(engine *e)
+void engine_pace_start(engine *e, double now)
 {
-    if (cancelled(e))
-        return false;
-    wait_until(e, e->resume_at);
-    wait_until(e, budget_free_at(e));
-    return !cancelled(e);
+    engine_pace *p = &e->pace;
+    if (p->paced)
+        p->next_at = (now > p->next_at ? now : p->next_at) + engine_pace_interval(e);
 }
 
-/* ---- after a request ------------------------------------------------------ */
-
-/* Completion times are what the server has surely seen by then: pacing by them
+/* Completion times are what the server has surely seen by then: counting them
  * keeps us under its rolling window whatever the network delay. */
-static void count_request(engine *e, double when)
+void engine_pace_count(engine *e, double when)
 {
-    if (!e->sent)
+    engine_pace *p = &e->pace;
+    if (!p->paced)
         return;
-    if (e->sent_count < e->sent_cap) {
-        e->sent[(e->sent_head + e->sent_count) % e->sent_cap] = when;
-        e->sent_count++;
+    if (p->count < p->cap) {
+        p->ring[(p->head + p->count) % p->cap] = when;
+        p->count++;
         return;
     }
-    e->sent[e->sent_head] = when;
-    e->sent_head = (e->sent_head + 1) % e->sent_cap;
+    p->ring[p->head] = when;
+    p->head = (p->head + 1) % p->cap;
 }
+
+static void slow_down(engine *e)
+{
+    engine_pace *p = &e->pace;
+    p->slow = fmin(p->slow * 2.0, SLOW_MAX);
+    /* Not even slower than one request per window. */
+    if (p->paced && p->base_interval * p->slow > p->window_s)
+        p->slow = fmax(1.0, p->window_s / p->base_interval);
+}
+
+static void recover(engine *e, double now)
+{
+    engine_pace *p = &e->pace;
+    p->last_settled = now;
+    p->slow = 1.0 / (1.0 / p->slow + RECOVER_STEP);
+    if (p->slow < 1.0 + 1e-9)
+        p->slow = 1.0;
+}
+
+/* ---- pauses --------------------------------------------------------------- */
 
 /* Exponential backoff with "equal jitter": half fixed, half random. */
 static double backoff(engine *e)
@@ -183,10 +150,40 @@ static double backoff(engine *e)
     return delay / 2 + random01(e) * delay / 2;
 }
 
-static void pause_queue(engine *e, double now, double wait)
+static void pause_queue(engine *e, double now, double wait, sync_wait_cause cause,
+                        const engine_target *t, const sync_result *res)
 {
-    if (now + wait > e->resume_at)
-        e->resume_at = now + wait;
+    if (now + wait <= e->resume_at)
+        return;
+    e->resume_at = now + wait;
+    e->pause_cause = cause;
+    engine_failure_from(&e->pause_failure, t, res);
+}
+
+static void rate_limited(engine *e, double now, const engine_target *t, const sync_result *res)
+{
+    e->failures++;
+    slow_down(e);
+    double stuck = now - e->pace.last_settled;
+    if (stuck >= e->pace.give_up_s) {
+        engine_fail_at(e, ENGINE_RATE_LIMITED, t, res, "rate limited (429: %s) for %.0f s with "
+                       "no request going through: the account's budget is spent elsewhere",
+                       res->message, stuck);
+        return;
+    }
+    double wait = res->retry_after_s;
+    if (wait < 0)
+        wait = backoff(e);
+    else if (wait > e->opt.max_backoff_s)
+        wait = e->opt.max_backoff_s;
+    if (e->pace.paced)
+        engine_log(e, SYNC_LOG_WARN, "rate limited by the server: pausing the queue for "
+                   "%.0f s, then going on at %.2g requests/s", wait,
+                   1.0 / engine_pace_interval(e));
+    else
+        engine_log(e, SYNC_LOG_WARN, "rate limited by the server: pausing the queue for "
+                   "%.0f s", wait);
+    pause_queue(e, now, wait, SYNC_WAIT_RATE_LIMITED, t, res);
 }
 
 void engine_after_request(engine *e, const engine_target *t, const sync_result *res)
@@ -194,67 +191,33 @@ void engine_after_request(engine *e, const engine_target *t, const sync_result *
     double now = engine_now(e);
     e->requests++;
     if (res->outcome != SYNC_NOT_SENT)
-        count_request(e, now);
+        engine_pace_count(e, now);
     switch (res->outcome) {
-    case SYNC_RATE_LIMITED: {
-        e->failures++;
-        double wait = res->retry_after_s;
-        if (wait < 0)
-            wait = backoff(e);
-        else if (wait > e->opt.max_backoff_s)
-            wait = e->opt.max_backoff_s;
-        engine_log(e, SYNC_LOG_WARN, "rate limited by the server: pausing the queue for "
-                   "%.0f s", wait);
-        pause_queue(e, now, wait);
+    case SYNC_RATE_LIMITED:
+        rate_limited(e, now, t, res);
         break;
-    }
     case SYNC_NOT_SENT:
         e->failures++;
-        pause_queue(e, now, backoff(e));
+        pause_queue(e, now, backoff(e), SYNC_WAIT_BACKOFF, t, res);
         if (++e->not_sent_streak >= (unsigned)e->opt.max_attempts)
             engine_fail_at(e, ENGINE_UNREACHABLE, t, res, "the remote could not be reached: %s",
                            res->message);
         return;
     case SYNC_AMBIGUOUS:
         e->failures++;
-        pause_queue(e, now, backoff(e));
+        pause_queue(e, now, backoff(e), SYNC_WAIT_BACKOFF, t, res);
         break;
     case SYNC_AUTH:
         e->report->auth_failed = true;
         engine_fail_at(e, ENGINE_AUTH, t, res, "the remote refused the API key: %s",
                        res->message);
         break;
-    default:
+    case SYNC_OK:
+    case SYNC_REJECTED:
+    case SYNC_NOT_FOUND:
         e->failures = 0;
+        recover(e, now);
         break;
     }
     e->not_sent_streak = 0;
-}
-
-sync_outcome engine_send_idempotent(engine *e, const engine_target *t, engine_request_fn fn,
-                                    void *arg, sync_result *res)
-{
-    return engine_send_retrying(e, t, fn, arg, true, res);
-}
-
-sync_outcome engine_send_retrying(engine *e, const engine_target *t, engine_request_fn fn,
-                                  void *arg, bool retry_ambiguous, sync_result *res)
-{
-    for (int attempt = 1;; attempt++) {
-        memset(res, 0, sizeof *res);
-        res->retry_after_s = -1;
-        if (!engine_before_request(e)) {
-            res->outcome = SYNC_NOT_SENT;
-            snprintf(res->message, sizeof res->message, "%s", e->err.msg);
-            return SYNC_NOT_SENT;
-        }
-        sync_outcome out = fn(e, arg, res);
-        res->outcome = out;
-        engine_after_request(e, t, res);
-        bool again = out == SYNC_NOT_SENT || out == SYNC_RATE_LIMITED ||
-                     (out == SYNC_AMBIGUOUS && retry_ambiguous);
-        if (!again || e->stop != ENGINE_GO || attempt >= e->opt.max_attempts)
-            return out;
-        e->report->retried++;
-    }
 }

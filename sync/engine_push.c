@@ -144,8 +144,11 @@ static void push_delete(engine *e, const model_object *row)
         move(e, &t, state, res.message);
         break;
     default:
-        if (e->stop != ENGINE_GO)
+        if (e->stop != ENGINE_GO) {
+            if (out == SYNC_RATE_LIMITED) /* the run gave up on 429s here */
+                engine_note_row_failure(e, &t, &res);
             break;
+        }
         engine_log(e, SYNC_LOG_WARN, "%s %s not deleted yet (%s): the next sync tries "
                    "again", noun(&t), t.id, res.message);
         engine_note_row_failure(e, &t, &res);
@@ -230,7 +233,7 @@ static bool claim(engine *e, const create_job *j)
 }
 
 /* Settle one reply. true: the row is settled (or the run stops); false: retry. */
-static bool settle(engine *e, create_job *j, const sync_result *res, int attempt)
+static bool settle(engine *e, create_job *j, const sync_result *res)
 {
     switch (res->outcome) {
     case SYNC_OK:
@@ -252,13 +255,14 @@ static bool settle(engine *e, create_job *j, const sync_result *res, int attempt
     case SYNC_NOT_SENT:
         break;
     }
-    /* Surely not created: back to new; the pause was set by engine_after_request. */
-    if (!move(e, &j->t, MODEL_STATE_NEW, res->message) || e->stop != ENGINE_GO)
+    /* Surely not created: back to new; the pause was set by engine_after_request,
+     * which also stops the run when 429s last give_up_windows (the row stays new:
+     * a 429 is never the row's fault). */
+    if (!move(e, &j->t, MODEL_STATE_NEW, res->message))
         return true;
-    if (res->outcome == SYNC_RATE_LIMITED && attempt >= e->opt.max_attempts) {
-        char why[sizeof res->message + 64];
-        snprintf(why, sizeof why, "gave up after %d attempts: %s", attempt, res->message);
-        create_refused(e, j, res, why);
+    if (e->stop != ENGINE_GO) {
+        if (res->outcome == SYNC_RATE_LIMITED)
+            engine_note_row_failure(e, &j->t, res);
         return true;
     }
     e->report->retried++;
@@ -267,7 +271,7 @@ static bool settle(engine *e, create_job *j, const sync_result *res, int attempt
 
 static void send_create(engine *e, create_job *j)
 {
-    for (int attempt = 1;; attempt++) {
+    for (;;) {
         if (!engine_before_request(e) || !claim(e, j))
             break;
         sync_result res;
@@ -276,7 +280,7 @@ static void send_create(engine *e, create_job *j)
         model_object_clear(&j->out);
         res.outcome = e->ops->create(e->api, j->req, &j->out, &res);
         engine_after_request(e, &j->t, &res);
-        if (settle(e, j, &res, attempt))
+        if (settle(e, j, &res))
             break;
     }
 }

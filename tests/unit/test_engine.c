@@ -561,19 +561,21 @@ static void test_backoff_without_retry_after(void **state)
     assert_int_equal(f->report.created, 1);
 }
 
-static void test_max_attempts_then_failed(void **state)
+/* A 429 is not an attempt: the create goes through after more 429s than
+ * max_attempts (429s give up by time, see test_engine_pace.c). */
+static void test_429s_are_not_attempts(void **state)
 {
     fixture *f = *state;
     char id[MODEL_ID_MAX + 1];
     f->opt.max_attempts = 3;
-    assert_int_equal(run_failing_create(f, id, SYNC_RATE_LIMITED, 3, "too many requests"),
-                     ERROR_OK);
-    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 3);
-    model_rule r = get_rule(f, id);
-    assert_int_equal(r.state, MODEL_STATE_FAILED);
-    assert_non_null(strstr(r.error, "too many requests"));
-    assert_non_null(strstr(r.error, "3 attempts"));
-    assert_int_equal(f->report.failed, 1);
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, id);
+    for (int i = 0; i < 6; i++)
+        fake_script(f->remote, OP_RULE_CREATE, SYNC_RATE_LIMITED, false, 1, "too many requests");
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 7);
+    assert_int_equal(get_rule(f, id).state, MODEL_STATE_SYNCED);
+    assert_int_equal(f->report.created, 1);
+    assert_int_equal(f->report.retried, 6);
 }
 
 static void test_not_sent_is_retried(void **state)
@@ -601,7 +603,9 @@ static void test_unreachable_remote_stops(void **state)
     assert_int_equal(f->remote->calls[OP_RULE_LIST], 0);
 }
 
-static void test_pacing_takes_n_minus_r_over_r_minutes(void **state)
+/* The older setting alone: rate_per_min R is a budget of R per 60 s, all ours,
+ * spread evenly (one request every 60/R s), never more than R in a minute. */
+static void test_rate_per_min_is_an_even_budget(void **state)
 {
     fixture *f = *state;
     enum { R = 10, N = 30 };
@@ -615,8 +619,9 @@ static void test_pacing_takes_n_minus_r_over_r_minutes(void **state)
     double start = f->clock.now;
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->report.created, N);
-    assert_true(fabs((f->clock.now - start) - (double)(N - R) / R * 60.0) < 1e-6);
-    /* Never more than R requests in any rolling minute. */
+    assert_true(fabs((f->clock.now - start) - (double)(N - 1) * 60.0 / R) < 1e-6);
+    for (size_t i = 1; i < f->remote->ncalls; i++)
+        assert_true(fabs(f->remote->at[i] - f->remote->at[i - 1] - 60.0 / R) < 1e-6);
     for (size_t i = R; i < f->remote->ncalls; i++)
         assert_true(f->remote->at[i] - f->remote->at[i - R] >= 60.0 - 1e-6);
 }
@@ -771,17 +776,21 @@ static void test_local_failure_is_typed(void **state)
 static void test_failed_listing_is_typed(void **state)
 {
     fixture *f = *state;
-    for (int i = 0; i < 5; i++) /* every try of the first page: 429, wait 2 s */
-        fake_script(f->remote, OP_RULE_LIST, SYNC_RATE_LIMITED, false, 2, "slow down");
+    /* Every try of the first page: 429, wait 30 s; the fifth is two windows
+     * (120 s) after the run began with nothing settled: the run gives up. */
+    for (int i = 0; i < 5; i++)
+        fake_script(f->remote, OP_RULE_LIST, SYNC_RATE_LIMITED, false, 30, "slow down");
     assert_int_equal(run(f), ERROR_IO);
+    assert_int_equal(f->remote->calls[OP_RULE_LIST], 5);
     const sync_failure *fl = &f->report.failure;
     assert_int_equal(fl->kind, SYNC_FAILURE_RATE_LIMITED);
-    assert_true(fl->retry_after_s == 2.0);
+    assert_true(fl->retry_after_s == 30.0);
     assert_true(fl->has_object);
     assert_int_equal(fl->object_kind, MODEL_KIND_RULE);
     assert_string_equal(fl->object_id, ""); /* a listing, not a row */
     assert_false(sync_report_should_retry(&f->report));
-    assert_non_null(strstr(f->report.last_error, "listing rules failed: slow down"));
+    assert_non_null(strstr(f->report.last_error, "rate limited (429: slow down) for 120 s"));
+    assert_non_null(strstr(f->report.last_error, "the listing was not completed"));
 }
 
 /* What the console's worker decides (ui/sync_worker.c calls this and nothing
@@ -1233,8 +1242,12 @@ static void test_cred_marker_patch_left_for_later(void **state)
     fixture *f = *state;
     char c[MODEL_ID_MAX + 1];
     new_cred(f, "agent", "team=net", c);
-    fake_script_repeat(f->remote, OP_CRED_UPDATE, SYNC_RATE_LIMITED, 5, "slow down");
-    assert_int_equal(run(f), ERROR_OK);
+    /* 429s on the PATCH until the run gives up (two windows with nothing
+     * settled after the create). */
+    for (int i = 0; i < 5; i++)
+        fake_script(f->remote, OP_CRED_UPDATE, SYNC_RATE_LIMITED, false, 30, "slow down");
+    assert_int_equal(run(f), ERROR_IO);
+    assert_int_equal(f->report.failure.kind, SYNC_FAILURE_RATE_LIMITED);
     assert_int_equal(f->report.created, 1);
     assert_int_equal(cred_state(f, c), MODEL_STATE_EDITED);
     assert_every_remote_cred_has_its_token(f);
@@ -1419,10 +1432,10 @@ int main(void)
         T(test_429_pauses_queue_for_retry_after),
         T(test_retry_after_is_clamped),
         T(test_backoff_without_retry_after),
-        T(test_max_attempts_then_failed),
+        T(test_429s_are_not_attempts),
         T(test_not_sent_is_retried),
         T(test_unreachable_remote_stops),
-        T(test_pacing_takes_n_minus_r_over_r_minutes),
+        T(test_rate_per_min_is_an_even_budget),
         T(test_cancel_between_requests),
         T(test_reply_without_token_is_replaced),
         T(test_one_sync_at_a_time),
