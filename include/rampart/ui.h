@@ -14,8 +14,16 @@
  *   character, or <Up> <Down> <Left> <Right> <PgUp> <PgDn> <Home> <End> <Enter>
  *   <Esc> <Tab> <BTab> <Space> <Backspace> <Del> <C-x> (control keys) <F1>…;
  *   `type TEXT` (each character as a key); `resize WxH`; `wait-sync` (until a
- *   running sync ends); `dump`; `repeat N key NAME`. Bad steps are ERROR_INVALID
- *   naming the line.
+ *   running sync ends); `tick SECONDS` (the console's clock moves on that many
+ *   seconds; a headless console's clock stands still otherwise, so ages and the
+ *   idle auto-pull are deterministic); `dump`; `repeat N key NAME`. Bad steps are
+ *   ERROR_INVALID naming the line.
+ * - Idle auto-pull (opt->auto_pull_s > 0, a remote, not read-only): when no sync
+ *   runs, no overlay or prompt is open and no key came for a few seconds, the
+ *   console pulls (no push) once auto_pull_s have passed since the last sync it
+ *   knows of (its own, or STORE_META_LAST_SYNC) or its start, taking at most
+ *   UI_AUTO_PULL_SHARE of the budget. Its outcome goes to the header and the log,
+ *   not the status line.
  * - The console never prints to stdout/stderr while it owns the terminal; errors
  *   go to its log view and status line.
  * - Headless extras: bytes queued for the terminal itself (ui_app_raw, an OSC 52
@@ -35,6 +43,10 @@
 #include "rampart/api.h"
 #include "rampart/error.h"
 #include "rampart/store.h"
+#include "rampart/sync.h"
+
+/* The most of the budget's share an automatic pull may take. */
+#define UI_AUTO_PULL_SHARE 0.1
 
 typedef struct ui_options {
     store *st;               /* the cache, owned by the caller, used by the ui thread */
@@ -43,8 +55,13 @@ typedef struct ui_options {
     bool remote;             /* a remote is configured (else `s` explains how) */
     bool sandbox;            /* that remote is --sandbox's private server: the header
                                 says so, so nobody mistakes it for production */
-    api_config api;          /* how to reach it (strings borrowed for the whole run) */
-    int rate_per_min;        /* sync pacing (0 unpaced) */
+    api_config api;          /* how to reach it (strings borrowed for the whole run),
+                                its low-speed limit included */
+    sync_budget budget;      /* the account's request budget and the sync's share */
+    double deadline_s;       /* a whole sync's deadline (0: none) */
+    double max_backoff_s;    /* the longest pause after a failure (0: the engine's) */
+    double auto_pull_s;      /* an idle console pulls this often (0: never); those
+                                pulls take at most UI_AUTO_PULL_SHARE of the budget */
     bool readonly;           /* hide and refuse every mutating key */
     bool ascii;              /* no UTF-8 line drawing even when the locale has it */
     bool no_color;           /* also set when NO_COLOR is in the environment */

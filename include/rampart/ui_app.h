@@ -144,7 +144,9 @@ typedef enum ui_event_kind {
 
 typedef struct ui_event {
     ui_event_kind kind;
-    sync_progress progress;
+    sync_progress progress;  /* its failure pointer is NULL in an event: a progress
+                                event carries a copy of the failure in
+                                report.failure (kind NONE when there was none) */
     sync_log_level level;
     sync_report report;
     error_code code;
@@ -184,9 +186,12 @@ void ui_action_reveal(ui_app *app);
 /* 's': start a sync in the worker thread (refused while one runs). */
 void ui_action_sync(ui_app *app);
 
-/* Whether a sync is running, and the header's text for the sync state
- * ("synced 12s ago", "pushing 3 of 40, 5s left", "offline, retry in 30s",
- * "2 failed", "never synced") into buf. */
+/* Whether a sync is running, and the header's text for the sync state, its
+ * longest form ("synced 12s ago", "pushing 3 of 40, paced: 1.6 req/s, ETA 25s",
+ * "rate limited (429), retry in 12s", "server error 503: busy (op_…), retry in 4s",
+ * "unreachable, retry in 30s", "2 failed", "never synced") into buf. Causes come
+ * from the engine's typed progress and report (rampart/ui_sync_text.h); an age
+ * comes from the cache's STORE_META_LAST_SYNC when the console has not synced. */
 bool ui_sync_running(ui_app *app);
 void ui_sync_state_text(ui_app *app, char *buf, size_t size);
 

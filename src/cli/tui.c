@@ -49,6 +49,22 @@ static bool no_color_env(void)
     return v && *v;
 }
 
+/* The sync's budget, deadlines and low-speed limit, and the idle auto-pull's
+ * interval, from the configuration (each value in its checked range). */
+static void tui_sync_settings(const config *cfg, ui_options *o)
+{
+    o->budget.requests = (int)config_number(cfg, CONFIG_RATE);
+    o->budget.window_s = (double)config_number(cfg, CONFIG_WINDOW);
+    o->budget.share = (double)config_number(cfg, CONFIG_SHARE) / 100.0;
+    o->budget.give_up_windows = (double)config_number(cfg, CONFIG_GIVE_UP);
+    o->deadline_s = (double)config_number(cfg, CONFIG_TIMEOUT);
+    o->max_backoff_s = (double)config_number(cfg, CONFIG_MAX_BACKOFF);
+    long low = config_number(cfg, CONFIG_LOW_SPEED);
+    o->api.low_speed_bps = low > 0 ? low : 1; /* 0 would mean the client's default */
+    o->api.low_speed_s = config_number(cfg, CONFIG_LOW_SPEED_TIME);
+    o->auto_pull_s = (double)config_number(cfg, CONFIG_AUTO_PULL);
+}
+
 static int tui_run(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     bool readonly = false, ascii = false, no_color = false, no_agent = false;
@@ -85,7 +101,7 @@ static int tui_run(cli_ctx *ctx, const char *path, int argc, char **argv)
     o.api.base_url = config_get(cfg, CONFIG_API_URL);
     o.api.api_key = config_get(cfg, CONFIG_API_KEY);
     o.api.version_header = config_get(cfg, CONFIG_VERSION_HEADER);
-    o.rate_per_min = atoi(config_get(cfg, CONFIG_RATE));
+    tui_sync_settings(cfg, &o);
     error_info e = {0};
     rc = ui_run(&o, &e);
     if (e.code != ERROR_OK) {

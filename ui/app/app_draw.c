@@ -44,15 +44,32 @@ static void draw_right(ui_canvas *c, int y, int used, const char *text, ui_style
         ui_canvas_text(c, y, c->width - w, w, text, style, true);
 }
 
+/* The sync state, the longest of its texts that fits right of the tabs (the last,
+ * the shortest, cut when none does). */
+static void draw_sync_text(const ui_app *app, ui_canvas *c, int used)
+{
+    char right[UI_SYNC_TEXT_MAX + 16] = "";
+    for (int i = 0; i < app->nsync_text; i++) {
+        snprintf(right, sizeof right, "%s%s ", ui_app_options(app)->sandbox ? "sandbox: " : "",
+                 app->sync_text[i]);
+        if (ui_canvas_width(c, right, c->width) <= c->width - used - 2)
+            break;
+    }
+    draw_right(c, 0, used, right, bar);
+}
+
 static void draw_top_row(const ui_app *app, ui_canvas *c)
 {
     ui_canvas_clear(c, 0, 0, -1, bar);
     int x = 0;
     draw_tabs(app, c, &x);
-    char right[sizeof app->sync_text + 16];
-    snprintf(right, sizeof right, "%s%s ", ui_app_options(app)->sandbox ? "sandbox: " : "",
-             app->sync_text);
-    draw_right(c, 0, x, right, bar);
+    draw_sync_text(app, c, x);
+}
+
+void ui_app_draw_header(const ui_app *app, ui_canvas *c)
+{
+    if (!ui_app_too_small(app))
+        draw_top_row(app, c);
 }
 
 /* Append " <label><value>" pieces to the header line. */

@@ -91,6 +91,10 @@ error_code ui_form_edit_open(ui_app *app, const model_object *row, error_info *e
  * small). Reads the state; the loop brought it up to date before. */
 void ui_app_draw(const ui_app *app, ui_canvas *c);
 
+/* Only the top header row (the tabs and the sync state): what a clock tick
+ * changes, drawn without the rest of the frame. */
+void ui_app_draw_header(const ui_app *app, ui_canvas *c);
+
 /* ---- the loop (loop.c) ---------------------------------------------------------- */
 
 /* A console: its state, its views, its sync state, its event handler. */
@@ -106,8 +110,16 @@ void ui_app_free(ui_app *app);
  * the state's canvas (only cells that differ are flagged). */
 void ui_app_render(ui_app *app);
 
-/* Whether something on screen changes by itself (a running sync's ETA). */
+/* Whether something on screen changes by itself (a running sync's ETA or
+ * countdown, the age of the last sync) or an idle auto-pull may come: the
+ * terminal then wakes every second. */
 bool ui_app_ticking(ui_app *app);
+
+/* The console's clock moved (a second passed, a key, a headless `tick`): start an
+ * idle auto-pull when one is due (ui.h), and bring the header's sync text up to
+ * date. True when more than the header may have changed (a pull started): the
+ * caller draws a whole frame then, else the header alone (ui_app_draw_header). */
+bool ui_app_tick(ui_app *app);
 
 /* ---- the headless runner (headless.c) ------------------------------------------ */
 

@@ -191,6 +191,7 @@ void ui_app_key(ui_app *app, int key)
 {
     if (key == UI_KEY_NONE || key == UI_KEY_RESIZE)
         return;
+    app->last_key_at = ui_app_now(app); /* the idle auto-pull waits for quiet */
     if (ui_app_too_small(app)) {
         if (key == 'q' || key == 'Q')
             ui_app_quit(app, 0);

@@ -16,7 +16,7 @@
 
 enum { LINE_MAX_BYTES = 4096, KEYS_PER_STEP = 64 };
 
-typedef enum step_kind { STEP_KEYS, STEP_RESIZE, STEP_WAIT_SYNC, STEP_DUMP } step_kind;
+typedef enum step_kind { STEP_KEYS, STEP_RESIZE, STEP_WAIT_SYNC, STEP_DUMP, STEP_TICK } step_kind;
 
 typedef struct step {
     step_kind kind;
@@ -24,7 +24,41 @@ typedef struct step {
     size_t nkeys;
     long repeat;
     int width, height;
+    double seconds;              /* tick */
 } step;
+
+/* The headless console's clock: the wall clock when it started, moved only by
+ * `tick`, so ages, countdowns and the idle auto-pull are the same on every run. */
+typedef struct fake_clock {
+    double now;
+} fake_clock;
+
+static double fake_now(void *ctx)
+{
+    return ((const fake_clock *)ctx)->now;
+}
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* `tick SECONDS`: 0 to a week, fractions allowed. */
+static error_code parse_tick(const char *rest, step *st, error_info *err)
+{
+    char *end;
+    errno = 0;
+    double s = strtod(rest, &end);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (end == rest || *end || errno || !(s >= 0) || s > 604800)
+        return error_set(err, ERROR_INVALID, "'tick' needs seconds from 0 to 604800: "
+                         "tick SECONDS");
+    st->seconds = s;
+    return ERROR_OK;
+}
 
 typedef struct script {
     step *steps;
@@ -138,12 +172,15 @@ static error_code parse_line(char *line, step *st, bool *empty, error_info *err)
     st->kind = strcmp(p, "dump") == 0        ? STEP_DUMP
                : strcmp(p, "wait-sync") == 0 ? STEP_WAIT_SYNC
                : strcmp(p, "resize") == 0    ? STEP_RESIZE
+               : strcmp(p, "tick") == 0      ? STEP_TICK
                                              : STEP_KEYS;
     if (st->kind == STEP_RESIZE)
         return ui_headless_size(rest, &st->width, &st->height, err);
+    if (st->kind == STEP_TICK)
+        return parse_tick(rest, st, err);
     if (st->kind == STEP_KEYS)
         return error_set(err, ERROR_INVALID, "unknown step '%s' (key, type, repeat, resize, "
-                         "wait-sync, dump)", p);
+                         "wait-sync, tick, dump)", p);
     return ERROR_OK;
 }
 
@@ -212,10 +249,15 @@ static void dump_raw(ui_app *app, FILE *out)
     ui_app_raw_clear(app);
 }
 
-static error_code run_step(ui_app *app, const step *st, FILE *dump, FILE *timing,
-                           error_info *err)
+static error_code run_step(ui_app *app, const step *st, fake_clock *clock, FILE *dump,
+                           FILE *timing, error_info *err)
 {
     switch (st->kind) {
+    case STEP_TICK:
+        clock->now += st->seconds;
+        ui_app_drain(app);
+        ui_app_render(app);
+        return ERROR_OK;
     case STEP_KEYS:
         for (long r = 0; r < st->repeat && !ui_app_quitting(app, NULL); r++) {
             for (size_t i = 0; i < st->nkeys && !ui_app_quitting(app, NULL); i++)
@@ -271,10 +313,17 @@ error_code ui_headless_run(ui_app *app, const ui_options *opt, error_info *err)
         return error_set(err, ERROR_IO, "cannot write %s: %s", tpath, strerror(errno));
     }
     FILE *dump = opt->dump ? opt->dump : stdout;
+    fake_clock clock = {wall_seconds()};
+    ui_app_set_clock(app, fake_now, &clock);
+    ui_app_tick(app);
     ui_app_render(app);
     error_code rc = ERROR_OK;
-    for (size_t i = 0; i < s.n && rc == ERROR_OK && !ui_app_quitting(app, NULL); i++)
-        rc = run_step(app, &s.steps[i], dump, timing, err);
+    for (size_t i = 0; i < s.n && rc == ERROR_OK && !ui_app_quitting(app, NULL); i++) {
+        rc = run_step(app, &s.steps[i], &clock, dump, timing, err);
+        /* As the terminal's loop does after whatever woke it. */
+        if (rc == ERROR_OK && ui_app_tick(app))
+            ui_app_render(app);
+    }
     if (timing) {
         peak_rss(timing);
         fclose(timing);

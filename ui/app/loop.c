@@ -6,7 +6,7 @@
  * draw it, which only reads it. The terminal (ui.c) and the headless runner
  * (headless.c) drive it with the same calls, so both show the same screens.
  */
-#include "app_internal.h"
+#include "sync_internal.h"
 
 /* Each view of the console: the record view of a kind, or a view of its own. */
 static error_code view_new(ui_app *app, ui_view_id id, ui_view **out, error_info *err)
@@ -56,6 +56,7 @@ error_code ui_app_new(const ui_options *opt, int width, int height, bool ascii,
         ui_app_free(app);
         return rc;
     }
+    ui_sync_read_last_sync(app); /* the header's age survives a restart */
     *out = app;
     return ERROR_OK;
 }
@@ -77,7 +78,20 @@ void ui_app_free(ui_app *app)
 
 bool ui_app_ticking(ui_app *app)
 {
-    return ui_sync_running(app);
+    return ui_sync_ticking(app);
+}
+
+/* The header's sync texts, as the frame shows them. */
+static void update_sync_text(ui_app *app)
+{
+    app->nsync_text = ui_sync_texts(app, app->sync_text, UI_SYNC_TEXTS);
+}
+
+bool ui_app_tick(ui_app *app)
+{
+    bool started = ui_sync_idle(app);
+    update_sync_text(app);
+    return started;
 }
 
 /* ---- a frame ------------------------------------------------------------------ */
@@ -90,8 +104,10 @@ static void follow_other_writers(ui_app *app)
     long long v = 0;
     if (store_data_version(ui_app_browse_store(app), &v, NULL) != ERROR_OK)
         return;
-    if (app->have_version && v != app->data_version)
+    if (app->have_version && v != app->data_version) {
         ui_app_reload(app);
+        ui_sync_read_last_sync(app); /* another process may have synced */
+    }
     app->data_version = v;
     app->have_version = true;
 }
@@ -114,7 +130,7 @@ static void update(ui_app *app)
         if (app->overlays[i].ops->layout)
             app->overlays[i].ops->layout(app->overlays[i].self, c, body);
     }
-    ui_sync_state_text(app, app->sync_text, sizeof app->sync_text);
+    update_sync_text(app);
 }
 
 void ui_app_render(ui_app *app)

@@ -22,50 +22,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "app_internal.h"
 #include "rampart/api.h"
+#include "rampart/ui_sync_text.h"
+#include "sync_internal.h"
 #include "rampart/ui_dialog.h"
 
 enum { RETRIES_MAX = 4, FIRST_RETRY_S = 30, POST_TRIES = 2500 };
 
-struct ui_sync {
-    ui_app *app;
-
-    /* credentials created here whose token is still to be shown (ui thread) */
-    char (*expect)[MODEL_ID_MAX + 1];
-    size_t n_expect, cap_expect;
-
-    /* the worker: fields below `lock` are shared with it */
-    pthread_t thread;
-    bool active;          /* ui thread: a thread was started and not joined yet */
-    const char *db_path;  /* borrowed from ui_options for the whole run */
-    api_config api;
-    int rate_per_min;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    volatile bool cancel; /* the engine's cancel flag */
-    bool no_retry;        /* end after the current attempt */
-    bool retry_now;       /* 's' while waiting to retry */
-    bool finished;        /* the worker posts nothing more (its last DONE is out) */
-    bool exited;          /* the worker is about to return */
-    double retry_at;      /* waiting to retry until then (monotonic s); 0: not */
-    unsigned done_posted; /* DONE events the queue took */
-    ui_event last_done;   /* the last attempt's result */
-
-    /* header state (ui thread) */
-    bool joining;         /* inside ui_sync_join's drain loop: it joins, not DONE */
-    unsigned done_seen, done_ignore_upto;
-    bool final_handled;   /* the run's last DONE was handled */
-    bool have_progress;
-    sync_progress progress;
-    double progress_at;
-    bool have_result, last_offline;
-    error_code last_code;
-    sync_report last_report;
-    double last_at;
-};
-
-static double now_s(void)
+double ui_sync_mono_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -146,6 +110,10 @@ static bool post(ui_sync *s, const ui_event *ev)
 static void on_progress(void *ctx, const sync_progress *p)
 {
     ui_event ev = {.kind = UI_EVENT_SYNC_PROGRESS, .progress = *p};
+    /* The failure lives only during the callback: the event carries a copy. */
+    ev.progress.failure = NULL;
+    if (p->failure)
+        ev.report.failure = *p->failure;
     post(ctx, &ev);
 }
 
@@ -162,10 +130,14 @@ static void attempt(ui_sync *s, store *st, ui_event *ev)
     api_client *client = NULL;
     memset(ev, 0, sizeof *ev);
     ev->kind = UI_EVENT_SYNC_DONE;
+    const ui_options *o = s->opt;
     sync_options so = {
-        .push = true, .pull = true, .rate_per_min = s->rate_per_min,
+        .push = !s->automatic, .pull = true, .budget = o->budget,
+        .deadline_s = o->deadline_s, .max_backoff_s = o->max_backoff_s,
         .on_progress = on_progress, .on_log = on_log, .cb_ctx = s, .cancel = &s->cancel,
     };
+    if (s->automatic)
+        so.budget = ui_auto_pull_budget(&o->budget);
     ev->code = api_client_new(&s->api, &client, &e);
     if (ev->code == ERROR_OK && st)
         ev->code = sync_run(st, api_ops(), client, &so, &ev->report, &e);
@@ -181,7 +153,7 @@ static bool wait_retry(ui_sync *s)
     struct timespec until;
     until.tv_sec = (time_t)s->retry_at;
     until.tv_nsec = (long)((s->retry_at - (double)until.tv_sec) * 1e9);
-    while (!s->cancel && !s->no_retry && !s->retry_now && now_s() < s->retry_at)
+    while (!s->cancel && !s->no_retry && !s->retry_now && ui_sync_mono_now() < s->retry_at)
         pthread_cond_timedwait(&s->cond, &s->lock, &until);
     bool again = !s->cancel && !s->no_retry;
     s->retry_now = false;
@@ -195,7 +167,7 @@ static void *worker(void *arg)
     ui_sync *s = arg;
     store *st = NULL;
     error_info e = {0};
-    error_code open_rc = store_open(s->db_path, 0, &st, &e);
+    error_code open_rc = store_open(s->opt->db_path, 0, &st, &e);
     for (unsigned n = 0;; n++) {
         ui_event ev;
         if (open_rc == ERROR_OK) {
@@ -208,8 +180,8 @@ static void *worker(void *arg)
         }
         pthread_mutex_lock(&s->lock);
         bool retry = sync_report_should_retry(&ev.report) && !s->cancel && !s->no_retry &&
-                     n < RETRIES_MAX;
-        s->retry_at = retry ? now_s() + (double)(FIRST_RETRY_S << n) : 0;
+                     !s->automatic && n < RETRIES_MAX;
+        s->retry_at = retry ? ui_sync_mono_now() + (double)(FIRST_RETRY_S << n) : 0;
         s->finished = !retry;
         s->last_done = ev;
         pthread_mutex_unlock(&s->lock);
@@ -263,6 +235,11 @@ bool ui_sync_running(ui_app *app)
 
 void ui_sync_start(ui_app *app)
 {
+    ui_sync_start_run(app, false);
+}
+
+void ui_sync_start_run(ui_app *app, bool automatic)
+{
     ui_sync *s = ui_app_sync(app);
     const ui_options *opt = ui_app_options(app);
     if (!opt->remote) {
@@ -283,14 +260,16 @@ void ui_sync_start(ui_app *app)
         return;
     }
     if (s->active && !worker_finished(s)) {
-        ui_app_status(app, false, "a sync is already running (progress in the header)");
+        ui_app_status(app, false, s->automatic ? "an automatic pull is running (progress in "
+                      "the header): press s again when it ends" : "a sync is already "
+                      "running (progress in the header)");
         return;
     }
     ui_sync_join(app, false); /* a run that ended but whose result is still queued */
     s->app = app;
-    s->db_path = opt->db_path;
+    s->opt = opt;
     s->api = opt->api;
-    s->rate_per_min = opt->rate_per_min;
+    s->automatic = automatic;
     s->cancel = s->no_retry = s->retry_now = s->finished = s->exited = false;
     s->retry_at = 0;
     s->final_handled = false;
@@ -306,7 +285,10 @@ void ui_sync_start(ui_app *app)
         return;
     }
     s->active = true;
-    ui_app_status(app, false, "sync started: keys keep working, progress in the header");
+    if (automatic)
+        ui_app_log(app, SYNC_LOG_INFO, "automatic pull (idle): started");
+    else
+        ui_app_status(app, false, "sync started: keys keep working, progress in the header");
 }
 
 /* Show the token of credential `id` if the sync has created it; true while it is
@@ -351,7 +333,7 @@ static void say_result(ui_app *app, const ui_event *ev, double retry)
     const sync_report *r = &ev->report;
     if (ev->code != ERROR_OK && retry > 0)
         ui_app_status(app, true, "sync: %s; retrying in %.0fs ('s' now)", ev->line,
-                      retry - now_s());
+                      retry - ui_sync_mono_now());
     else if (ev->code != ERROR_OK)
         ui_app_status(app, true, "sync: %s", ev->line);
     else if (r->cancelled)
@@ -372,7 +354,8 @@ static void handle_done(ui_app *app, ui_sync *s, const ui_event *ev)
     s->last_code = ev->code;
     s->last_report = ev->report;
     s->last_offline = ev->report.failure.kind == SYNC_FAILURE_UNREACHABLE;
-    s->last_at = now_s();
+    s->last_automatic = s->automatic;
+    s->last_at = ui_app_now(app);
     pthread_mutex_lock(&s->lock);
     bool last = s->finished && s->done_seen >= s->done_posted;
     pthread_mutex_unlock(&s->lock);
@@ -382,7 +365,9 @@ static void handle_done(ui_app *app, ui_sync *s, const ui_event *ev)
         pthread_join(s->thread, NULL);
         s->active = false;
     }
-    say_result(app, ev, retry);
+    ui_sync_status_done(app, s, ev);
+    if (!s->automatic)
+        say_result(app, ev, retry);
     show_tokens(app, s);
 }
 
@@ -392,9 +377,7 @@ void ui_sync_on_event(ui_app *app, const ui_event *ev)
     if (!s)
         return;
     if (ev->kind == UI_EVENT_SYNC_PROGRESS) {
-        s->have_progress = s->active;
-        s->progress = ev->progress;
-        s->progress_at = now_s();
+        ui_sync_status_progress(app, s, ev);
         return;
     }
     if (ev->kind != UI_EVENT_SYNC_DONE)
@@ -458,108 +441,4 @@ void ui_sync_expect_token(ui_app *app, const char *local_id)
         s->cap_expect = cap;
     }
     model_copy_text(s->expect[s->n_expect++], MODEL_ID_MAX + 1, local_id);
-}
-
-/* ---- the header's text ------------------------------------------------------------ */
-
-static void age(double seconds, char *buf, size_t size)
-{
-    unsigned s = seconds < 0 ? 0u : seconds > 1e9 ? 1000000000u : (unsigned)seconds;
-    if (s < 60)
-        snprintf(buf, size, "%us", s);
-    else if (s < 3600)
-        snprintf(buf, size, "%um", s / 60);
-    else if (s < 86400)
-        snprintf(buf, size, "%uh", s / 3600);
-    else
-        snprintf(buf, size, "%ud", s / 86400);
-}
-
-static void progress_text(const ui_sync *s, char *buf, size_t size)
-{
-    const sync_progress *p = &s->progress;
-    char eta[48] = "";
-    if (p->eta_s >= 0) {
-        char a[32];
-        age(p->eta_s - (now_s() - s->progress_at) + 0.5, a, sizeof a);
-        snprintf(eta, sizeof eta, ", ETA %s", a);
-    }
-    switch (p->phase) {
-    case SYNC_PHASE_PUSH:
-        if (p->total)
-            snprintf(buf, size, "pushing %zu of %zu%s", p->done, p->total, eta);
-        else
-            snprintf(buf, size, "syncing");
-        return;
-    case SYNC_PHASE_PULL:
-        snprintf(buf, size, "pulling, %zu rows", p->done);
-        return;
-    case SYNC_PHASE_RECONCILE:
-        snprintf(buf, size, "reconciling");
-        return;
-    case SYNC_PHASE_WAIT: {
-        /* The push's count stays in sight while the queue waits out a 429. */
-        char a[32];
-        age(p->wait_s - (now_s() - s->progress_at) + 0.5, a, sizeof a);
-        if (p->total)
-            snprintf(buf, size, "pushing %zu of %zu, paused %s", p->done, p->total, a);
-        else
-            snprintf(buf, size, "paused %s (rate limit)", a);
-        return;
-    }
-    case SYNC_PHASE_DONE:
-        snprintf(buf, size, "finishing");
-        return;
-    }
-}
-
-static void result_text(const ui_sync *s, char *buf, size_t size)
-{
-    char ago[32];
-    age(now_s() - s->last_at, ago, sizeof ago);
-    const sync_report *r = &s->last_report;
-    if (s->last_offline)
-        snprintf(buf, size, "offline (tried %s ago)", ago);
-    else if (r->auth_failed)
-        snprintf(buf, size, "API key refused");
-    else if (s->last_code != ERROR_OK)
-        snprintf(buf, size, "sync failed %s ago", ago);
-    else if (r->cancelled)
-        snprintf(buf, size, "sync cancelled");
-    else if (r->attention)
-        snprintf(buf, size, "%zu failed", r->attention);
-    else if (r->pending)
-        snprintf(buf, size, "%zu pending", r->pending);
-    else
-        snprintf(buf, size, "synced %s ago", ago);
-}
-
-void ui_sync_state_text(ui_app *app, char *buf, size_t size)
-{
-    ui_sync *s = ui_app_sync(app);
-    if (size == 0)
-        return;
-    if (!s) {
-        snprintf(buf, size, "never synced");
-        return;
-    }
-    if (ui_sync_running(app)) {
-        double at = retry_at(s);
-        if (at > 0) {
-            char a[32];
-            age(at - now_s() + 0.5, a, sizeof a);
-            snprintf(buf, size, "offline, retry in %s", a);
-        } else if (s->have_progress) {
-            progress_text(s, buf, size);
-        } else {
-            snprintf(buf, size, "syncing");
-        }
-        return;
-    }
-    if (s->have_result)
-        result_text(s, buf, size);
-    else if (!ui_app_options(app)->remote)
-        snprintf(buf, size, "no remote");
-    else
-        snprintf(buf, size, "never synced");
 }

@@ -1,8 +1,9 @@
 /*
  * ui_run: the console's entry. Headless runs the script; otherwise the terminal
  * loop: draw what changed, then sleep in poll() on the keyboard, the signal pipe
- * and the wake-up pipe of other threads. No timer unless a running sync's ETA
- * has to tick.
+ * and the wake-up pipe of other threads. A timer of a second while the header's
+ * sync state changes with time (an age, a countdown) or an idle auto-pull may
+ * come; a tick that wakes for nothing else redraws the header alone.
  */
 #include "rampart/ui.h"
 
@@ -73,6 +74,16 @@ static void draw(ui_app *app, ui_term *t)
         ui_app_raw_clear(app);
 }
 
+/* Only the header (a clock tick changed nothing else): the canvas flags the row
+ * when its text changed, and only then does it reach the terminal. */
+static void draw_header(ui_app *app, ui_term *t)
+{
+    ui_app_draw_header(app, ui_app_canvas(app));
+    int y = 0, x = 0;
+    bool visible = ui_app_text_cursor(app, &y, &x);
+    ui_term_draw(t, ui_app_canvas(app), y, x, visible, NULL, 0);
+}
+
 static void resized(ui_app *app, ui_term *t)
 {
     error_info e = {0};
@@ -105,14 +116,19 @@ static void read_keys(ui_app *app, ui_term *t)
 static int loop(ui_app *app, ui_term *t)
 {
     int status = 0;
+    bool whole = true; /* something besides the clock happened: a whole frame */
     while (!ui_app_quitting(app, &status)) {
-        draw(app, t);
+        if (ui_app_tick(app) || whole)
+            draw(app, t);
+        else
+            draw_header(app, t);
         struct pollfd fds[3] = {
             {ui_term_input_fd(t), POLLIN, 0},
             {ui_term_signal_fd(t), POLLIN, 0},
             {ui_app_wake_fd(app), POLLIN, 0},
         };
         int rc = poll(fds, 3, ui_app_ticking(app) ? TICK_MS : -1);
+        whole = rc != 0;
         if (rc < 0)
             continue; /* EINTR: the signal is in the pipe */
         if (fds[1].revents & POLLIN)

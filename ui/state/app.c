@@ -238,6 +238,43 @@ const ui_log_ring *ui_app_log_ring(ui_app *app)
     return &app->log;
 }
 
+static double wall_now(void *ctx)
+{
+    (void)ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double ui_app_now(const ui_app *app)
+{
+    return app->clock ? app->clock(app->clock_ctx) : wall_now(NULL);
+}
+
+void ui_app_set_clock(ui_app *app, double (*now)(void *ctx), void *ctx)
+{
+    app->clock = now;
+    app->clock_ctx = ctx;
+}
+
+bool ui_app_busy(const ui_app *app)
+{
+    return app->noverlays > 0 || app->prompt.kind != UI_PROMPT_NONE;
+}
+
+void ui_app_log_failure(ui_app *app, sync_log_level level, const char *line,
+                        const sync_failure *f)
+{
+    ui_app_log(app, level, line);
+    if (!f || app->log.len == 0)
+        return;
+    ui_log_line *l = &app->log.lines[(app->log.head + app->log.len - 1) % UI_LOG_LINES];
+    l->failure = f->kind;
+    l->http_status = f->http_status;
+    model_copy_text(l->error_code, sizeof l->error_code, f->error_code);
+    model_copy_text(l->operation_id, sizeof l->operation_id, f->operation_id);
+}
+
 void ui_app_log(ui_app *app, sync_log_level level, const char *line)
 {
     ui_log_ring *r = &app->log;
@@ -251,6 +288,9 @@ void ui_app_log(ui_app *app, sync_log_level level, const char *line)
     }
     l->seq = r->next_seq++;
     l->level = level;
+    l->failure = SYNC_FAILURE_NONE;
+    l->http_status = 0;
+    l->error_code[0] = l->operation_id[0] = '\0';
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);

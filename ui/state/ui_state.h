@@ -41,6 +41,8 @@ enum { UI_HEADER_ROWS = 2, UI_STATUS_ROWS = 1, UI_MIN_WIDTH = 64, UI_MIN_HEIGHT 
 
 enum { UI_OVERLAYS_MAX = 8, UI_QUEUE_MAX = 64, UI_PROMPT_MAX = 1024 };
 
+enum { UI_SYNC_TEXTS = 4, UI_SYNC_TEXT_MAX = 320 };
+
 /* ---- views: a table over a row source (made in ui/views) ---------------------- */
 
 typedef struct ui_view ui_view;
@@ -77,6 +79,12 @@ typedef struct ui_log_line {
     char time[9];            /* "12:03:04" */
     sync_log_level level;
     char text[UI_LOG_TEXT];
+    /* A line about a failure (ui_app_log_failure) keeps its typed parts for the
+     * details: kind NONE for other lines. */
+    sync_failure_kind failure;
+    int http_status;
+    char error_code[64];
+    char operation_id[MODEL_ID_MAX + 1];
 } ui_log_line;
 
 typedef struct ui_log_ring {
@@ -123,7 +131,13 @@ struct ui_app {
     ui_log_ring log;
     buf_t raw; /* bytes queued for the terminal (ui_app_raw): a wiping buffer */
     ui_sync *sync;               /* made and freed by the loop */
-    char sync_text[160];         /* the header's sync state, set before each frame */
+    /* The header's sync state, set before each frame: the same state said from the
+     * longest to the shortest way; the header draws the first that fits. */
+    char sync_text[UI_SYNC_TEXTS][UI_SYNC_TEXT_MAX];
+    int nsync_text;
+    double (*clock)(void *ctx);  /* the console's clock (wall seconds); a fake in tests */
+    void *clock_ctx;
+    double last_key_at;          /* the console's clock at the last key */
     agent *agent;
     char agent_error[160];
     bool quit;
@@ -180,6 +194,21 @@ void ui_app_prompt_close(ui_app *app);
 void ui_app_close_top(ui_app *app);
 void ui_app_close(ui_app *app, void *self);
 void ui_app_close_all(ui_app *app);
+
+/* The console's clock: wall-clock seconds since the epoch (CLOCK_REALTIME), or the
+ * clock set with ui_app_set_clock (the headless runner's, moved by `tick`). Ages,
+ * countdowns and the idle auto-pull read it. */
+double ui_app_now(const ui_app *app);
+void ui_app_set_clock(ui_app *app, double (*now)(void *ctx), void *ctx);
+
+/* Append a line about a failure to the log view: `line` as ui_app_log, and the
+ * failure's kind, status, error code and operation id for its details. */
+void ui_app_log_failure(ui_app *app, sync_log_level level, const char *line,
+                        const sync_failure *f);
+
+/* Whether the user may be typing: an overlay (a form, a dialog) or the prompt is
+ * open. */
+bool ui_app_busy(const ui_app *app);
 
 /* The log the log view shows. */
 const ui_log_ring *ui_app_log_ring(ui_app *app);

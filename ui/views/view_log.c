@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rampart/ui_sync_text.h"
+
 static const ui_table_col cols[] = {
     {"TIME", 8, 8, false}, {"LEVEL", 5, 5, false}, {"MESSAGE", 20, 0, false}};
 static const char *const sorts[] = {"time"};
@@ -84,6 +86,23 @@ static error_code log_count(void *p, const store_query *q, size_t *out, error_in
     return ERROR_OK;
 }
 
+/* A failure's typed parts: its cause (named from its type and status, as the
+ * header names it), the status, the server's error code, the operation id. */
+static void failure_details(const ui_log_line *l, ui_table_detail_fn fn, void *fn_ctx)
+{
+    sync_failure f = {.kind = l->failure, .http_status = l->http_status};
+    char buf[64];
+    fn(fn_ctx, "cause", ui_failure_text(&f, false, buf, sizeof buf));
+    if (l->http_status > 0) {
+        snprintf(buf, sizeof buf, "%d", l->http_status);
+        fn(fn_ctx, "http status", buf);
+    }
+    if (l->error_code[0])
+        fn(fn_ctx, "error code", l->error_code);
+    if (l->operation_id[0])
+        fn(fn_ctx, "operation", l->operation_id);
+}
+
 static error_code log_details(void *p, const ui_table_row *row, ui_table_detail_fn fn,
                               void *fn_ctx, error_info *err)
 {
@@ -92,13 +111,18 @@ static error_code log_details(void *p, const ui_table_row *row, ui_table_detail_
     const ui_log_ring *r = ui_app_log_ring(ctx->app);
     unsigned long long seq = strtoull(row->key, NULL, 10);
     const char *text = row->cells[2];
+    const ui_log_line *line = NULL;
     for (size_t i = 0; i < r->len; i++) {
         if (ui_log_at(r, i)->seq == seq)
-            text = ui_log_at(r, i)->text; /* the whole line, not the cell */
+            line = ui_log_at(r, i);
     }
+    if (line)
+        text = line->text; /* the whole line, not the cell */
     fn(fn_ctx, "time", row->cells[0]);
     fn(fn_ctx, "level", row->cells[1]);
     fn(fn_ctx, "message", text);
+    if (line && line->failure != SYNC_FAILURE_NONE)
+        failure_details(line, fn, fn_ctx);
     return ERROR_OK;
 }
 
