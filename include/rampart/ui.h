@@ -14,7 +14,8 @@
  *   character, or <Up> <Down> <Left> <Right> <PgUp> <PgDn> <Home> <End> <Enter>
  *   <Esc> <Tab> <BTab> <Space> <Backspace> <Del> <C-x> (control keys) <F1>…;
  *   `type TEXT` (each character as a key); `resize WxH`; `wait-sync` (until a
- *   running sync ends); `tick SECONDS` (the console's clock moves on that many
+ *   running sync ends); `wait-for TEXT` (other threads' events are handled until the screen
+ *   shows TEXT; a failure after 30 s); `tick SECONDS` (the console's clock moves on that many
  *   seconds; a headless console's clock stands still otherwise, so ages and the
  *   idle auto-pull are deterministic); `dump`; `repeat N key NAME`. Bad steps are
  *   ERROR_INVALID naming the line.

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_sync.h"
 #include "rampart/cli.h"
 #include "rampart/ui.h"
 
@@ -23,8 +24,14 @@ static const cli_command tui_command = {
     "\n"
     "Keys: ? lists them for the current view; : opens the command line (:help).\n"
     "Script steps (one per line, # comments): key NAME..., type TEXT, repeat N key\n"
-    "NAME..., resize WxH, wait-sync, dump. Names: a character, or <Up> <Down> <PgUp>\n"
-    "<PgDn> <Home> <End> <Enter> <Esc> <Tab> <BTab> <Space> <Backspace> <Del> <C-x> <F1>.\n",
+    "NAME..., resize WxH, wait-sync (until a running sync ends), wait-for TEXT (until\n"
+    "the screen shows TEXT, at most 30 s), tick SECONDS (a headless console's clock\n"
+    "stands still; this moves it on: ages, countdowns, the idle auto-pull), dump.\n"
+    "Names: a character, or <Up> <Down> <PgUp> <PgDn> <Home> <End> <Enter> <Esc> <Tab>\n"
+    "<BTab> <Space> <Backspace> <Del> <C-x> <F1>.\n"
+    "\n"
+    "An idle console with a remote pulls every auto_pull seconds (default 300; 0: off),\n"
+    "never while a form or prompt is open, with at most a tenth of the budget.\n",
     0, 0};
 
 /* "80x24" into width and height. */
@@ -49,19 +56,15 @@ static bool no_color_env(void)
     return v && *v;
 }
 
-/* The sync's budget, deadlines and low-speed limit, and the idle auto-pull's
- * interval, from the configuration (each value in its checked range). */
+/* The sync's budget, deadlines and low-speed limit (cli_sync_settings: the same as
+ * the command line's), and the idle auto-pull's interval, from the configuration. */
 static void tui_sync_settings(const config *cfg, ui_options *o)
 {
-    o->budget.requests = (int)config_number(cfg, CONFIG_RATE);
-    o->budget.window_s = (double)config_number(cfg, CONFIG_WINDOW);
-    o->budget.share = (double)config_number(cfg, CONFIG_SHARE) / 100.0;
-    o->budget.give_up_windows = (double)config_number(cfg, CONFIG_GIVE_UP);
-    o->deadline_s = (double)config_number(cfg, CONFIG_TIMEOUT);
-    o->max_backoff_s = (double)config_number(cfg, CONFIG_MAX_BACKOFF);
-    long low = config_number(cfg, CONFIG_LOW_SPEED);
-    o->api.low_speed_bps = low > 0 ? low : 1; /* 0 would mean the client's default */
-    o->api.low_speed_s = config_number(cfg, CONFIG_LOW_SPEED_TIME);
+    sync_options so = {0};
+    cli_sync_settings(cfg, &so, &o->api);
+    o->budget = so.budget;
+    o->deadline_s = so.deadline_s;
+    o->max_backoff_s = so.max_backoff_s;
     o->auto_pull_s = (double)config_number(cfg, CONFIG_AUTO_PULL);
 }
 

@@ -7,6 +7,7 @@
 #include "app_internal.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,11 @@
 
 enum { LINE_MAX_BYTES = 4096, KEYS_PER_STEP = 64 };
 
-typedef enum step_kind { STEP_KEYS, STEP_RESIZE, STEP_WAIT_SYNC, STEP_DUMP, STEP_TICK } step_kind;
+typedef enum step_kind {
+    STEP_KEYS, STEP_RESIZE, STEP_WAIT_SYNC, STEP_DUMP, STEP_TICK, STEP_WAIT_FOR
+} step_kind;
+
+enum { WAIT_FOR_MS = 30000, WAIT_FOR_MAX = 256 };
 
 typedef struct step {
     step_kind kind;
@@ -25,6 +30,7 @@ typedef struct step {
     long repeat;
     int width, height;
     double seconds;              /* tick */
+    char text[WAIT_FOR_MAX];     /* wait-for */
 } step;
 
 /* The headless console's clock: the wall clock when it started, moved only by
@@ -173,14 +179,22 @@ static error_code parse_line(char *line, step *st, bool *empty, error_info *err)
                : strcmp(p, "wait-sync") == 0 ? STEP_WAIT_SYNC
                : strcmp(p, "resize") == 0    ? STEP_RESIZE
                : strcmp(p, "tick") == 0      ? STEP_TICK
+               : strcmp(p, "wait-for") == 0  ? STEP_WAIT_FOR
                                              : STEP_KEYS;
+    if (st->kind == STEP_WAIT_FOR) {
+        if (!*rest || strlen(rest) >= sizeof st->text)
+            return error_set(err, ERROR_INVALID, "'wait-for' needs a text (at most %d bytes)",
+                             WAIT_FOR_MAX - 1);
+        memcpy(st->text, rest, strlen(rest) + 1);
+        return ERROR_OK;
+    }
     if (st->kind == STEP_RESIZE)
         return ui_headless_size(rest, &st->width, &st->height, err);
     if (st->kind == STEP_TICK)
         return parse_tick(rest, st, err);
     if (st->kind == STEP_KEYS)
         return error_set(err, ERROR_INVALID, "unknown step '%s' (key, type, repeat, resize, "
-                         "wait-sync, tick, dump)", p);
+                         "wait-sync, wait-for, tick, dump)", p);
     return ERROR_OK;
 }
 
@@ -249,10 +263,40 @@ static void dump_raw(ui_app *app, FILE *out)
     ui_app_raw_clear(app);
 }
 
+/* Whether a row of the screen holds `text`. */
+static bool screen_shows(const ui_canvas *c, const char *text)
+{
+    char row[4096];
+    for (int y = 0; y < c->height; y++) {
+        ui_canvas_row_text(c, y, row, sizeof row);
+        if (strstr(row, text))
+            return true;
+    }
+    return false;
+}
+
+/* `wait-for TEXT`: handle other threads' events as they come (woken by their pipe,
+ * never a guessed sleep) until the screen shows TEXT; ERROR_IO after 30 s. */
+static error_code wait_for(ui_app *app, const char *text, error_info *err)
+{
+    for (int waited = 0; waited < WAIT_FOR_MS; waited += 100) {
+        ui_app_drain(app);
+        ui_app_render(app);
+        if (screen_shows(ui_app_canvas(app), text))
+            return ERROR_OK;
+        struct pollfd p = {.fd = ui_app_wake_fd(app), .events = POLLIN};
+        poll(&p, 1, 100);
+    }
+    return error_set(err, ERROR_IO, "wait-for: '%s' not shown within %d s", text,
+                     WAIT_FOR_MS / 1000);
+}
+
 static error_code run_step(ui_app *app, const step *st, fake_clock *clock, FILE *dump,
                            FILE *timing, error_info *err)
 {
     switch (st->kind) {
+    case STEP_WAIT_FOR:
+        return wait_for(app, st->text, err);
     case STEP_TICK:
         clock->now += st->seconds;
         ui_app_drain(app);
