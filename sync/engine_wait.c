@@ -150,10 +150,10 @@ static bool past_deadline(engine *e, double now, double start, sync_wait_cause c
     if (e->deadline_at <= 0)
         return false;
     if (now >= e->deadline_at)
-        engine_fail(e, ENGINE_DEADLINE, "the sync's deadline (%.0f s) passed",
+        engine_fail(e, ENGINE_DEADLINE, "the sync's deadline (%g s) passed",
                     e->opt.deadline_s);
     else if (start > e->deadline_at)
-        engine_fail(e, ENGINE_DEADLINE, "the sync's deadline (%.0f s) comes before the next "
+        engine_fail(e, ENGINE_DEADLINE, "the sync's deadline (%g s) comes before the next "
                     "request could go (%s)", e->opt.deadline_s, cause_text(cause));
     else
         return false;

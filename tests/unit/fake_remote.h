@@ -7,7 +7,7 @@
  * client; what the server decides for one kind (a rule's natural key, the cidrs
  * it refuses, a credential's token) is in fake_refusal and fake_store. A fake
  * clock whose sleep just advances time makes pacing and backoff instant and
- * exact. Included by test_engine.c only.
+ * exact. Included by test_engine.c and test_engine_pace.c.
  */
 #ifndef FAKE_REMOTE_H
 #define FAKE_REMOTE_H
