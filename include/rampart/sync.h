@@ -25,9 +25,26 @@
  *   there: done). A 404 (PATCH or GET) makes the row a conflict "gone" (it is never
  *   created again by itself), a 4xx refusal a conflict "rejected" with the
  *   server's message; anything else leaves it edited for the next sync.
- * - Pacing: at most `rate_per_min` requests per rolling minute (0: unpaced); a 429
- *   pauses the whole queue for Retry-After (clamped) or an exponential backoff with
- *   jitter; after `max_attempts` a create becomes failed with the server's message.
+ * - Pacing (sync_budget): this client's rate is budget.requests * share per
+ *   window_s, spread evenly: one request start every window_s / (requests *
+ *   share) seconds from the first one, never a burst; and never more than
+ *   requests * share completions in any rolling window (a ring of completion
+ *   times). The schedule is kept in the cache (store meta "sync_pace") and taken
+ *   over by the next run on the same cache within a window, so back-to-back runs
+ *   (one process or several: the sync lock lets one run at a time) stay within
+ *   the share together.
+ * - A 429 means someone else spends the budget: the whole queue pauses
+ *   (Retry-After clamped to max_backoff_s, else exponential backoff with jitter),
+ *   then goes on at half the pace (at most 8 times slower), coming back a step
+ *   with each request that settles. A 429 is not an attempt: the run gives up on
+ *   429s only when no request settled for budget.give_up_windows whole windows
+ *   (a rate_limited failure, ERROR_IO; the rows stay queued, nothing is failed).
+ * - Deadline (deadline_s): past it the run stops between requests with a
+ *   timed_out failure whose message says what was done and what is left; a wait
+ *   that would end past it is not begun. Nothing is lost: unsent rows stay
+ *   queued, a listing cut short marks nothing deleted.
+ * - At the end of a run whose pull completed (or that converged) the cache's
+ *   STORE_META_LAST_SYNC is set to the time (RFC 3339 UTC).
  * - Progress and log lines go through callbacks; the engine never prints.
  * - Secrets: tokens go from the create reply into the store, never into a message,
  *   a log line or a progress report.
@@ -193,15 +210,20 @@ struct sync_failure;
 typedef struct sync_progress {
     sync_phase phase;
     size_t done, total;   /* items of this phase (pull: rows fetched, total unknown = 0) */
-    double eta_s;         /* < 0 when unknown; from the requests left and the pacing
-                             schedule, waits included */
+    double eta_s;         /* < 0 when unknown (no total); from the requests left of
+                             this phase and the schedule: the wait for the next start
+                             (a pause included), then one interval per request left
+                             (unpaced: the run's mean request time per request) */
     double wait_s;        /* SYNC_PHASE_WAIT: how long the pause lasts from now (a wait
-                             is reported again about once a second: a countdown) */
+                             is reported again about once a second: a countdown; a
+                             pacing gap under 1 s is the pace itself and is not
+                             reported). After a wait the phase is reported again. */
     sync_wait_cause wait_cause;         /* SYNC_PHASE_WAIT: why */
     const struct sync_failure *failure; /* RATE_LIMITED, BACKOFF: the failure behind the
                                            wait (status, message, operation id); NULL
                                            otherwise; valid during the callback only */
-    double rate_per_s;    /* the pace the schedule allows now (requests per second) */
+    double rate_per_s;    /* the pace the schedule allows now (requests per second;
+                             lower after a 429); 0 when unpaced */
     size_t requests;      /* requests sent in this run so far */
 } sync_progress;
 
@@ -231,20 +253,21 @@ typedef struct sync_clock {
 typedef struct sync_options {
     bool push;                 /* push the outbox */
     bool pull;                 /* pull and reconcile */
-    int rate_per_min;          /* 0: unpaced (being replaced by `budget`) */
+    int rate_per_min;          /* the older setting: when budget.requests is 0 and
+                                  this is > 0, the budget is {rate_per_min, 60 s,
+                                  share 1.0}; 0: unpaced */
     sync_budget budget;
     double deadline_s;         /* the whole run's deadline, seconds; 0: none. A run
                                   past it stops between requests (a timed_out
                                   failure); what it did is recorded, the rest waits */
-    int max_attempts;          /* tries of one request; 0: default 5. A create
-                                  refused with 429 that often becomes failed with
-                                  the server's message; deletes, gets and list
-                                  pages are retried that often (not_sent, 429,
-                                  ambiguous), edits too (not_sent, 429: then the
-                                  row stays edited for the next sync);
+    int max_attempts;          /* tries of one request; 0: default 5. Deletes,
+                                  gets and list pages are retried that often
+                                  (not_sent, ambiguous), edits too (not_sent: then
+                                  the row stays edited for the next sync);
                                   not_sent that many times in a row stops the run
-                                  (unreachable: rows stay new) */
-    double max_backoff_s;      /* clamp of Retry-After and backoff; 0: default 60 */
+                                  (unreachable: rows stay new). A 429 is not an
+                                  attempt (see budget.give_up_windows) */
+    double max_backoff_s;      /* clamp of Retry-After and backoff; 0: default 30 */
     sync_clock clock;          /* NULL functions: the real clock */
     void (*on_progress)(void *ctx, const sync_progress *p);
     void (*on_log)(void *ctx, sync_log_level level, const char *line);
@@ -319,8 +342,9 @@ bool sync_report_should_retry(const sync_report *r);
  * worked (even if some rows failed validation remotely: see the report; also when
  * cancelled: report->cancelled); ERROR_CONFIG on an auth failure; ERROR_IO on a
  * database failure, when the remote could not be reached at all (not_sent
- * max_attempts times in a row: rows stay new, never failed) or when a listing
- * could not be completed; ERROR_STATE when another sync of the same database is
+ * max_attempts times in a row: rows stay new, never failed), when a listing
+ * could not be completed, when the deadline passed (timed_out) or when 429s
+ * lasted give_up_windows windows with nothing settling (rate_limited); ERROR_STATE when another sync of the same database is
  * running (store_sync_lock_take): nothing was sent. Whenever it returns an error,
  * report->failure says why as a type (last_error as a sentence).
  * Rounds: creating/unknown rows are settled by a listing before anything is
