@@ -170,7 +170,8 @@ static void progress_text(const cli_sync_view *v, const sync_progress *p, char *
         bar[BAR_WIDTH] = '\0';
         add(&b, " %zu/%zu [%s]", done, total, bar);
     } else {
-        add(&b, " %zu", done);
+        bool pull = (waiting ? v->phase : p->phase) == SYNC_PHASE_PULL;
+        add(&b, " %zu%s", done, pull ? " rows" : "");
     }
     if (waiting) {
         char why[256];
@@ -186,12 +187,9 @@ static void progress_text(const cli_sync_view *v, const sync_progress *p, char *
         if (rate > 0)
             add(&b, " %.1f req/s", rate);
     }
-    if (p->phase != SYNC_PHASE_DONE) {
+    if (p->phase != SYNC_PHASE_DONE && p->eta_s >= 0 && isfinite(p->eta_s)) {
         add(&b, waiting ? ", eta " : " eta ");
-        if (p->eta_s >= 0 && isfinite(p->eta_s))
-            add_duration(&b, p->eta_s);
-        else
-            add(&b, "?");
+        add_duration(&b, p->eta_s);
     }
 }
 
