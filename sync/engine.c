@@ -234,6 +234,29 @@ static error_code result_code(const engine *e, error_info *err)
     }
 }
 
+/* The cache's sync lock; with opt->wait_for_lock, while another process holds it,
+ * tried again every quarter second until it is free, the deadline passes or the
+ * cancel flag is set (that sync pushes this cache's queue meanwhile: ours may
+ * find it done). */
+static error_code take_lock(store *st, const sync_options *opt, store_sync_lock **lock,
+                            error_info *err)
+{
+    const sync_clock clock = opt->clock; /* defaults filled: never NULL */
+    double give_up = opt->deadline_s > 0 ? clock.now(clock.ctx) + opt->deadline_s : 0;
+    bool told = false;
+    for (;;) {
+        error_code rc = store_sync_lock_take(st, lock, err);
+        if (rc != ERROR_STATE || !opt->wait_for_lock || (opt->cancel && *opt->cancel) ||
+            (give_up > 0 && clock.now(clock.ctx) >= give_up))
+            return rc;
+        if (!told && opt->on_log)
+            opt->on_log(opt->cb_ctx, SYNC_LOG_INFO,
+                        "another sync of this cache is running: waiting for it to finish");
+        told = true;
+        clock.sleep(clock.ctx, 0.25);
+    }
+}
+
 error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
                     const sync_options *opt, sync_report *report, error_info *err)
 {
@@ -248,15 +271,16 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
     if (store_in_transaction(st))
         return error_set(err, ERROR_STATE, "sync_run cannot run inside a transaction");
     report->failure.kind = SYNC_FAILURE_NONE;
+    sync_options filled = *opt;
+    fill_defaults(&filled);
     store_sync_lock *lock = NULL;
-    if (store_sync_lock_take(st, &lock, err)) {
+    if (take_lock(st, &filled, &lock, err)) {
         report->failure.kind = err->code == ERROR_STATE ? SYNC_FAILURE_BUSY
                                                         : SYNC_FAILURE_DATABASE;
         snprintf(report->last_error, sizeof report->last_error, "%s", err->msg);
         return err->code;
     }
-    engine e = {.st = st, .ops = ops, .api = api_ctx, .opt = *opt, .report = report};
-    fill_defaults(&e.opt);
+    engine e = {.st = st, .ops = ops, .api = api_ctx, .opt = filled, .report = report};
     e.run_start = engine_now(&e);
     if (e.opt.deadline_s > 0)
         e.deadline_at = e.run_start + e.opt.deadline_s;

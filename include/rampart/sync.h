@@ -257,6 +257,8 @@ typedef struct sync_options {
                                   this is > 0, the budget is {rate_per_min, 60 s,
                                   share 1.0}; 0: unpaced */
     sync_budget budget;
+    bool wait_for_lock;        /* another process syncing this cache: wait for it (up to
+                                  deadline_s) instead of failing busy at once */
     double deadline_s;         /* the whole run's deadline, seconds; 0: none. A run
                                   past it stops between requests (a timed_out
                                   failure); what it did is recorded, the rest waits */

@@ -1410,6 +1410,64 @@ static void test_edit_describe(void **state)
     assert_string_equal(sync_edit_describe(&info, NULL, buf, sizeof buf), "");
 }
 
+/* ---- another sync of the same cache ---------------------------------------- */
+
+/* A clock whose third sleep ends the other process's sync (its lock released). */
+typedef struct lock_clock {
+    double now;
+    int sleeps, release_at;
+    store_sync_lock *held;
+} lock_clock;
+
+static double lock_now(void *ctx)
+{
+    return ((lock_clock *)ctx)->now;
+}
+
+static void lock_sleep(void *ctx, double seconds)
+{
+    lock_clock *c = ctx;
+    c->now += seconds;
+    if (++c->sleeps == c->release_at) {
+        store_sync_unlock(c->held);
+        c->held = NULL;
+    }
+}
+
+/* Busy at once by default; with wait_for_lock, it runs once the other sync ends,
+ * and gives up busy at its deadline if that sync never does. */
+static void test_waits_for_another_sync_of_the_cache(void **state)
+{
+    fixture *f = *state;
+    char dir[64], path[128];
+    ts_temp_dir_path(dir, sizeof dir, "/tmp/rampart-lock-XXXXXX", path, sizeof path, "c.db");
+    store *other = ts_store_open(path), *mine = ts_store_open(path);
+    lock_clock c = {.now = 1000, .release_at = 3};
+    assert_int_equal(store_sync_lock_take(other, &c.held, NULL), ERROR_OK);
+    sync_options o = f->opt;
+    o.clock = (sync_clock){.now = lock_now, .sleep = lock_sleep, .ctx = &c};
+    assert_int_equal(sync_run(mine, &fake_ops, f->remote, &o, &f->report, &f->err),
+                     ERROR_STATE);
+    assert_int_equal(f->report.failure.kind, SYNC_FAILURE_BUSY);
+    o.wait_for_lock = true;
+    assert_int_equal(sync_run(mine, &fake_ops, f->remote, &o, &f->report, &f->err), ERROR_OK);
+    assert_null(c.held);
+    assert_true(c.sleeps >= 3);
+    assert_non_null(strstr(f->log, "another sync of this cache is running"));
+
+    assert_int_equal(store_sync_lock_take(other, &c.held, NULL), ERROR_OK);
+    c.release_at = -1; /* never */
+    o.deadline_s = 2;
+    assert_int_equal(sync_run(mine, &fake_ops, f->remote, &o, &f->report, &f->err),
+                     ERROR_STATE);
+    assert_int_equal(f->report.failure.kind, SYNC_FAILURE_BUSY);
+    assert_true(c.now >= 1000 + 2);
+    store_sync_unlock(c.held);
+    store_close(mine);
+    store_close(other);
+    assert_int_equal(ts_remove_tree(dir), 0);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -1452,6 +1510,7 @@ int main(void)
         T(test_edit_of_deleted_object_is_a_conflict),
         T(test_ambiguous_edit_then_404_is_a_conflict),
         T(test_edits_checked_against_listing_first),
+        T(test_waits_for_another_sync_of_the_cache),
         T(test_edit_refused_is_a_conflict),
         T(test_edit_rate_limited_is_retried),
         T(test_edit_keeps_the_token),
