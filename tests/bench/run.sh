@@ -167,6 +167,9 @@ bench_row "push $push_rows creates, req/s" "$push_rate" \
 # ---- edits in place: an ACL change queued on 1,000 credentials ----
 sh "$(dirname "$0")/edit.sh" "$build"
 
+# ---- pacing under the account's budget (serve-api: 100 requests per 10 s) ----
+sh "$(dirname "$0")/pacing.sh" "$build"
+
 # ---- the agent endpoint: token lookups over loopback TCP against nginx ----
 sh "$(dirname "$0")/agent.sh" "$build"
 
