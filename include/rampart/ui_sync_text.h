@@ -33,7 +33,7 @@ const char *ui_failure_text(const sync_failure *f, bool detail, char *buf, size_
 
 /* A wait of `cause` with `remaining_s` left, `f` the failure behind it (may be
  * NULL) and `rate_per_s` the pace the budget allows:
- *   RATE_LIMITED  "rate limited (429), retry in 12s"
+ *   RATE_LIMITED  "rate limited (429), retry in 12s" (never with the 429's message)
  *   BACKOFF       "server error 503: msg (op_…), retry in 4s", "unreachable, retry
  *                 in 30s" (the failure's cause; "backing off" without one)
  *   BUDGET        "paced: 9.6 req/s" (the next slot is at most a second or two away)

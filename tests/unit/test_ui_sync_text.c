@@ -86,7 +86,7 @@ static void test_wait_texts(void **state)
     assert_string_equal(ui_wait_text(SYNC_WAIT_RATE_LIMITED, NULL, 3, 0, true, b, sizeof b),
                         "rate limited (429), retry in 3s");
     assert_string_equal(ui_wait_text(SYNC_WAIT_RATE_LIMITED, &r, 1, 0, true, b, sizeof b),
-                        "rate limited (429): slow down (op_r), retry in 1s");
+                        "rate limited (429), retry in 1s");
     sync_failure s = failure(SYNC_FAILURE_SERVER_ERROR, 503, "busy", "op_s");
     assert_string_equal(ui_wait_text(SYNC_WAIT_BACKOFF, &s, 4, 0, true, b, sizeof b),
                         "server error 503: busy (op_s), retry in 4s");

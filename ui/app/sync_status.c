@@ -88,11 +88,13 @@ static void progress_texts(ui_app *app, const ui_sync *s, texts *x)
     char d[PIECE], sh[PIECE];
     ui_wait_text(p->wait_cause, f, p->wait_s - since, p->rate_per_s, true, d, sizeof d);
     ui_wait_text(p->wait_cause, f, p->wait_s - since, p->rate_per_s, false, sh, sizeof sh);
-    if (s->phase_progress.phase == SYNC_PHASE_PUSH && s->phase_progress.total) {
+    /* The cause with what the server said first, then the push's count. */
+    bool counted = s->phase_progress.phase == SYNC_PHASE_PUSH && s->phase_progress.total;
+    if (counted)
         put(x, "%s, %s", base, d);
-        put(x, "%s, %s", base, sh);
-    }
     put(x, "%s", d);
+    if (counted)
+        put(x, "%s, %s", base, sh);
     put(x, "%s", sh);
 }
 
@@ -108,12 +110,14 @@ static void retry_texts(const ui_sync *s, double at, texts *x)
     put(x, "%s", sh);
 }
 
-/* "synced 12s ago": from the cache's last sync when it knows one, else from the
- * console's own. */
+/* "synced 12s ago": from the later of the cache's last sync (any process's) and
+ * the end of the console's own last run. */
 static void synced_texts(ui_app *app, const ui_sync *s, texts *x)
 {
     char a[32];
     double at = s->stored_known ? s->stored_at : s->last_at;
+    if (s->stored_known && s->have_result && s->last_at > at)
+        at = s->last_at;
     put(x, "synced %s ago", ui_age_text(ui_app_now(app) - at, a, sizeof a));
 }
 

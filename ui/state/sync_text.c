@@ -141,10 +141,9 @@ const char *ui_wait_text(sync_wait_cause wcause, const sync_failure *f, double r
             snprintf(buf, size, "paced");
         return buf;
     case SYNC_WAIT_RATE_LIMITED:
-        if (f && f->kind == SYNC_FAILURE_RATE_LIMITED)
-            ui_failure_text(f, detail, buf, size);
-        else
-            snprintf(buf, size, "rate limited (429)");
+        /* A 429's message says no more than its status (the log's details keep
+         * its operation id): the cause and the wait alone. */
+        snprintf(buf, size, "rate limited (429)");
         break;
     case SYNC_WAIT_BACKOFF:
         ui_failure_text(f, detail, buf, size);
