@@ -104,29 +104,28 @@ check "then synced" tui_poll 40 synced_shown
 server_list ip_policy_rules cidr >"$tmp/out"
 check "the three rules reached the server" sh -c "grep -c '10\.[345]\.0\.0/16' '$tmp/out' | grep -qx 3"
 
-# ---- the server refuses a row: the reason in the log view and on the row ----------------
-start_server refusing --faults "create_rule:429@1+:retry-after=1" || exit 1
+# ---- the server answers 429 for good: the queue pauses, the run stops, the row kept ------------
+# A budget window of 2 s and one window without progress: the run gives up in seconds.
+start_server limited --faults "create_rule:429@1+:retry-after=1" || exit 1
 run --db "$db" rules create --cidr 10.7.0.0/16 --policy "$policy" --action deny
+RAMPART_WINDOW=2 RAMPART_GIVE_UP_WINDOWS=1
+export RAMPART_WINDOW RAMPART_GIVE_UP_WINDOWS
 tui_console "$db"
 tui_wait "10.7.0.0/16" >/dev/null
 tui_keys s
-check "paused by a 429, the header keeps the push's count" tui_wait "pushing 0 of 1, paused" 20
-check "the header counts the failed row" tui_wait "1 failed" 40
+check "paused by a 429: the header names it with the wait" \
+    tui_wait "rate limited (429), retry in" 20
+check "the run stops: the header says why and when" tui_wait "rate limited (429) (" 40
+check "not called anything else" tui_lacks "server error"
 tui_keys G
-check "the row says failed" tui_wait "failed   ipp_"
-check "its reason is in the status line while the cursor is on it" \
-    tui_wait "! failed: gave up after 5 attempts"
-tui_keys Enter
-error_detail() { tui_capture | grep -q '│ error  *gave up after 5 attempts'; }
-check "and in its details" tui_poll 10 error_detail
-tui_keys q 4
-check "the log view has the refusal" tui_wait "server refused local_"
-tui_keys 3
-check "the pending view gives the reason" tui_wait "failed   gave up after"
+check "the row stays queued" tui_wait "new      ipp_"
+tui_keys 4
+check "the log says why the sync stopped" tui_wait "sync stopped: rate limited (429)"
 tui_keys Q
 check "quits" tui_exited_ok
+unset RAMPART_WINDOW RAMPART_GIVE_UP_WINDOWS
 run --db "$db" rules list --json
-check "the cache keeps the reason" out_has "gave up after 5 attempts"
+check "the row waits for the next sync" out_has '"state":"new"'
 tui_console "$db"
 tui_wait "10.7.0.0/16" >/dev/null
 
@@ -135,8 +134,9 @@ stop_server
 tui_keys 1
 run --db "$db" rules create --cidr 10.6.0.0/16 --policy "$policy" --action deny
 tui_keys s
-check "header says offline with the retry time" tui_wait "offline, retry in" 40
-check "the reason is in the status line" tui_wait "could not be reached"
+check "header says unreachable with the retry time" tui_wait "unreachable, retry in" 40
+check "the reason is in the status line once the run gives up" tui_wait "could not be reached" 60
+check "then the worker's own retry, named the same way" tui_wait "unreachable, retry in" 10
 tui_keys Q
 check "quitting during the retry wait" tui_exited_ok
 exit 0
