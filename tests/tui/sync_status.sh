@@ -111,6 +111,41 @@ check "unreachable: no other cause" no_screen 1 "rate limit"
 check "unreachable: the log" screen 2 "unreachable"
 check "unreachable: the row stays queued" sh -c "'$RAMPART' --db '$db' rules list | grep -q 'new'"
 
+# ---- a refused key: named, never shown ---------------------------------------------------------
+db="$tmp/key.db"
+start_server key || exit 1
+queue_rule "$db" 10.7.0.0/16
+good_key=$RAMPART_API_KEY
+RAMPART_API_KEY=sk_wrong_key_$$
+play key "$db" <<'EOF'
+key s
+wait-sync
+dump
+key 4
+dump
+EOF
+check "key: exit 0" status_is 0
+check "key: the header says the key was refused" header 1 "API key refused"
+check "key: the log says why the sync stopped" screen 2 "sync stopped: API key refused"
+check "key: the key is never shown" sh -c "! grep -q 'sk_wrong_key' '$tmp/out'"
+RAMPART_API_KEY=$good_key
+
+# ---- pacing: the pace the budget allows ---------------------------------------------------------
+db="$tmp/paced.db"
+start_server paced --faults "create_rule:delay=300@1+" || exit 1
+for i in 1 2 3 4 5 6; do queue_rule "$db" "10.8.$i.0/24"; done
+RAMPART_RATE=20 RAMPART_WINDOW=10 RAMPART_SHARE=100 play paced "$db" <<'EOF'
+key s
+wait-for paced: 2.0 req/s
+dump
+wait-sync
+dump
+EOF
+check "paced: exit 0" status_is 0
+check "paced: the header gives the pace" header 1 "pushing [0-9] of 6, paced: 2.0 req/s"
+check "paced: not a rate limit" no_screen 1 "rate limited"
+check "paced: then synced" header 2 "synced [0-9]+s ago"
+
 # ---- the header's age after a restart: the cache's last sync ---------------------------------
 db="$tmp/age.db"
 start_server age || exit 1
