@@ -25,6 +25,11 @@
  *   knows of (its own, or STORE_META_LAST_SYNC) or its start, taking at most
  *   UI_AUTO_PULL_SHARE of the budget. Its outcome goes to the header and the log,
  *   not the status line.
+ * - Sync status: the header and the log view name the cause of a wait or a failure
+ *   from the engine's typed progress and report (rampart/ui_sync_text.h), with a
+ *   countdown that ticks between the engine's reports; "synced 12s ago" ticks and,
+ *   after a restart, comes from the cache's STORE_META_LAST_SYNC ("never synced"
+ *   only when the cache has no such fact).
  * - The console never prints to stdout/stderr while it owns the terminal; errors
  *   go to its log view and status line.
  * - Headless extras: bytes queued for the terminal itself (ui_app_raw, an OSC 52
