@@ -147,6 +147,14 @@ static void result_texts(ui_app *app, const ui_sync *s, texts *x)
         }
         put(x, "%zu failed", r->attention);
     } else if (r->pending) {
+        /* A pull (an automatic one) leaves the queue as it was: its age still says
+         * how fresh the listing is. */
+        if (s->stored_known || !s->last_automatic) {
+            char a[32];
+            double at = s->stored_known && s->stored_at > s->last_at ? s->stored_at : s->last_at;
+            put(x, "%zu pending, synced %s ago", r->pending,
+                ui_age_text(ui_app_now(app) - at, a, sizeof a));
+        }
         put(x, "%zu pending", r->pending);
     } else {
         synced_texts(app, s, x);
