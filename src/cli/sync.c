@@ -114,7 +114,9 @@ static void put_failure_human(cli_ctx *ctx, const sync_failure *f)
     fputs(sep[0] == ',' ? ")\n" : "\n", out);
 }
 
-static void put_report(cli_ctx *ctx, const sync_report *r)
+/* The report's line; `pending_line`: and the rows still pending (a run that
+ * stopped early says that on stderr instead). */
+static void put_report(cli_ctx *ctx, const sync_report *r, bool pending_line)
 {
     fprintf(ctx->out, "sync: %zu created, %zu deleted, %zu failed", r->created, r->deleted,
             r->failed);
@@ -137,54 +139,45 @@ static void put_report(cli_ctx *ctx, const sync_report *r)
         fprintf(ctx->out, "; %zu credentials without their token deleted and queued again",
                 r->orphans_deleted);
     fputc('\n', ctx->out);
-    if (r->pending)
+    if (r->pending && pending_line)
         fprintf(ctx->out, "%zu rows still pending or failed: see '%s plan'\n", r->pending,
                 ctx->program);
 }
 
-/* A run that stopped before its end: why (from the typed failure), what is left,
- * and that nothing is lost, on stderr after the report. */
+/* A run that stopped before its end: the engine's sentence (last_error) says why,
+ * what was done and what is left; this line adds the rows left by state and what
+ * to do next, from the typed failure. */
 static void put_stopped_early(cli_ctx *ctx, const sync_report *r, double deadline_s,
                               double elapsed_s)
 {
     const sync_failure *f = &r->failure;
-    fprintf(ctx->err, "%s: sync stopped early: ", ctx->program);
+    fprintf(ctx->err,
+            "%s: sync stopped early: %zu rows pending, %zu need attention, nothing lost; ",
+            ctx->program, r->pending, r->attention);
     switch (f->kind) {
     case SYNC_FAILURE_TIMED_OUT:
         if (deadline_s > 0 && elapsed_s >= deadline_s)
-            fprintf(ctx->err, "its deadline of %.0f s (--timeout, setting timeout) passed",
-                    deadline_s);
+            fprintf(ctx->err,
+                    "its deadline of %.0f s passed: run '%s sync' again (or give it more "
+                    "with --timeout or the timeout setting)\n",
+                    deadline_s, ctx->program);
         else
-            fputs("a request timed out (no whole reply in time)", ctx->err);
+            fprintf(ctx->err, "a reply was too slow: run '%s sync' again\n", ctx->program);
         break;
     case SYNC_FAILURE_RATE_LIMITED:
-        fputs("the remote kept answering 429 (rate limited) with no progress: another "
-              "client spends the account's budget",
-              ctx->err);
+        fprintf(ctx->err,
+                "another client spends the account's budget: run '%s sync' again later (the "
+                "give_up_windows setting waits longer)\n",
+                ctx->program);
         break;
     case SYNC_FAILURE_UNREACHABLE:
-        fputs("the remote could not be reached", ctx->err);
-        break;
-    case SYNC_FAILURE_CONNECTION_LOST:
-        fputs("the connection to the remote kept failing", ctx->err);
-        break;
-    case SYNC_FAILURE_SERVER_ERROR:
-        fputs("the remote answered with a server error", ctx->err);
-        break;
-    case SYNC_FAILURE_AUTH:
-        fputs("the API key was refused", ctx->err);
-        break;
-    case SYNC_FAILURE_BUSY:
-        fputs("another sync of this cache is running", ctx->err);
+        fprintf(ctx->err, "run '%s sync' again once the remote can be reached\n", ctx->program);
         break;
     default:
-        fputs(sync_failure_name(f->kind), ctx->err);
+        fprintf(ctx->err, "see '%s plan', then run '%s sync' again\n", ctx->program,
+                ctx->program);
         break;
     }
-    fprintf(ctx->err,
-            "; done: %zu created, %zu deleted, %zu updated; left: %zu rows pending, %zu "
-            "need attention; nothing is lost: they wait for the next sync (see '%s plan')\n",
-            r->created, r->deleted, r->updated, r->pending, r->attention, ctx->program);
 }
 
 /* ---- running a sync ---- */
@@ -254,7 +247,7 @@ int cli_sync_run(cli_ctx *ctx, const cli_sync_args *a, sync_report *report)
     if (a->json)
         put_report_json(ctx, report);
     else if (rc == ERROR_OK || stopped)
-        put_report(ctx, report);
+        put_report(ctx, report, !stopped);
     fflush(ctx->out);
     if (rc != ERROR_OK || stopped) {
         /* A refused key is a configuration problem (2); anything else (a deadline,
