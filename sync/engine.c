@@ -250,7 +250,7 @@ static error_code take_lock(store *st, const sync_options *opt, store_sync_lock 
             (give_up > 0 && clock.now(clock.ctx) >= give_up))
             return rc;
         if (!told && opt->on_log)
-            opt->on_log(opt->cb_ctx, SYNC_LOG_INFO,
+            opt->on_log(opt->cb_ctx, SYNC_LOG_WARN, /* shown without --verbose */
                         "another sync of this cache is running: waiting for it to finish");
         told = true;
         clock.sleep(clock.ctx, 0.25);

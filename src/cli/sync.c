@@ -237,6 +237,9 @@ int cli_sync_run(cli_ctx *ctx, const cli_sync_args *a, sync_report *report)
         .on_progress = cli_sync_view_progress,
         .on_log = cli_sync_view_log,
         .cb_ctx = &view,
+        /* Another process syncing this cache (the console, a cron job) sends the
+         * same queue: wait for it (up to --timeout), then see what is left. */
+        .wait_for_lock = true,
     };
     cli_sync_settings(&ctx->cfg, &opt, NULL);
     error_code rc = sync_run(st, api_ops(), client, &opt, report, &e);

@@ -119,3 +119,28 @@ check "... the edit is kept" out_has '"description": "later"'
 run --db "$C" sync
 check "the queue goes out once a remote is configured" status_is 0
 check "... both rows created" out_has "2 created"
+
+# Two syncs of one cache: the second waits for the first (the console and a cron
+# job may both sync), then finds the queue sent; nothing goes out twice.
+if command -v flock >/dev/null 2>&1; then
+    D="$tmp/d.db"
+    start_server lockwait --faults 'create_rule:delay=1500@1' || exit 1
+    run --db "$D" rules create --cidr 10.9.0.0/16 --policy $P1 --action allow
+    "$RAMPART" --db "$D" sync >"$tmp/first.out" 2>&1 &
+    first=$!
+    i=0 # the first holds the cache's sync lock once flock cannot take it
+    while flock -n "$D-sync.lock" true 2>/dev/null && [ $i -lt 200 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    run --db "$D" sync
+    wait $first
+    first_status=$?
+    check "a sync while another syncs the cache waits for it, then converges" status_is 0
+    check "... and says it waits" err_has "another sync of this cache is running"
+    check "... the first converged too" [ "$first_status" -eq 0 ]
+    check "... the rule went out once" [ "$(server_list ip_policy_rules cidr | grep -c '^10.9.0.0/16$')" -eq 1 ]
+    stop_server
+else
+    echo "ok - two syncs of one cache # SKIP flock(1) is not installed"
+fi
