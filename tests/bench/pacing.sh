@@ -11,8 +11,10 @@
 #   b) two rampart processes on one cache, each queueing 250 creates and syncing,
 #      started at once (share 100%): 429s (target <= 3), each process's time and
 #      exit status (target: both done within 1.25 x 50 s), what reached the server.
-#      A cache allows one sync at a time (store_sync_lock_take): the second sync is
-#      refused at once (exit 4); the process retries it as a script would, and the
+#      A cache allows one sync at a time (store_sync_lock_take): the second sync
+#      waits for the first (said on stderr), then sends what is left. A rampart
+#      that refuses it instead (exit 4, "another sync of this database is
+#      running", as before) is retried every 0.5 s as a script would; the
 #      refusals are counted.
 #   c) the default share (80%) while another client (curl, 2 requests a second,
 #      steady: 20% of the budget) lists rules: its 429s (target 0) and rampart's
@@ -123,10 +125,10 @@ rules "$work/b2.json" "$half" "$half"
 # once can collide ("database is locked" from the one that loses), which is not
 # what this run measures.
 "$RAMPART" --db "$work/b.db" rules list >/dev/null 2>&1
-# A cache allows one sync at a time: the second is refused at once (exit 4,
-# "another sync of this database is running"). Each process then retries as a
-# script would (every 0.5 s) until its own sync ran, so both push their changes
-# and the figures show whether the budget is shared between the two runs.
+# A cache allows one sync at a time: the second waits for the first. Were it
+# refused (exit 4, "another sync of this database is running"), the process
+# retries as a script would (every 0.5 s) until its own sync ran, so both push
+# their changes either way.
 t0=$(now)
 for p in 1 2; do
     (
