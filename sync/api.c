@@ -25,7 +25,7 @@
 #define DEFAULT_TOTAL_MS 60000L
 /* A reply that moves slower than this for this long is timed out (a trickle). */
 #define DEFAULT_LOW_SPEED_BPS 10L
-#define DEFAULT_LOW_SPEED_S 30L
+#define DEFAULT_LOW_SPEED_S 20L
 
 struct api_client {
     CURL *easy;

@@ -215,7 +215,8 @@ static void finish_report(engine *e)
     r->attention = attention;
     r->cancelled = e->stop == ENGINE_CANCELLED;
     r->converged = e->stop == ENGINE_GO && pending == 0 && attention == 0;
-    if (e->stop == ENGINE_DEADLINE || e->stop == ENGINE_RATE_LIMITED)
+    if (e->stop == ENGINE_DEADLINE || e->stop == ENGINE_RATE_LIMITED ||
+        e->stop == ENGINE_TOO_SLOW)
         say_what_is_left(e);
     if (e->stop != ENGINE_GO)
         snprintf(r->last_error, sizeof r->last_error, "%s", e->err.msg);

@@ -97,6 +97,7 @@ static sync_failure_kind stop_failure(engine_stop why, const sync_result *res)
     case ENGINE_PULL_FAILED:
         return res ? result_failure(res) : SYNC_FAILURE_BAD_REPLY;
     case ENGINE_DEADLINE:
+    case ENGINE_TOO_SLOW:
         return SYNC_FAILURE_TIMED_OUT;
     case ENGINE_RATE_LIMITED:
         return SYNC_FAILURE_RATE_LIMITED;

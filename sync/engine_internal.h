@@ -26,6 +26,7 @@ typedef enum engine_stop {
     ENGINE_PULL_FAILED, /* a listing could not be completed: ERROR_IO */
     ENGINE_DB,          /* the store failed: ERROR_IO */
     ENGINE_DEADLINE,    /* the run's deadline passed (timed_out): ERROR_IO */
+    ENGINE_TOO_SLOW,    /* a reply under the low-speed limit (timed_out): ERROR_IO */
     ENGINE_RATE_LIMITED /* 429s with nothing settling for give_up windows: ERROR_IO */
 } engine_stop;
 

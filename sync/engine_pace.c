@@ -205,6 +205,13 @@ void engine_after_request(engine *e, const engine_target *t, const sync_result *
         return;
     case SYNC_AMBIGUOUS:
         e->failures++;
+        /* A reply slower than the low-speed limit took that long already: each
+         * retry would too. Stop; what is unsent waits for the next sync. */
+        if (res->failure == SYNC_FAILURE_TIMED_OUT) {
+            engine_fail_at(e, ENGINE_TOO_SLOW, t, res, "the remote is too slow (%s): "
+                           "stopped rather than waiting on it again", res->message);
+            break;
+        }
         pause_queue(e, now, backoff(e), SYNC_WAIT_BACKOFF, t, res);
         break;
     case SYNC_AUTH:

@@ -13,7 +13,7 @@
  *   reused connection died); edits (PATCH with the same values) are idempotent
  *   and may reuse one, like GET and DELETE.
  * - Timeouts: connect, total and low-speed (a reply slower than low_speed_bps
- *   for low_speed_s, default 10 bytes/s for 30 s: a server that trickles its
+ *   for low_speed_s, default 10 bytes/s for 20 s: a server that trickles its
  *   reply is timed out, SYNC_FAILURE_TIMED_OUT, instead of holding a sync for
  *   minutes); proxies
  *   from the environment as libcurl reads them, except that a loopback base URL
@@ -75,7 +75,7 @@ typedef struct api_config {
     long total_timeout_ms;       /* 0: default 60 s */
     long low_speed_bps;          /* a reply slower than this many bytes per second ... */
     long low_speed_s;            /* ... for this many seconds is a timeout (timed_out);
-                                    either 0: defaults 10 bytes/s for 30 s;
+                                    either 0: defaults 10 bytes/s for 20 s;
                                     negative: ERROR_CONFIG */
 } api_config;
 

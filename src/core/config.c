@@ -36,7 +36,7 @@ static const struct {
                         "seconds (0: no deadline)"},
     [CONFIG_LOW_SPEED] = {"low_speed", "RAMPART_LOW_SPEED", "10", 0, 1000000000,
                           "bytes per second (0: no limit)"},
-    [CONFIG_LOW_SPEED_TIME] = {"low_speed_time", "RAMPART_LOW_SPEED_TIME", "30", 1, 3600,
+    [CONFIG_LOW_SPEED_TIME] = {"low_speed_time", "RAMPART_LOW_SPEED_TIME", "20", 1, 3600,
                                "seconds"},
     [CONFIG_MAX_BACKOFF] = {"max_backoff", "RAMPART_MAX_BACKOFF", "30", 1, 3600, "seconds"},
     [CONFIG_AUTO_PULL] = {"auto_pull", "RAMPART_AUTO_PULL", "300", 0, 604800,

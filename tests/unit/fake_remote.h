@@ -81,6 +81,7 @@ typedef struct fake_step {
     bool commit;          /* do the work anyway (the reply is what fails) */
     double retry_after;   /* for SYNC_RATE_LIMITED; < 0: none */
     const char *msg;
+    sync_failure_kind failure; /* NONE: the outcome's usual one */
     bool empty;           /* list: an empty page that still has a next_page_uri */
     bool no_token;        /* credential create: a 201 whose body lacks the token */
     bool no_ids;          /* list: the items come without their ids */
@@ -177,6 +178,7 @@ static fake_step fake_begin(fake_remote *f, fake_op op, sync_result *res)
     res->outcome = step.outcome;
     if (step.outcome != SYNC_OK) {
         res->retry_after_s = step.retry_after;
+        res->failure = step.failure;
         snprintf(res->message, sizeof res->message, "%s",
                  step.msg ? step.msg : sync_outcome_name(step.outcome));
     }

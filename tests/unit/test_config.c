@@ -281,7 +281,7 @@ static const struct {
     {CONFIG_GIVE_UP, "give_up_windows", "RAMPART_GIVE_UP_WINDOWS", "2", 1, 100},
     {CONFIG_TIMEOUT, "timeout", "RAMPART_TIMEOUT", "0", 0, 604800},
     {CONFIG_LOW_SPEED, "low_speed", "RAMPART_LOW_SPEED", "10", 0, 1000000000},
-    {CONFIG_LOW_SPEED_TIME, "low_speed_time", "RAMPART_LOW_SPEED_TIME", "30", 1, 3600},
+    {CONFIG_LOW_SPEED_TIME, "low_speed_time", "RAMPART_LOW_SPEED_TIME", "20", 1, 3600},
     {CONFIG_MAX_BACKOFF, "max_backoff", "RAMPART_MAX_BACKOFF", "30", 1, 3600},
     {CONFIG_AUTO_PULL, "auto_pull", "RAMPART_AUTO_PULL", "300", 0, 604800},
 };

@@ -1410,6 +1410,27 @@ static void test_edit_describe(void **state)
     assert_string_equal(sync_edit_describe(&info, NULL, buf, sizeof buf), "");
 }
 
+/* A reply under the low-speed limit (timed_out) stops the run instead of being
+ * waited on again: the create is unknown, nothing else is sent, the next run
+ * settles it by the listing. */
+static void test_too_slow_reply_stops_the_run(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1], b[MODEL_ID_MAX + 1];
+    new_rule(f, "10.0.0.0/8", MODEL_ACTION_ALLOW, a);
+    new_rule(f, "10.1.0.0/16", MODEL_ACTION_ALLOW, b);
+    fake_script(f->remote, OP_RULE_CREATE, SYNC_AMBIGUOUS, true, -1, "operation too slow");
+    f->remote->script[OP_RULE_CREATE][0].failure = SYNC_FAILURE_TIMED_OUT;
+    assert_int_equal(run(f), ERROR_IO);
+    assert_int_equal(f->report.failure.kind, SYNC_FAILURE_TIMED_OUT);
+    assert_int_equal(f->remote->calls[OP_RULE_CREATE], 1);
+    assert_int_equal(f->remote->calls[OP_RULE_LIST], 0);
+    assert_non_null(strstr(f->report.last_error, "too slow"));
+    assert_int_equal(run(f), ERROR_OK);
+    assert_true(f->report.converged);
+    assert_int_equal(FAKE_NRULES(f->remote), 2);
+}
+
 /* ---- another sync of the same cache ---------------------------------------- */
 
 /* A clock whose third sleep ends the other process's sync (its lock released). */
@@ -1511,6 +1532,7 @@ int main(void)
         T(test_ambiguous_edit_then_404_is_a_conflict),
         T(test_edits_checked_against_listing_first),
         T(test_waits_for_another_sync_of_the_cache),
+        T(test_too_slow_reply_stops_the_run),
         T(test_edit_refused_is_a_conflict),
         T(test_edit_rate_limited_is_retried),
         T(test_edit_keeps_the_token),
