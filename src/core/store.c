@@ -15,6 +15,7 @@
 
 enum {
     BUSY_TIMEOUT_MS = 5000,
+    WAL_RETRY_MS = 20,
     /* KiB of page cache for a writer: keeps the index pages an import touches
      * hot. Readers keep SQLite's default. */
     WRITER_CACHE_KIB = 16384,
@@ -465,6 +466,22 @@ static error_code check_schema(store *st, error_info *err)
     return ERROR_OK;
 }
 
+/* Switch to WAL. On a new file another process may be switching or migrating at
+ * the same moment, and SQLite does not call the busy handler for that lock: try
+ * again, for as long as the busy timeout. */
+static error_code wal_mode(store *st, char *mode, size_t size, error_info *err)
+{
+    const struct timespec step = {0, WAL_RETRY_MS * 1000000L};
+    for (int waited = 0;; waited += WAL_RETRY_MS) {
+        error_code rc = query_text(st, "PRAGMA journal_mode = WAL", mode, size, err);
+        int code = sqlite3_errcode(st->db) & 0xff;
+        if (rc == ERROR_OK || (code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
+            waited >= BUSY_TIMEOUT_MS)
+            return rc;
+        nanosleep(&step, NULL);
+    }
+}
+
 static error_code configure(store *st, const char *path, error_info *err)
 {
     sqlite3_extended_result_codes(st->db, 1);
@@ -481,7 +498,7 @@ static error_code configure(store *st, const char *path, error_info *err)
     if (is_memory(path))
         return ERROR_OK;
     char mode[16];
-    if (query_text(st, "PRAGMA journal_mode = WAL", mode, sizeof mode, err))
+    if (wal_mode(st, mode, sizeof mode, err))
         return err->code;
     if (strcmp(mode, "wal") != 0)
         return error_set(err, ERROR_IO, "cannot use WAL mode for %s (got %s)", path, mode);

@@ -181,3 +181,25 @@ if [ -w /dev/full ]; then
     status=$?
     check "a failed write to stdout is reported" refused 1 "cannot write the output"
 fi
+
+# Two processes writing to a cache that does not exist yet: both create it (the
+# WAL switch and the migration wait for each other), neither fails.
+race_fails=0
+i=0
+while [ $i -lt 10 ]; do
+    db="$tmp/race$i.db"
+    "$RAMPART" --db "$db" rules create --cidr 10.$i.0.0/16 --policy ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a \
+        --action allow >/dev/null 2>"$tmp/race.a" &
+    "$RAMPART" --db "$db" rules create --cidr 10.$((i + 100)).0.0/16 \
+        --policy ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a --action allow >/dev/null 2>"$tmp/race.b"
+    b=$?
+    wait $!
+    a=$?
+    if [ $a -ne 0 ] || [ $b -ne 0 ] ||
+        [ "$("$RAMPART" --db "$db" rules list --json | grep -o '"cidr"' | wc -l)" -ne 2 ]; then
+        race_fails=$((race_fails + 1))
+    fi
+    i=$((i + 1))
+done
+check "two processes creating rules in a new cache at once: both saved, 10 times" \
+    [ "$race_fails" -eq 0 ]
