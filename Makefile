@@ -59,7 +59,7 @@ CFLAGS   += $(OPT) $(WARN) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS  += $(LDSAN)
 LDLIBS   += $(PKG_LIBS) -lpthread -lm
 
-LIB_SRC  := $(wildcard src/core/*.c) $(wildcard src/cli/*.c) $(wildcard src/serve/*.c) \
+LIB_SRC  := $(wildcard src/core/*.c) $(wildcard src/core/*/*.c) $(wildcard src/cli/*.c) $(wildcard src/serve/*.c) \
             $(wildcard sync/*.c) $(wildcard ui/*/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/src/main.o

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/core/policy_internal.h" /* to see that jump tables get built */
+#include "../../src/core/policy/policy_internal.h" /* to see that jump tables get built */
 #include "rampart/policy.h"
 #include "rampart/validate.h"
 

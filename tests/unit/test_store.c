@@ -15,7 +15,7 @@
 
 #include "rampart/store.h"
 #include "rampart/validate.h"
-#include "../../src/core/store_internal.h"
+#include "../../src/core/store/store_internal.h"
 #include "test_support.h"
 
 typedef ts_store_dir fixture;

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "rampart/store.h"
-#include "../../src/core/store_internal.h"
+#include "../../src/core/store/store_internal.h"
 #include "test_support.h"
 
 static const char POLICY[] = "ipp_2Zz1lqOxDdQyVpYcAAAAAAAAAAA";
