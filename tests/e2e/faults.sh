@@ -16,18 +16,6 @@ tokens_held() {
     done
 }
 
-# Sync until it converges (exit 0), at most 4 runs: a lost reply may need a second.
-sync_until_converged() {
-    n=0
-    while [ $n -lt 4 ]; do
-        "$RAMPART" --db "$1" sync >"$tmp/out" 2>"$tmp/err"
-        status=$?
-        [ $status -eq 0 ] && return 0
-        n=$((n + 1))
-    done
-    return 1
-}
-
 i=0
 for op in $ops; do
     for kind in $kinds; do

@@ -12,18 +12,6 @@
 P=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a
 kinds="drop reset truncate 500 502 429 429:retry-after=1 delay=200"
 
-# Sync until it converges (exit 0), at most 4 runs: a lost reply may need a second.
-sync_until_converged() {
-    n=0
-    while [ $n -lt 4 ]; do
-        "$RAMPART" --db "$1" sync >"$tmp/out" 2>"$tmp/err"
-        status=$?
-        [ $status -eq 0 ] && return 0
-        n=$((n + 1))
-    done
-    return 1
-}
-
 # Hashes, never the token itself: the one this machine holds, the server's.
 local_token_hash() { "$RAMPART" --db "$1" creds token "$2" 2>/dev/null | tr -d '\n' | sha256sum; }
 server_token_hash() {

@@ -67,3 +67,15 @@ server_count() { server_list "$1" uri | grep -c "/$1/"; }
 
 # server_ids COLLECTION: ids of every object on the server.
 server_ids() { server_list "$1" uri | grep "/$1/" | sed 's|.*/||'; }
+
+# Sync until it converges (exit 0), at most 4 runs: a lost reply may need a second.
+sync_until_converged() {
+    n=0
+    while [ $n -lt 4 ]; do
+        "$RAMPART" --db "$1" sync >"$tmp/out" 2>"$tmp/err"
+        status=$?
+        [ $status -eq 0 ] && return 0
+        n=$((n + 1))
+    done
+    return 1
+}
