@@ -117,6 +117,17 @@ error_code agent_default_key_path(char *buf, size_t size, error_info *err);
  * key. The key is loaded by agent_start only when a TCP listener needs it. */
 error_code agent_key_ensure(const char *path, error_info *err);
 
+/*
+ * Whether the directory of the unix socket `socket_path` can be trusted, for the
+ * agent before it listens there and for a client before it connects: a real
+ * directory (not a symbolic link) of yours that group and others cannot write
+ * (fileperm.h, FILEPERM_SOCKET_DIR). Without it, another user who made the
+ * directory first (/tmp/rampart-UID when XDG_RUNTIME_DIR is unset) could serve
+ * false tokens there. ERROR_CONFIG naming the directory, the owner or mode found
+ * and the fix; ERROR_NOT_FOUND when it does not exist. Creates nothing.
+ */
+error_code agent_socket_dir_trusted(const char *socket_path, error_info *err);
+
 /* Open every listener and start serving. ERROR_INVALID for a bad listen address
  * (the message names it: a TCP address that is not loopback says so), a bad uid or
  * too many listeners; ERROR_CONFIG for an unsafe socket directory or key file;

@@ -17,7 +17,8 @@
  * - A config file that other users can write (or that belongs to another user
  *   than the caller or root) is refused: whoever can change api_url can collect
  *   the key. One that holds api_key must also be unreadable by group and others.
- *   Both refusals are ERROR_CONFIG and say which chmod fixes it.
+ *   Both refusals are ERROR_CONFIG and say which chmod fixes it (fileperm.h: the
+ *   same rules and messages as for the cache and the agent's key).
  * - api_url must pass url_check_api_base (rampart/url.h), the same check the
  *   API client makes: https://, or http:// to a loopback host (127.x, localhost,
  *   [::1]) so a local test server works; never with a user:password part, a

@@ -8,10 +8,21 @@
  * - The database runs in WAL mode with synchronous=FULL (a committed token survives
  *   power loss), foreign keys on, a busy timeout. The schema is versioned with
  *   PRAGMA user_version and migrated forward on open, one transaction per step.
+ * - A rampart cache says so: PRAGMA application_id is STORE_APPLICATION_ID,
+ *   written when the file is made and by the first open that may write a cache an
+ *   older rampart made (application_id 0, a schema version, rampart's tables).
+ *   Any other SQLite file that holds something (another application id, or none
+ *   and other tables) is refused by every open, read-only or not, before anything
+ *   is written to it (ERROR_CONFIG, "X is not a rampart cache (application_id
+ *   0x…)"); an empty one is a new cache.
  * - store_open creates the missing directories of the path (like mkdir -p; each
  *   new one 0700, as the XDG base directory spec asks: a fresh account may lack
  *   ~/.local/share) and a new database file with mode 0600, whatever the umask.
- *   An existing file or directory is used as it is.
+ *   An existing directory is used as it is; an existing cache, or its -wal, -shm
+ *   or -journal, that another user owns or that group or others may read or write
+ *   is refused (ERROR_CONFIG, saying which chmod fixes it: fileperm.h).
+ * - A database SQLite finds damaged or not a database (SQLITE_CORRUPT,
+ *   SQLITE_NOTADB), at open or later, is ERROR_IO naming the file.
  * - The path ":memory:" opens a private in-memory database (for tests).
  * - Every mutating call is its own transaction unless the caller opened one with
  *   store_begin (then it joins it). Never hold a transaction across a network call.
@@ -49,6 +60,28 @@ enum store_open_flags {
 
 /* Current schema version written by migrations (PRAGMA user_version). */
 int store_schema_version(void);
+
+/* PRAGMA application_id of a rampart cache: "RAMP". */
+#define STORE_APPLICATION_ID 0x52414D50
+
+typedef struct store_identity {
+    unsigned long application_id; /* STORE_APPLICATION_ID; 0 for a cache an older
+                                     rampart made, opened read-only since */
+    int schema_version;           /* PRAGMA user_version */
+} store_identity;
+
+/* What the open database says it is. */
+error_code store_identity_get(store *st, store_identity *out, error_info *err);
+
+/*
+ * PRAGMA integrity_check over the whole file (every page, index and constraint;
+ * slower than quick_check on a large cache, which is fine for a check run by
+ * hand). *problems is how many it reported (0: healthy, up to 100 counted), the
+ * first of them in `first`. ERROR_IO when the check itself cannot run (a file
+ * too damaged to read).
+ */
+error_code store_integrity_check(store *st, char *first, size_t size, size_t *problems,
+                                 error_info *err);
 
 /*
  * Open (and create/migrate unless STORE_READONLY) the database at `path`.

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rampart/fileperm.h"
 #include "rampart/model.h"
 #include "rampart/url.h"
 
@@ -242,7 +243,8 @@ static error_code parse_line(config *cfg, char *text, const char *path, int line
 /*
  * Whoever can write the config file can point api_url elsewhere and collect the
  * key from the environment: refuse a file others may write, whatever it holds.
- * A file holding the key must also be unreadable by others.
+ * A file holding the key must also be unreadable by others. The rules are
+ * fileperm's, the same as for the cache and the agent's key.
  */
 static error_code check_file_safety(int fd, const config *cfg, error_info *err)
 {
@@ -250,24 +252,10 @@ static error_code check_file_safety(int fd, const config *cfg, error_info *err)
     if (fstat(fd, &sb) != 0)
         return error_set(err, ERROR_IO, "cannot stat %s: %s", cfg->config_path,
                          strerror(errno));
-    if (!S_ISREG(sb.st_mode))
-        return error_set(err, ERROR_CONFIG, "%s is not a regular file", cfg->config_path);
-    if (sb.st_uid != geteuid() && sb.st_uid != 0)
-        return error_set(err, ERROR_CONFIG,
-                         "%s belongs to another user (uid %u): refusing to use it",
-                         cfg->config_path, (unsigned)sb.st_uid);
-    if (sb.st_mode & (S_IWGRP | S_IWOTH))
-        return error_set(err, ERROR_CONFIG,
-                         "%s can be changed by other users (mode %04o): run 'chmod go-w %s'",
-                         cfg->config_path, (unsigned)(sb.st_mode & 07777), cfg->config_path);
-    if (!cfg->values[CONFIG_API_KEY][0] || cfg->sources[CONFIG_API_KEY] != CONFIG_SRC_FILE)
-        return ERROR_OK;
-    if (sb.st_mode & (S_IRWXG | S_IRWXO))
-        return error_set(err, ERROR_CONFIG,
-                         "%s holds api_key and other users can access it (mode %04o): "
-                         "run 'chmod 600 %s'",
-                         cfg->config_path, (unsigned)(sb.st_mode & 07777), cfg->config_path);
-    return ERROR_OK;
+    bool holds_key =
+        cfg->values[CONFIG_API_KEY][0] && cfg->sources[CONFIG_API_KEY] == CONFIG_SRC_FILE;
+    return fileperm_check_stat(cfg->config_path, &sb,
+                               holds_key ? FILEPERM_CONFIG_KEY : FILEPERM_CONFIG, err);
 }
 
 static error_code read_all(int fd, char *buf, size_t cap, size_t *len, const char *path,

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rampart/fileperm.h"
 #include "rampart/model.h"
 
 enum { KEY_BYTES = 32, KEY_MIN_LEN = 16 };
@@ -59,17 +60,6 @@ static error_code unsafe(error_info *err, const char *path, const char *why)
     return error_set(err, ERROR_CONFIG, "key file %s %s", path, why);
 }
 
-static const char *file_problem(const struct stat *st)
-{
-    if (!S_ISREG(st->st_mode))
-        return "is not a regular file";
-    if (st->st_uid != geteuid())
-        return "belongs to another user";
-    if ((st->st_mode & 077) != 0)
-        return "can be read or written by others: chmod 600 it";
-    return NULL;
-}
-
 /* A usable key: printable ASCII without spaces, long enough to be worth it. */
 static bool key_text_ok(const char *key, size_t len)
 {
@@ -95,10 +85,13 @@ error_code agent_key_load(const char *path, char **key, size_t *len, error_info 
                          "cannot open key file %s: %s", path,
                          errno == ELOOP ? "it is a symbolic link" : strerror(errno));
     struct stat st;
-    const char *why = fstat(fd, &st) != 0 ? "cannot be inspected" : file_problem(&st);
-    if (why) {
+    if (fstat(fd, &st) != 0) {
         close(fd);
-        return unsafe(err, path, why);
+        return unsafe(err, path, "cannot be inspected");
+    }
+    if (fileperm_check_stat(path, &st, FILEPERM_AGENT_KEY, err) != ERROR_OK) {
+        close(fd);
+        return err->code;
     }
     char *buf = calloc(1, AGENT_KEY_MAX + 1);
     ssize_t n = buf ? read(fd, buf, AGENT_KEY_MAX) : -1;
@@ -208,23 +201,17 @@ error_code agent_key_ensure(const char *path, error_info *err)
 
 /* ---- the socket's directory ---- */
 
+error_code agent_socket_dir_trusted(const char *socket_path, error_info *err)
+{
+    char copy[4200];
+    if (snprintf(copy, sizeof copy, "%s", socket_path) >= (int)sizeof copy)
+        return error_set(err, ERROR_INVALID, "socket path too long");
+    return fileperm_check_path(dirname(copy), FILEPERM_SOCKET_DIR, err);
+}
+
 error_code agent_socket_dir_check(const char *socket_path, error_info *err)
 {
     if (store_make_parent_dirs(socket_path, err) != ERROR_OK)
         return err->code;
-    char copy[4200];
-    if (snprintf(copy, sizeof copy, "%s", socket_path) >= (int)sizeof copy)
-        return error_set(err, ERROR_INVALID, "socket path too long");
-    const char *dir = dirname(copy);
-    struct stat st;
-    if (lstat(dir, &st) != 0)
-        return error_set(err, ERROR_IO, "cannot inspect %s: %s", dir, strerror(errno));
-    const char *why = !S_ISDIR(st.st_mode)                        ? "is not a directory"
-                      : st.st_uid != geteuid() && st.st_uid != 0  ? "belongs to another user"
-                      : (st.st_mode & 022) && !(st.st_mode & S_ISVTX)
-                          ? "can be written by others (chmod 700 it)"
-                          : NULL;
-    if (why)
-        return error_set(err, ERROR_CONFIG, "socket directory %s %s", dir, why);
-    return ERROR_OK;
+    return agent_socket_dir_trusted(socket_path, err);
 }

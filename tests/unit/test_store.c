@@ -95,6 +95,44 @@ static int db_user_version(const char *path)
     return v;
 }
 
+static long long db_pragma(const char *path, const char *pragma)
+{
+    sqlite3 *db;
+    sqlite3_stmt *s;
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA %s", pragma);
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+    long long v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return v;
+}
+
+/* Run `sql` on the file at `path` past the store (another program, or an older
+ * rampart), then make it 0600 as a cache must be. */
+static void db_exec(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg);
+    sqlite3_close(db);
+    assert_int_equal(chmod(path, 0600), 0);
+}
+
+/* The whole file, to see that a refusal changed nothing. */
+static size_t read_all(const char *path, char *buf, size_t size)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    size_t n = fread(buf, 1, size, fp);
+    fclose(fp);
+    return n;
+}
+
 /* ---- open, files, schema -------------------------------------------------- */
 
 static void test_migrates_from_empty(void **state)
@@ -109,6 +147,12 @@ static void test_migrates_from_empty(void **state)
     size_t n = 99;
     assert_int_equal(store_count(f->st, MODEL_KIND_RULE, NULL, &n, &err), ERROR_OK);
     assert_int_equal(n, 0);
+    /* A new cache says what it is. */
+    assert_int_equal(db_pragma(f->path, "application_id"), STORE_APPLICATION_ID);
+    store_identity id;
+    assert_int_equal(store_identity_get(f->st, &id, &err), ERROR_OK);
+    assert_int_equal(id.application_id, STORE_APPLICATION_ID);
+    assert_int_equal(id.schema_version, store_schema_version());
 }
 
 static void test_reopen_keeps_data(void **state)
@@ -296,6 +340,195 @@ static void test_memory_database(void **state)
     assert_int_equal(store_count(st, MODEL_KIND_RULE, NULL, &n, &err), ERROR_OK);
     assert_int_equal(n, 1);
     store_close(st);
+}
+
+/* A cache, or a file beside it, that others may read or write: refused on every
+ * open, with the chmod that fixes it. */
+static void test_cache_modes_refused(void **state)
+{
+    fixture *f = *state;
+    insert_rule(f->st, POLICY_A, "10.0.0.0/8", MODEL_STATE_NEW, NULL);
+    store_close(f->st);
+    f->st = NULL;
+    store *st = NULL;
+    error_info err;
+    static const struct {
+        mode_t mode;
+        const char *says;
+    } cases[] = {
+        {0644, "is readable by others (mode 0644)"},
+        {0640, "is readable by others (mode 0640)"},
+        {0620, "can be written by others (mode 0620)"},
+        {0601, "can be used by others (mode 0601)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(chmod(f->path, cases[i].mode), 0);
+        for (unsigned flags = 0; flags <= STORE_READONLY; flags += STORE_READONLY) {
+            assert_int_equal(store_open(f->path, flags, &st, &err), ERROR_CONFIG);
+            assert_null(st);
+            if (!strstr(err.msg, cases[i].says) || !strstr(err.msg, "chmod 600") ||
+                !strstr(err.msg, f->path) || !strstr(err.msg, "it holds tokens"))
+                fail_msg("mode %04o: %s", (unsigned)cases[i].mode, err.msg);
+        }
+    }
+    assert_int_equal(chmod(f->path, 0600), 0);
+    /* SQLite's files beside it hold its pages too. */
+    char shm[200];
+    snprintf(shm, sizeof shm, "%s-shm", f->path);
+    FILE *fp = fopen(shm, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    assert_int_equal(chmod(shm, 0644), 0);
+    assert_int_equal(store_open(f->path, 0, &st, &err), ERROR_CONFIG);
+    assert_non_null(strstr(err.msg, "-shm is readable by others"));
+    assert_int_equal(chmod(shm, 0600), 0);
+    assert_int_equal(store_open(f->path, 0, &f->st, &err), ERROR_OK);
+    size_t n = 0;
+    assert_int_equal(store_count(f->st, MODEL_KIND_RULE, NULL, &n, &err), ERROR_OK);
+    assert_int_equal(n, 1);
+}
+
+/* Root's rampart opening a user's cache (or a cache someone else left): refused,
+ * so it never makes root-owned -wal files the user then cannot open. */
+static void test_cache_of_another_user_refused(void **state)
+{
+    fixture *f = *state;
+    if (geteuid() != 0) {
+        print_message("skipped: chown to another uid needs root\n");
+        skip();
+    }
+    store_close(f->st);
+    f->st = NULL;
+    assert_int_equal(chown(f->path, 65534, 65534), 0);
+    store *st = NULL;
+    error_info err;
+    assert_int_equal(store_open(f->path, STORE_READONLY, &st, &err), ERROR_CONFIG);
+    assert_non_null(strstr(err.msg, "belongs to another user (uid 65534; you are uid 0)"));
+    assert_non_null(strstr(err.msg, "chown 0 "));
+    assert_int_equal(chown(f->path, 0, 0), 0);
+}
+
+/* Another program's SQLite file is refused, read-only or not, and left exactly
+ * as it was: no migration, no switch to WAL, no -wal file. */
+static void test_foreign_database_refused(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *sql;
+        const char *says;
+    } cases[] = {
+        {"PRAGMA application_id = 252006673; CREATE TABLE notes (body TEXT);"
+         "INSERT INTO notes VALUES ('keep me');",
+         "is not a rampart cache (application_id 0x0F055111; a rampart cache has "
+         "0x52414D50)"},
+        {"CREATE TABLE rules (x); INSERT INTO rules VALUES (1);",
+         "is not a rampart cache (application_id 0x00000000, no schema version"},
+        {"PRAGMA user_version = 3; CREATE TABLE notes (body TEXT);",
+         "is not a rampart cache (application_id 0x00000000, no rampart tables"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[160], wal[170];
+        snprintf(path, sizeof path, "%s/foreign%zu.db", f->dir, i);
+        snprintf(wal, sizeof wal, "%s-wal", path);
+        db_exec(path, cases[i].sql);
+        static char before[65536], after[65536];
+        size_t n = read_all(path, before, sizeof before);
+        for (unsigned flags = 0; flags <= STORE_READONLY; flags += STORE_READONLY) {
+            store *st = NULL;
+            error_info err;
+            assert_int_equal(store_open(path, flags, &st, &err), ERROR_CONFIG);
+            assert_null(st);
+            if (!strstr(err.msg, cases[i].says) || !strstr(err.msg, path))
+                fail_msg("case %zu: %s", i, err.msg);
+        }
+        assert_int_equal(read_all(path, after, sizeof after), n);
+        assert_memory_equal(before, after, n);
+        assert_int_equal(access(wal, F_OK), -1);
+    }
+}
+
+/* A cache an older rampart made has no application id: read as it is, stamped by
+ * the first open that may write, its rows kept. */
+static void test_older_cache_adopted(void **state)
+{
+    fixture *f = *state;
+    id_text id;
+    insert_rule(f->st, POLICY_A, "10.0.0.0/8", MODEL_STATE_SYNCED, id);
+    store_close(f->st);
+    f->st = NULL;
+    db_exec(f->path, "PRAGMA application_id = 0");
+    store *st = NULL;
+    error_info err;
+    store_identity ident;
+    assert_int_equal(store_open(f->path, STORE_READONLY, &st, &err), ERROR_OK);
+    assert_int_equal(store_identity_get(st, &ident, &err), ERROR_OK);
+    assert_int_equal(ident.application_id, 0);
+    store_close(st);
+    assert_int_equal(db_pragma(f->path, "application_id"), 0);
+    assert_int_equal(store_open(f->path, 0, &f->st, &err), ERROR_OK);
+    assert_int_equal(db_pragma(f->path, "application_id"), STORE_APPLICATION_ID);
+    model_object r;
+    assert_int_equal(get_row(f->st, MODEL_KIND_RULE, id, &r, &err), ERROR_OK);
+    assert_string_equal(r.rule.cidr, "10.0.0.0/8");
+}
+
+/* Pages 2.. of `path` overwritten: the header and schema read, the rows do not. */
+static void damage(const char *path)
+{
+    long long page = db_pragma(path, "page_size");
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+    long size = ftell(fp);
+    assert_int_equal(fseek(fp, (long)(2 * page), SEEK_SET), 0);
+    for (long i = 2 * page; i < size; i++)
+        fputc(0x5A, fp);
+    fclose(fp);
+}
+
+/* SQLITE_CORRUPT and SQLITE_NOTADB name the file; the integrity check finds it. */
+static void test_damaged_database_named(void **state)
+{
+    fixture *f = *state;
+    for (int i = 0; i < 300; i++) {
+        char cidr[32];
+        snprintf(cidr, sizeof cidr, "10.%d.%d.0/24", i / 256, i % 256);
+        insert_rule(f->st, POLICY_A, cidr, MODEL_STATE_NEW, NULL);
+    }
+    char first[256];
+    size_t problems = 99;
+    error_info err;
+    assert_int_equal(store_integrity_check(f->st, first, sizeof first, &problems, &err),
+                     ERROR_OK);
+    assert_int_equal(problems, 0);
+    store_close(f->st);
+    f->st = NULL;
+    damage(f->path);
+    store *st = NULL;
+    error_code rc = store_open(f->path, 0, &st, &err);
+    size_t n = 0;
+    if (rc == ERROR_OK)
+        rc = store_count(st, MODEL_KIND_RULE, NULL, &n, &err);
+    assert_int_equal(rc, ERROR_IO);
+    if (!strstr(err.msg, f->path) || !strstr(err.msg, "is damaged"))
+        fail_msg("%s", err.msg);
+    store_close(st);
+    st = NULL;
+    if (store_open(f->path, STORE_READONLY, &st, &err) == ERROR_OK) {
+        rc = store_integrity_check(st, first, sizeof first, &problems, &err);
+        assert_true(rc != ERROR_OK || problems > 0);
+        store_close(st);
+    }
+
+    char text[160];
+    snprintf(text, sizeof text, "%s/notes.db", f->dir);
+    FILE *fp = fopen(text, "w");
+    assert_non_null(fp);
+    fputs("these are not the pages you are looking for, not even one of them\n", fp);
+    fclose(fp);
+    assert_int_equal(store_open(text, STORE_READONLY, &st, &err), ERROR_IO);
+    assert_non_null(strstr(err.msg, "is damaged or is not a SQLite database"));
+    assert_non_null(strstr(err.msg, text));
 }
 
 /* ---- rules: insert, get, find, conflicts ------------------------------------ */
@@ -1335,6 +1568,7 @@ static void test_update_cred(void **state)
 
 int main(void)
 {
+    umask(077); /* as rampart runs: files the tests make beside the store are private */
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(test_migrates_from_empty),
@@ -1345,6 +1579,11 @@ int main(void)
         T(test_file_modes),
         T(test_missing_parents_are_created),
         T(test_memory_database),
+        T(test_cache_modes_refused),
+        T(test_cache_of_another_user_refused),
+        T(test_foreign_database_refused),
+        T(test_older_cache_adopted),
+        T(test_damaged_database_named),
         T(test_insert_assigns_local_id),
         T(test_conflicts),
         T(test_set_state),

@@ -1,21 +1,17 @@
-/* store: opening, schema migrations, transactions and the statement cache. */
+/* store: opening, transactions and the statement cache (the files: store_files.c;
+ * what a file is and its schema: store_schema.c). */
 #include "store_internal.h"
 
 #include "rampart/validate.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 enum {
     BUSY_TIMEOUT_MS = 5000,
-    WAL_RETRY_MS = 20,
+    BUSY_RETRY_MS = 20,
     /* KiB of page cache for a writer: keeps the index pages an import touches
      * hot. Readers keep SQLite's default. */
     WRITER_CACHE_KIB = 16384,
@@ -48,6 +44,14 @@ error_code store_db_error(store *st, int rc, error_info *err)
     if (primary == SQLITE_BUSY)
         return error_set(err, ERROR_IO, "database: %s (another rampart is writing; try again)",
                          msg);
+    /* The file, not a statement, is at fault: say which, and that it is the only
+     * place its tokens are kept. */
+    if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
+        return error_set(err, ERROR_IO,
+                         "database: %s is damaged or is not a SQLite database (%s): keep a "
+                         "copy of it (the tokens in it are kept nowhere else) and run "
+                         "'rampart doctor'",
+                         st->path, msg);
     return error_set(err, ERROR_IO, "database: %s", msg);
 }
 
@@ -155,17 +159,16 @@ error_code store_plan(store *st, const char *sql, char *out, size_t size, error_
     return rc;
 }
 
-static error_code run(store *st, store_stmt_id id, error_info *err)
+error_code store_run(store *st, store_stmt_id id, error_info *err)
 {
     sqlite3_stmt *s = store_stmt(st, id, err);
     return s ? store_exec(st, s, err) : err->code;
 }
 
-/* Undo without reporting: the failure that led here is the one to report. */
-static void run_quiet(store *st, store_stmt_id id)
+void store_run_quiet(store *st, store_stmt_id id)
 {
     error_info ignored;
-    run(st, id, &ignored);
+    store_run(st, id, &ignored);
 }
 
 /* ---- transactions -------------------------------------------------------- */
@@ -189,7 +192,7 @@ error_code store_op_begin(store *st, bool multi_write, store_op *op, error_info 
                                                             : STORE_OP_NONE;
     if (want == STORE_OP_NONE)
         return ERROR_OK;
-    if (run(st, want == STORE_OP_TX ? STMT_BEGIN : STMT_SAVEPOINT, err))
+    if (store_run(st, want == STORE_OP_TX ? STMT_BEGIN : STMT_SAVEPOINT, err))
         return err->code;
     *op = want;
     return ERROR_OK;
@@ -200,15 +203,15 @@ error_code store_op_end(store *st, store_op op, error_code rc, error_info *err)
     if (op == STORE_OP_NONE)
         return rc;
     if (rc == ERROR_OK) {
-        rc = run(st, op == STORE_OP_TX ? STMT_COMMIT : STMT_RELEASE, err);
+        rc = store_run(st, op == STORE_OP_TX ? STMT_COMMIT : STMT_RELEASE, err);
         if (rc == ERROR_OK)
             return ERROR_OK;
     }
     if (op == STORE_OP_TX) {
-        run_quiet(st, STMT_ROLLBACK);
+        store_run_quiet(st, STMT_ROLLBACK);
     } else {
-        run_quiet(st, STMT_ROLLBACK_TO);
-        run_quiet(st, STMT_RELEASE);
+        store_run_quiet(st, STMT_ROLLBACK_TO);
+        store_run_quiet(st, STMT_RELEASE);
     }
     return rc;
 }
@@ -217,7 +220,7 @@ error_code store_begin(store *st, error_info *err)
 {
     if (st->in_tx)
         return error_set(err, ERROR_STATE, "a transaction is already open");
-    if (run(st, STMT_BEGIN, err))
+    if (store_run(st, STMT_BEGIN, err))
         return err->code;
     st->in_tx = true;
     return ERROR_OK;
@@ -233,9 +236,9 @@ error_code store_commit(store *st, error_info *err)
         return error_set(err, ERROR_STATE, "a bulk import is still open: finish it first");
     error_code rc = check_tx_alive(st, err);
     if (rc == ERROR_OK)
-        rc = run(st, STMT_COMMIT, err);
+        rc = store_run(st, STMT_COMMIT, err);
     if (rc != ERROR_OK)
-        run_quiet(st, STMT_ROLLBACK);
+        store_run_quiet(st, STMT_ROLLBACK);
     st->in_tx = false;
     st->indexes_dropped = false;
     return rc;
@@ -245,7 +248,7 @@ void store_rollback(store *st)
 {
     if (!st || !st->in_tx)
         return;
-    run_quiet(st, STMT_ROLLBACK);
+    store_run_quiet(st, STMT_ROLLBACK);
     st->in_tx = false;
     st->indexes_dropped = false; /* the rollback brought them back */
 }
@@ -253,89 +256,6 @@ void store_rollback(store *st)
 bool store_in_transaction(const store *st)
 {
     return st && st->in_tx;
-}
-
-/* ---- files --------------------------------------------------------------- */
-
-/* mkdir with mode 0700 whatever the umask; an existing directory is fine. */
-static error_code make_private_dir(const char *dir, error_info *err)
-{
-    struct stat sb;
-    if (stat(dir, &sb) == 0) {
-        if (!S_ISDIR(sb.st_mode))
-            return error_set(err, ERROR_IO, "%s is not a directory", dir);
-        return ERROR_OK;
-    }
-    if (errno != ENOENT)
-        return error_set(err, ERROR_IO, "cannot use %s: %s", dir, strerror(errno));
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-        return error_set(err, ERROR_IO, "cannot create %s: %s", dir, strerror(errno));
-    if (chmod(dir, 0700) != 0)
-        return error_set(err, ERROR_IO, "cannot set mode of %s: %s", dir, strerror(errno));
-    return ERROR_OK;
-}
-
-/*
- * Create the database's directory and any missing ancestors (like mkdir -p), each
- * new one 0700 as the XDG base directory spec asks (a fresh account may not have
- * ~/.local/share yet). Existing directories keep their mode.
- */
-error_code store_make_parent_dirs(const char *path, error_info *err)
-{
-    char dir[PATH_MAX];
-    if (!model_copy_text(dir, sizeof dir, path))
-        return error_set(err, ERROR_INVALID, "database path is too long");
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
-        return ERROR_OK;
-    *slash = '\0';
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        error_code rc = make_private_dir(dir, err);
-        *p = '/';
-        if (rc != ERROR_OK)
-            return rc;
-    }
-    return make_private_dir(dir, err);
-}
-
-/* Create the file ourselves so it is 0600 from the first byte, whatever the umask. */
-static error_code ensure_file(const char *path, error_info *err)
-{
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        if (errno == EEXIST)
-            return ERROR_OK;
-        return error_set(err, ERROR_IO, "cannot create %s: %s", path, strerror(errno));
-    }
-    int rc = fchmod(fd, 0600);
-    int saved = errno;
-    close(fd);
-    if (rc != 0)
-        return error_set(err, ERROR_IO, "cannot set mode of %s: %s", path, strerror(saved));
-    return ERROR_OK;
-}
-
-static bool is_memory(const char *path)
-{
-    return strcmp(path, ":memory:") == 0;
-}
-
-static error_code prepare_path(const char *path, bool readonly, error_info *err)
-{
-    if (is_memory(path))
-        return ERROR_OK;
-    if (readonly) {
-        if (access(path, F_OK) != 0)
-            return error_set(err, ERROR_IO, "cannot open database %s: %s", path,
-                             strerror(errno));
-        return ERROR_OK;
-    }
-    if (store_make_parent_dirs(path, err))
-        return err->code;
-    return ensure_file(path, err);
 }
 
 void store_now(store *st, char out[MODEL_TIME_MAX + 1])
@@ -348,132 +268,11 @@ void store_now(store *st, char out[MODEL_TIME_MAX + 1])
     memcpy(out, st->now_text, MODEL_TIME_MAX + 1);
 }
 
-/* ---- schema -------------------------------------------------------------- */
-
-/* canon_cidr(text): the canonical form of a CIDR (validate_cidr's), or the text
- * itself when it is not a valid CIDR, so a migration can bring rows an older
- * version stored as the remote spelled them to the one spelling the natural key
- * compares. */
-static void sql_canon_cidr(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+error_code store_retry_busy(store *st, store_attempt fn, void *arg, error_info *err)
 {
-    (void)argc;
-    const char *text = (const char *)sqlite3_value_text(argv[0]);
-    char canon[MODEL_CIDR_MAX + 1];
-    if (text && validate_cidr(text, NULL, canon, sizeof canon, NULL) == ERROR_OK)
-        sqlite3_result_text(ctx, canon, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_result_value(ctx, argv[0]);
-}
-
-static error_code add_functions(store *st, error_info *err)
-{
-    int rc = sqlite3_create_function(st->db, "canon_cidr", 1,
-                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
-                                     NULL, sql_canon_cidr, NULL, NULL);
-    return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
-}
-
-error_code store_exec_sql(store *st, const char *sql, error_info *err)
-{
-    int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
-    return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
-}
-
-/* First column of the first row of `sql` as text into `out` ("" for NULL or no row). */
-static error_code query_text(store *st, const char *sql, char *out, size_t size,
-                             error_info *err)
-{
-    sqlite3_stmt *s;
-    if (store_prepare(st, sql, &s, err))
-        return err->code;
-    bool row;
-    error_code rc = store_step(st, s, &row, err);
-    if (rc == ERROR_OK)
-        model_copy_text(out, size, row ? (const char *)sqlite3_column_text(s, 0) : "");
-    sqlite3_finalize(s);
-    return rc;
-}
-
-static error_code user_version(store *st, int *out, error_info *err)
-{
-    char text[32];
-    if (query_text(st, "PRAGMA user_version", text, sizeof text, err))
-        return err->code;
-    *out = atoi(text);
-    return ERROR_OK;
-}
-
-static error_code newer_schema(int found, error_info *err)
-{
-    return error_set(err, ERROR_CONFIG,
-                     "database schema version %d is newer than this rampart (%d): "
-                     "upgrade rampart", found, store_schema_version());
-}
-
-/* One migration step in its own transaction; another process may have done it. */
-static error_code migrate_step(store *st, bool *done, error_info *err)
-{
-    int v = 0;
-    if (run(st, STMT_BEGIN, err))
-        return err->code;
-    error_code rc = user_version(st, &v, err);
-    if (rc == ERROR_OK && v > store_schema_version())
-        rc = newer_schema(v, err);
-    *done = v >= store_schema_version();
-    if (rc == ERROR_OK && !*done) {
-        char bump[64];
-        snprintf(bump, sizeof bump, "PRAGMA user_version = %d", v + 1);
-        rc = store_exec_sql(st, store_sql_migration(v), err);
-        if (rc == ERROR_OK)
-            rc = store_exec_sql(st, bump, err);
-        if (rc != ERROR_OK)
-            error_prefix(err, "migrating the database to schema version %d", v + 1);
-    }
-    if (rc == ERROR_OK)
-        rc = run(st, STMT_COMMIT, err);
-    if (rc != ERROR_OK)
-        run_quiet(st, STMT_ROLLBACK);
-    return rc;
-}
-
-static error_code migrate(store *st, error_info *err)
-{
-    int v = 0;
-    if (user_version(st, &v, err))
-        return err->code;
-    if (v > store_schema_version())
-        return newer_schema(v, err);
-    bool done = v == store_schema_version();
-    while (!done) {
-        if (migrate_step(st, &done, err))
-            return err->code;
-    }
-    return ERROR_OK;
-}
-
-static error_code check_schema(store *st, error_info *err)
-{
-    int v = 0;
-    if (user_version(st, &v, err))
-        return err->code;
-    if (v > store_schema_version())
-        return newer_schema(v, err);
-    if (v < store_schema_version())
-        return error_set(err, ERROR_CONFIG,
-                         "database schema version %d is older than this rampart (%d): "
-                         "open it read-write once to migrate it", v,
-                         store_schema_version());
-    return ERROR_OK;
-}
-
-/* Switch to WAL. On a new file another process may be switching or migrating at
- * the same moment, and SQLite does not call the busy handler for that lock: try
- * again, for as long as the busy timeout. */
-static error_code wal_mode(store *st, char *mode, size_t size, error_info *err)
-{
-    const struct timespec step = {0, WAL_RETRY_MS * 1000000L};
-    for (int waited = 0;; waited += WAL_RETRY_MS) {
-        error_code rc = query_text(st, "PRAGMA journal_mode = WAL", mode, size, err);
+    const struct timespec step = {0, BUSY_RETRY_MS * 1000000L};
+    for (int waited = 0;; waited += BUSY_RETRY_MS) {
+        error_code rc = fn(st, arg, err);
         int code = sqlite3_errcode(st->db) & 0xff;
         if (rc == ERROR_OK || (code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
             waited >= BUSY_TIMEOUT_MS)
@@ -482,10 +281,19 @@ static error_code wal_mode(store *st, char *mode, size_t size, error_info *err)
     }
 }
 
+typedef struct wal_answer {
+    char *mode;
+    size_t size;
+} wal_answer;
+
+static error_code switch_to_wal(store *st, void *arg, error_info *err)
+{
+    wal_answer *a = arg;
+    return store_query_text(st, "PRAGMA journal_mode = WAL", a->mode, a->size, err);
+}
+
 static error_code configure(store *st, const char *path, error_info *err)
 {
-    sqlite3_extended_result_codes(st->db, 1);
-    sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
     if (store_exec_sql(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", err))
         return err->code;
     if (st->readonly)
@@ -495,10 +303,13 @@ static error_code configure(store *st, const char *path, error_info *err)
              WRITER_CACHE_KIB, WAL_LIMIT_BYTES);
     if (store_exec_sql(st, cache, err))
         return err->code;
-    if (is_memory(path))
+    if (store_is_memory(path))
         return ERROR_OK;
+    /* On a new file another process may be switching or migrating at the same
+     * moment, and SQLite calls no busy handler for that lock. */
     char mode[16];
-    if (wal_mode(st, mode, sizeof mode, err))
+    wal_answer answer = {mode, sizeof mode};
+    if (store_retry_busy(st, switch_to_wal, &answer, err))
         return err->code;
     if (strcmp(mode, "wal") != 0)
         return error_set(err, ERROR_IO, "cannot use WAL mode for %s (got %s)", path, mode);
@@ -509,20 +320,25 @@ static error_code configure(store *st, const char *path, error_info *err)
 
 static error_code open_db(store *st, const char *path, error_info *err)
 {
-    /* A file path was created (0600) by prepare_path: never let SQLite create it. */
+    /* A file path was created (0600) by store_prepare_path: never let SQLite
+     * create it. */
     int flags = SQLITE_OPEN_NOMUTEX |
                 (st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
-                (is_memory(path) ? SQLITE_OPEN_CREATE : 0);
+                (store_is_memory(path) ? SQLITE_OPEN_CREATE : 0);
     int rc = sqlite3_open_v2(path, &st->db, flags, NULL);
     if (rc != SQLITE_OK)
         return error_set(err, rc == SQLITE_NOMEM ? ERROR_NOMEM : ERROR_IO,
                          "cannot open database %s: %s", path,
                          st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
-    if (configure(st, path, err))
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+    /* Before anything writes to the file (the switch to WAL does): another
+     * program's database is refused as it is. */
+    if (store_check_identity(st, err) || configure(st, path, err))
         return err->code;
     if (st->readonly)
-        return check_schema(st, err);
-    return add_functions(st, err) ? err->code : migrate(st, err);
+        return store_check_schema(st, err);
+    return store_add_functions(st, err) ? err->code : store_migrate(st, err);
 }
 
 error_code store_open(const char *path, unsigned flags, store **out, error_info *err)
@@ -530,14 +346,15 @@ error_code store_open(const char *path, unsigned flags, store **out, error_info 
     *out = NULL;
     if (!path || !*path)
         return error_set(err, ERROR_INVALID, "database path is empty");
-    bool readonly = (flags & STORE_READONLY) != 0;
-    if (prepare_path(path, readonly, err))
-        return err->code;
     store *st = calloc(1, sizeof *st);
     if (!st)
         return error_set(err, ERROR_NOMEM, "out of memory");
-    st->readonly = readonly;
-    if (open_db(st, path, err)) {
+    st->readonly = (flags & STORE_READONLY) != 0;
+    if (!model_copy_text(st->path, sizeof st->path, path)) {
+        free(st);
+        return error_set(err, ERROR_INVALID, "database path is too long");
+    }
+    if (store_prepare_path(path, st->readonly, err) || open_db(st, path, err)) {
         store_close(st);
         return err->code;
     }

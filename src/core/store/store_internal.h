@@ -130,8 +130,11 @@ enum { RULE_COL_TEXT_COUNT = 9, RULE_COL_ACTION = 9, RULE_COL_STATE = 10 };
     "id, uri, created_at, description, metadata, owner_id, error, acl, state"
 enum { CRED_COL_TEXT_COUNT = 7, CRED_COL_ACL = 7, CRED_COL_STATE = 8 };
 
+enum { STORE_PATH_MAX = 4096 };
+
 struct store {
     sqlite3 *db;
+    char path[STORE_PATH_MAX]; /* as opened, for messages that name the file */
     bool readonly;
     bool in_tx; /* store_begin is open */
     bool import_open;     /* a store_import is open on this handle */
@@ -182,7 +185,40 @@ const char *store_sql_rule_indexes(bool create);
 /* The pull staging tables (TEMP, this connection), created if missing. */
 const char *store_sql_staging(void);
 
+/* store_files.c: the files before SQLite opens them. Create the missing
+ * directories and file (writers), then refuse a cache or companion file
+ * (-wal, -shm, -journal) that breaks fileperm's rule (ERROR_CONFIG). */
+error_code store_prepare_path(const char *path, bool readonly, error_info *err);
+/* The permission checks alone (the file must exist; absent companions are fine). */
+error_code store_check_files(const char *path, error_info *err);
+bool store_is_memory(const char *path);
+
+/* store_schema.c: what the file is and its schema. */
+/* ERROR_CONFIG when the file is not a rampart cache: another application id, or
+ * none with objects that are not an older rampart's tables (a new, empty file and
+ * an older rampart's cache pass). Reads only. */
+error_code store_check_identity(store *st, error_info *err);
+/* Migrate to the current schema and stamp the application id, one transaction
+ * per step (writers). */
+error_code store_migrate(store *st, error_info *err);
+/* Read-only handles: the schema must be the current one. */
+error_code store_check_schema(store *st, error_info *err);
+error_code store_add_functions(store *st, error_info *err);
+/* First column of the first row of `sql` as text into `out` ("" for NULL or no row). */
+error_code store_query_text(store *st, const char *sql, char *out, size_t size,
+                            error_info *err);
+
 /* store.c: statements, steps, errors */
+/* Run a cached statement that returns no rows. */
+error_code store_run(store *st, store_stmt_id id, error_info *err);
+/* The same without reporting (an undo: the failure that led here is the one to
+ * report). */
+void store_run_quiet(store *st, store_stmt_id id);
+/* Call `fn` again while SQLite answers busy or locked without calling the busy
+ * handler (a lock another process takes while it makes a file a cache), for as
+ * long as the busy timeout. */
+typedef error_code (*store_attempt)(store *st, void *arg, error_info *err);
+error_code store_retry_busy(store *st, store_attempt fn, void *arg, error_info *err);
 sqlite3_stmt *store_stmt(store *st, store_stmt_id id, error_info *err);
 error_code store_prepare(store *st, const char *sql, sqlite3_stmt **out, error_info *err);
 void store_reset(sqlite3_stmt *s);

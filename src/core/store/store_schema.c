@@ -1,0 +1,235 @@
+/*
+ * store: what a database file is (rampart's, an older rampart's, new, or someone
+ * else's), the schema migrations, and the health checks of `rampart doctor`.
+ */
+#include "store_internal.h"
+
+#include "rampart/validate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* canon_cidr(text): the canonical form of a CIDR (validate_cidr's), or the text
+ * itself when it is not a valid CIDR, so a migration can bring rows an older
+ * version stored as the remote spelled them to the one spelling the natural key
+ * compares. */
+static void sql_canon_cidr(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *text = (const char *)sqlite3_value_text(argv[0]);
+    char canon[MODEL_CIDR_MAX + 1];
+    if (text && validate_cidr(text, NULL, canon, sizeof canon, NULL) == ERROR_OK)
+        sqlite3_result_text(ctx, canon, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_result_value(ctx, argv[0]);
+}
+
+error_code store_add_functions(store *st, error_info *err)
+{
+    int rc = sqlite3_create_function(st->db, "canon_cidr", 1,
+                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
+                                     NULL, sql_canon_cidr, NULL, NULL);
+    return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
+}
+
+error_code store_exec_sql(store *st, const char *sql, error_info *err)
+{
+    int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
+}
+
+error_code store_query_text(store *st, const char *sql, char *out, size_t size,
+                            error_info *err)
+{
+    sqlite3_stmt *s;
+    if (store_prepare(st, sql, &s, err))
+        return err->code;
+    bool row;
+    error_code rc = store_step(st, s, &row, err);
+    if (rc == ERROR_OK)
+        model_copy_text(out, size, row ? (const char *)sqlite3_column_text(s, 0) : "");
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static error_code query_int(store *st, const char *sql, long long *out, error_info *err)
+{
+    char text[32];
+    if (store_query_text(st, sql, text, sizeof text, err))
+        return err->code;
+    *out = strtoll(text, NULL, 10);
+    return ERROR_OK;
+}
+
+/* ---- what the file is ---------------------------------------------------- */
+
+/* The tables every rampart cache has had since schema version 1. */
+static const char core_tables_sql[] =
+    "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+    " AND name IN ('rules', 'credentials', 'tokens', 'aliases')";
+enum { CORE_TABLES = 4 };
+
+typedef struct file_facts {
+    long long app, version, objects, core_tables;
+} file_facts;
+
+static error_code read_facts(store *st, file_facts *f, error_info *err)
+{
+    if (query_int(st, "PRAGMA application_id", &f->app, err) ||
+        query_int(st, "PRAGMA user_version", &f->version, err) ||
+        query_int(st, "SELECT count(*) FROM sqlite_master", &f->objects, err) ||
+        query_int(st, core_tables_sql, &f->core_tables, err))
+        return err->code;
+    return ERROR_OK;
+}
+
+static error_code read_facts_attempt(store *st, void *arg, error_info *err)
+{
+    return read_facts(st, arg, err);
+}
+
+static error_code not_ours(store *st, const file_facts *f, error_info *err)
+{
+    const char *why = f->app != 0           ? ""
+                      : f->core_tables == 0 ? ", no rampart tables"
+                                            : ", no schema version";
+    return error_set(err, ERROR_CONFIG,
+                     "%s is not a rampart cache (application_id 0x%08X%s; a rampart cache "
+                     "has 0x%08X): rampart leaves it as it is; give --db (or RAMPART_DB) "
+                     "the path of a rampart cache, or a new path",
+                     st->path, (unsigned)(f->app & 0xFFFFFFFF), why, STORE_APPLICATION_ID);
+}
+
+error_code store_check_identity(store *st, error_info *err)
+{
+    file_facts f = {0};
+    /* Another process may be making this file a cache at the same moment. */
+    if (store_retry_busy(st, read_facts_attempt, &f, err))
+        return err->code;
+    bool fresh = f.app == 0 && f.version == 0 && f.objects == 0;
+    if (f.app == STORE_APPLICATION_ID || fresh)
+        return ERROR_OK;
+    /* A cache an older rampart made, before the application id: ours, stamped by
+     * the next open that may write. */
+    if (f.app == 0 && f.version > 0 && f.core_tables == CORE_TABLES)
+        return ERROR_OK;
+    return not_ours(st, &f, err);
+}
+
+error_code store_identity_get(store *st, store_identity *out, error_info *err)
+{
+    long long app = 0, version = 0;
+    if (query_int(st, "PRAGMA application_id", &app, err) ||
+        query_int(st, "PRAGMA user_version", &version, err))
+        return err->code;
+    out->application_id = (unsigned long)(app & 0xFFFFFFFF);
+    out->schema_version = (int)version;
+    return ERROR_OK;
+}
+
+/* ---- migrations ---------------------------------------------------------- */
+
+static error_code newer_schema(long long found, error_info *err)
+{
+    return error_set(err, ERROR_CONFIG,
+                     "database schema version %lld is newer than this rampart (%d): "
+                     "upgrade rampart", found, store_schema_version());
+}
+
+/* One migration step and the application id, in one transaction; another process
+ * may have done either meanwhile, so both are read again inside it. */
+static error_code migrate_step(store *st, bool *done, error_info *err)
+{
+    long long v = 0, app = 0;
+    if (store_run(st, STMT_BEGIN, err))
+        return err->code;
+    error_code rc = query_int(st, "PRAGMA user_version", &v, err);
+    if (rc == ERROR_OK)
+        rc = query_int(st, "PRAGMA application_id", &app, err);
+    if (rc == ERROR_OK && v > store_schema_version())
+        rc = newer_schema(v, err);
+    if (rc == ERROR_OK && v < store_schema_version()) {
+        char bump[64];
+        snprintf(bump, sizeof bump, "PRAGMA user_version = %lld", v + 1);
+        rc = store_exec_sql(st, store_sql_migration((int)v), err);
+        if (rc == ERROR_OK)
+            rc = store_exec_sql(st, bump, err);
+        if (rc != ERROR_OK)
+            error_prefix(err, "migrating the database to schema version %lld", v + 1);
+        v++;
+    }
+    if (rc == ERROR_OK && app != STORE_APPLICATION_ID) {
+        char stamp[64];
+        snprintf(stamp, sizeof stamp, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
+        rc = store_exec_sql(st, stamp, err);
+    }
+    if (rc == ERROR_OK)
+        rc = store_run(st, STMT_COMMIT, err);
+    if (rc != ERROR_OK)
+        store_run_quiet(st, STMT_ROLLBACK);
+    *done = v >= store_schema_version();
+    return rc;
+}
+
+error_code store_migrate(store *st, error_info *err)
+{
+    long long v = 0, app = 0;
+    if (query_int(st, "PRAGMA user_version", &v, err) ||
+        query_int(st, "PRAGMA application_id", &app, err))
+        return err->code;
+    if (v > store_schema_version())
+        return newer_schema(v, err);
+    bool done = v == store_schema_version() && app == STORE_APPLICATION_ID;
+    while (!done) {
+        if (migrate_step(st, &done, err))
+            return err->code;
+    }
+    return ERROR_OK;
+}
+
+error_code store_check_schema(store *st, error_info *err)
+{
+    long long v = 0;
+    if (query_int(st, "PRAGMA user_version", &v, err))
+        return err->code;
+    if (v > store_schema_version())
+        return newer_schema(v, err);
+    if (v < store_schema_version())
+        return error_set(err, ERROR_CONFIG,
+                         "database schema version %lld is older than this rampart (%d): "
+                         "open it read-write once to migrate it", v,
+                         store_schema_version());
+    return ERROR_OK;
+}
+
+/* ---- health -------------------------------------------------------------- */
+
+enum { INTEGRITY_MAX_ROWS = 100 };
+
+error_code store_integrity_check(store *st, char *first, size_t size, size_t *problems,
+                                 error_info *err)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA integrity_check(%d)", INTEGRITY_MAX_ROWS);
+    sqlite3_stmt *s;
+    if (store_prepare(st, sql, &s, err))
+        return err->code;
+    *problems = 0;
+    if (size)
+        first[0] = '\0';
+    bool row = true;
+    error_code rc = ERROR_OK;
+    while (rc == ERROR_OK && row) {
+        rc = store_step(st, s, &row, err);
+        const char *text = rc == ERROR_OK && row ? (const char *)sqlite3_column_text(s, 0)
+                                                 : NULL;
+        if (!text || strcmp(text, "ok") == 0)
+            continue;
+        if (*problems == 0 && size)
+            model_copy_text(first, size, text);
+        ++*problems;
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
