@@ -5,6 +5,7 @@
  * remote's cache, and a second run finds the sandbox as the first left it.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,17 +52,55 @@ static error_code make_paths(cli_ctx *ctx, sandbox_paths *p, error_info *e)
     return ERROR_OK;
 }
 
+/*
+ * The server's whole environment, built here rather than inherited: the real
+ * RAMPART_API_KEY, RAMPART_API_URL and every other RAMPART_* setting stay out of
+ * it (the server needs none of them, and its memory and environ are no place for
+ * the real key), and so do HOME and XDG_*, so it reads no config file (which may
+ * hold api_key). What it gets: the variables below that describe the machine,
+ * and its own generated key.
+ */
+static const char *const env_kept[] = {"PATH=", "LANG=", "LC_", "TZ=", "TMPDIR="};
+
+enum { ENV_MAX = 64, KEY_VAR_MAX = 64 };
+
+typedef struct sandbox_env {
+    char *vars[ENV_MAX + 2]; /* pointers into environ, then key_var, then NULL */
+    char key_var[KEY_VAR_MAX];
+} sandbox_env;
+
+static bool env_is_kept(const char *var)
+{
+    for (size_t i = 0; i < sizeof env_kept / sizeof env_kept[0]; i++) {
+        if (strncmp(var, env_kept[i], strlen(env_kept[i])) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void build_env(sandbox_env *env, const char *key)
+{
+    size_t n = 0;
+    for (char **v = environ; *v && n < ENV_MAX; v++) {
+        if (env_is_kept(*v))
+            env->vars[n++] = *v;
+    }
+    snprintf(env->key_var, sizeof env->key_var, "RAMPART_SERVE_API_KEY=%s", key);
+    env->vars[n++] = env->key_var;
+    env->vars[n] = NULL;
+}
+
 /* Child: the server, its log in a private file, the key in its environment. */
-static void exec_server(const sandbox_paths *p, const char *key)
+static void exec_server(const sandbox_paths *p, char *const *envp)
 {
     int log = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (log >= 0) {
         dup2(log, STDERR_FILENO);
         dup2(log, STDOUT_FILENO);
     }
-    setenv("RAMPART_SERVE_API_KEY", key, 1);
-    execl("/proc/self/exe", "rampart", "serve-api", "--listen", "tcp:127.0.0.1:0", "--db",
-          p->remote, "--ready-file", p->ready, (char *)NULL);
+    char *const argv[] = {"rampart", "serve-api", "--listen", "tcp:127.0.0.1:0", "--db",
+                          (char *)p->remote, "--ready-file", (char *)p->ready, NULL};
+    execve("/proc/self/exe", argv, envp);
     _exit(127);
 }
 
@@ -115,14 +154,18 @@ int cli_sandbox_start(cli_ctx *ctx)
     if (make_paths(ctx, &p, &e) != ERROR_OK || ids_random_base62(key, KEY_CHARS, &e))
         return cli_fail(ctx, &e);
     unlink(p.ready);
+    sandbox_env env;
+    build_env(&env, key);
     fflush(NULL);
     pid_t pid = fork();
+    if (pid == 0)
+        exec_server(&p, env.vars);
+    model_wipe(env.key_var, sizeof env.key_var);
     if (pid < 0) {
+        model_wipe(key, sizeof key);
         error_set(&e, ERROR_IO, "cannot start the sandbox server: %s", strerror(errno));
         return cli_fail(ctx, &e);
     }
-    if (pid == 0)
-        exec_server(&p, key);
     ctx->sandbox_pid = pid;
     error_code rc = wait_ready(ctx, &p, addr, sizeof addr, &e);
     if (rc == ERROR_OK)

@@ -25,3 +25,41 @@ RAMPART_DB="$tmp/real.db" run --sandbox rules create --cidr 10.9.0.0/16 \
 check "with RAMPART_DB set, --sandbox still uses its own cache" out_has "^state  *synced"
 RAMPART_DB="$tmp/real.db" run rules list
 check "... and the real cache got nothing from the sandbox" err_has "no rules in the cache"
+
+# ---- the server's environment: built, not inherited -----------------------------------
+# The real key, URL and settings are in rampart's environment; the sandbox's serve-api
+# child must get none of them (nor HOME: it reads no config file), only its own key.
+# Read from /proc/CHILD/environ: rampart's processes are not dumpable, so only root
+# can read it.
+secret=sk_known_secret_$$_do_not_leak
+(
+    export RAMPART_API_KEY="$secret" RAMPART_API_URL=https://elsewhere.example \
+        RAMPART_VERSION_HEADER=X-Elsewhere
+    exec "$RAMPART" --sandbox agent --listen "unix:$tmp/sandbox-agent.sock" \
+        --ready-file "$tmp/sandbox-agent.ready"
+) 2>"$tmp/sandbox-agent.log" &
+agent=$!
+i=0
+while [ ! -s "$tmp/sandbox-agent.ready" ] && [ $i -lt 200 ] && kill -0 "$agent" 2>/dev/null; do
+    sleep 0.05 # polling for the ready file
+    i=$((i + 1))
+done
+child=$(awk -v p="$agent" '$4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null | head -n 1)
+if [ -n "$child" ] && tr '\0' '\n' <"/proc/$child/environ" >"$tmp/child.env" 2>/dev/null &&
+    tr '\0' '\n' <"/proc/$agent/environ" >"$tmp/parent.env" 2>/dev/null; then
+    cp "$tmp/child.env" "$tmp/out"
+    check "sandbox child: found, and the command itself has the real key" \
+        grep -q "^RAMPART_API_KEY=$secret\$" "$tmp/parent.env"
+    check "sandbox child: not the real RAMPART_API_KEY" sh -c '! grep -q "$0" "$1"' \
+        "$secret" "$tmp/child.env"
+    check "sandbox child: no RAMPART_* setting but its own key" \
+        sh -c '[ "$(grep -c "^RAMPART_" "$0")" = 1 ] && grep -q "^RAMPART_SERVE_API_KEY=" "$0"' \
+        "$tmp/child.env"
+    check "sandbox child: no HOME or XDG_* (no config file to read)" \
+        sh -c '! grep -q -e "^HOME=" -e "^XDG_" "$0"' "$tmp/child.env"
+    check "sandbox child: PATH kept" grep -q "^PATH=" "$tmp/child.env"
+else
+    echo "ok - sandbox child's environment: skipped (needs root to read /proc/PID/environ of a non-dumpable process)"
+fi
+kill "$agent" 2>/dev/null
+wait "$agent" 2>/dev/null
