@@ -17,7 +17,7 @@ static int show_help(cli_ctx *ctx, const char *path, int argc, char **argv);
 /* Commands that work even when the configuration is broken, to help fix it. */
 static bool needs_config(const cli_command *cmd)
 {
-    return cmd->run != show_help && cmd->run != show_version;
+    return cmd->run != show_help && cmd->run != show_version && cmd->run != cli_doctor;
 }
 
 static const cli_command commands[] = {
@@ -38,6 +38,9 @@ static const cli_command commands[] = {
     {"check", cli_check, "POLICY_ID IP... [--json]",
      "is each address allowed by the policy's cached rules? (exit 0 all allowed)", NULL, 0, -1},
     {"status", cli_status, "[--json]", "what is cached, per sync state; where data lives",
+     NULL, 0, 0},
+    {"doctor", cli_doctor, "[--json]",
+     "check the cache, file modes, the socket directory and the remote; how to fix each",
      NULL, 0, 0},
     {"help", show_help, "", "this overview", NULL, 0, 0},
     {"version", show_version, "", "print the version", NULL, 0, 0},

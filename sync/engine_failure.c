@@ -138,9 +138,10 @@ void engine_fail_at(engine *e, engine_stop why, const engine_target *t, const sy
     va_end(ap);
 }
 
+/* The store's message already says "database: …" (store_db_error): one prefix. */
 void engine_db_fail(engine *e, const error_info *err)
 {
-    engine_fail(e, ENGINE_DB, "database: %s", err->msg);
+    engine_fail(e, ENGINE_DB, "%s", err->msg);
 }
 
 void engine_failure_from(sync_failure *f, const engine_target *t, const sync_result *res)
