@@ -72,6 +72,8 @@ int cli_plan(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_tui(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_check(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_agent(cli_ctx *ctx, const char *path, int argc, char **argv);
+int cli_apply(cli_ctx *ctx, const char *path, int argc, char **argv);
+int cli_export(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_doctor(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 struct sync_report;

@@ -668,4 +668,26 @@ typedef struct store_pull_stats {
 error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats *creds,
                             error_info *err);
 
+/* ---- one policy's rules, lean (store_apply.c) ------------------------------ */
+
+/* A rule as store_policy_rules hands it over: the texts are valid during the
+ * callback only. */
+typedef struct store_policy_rule {
+    const char *id, *cidr, *description, *metadata;
+    model_action action;
+    model_state state;
+} store_policy_rule;
+
+/* Called once per rule; anything but ERROR_OK stops the walk and is returned. */
+typedef error_code (*store_policy_rule_fn)(void *ctx, const store_policy_rule *rule,
+                                           error_info *err);
+
+/*
+ * Every rule of `policy_id`, in every state, in id order, through one indexed
+ * query (no model rows: what `apply` and `export` compare, at 100,000 rules in a
+ * fraction of a second). Errors: the database's, or the callback's.
+ */
+error_code store_policy_rules(store *st, const char *policy_id, store_policy_rule_fn fn,
+                              void *ctx, error_info *err);
+
 #endif

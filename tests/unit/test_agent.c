@@ -349,6 +349,64 @@ static void key_file(void **state)
     assert_int_equal(agent_key_ensure("", &err), ERROR_INVALID);
 }
 
+/* The socket's directory, as the agent checks it before it listens and a client
+ * before it connects (agent_socket_dir_trusted): a real directory of ours that
+ * others cannot write; created 0700 when missing. */
+static void socket_dir_trust(void **state)
+{
+    fixture *f = *state;
+    char dir[160], sock[200], spec[220], link_spec[220];
+    error_info err = {0};
+    agent *ag = NULL;
+    agent_options o = options(f);
+    snprintf(sock, sizeof sock, "%s/fresh/a.sock", f->dir);
+    snprintf(spec, sizeof spec, "unix:%s", sock);
+    assert_int_equal(agent_socket_dir_trusted(sock, &err), ERROR_NOT_FOUND);
+    o.listen[0] = spec;
+    assert_int_equal(agent_start(&o, &ag, &err), ERROR_OK);
+    agent_stop(ag);
+    snprintf(dir, sizeof dir, "%s/fresh", f->dir);
+    struct stat sb;
+    assert_int_equal(lstat(dir, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0700);
+    assert_int_equal(agent_socket_dir_trusted(sock, &err), ERROR_OK);
+
+    /* Others may be let through (--allow-uid), not let in to write. */
+    assert_int_equal(chmod(dir, 0711), 0);
+    assert_int_equal(agent_socket_dir_trusted(sock, &err), ERROR_OK);
+    assert_int_equal(chmod(dir, 0773), 0);
+    assert_int_equal(agent_socket_dir_trusted(sock, &err), ERROR_CONFIG);
+    assert_non_null(strstr(err.msg, "can be written by others (mode 0773)"));
+    assert_non_null(strstr(err.msg, "chmod 700"));
+    assert_int_equal(agent_start(&o, &ag, &err), ERROR_CONFIG);
+    assert_null(ag);
+    assert_int_equal(chmod(dir, 0700), 0);
+
+    /* A link to a directory of ours is still not the directory we made. */
+    char link_dir[160], link_sock[200];
+    snprintf(link_dir, sizeof link_dir, "%s/link", f->dir);
+    snprintf(link_sock, sizeof link_sock, "%s/a.sock", link_dir);
+    assert_int_equal(symlink(dir, link_dir), 0);
+    assert_int_equal(agent_socket_dir_trusted(link_sock, &err), ERROR_CONFIG);
+    assert_non_null(strstr(err.msg, "is a symbolic link"));
+    snprintf(link_spec, sizeof link_spec, "unix:%s", link_sock);
+    o.listen[0] = link_spec;
+    assert_int_equal(agent_start(&o, &ag, &err), ERROR_CONFIG);
+    assert_null(ag);
+
+    /* Made first by another user (root may chown it to one). */
+    if (geteuid() != 0) {
+        print_message("another user's socket directory: skipped (needs root)\n");
+        return;
+    }
+    assert_int_equal(chown(dir, 65534, 65534), 0);
+    assert_int_equal(agent_socket_dir_trusted(sock, &err), ERROR_CONFIG);
+    assert_non_null(strstr(err.msg, "belongs to another user (uid 65534; you are uid 0)"));
+    o.listen[0] = spec;
+    assert_int_equal(agent_start(&o, &ag, &err), ERROR_CONFIG);
+    assert_null(ag);
+}
+
 static void default_paths(void **state)
 {
     (void)state;
@@ -384,6 +442,7 @@ int main(void)
         T(index_swaps_under_readers),
         T(start_refusals),
         T(key_file),
+        T(socket_dir_trust),
         cmocka_unit_test(default_paths),
     };
 #undef T

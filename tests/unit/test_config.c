@@ -195,6 +195,35 @@ static void test_key_file_must_be_private(void **state)
     assert_string_equal(config_get(&cfg, CONFIG_API_KEY), "");
 }
 
+/* The refusals are fileperm's sentences: the path, what was found, the fix, why;
+ * a file of another user is refused, key or not (root's is an admin's, taken). */
+static void test_refusals_say_the_fix(void **state)
+{
+    fixture *f = *state;
+    write_file(f->cfg_path, "api_key = sk_secret_value\n", 0640);
+    fake_env env = {{"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, NULL}};
+    config cfg;
+    error_info e = {0};
+    char want[512];
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_CONFIG);
+    snprintf(want, sizeof want,
+             "%s is readable by others (mode 0640): run 'chmod 600 %s'; rampart refuses a "
+             "config file holding api_key that others can read: it holds the API key",
+             f->cfg_path, f->cfg_path);
+    assert_string_equal(e.msg, want);
+    assert_null(strstr(e.msg, "sk_secret_value"));
+    if (geteuid() != 0) {
+        print_message("a config file of another user: skipped (needs root)\n");
+        return;
+    }
+    write_file(f->cfg_path, "api_url = https://x.example\n", 0644);
+    assert_int_equal(chown(f->cfg_path, 65534, 65534), 0);
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_CONFIG);
+    assert_non_null(strstr(e.msg, "belongs to another user (uid 65534; you are uid 0)"));
+    assert_int_equal(chown(f->cfg_path, 0, 0), 0);
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+}
+
 static void test_world_readable_file_without_key_is_fine(void **state)
 {
     fixture *f = *state;
@@ -369,6 +398,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_null_err_still_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_file_must_be_private, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refusals_say_the_fix, setup, teardown),
         cmocka_unit_test_setup_teardown(test_world_readable_file_without_key_is_fine, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
