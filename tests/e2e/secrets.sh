@@ -1,6 +1,6 @@
 #!/bin/sh
 # Secrets: a whole session with a known API key (serve-api, syncs, the agent, the
-# console headless and in tmux, status/plan/sync --verbose, the wrong key, an
+# console headless and in tmux, status/plan/sync --verbose, doctor, the wrong key, an
 # unreachable remote), every token it creates captured; then neither the key nor
 # any token may show anywhere but where it is meant to: the stdout of
 # `creds create --sync` and `creds token`, the agent's token replies and the
@@ -111,6 +111,9 @@ r status1 status --json
 r plan1 plan --json
 r sync1 sync --verbose --json
 r pull sync --pull-only --verbose
+r doctor doctor
+check "doctor: the remote reached with the key" grep -q "^ok  *remote  " "$tmp/out"
+r doctorjson doctor --json
 
 # ---- error paths ----------------------------------------------------------------------
 WRONG=sk_wrong_$(date +%s)_$$
@@ -118,6 +121,8 @@ renv wrongkey "RAMPART_API_KEY=$WRONG" sync --verbose
 check "the wrong key: refused (exit 2)" status_is 2
 renv wrongkey2 "RAMPART_API_KEY=$WRONG" creds create --description refused --sync
 check "create --sync with the wrong key: refused" sh -c '[ "$0" != 0 ]' "$status"
+renv wrongdoctor "RAMPART_API_KEY=$WRONG" doctor
+check "doctor with the wrong key: the remote check fails" grep -q "^FAIL  remote  " "$tmp/out"
 renv unreachable RAMPART_API_URL=http://127.0.0.1:9 sync --verbose
 check "unreachable remote: exit 4" status_is 4
 renv plainhttp RAMPART_API_URL=http://example.com sync
