@@ -1,0 +1,307 @@
+/*
+ * `rampart apply --policy ID --action allow|deny [--name NAME] FILE|-`: keep a
+ * policy's rules of one action in step with a published list, with the fewest
+ * requests (rampart/apply.h). The list is read and checked whole first (every
+ * bad line named, nothing queued), then planned against the cache, shown, and
+ * queued in one transaction (or pushed at once with --sync).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_apply.h"
+#include "cli_object.h"
+#include "cli_sync.h"
+#include "rampart/validate.h"
+
+enum { PROGRESS_MIN = 2000 }; /* ops below this queue too fast to need a line */
+
+static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+static const cli_command apply_command = {
+    "apply", apply_cmd,
+    "--policy ipp_ID --action allow|deny [--name NAME] [--key PATH]... [--aggregate] "
+    "[--adopt] [--skip-conflicts] [--description TEXT] [--dry-run] [--sync] [--json] FILE|-",
+    "Make the policy's rules of one action and NAME equal to a list of CIDRs.",
+    "The list (FILE, or - for standard input) is plain text, one CIDR or address per\n"
+    "line ('#' or ';' starts a comment; a trailing comment becomes the new rule's\n"
+    "description), or JSON: an array of strings, or an object whose array --key\n"
+    "names. A bare address is a /32 or /128. Every entry is checked as the forms\n"
+    "check it; one bad line queues nothing, and every bad line is named.\n\n"
+    "The change is the smallest one: rules already there stay, a rule that leaves\n"
+    "the list is deleted, a new entry is created; when both happen, a rule takes the\n"
+    "new cidr in place (one PATCH instead of a DELETE and a POST; it keeps its\n"
+    "description). Applying the same list again queues nothing.\n\n"
+    "Ownership: the rules an apply makes carry its NAME in their metadata\n"
+    "({\"rampart_apply\":\"NAME\"}); an apply never touches another rule. A list entry\n"
+    "that another rule holds (the other action, another NAME, or none) is a conflict:\n"
+    "nothing is queued unless --skip-conflicts.\n\n"
+    "Options:\n"
+    "  --policy ID         the IP policy (ipp_ID)\n"
+    "  --action ACTION     allow or deny: the rules the list stands for\n"
+    "  --name NAME         whose rules these are (letters, digits, . _ -; default\n"
+    "                      \"default\"); lists applied under other names are left alone\n"
+    "  --key PATH          JSON: the member holding the array (a.b for member b of a;\n"
+    "                      arrays on the way are looked through: prefixes.ip_prefix\n"
+    "                      takes ip_prefix of every object in prefixes); repeatable\n"
+    "  --aggregate         merge adjacent and overlapping entries into the fewest\n"
+    "                      CIDRs first (the same addresses); without it overlaps are\n"
+    "                      kept and reported\n"
+    "  --adopt             take over rules of the same action without metadata that\n"
+    "                      hold a list entry (their metadata becomes the NAME's)\n"
+    "  --skip-conflicts    queue the rest when entries conflict (they are reported)\n"
+    "  --description TEXT  of new rules without a comment of their own (default: the\n"
+    "                      NAME, so the console and 'rules list --filter' show it)\n"
+    "  --dry-run           show the plan; queue nothing\n"
+    "  --sync              push the queue now\n"
+    "  --json              one JSON object: overlaps, the plan, requests, the result\n\n"
+    "The plan says how many requests the next sync sends for it and how long the\n"
+    "account's budget (settings rate, window, share) needs for them.\n"
+    "Exit status: 0 queued (or nothing to do); 2 a bad list or option, or conflicts\n"
+    "(nothing queued); 4 --sync left rows pending; 5 --sync with no remote (queued).\n",
+    1, 1};
+
+/* ---- options ---- */
+
+typedef struct apply_args {
+    const char *policy, *action, *name, *description;
+    cli_list keys;
+} apply_args;
+
+static int check_args(cli_ctx *ctx, const char *path, const apply_args *a,
+                      cli_apply_run *run)
+{
+    if (!a->policy || !a->action)
+        return cli_usage_error(ctx, path, "--policy and --action are required");
+    error_info e = {0};
+    if (validate_id(a->policy, "ipp", "--policy", &e) != ERROR_OK ||
+        validate_action(a->action, &run->req.action, &e) != ERROR_OK ||
+        apply_name_check(run->req.name, &e) != ERROR_OK ||
+        (a->description && validate_description(a->description, &e) != ERROR_OK))
+        return cli_usage_error(ctx, path, "%s", e.msg);
+    run->req.policy_id = a->policy;
+    run->req.description = a->description ? a->description : run->req.name;
+    return CLI_GO_ON;
+}
+
+/* ---- the list ---- */
+
+static void put_problems(cli_apply_run *run, const cidrset_problems *p, const char *why)
+{
+    for (size_t i = 0; i < p->kept; i++) {
+        error_info e;
+        if (p->items[i].line)
+            error_set(&e, ERROR_INVALID, "%s:%zu: %s", run->label, p->items[i].line,
+                      p->items[i].msg);
+        else
+            error_set(&e, ERROR_INVALID, "%s: %s", run->label, p->items[i].msg);
+        cli_fail(run->ctx, &e);
+    }
+    error_info e;
+    if (p->total > p->kept)
+        error_set(&e, ERROR_INVALID, "%s: %zu more problems not shown", run->label,
+                  p->total - p->kept);
+    if (p->total > p->kept)
+        cli_fail(run->ctx, &e);
+    if (why) {
+        error_set(&e, ERROR_INVALID, "%s: %s", run->label, why);
+        cli_fail(run->ctx, &e);
+    }
+}
+
+/* Read and check the whole list; CLI_GO_ON, or the exit status after saying why. */
+static int read_list(cli_apply_run *run, const char *file, const cli_list *keys)
+{
+    char *data;
+    size_t len;
+    if (!cli_read_file(run->ctx, file, &data, &len))
+        return CLI_EXIT_USAGE;
+    cidrset_parse_opts opt = {keys->items, keys->count};
+    cidrset_problems problems = {0};
+    bool json = false;
+    error_info e = {0};
+    error_code rc = cidrset_parse(data, len, &opt, &run->list, &problems, &json, &e);
+    free(data);
+    int exit = CLI_GO_ON;
+    if (rc != ERROR_OK || problems.total) {
+        char why[ERROR_MSG_MAX + 64];
+        if (rc != ERROR_OK)
+            snprintf(why, sizeof why, "%s: nothing queued", e.msg);
+        else
+            snprintf(why, sizeof why, "%zu bad entr%s: nothing queued", problems.total,
+                     problems.total == 1 ? "y" : "ies");
+        put_problems(run, &problems, why);
+        exit = rc == ERROR_NOMEM ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
+    } else if (problems.bad_notes) {
+        fprintf(run->ctx->err, "%s: %zu comments are not valid UTF-8: their rules get the "
+                "default description\n", run->ctx->program, problems.bad_notes);
+    }
+    cidrset_problems_free(&problems);
+    run->read = run->list.count;
+    return exit;
+}
+
+/* Overlaps (and duplicates) as the file has them, before anything merges. */
+static int find_overlaps(cli_apply_run *run)
+{
+    cidrset_overlap *found = NULL;
+    size_t n = 0;
+    error_info e = {0};
+    if (cidrset_overlaps(&run->list, &found, &n, &e) != ERROR_OK)
+        return cli_fail(run->ctx, &e);
+    run->overlaps = n ? calloc(n, sizeof *run->overlaps) : NULL;
+    if (n && !run->overlaps) {
+        free(found);
+        return cli_fail(run->ctx, &(error_info){ERROR_NOMEM, "out of memory"});
+    }
+    for (size_t i = 0; i < n; i++) {
+        const cidrset_entry *in = &run->list.items[found[i].inner];
+        const cidrset_entry *out = &run->list.items[found[i].outer];
+        cli_apply_overlap *o = &run->overlaps[i];
+        cidrset_format(&in->pfx, o->inner);
+        cidrset_format(&out->pfx, o->outer);
+        o->inner_line = in->line;
+        o->outer_line = out->line;
+        o->same = found[i].same;
+    }
+    run->noverlaps = n;
+    free(found);
+    return CLI_GO_ON;
+}
+
+static int shape_list(cli_apply_run *run)
+{
+    cidrset_sort(&run->list);
+    int rc = find_overlaps(run);
+    if (rc != CLI_GO_ON)
+        return rc;
+    if (run->aggregate)
+        run->merged_away = cidrset_aggregate(&run->list);
+    else
+        run->duplicates = cidrset_dedupe(&run->list);
+    cli_apply_show_overlaps(run);
+    return CLI_GO_ON;
+}
+
+/* ---- plan, queue, push ---- */
+
+/* The budget's pace and the listing a sync pulls, for the plan's time. */
+static void budget_figures(cli_apply_run *run, store *st)
+{
+    sync_options opt = {.push = true};
+    cli_sync_settings(&run->ctx->cfg, &opt, NULL);
+    double share = opt.budget.share > 0 ? opt.budget.share : 0.8;
+    double window = opt.budget.window_s > 0 ? opt.budget.window_s : 60;
+    run->pace = opt.budget.requests > 0 ? opt.budget.requests * share / window : 0;
+    size_t rules = 0, creds = 0;
+    error_info e = {0};
+    store_count(st, MODEL_KIND_RULE, NULL, &rules, &e);
+    store_count(st, MODEL_KIND_CRED, NULL, &creds, &e);
+    size_t added = run->plan.count[APPLY_CREATE];
+    run->pull_pages = (rules + added) / 100 + 1 + creds / 100 + 1;
+}
+
+static void put_progress(void *ctxp, size_t done, size_t total)
+{
+    cli_ctx *ctx = ctxp;
+    fprintf(ctx->err, "\rqueueing: %zu/%zu", done, total);
+    if (done == total)
+        fputs("\r\033[K", ctx->err);
+    fflush(ctx->err);
+}
+
+static int queue(cli_apply_run *run, store *st)
+{
+    size_t ops = run->plan.nops - run->plan.count[APPLY_CONFLICT] -
+                 run->plan.count[APPLY_BLOCKED];
+    bool progress = !run->json && ops >= PROGRESS_MIN && isatty(fileno(run->ctx->err));
+    error_info e = {0};
+    if (apply_plan_queue(st, &run->req, &run->plan, progress ? put_progress : NULL, run->ctx,
+                         &e) != ERROR_OK) {
+        error_prefix(&e, "nothing queued");
+        return cli_fail(run->ctx, &e);
+    }
+    run->queued = ops > 0;
+    if (!run->json)
+        fprintf(run->ctx->out, run->queued ? "Queued for the next sync.\n"
+                                           : "Nothing to do: the rules match the list.\n");
+    return CLI_EXIT_OK;
+}
+
+static int conflicts_refused(cli_apply_run *run)
+{
+    size_t n = run->plan.count[APPLY_CONFLICT];
+    fprintf(run->ctx->err,
+            "%s: %zu list entr%s held by rules this apply does not own: nothing queued "
+            "(delete those rules, drop the entries, take rules without metadata over with "
+            "--adopt, or queue the rest with --skip-conflicts)\n",
+            run->ctx->program, n, n == 1 ? "y is" : "ies are");
+    return CLI_EXIT_USAGE;
+}
+
+static int plan_and_queue(cli_apply_run *run)
+{
+    store *st = cli_store(run->ctx);
+    if (!st)
+        return run->ctx->store_exit;
+    error_info e = {0};
+    if (apply_plan_build(st, &run->req, &run->plan, &e) != ERROR_OK)
+        return cli_fail(run->ctx, &e);
+    budget_figures(run, st);
+    if (!run->json)
+        cli_apply_show_plan(run);
+    int rc = CLI_EXIT_OK;
+    if (run->plan.count[APPLY_CONFLICT] && !run->skip_conflicts)
+        rc = conflicts_refused(run);
+    else if (!run->dry_run)
+        rc = queue(run, st);
+    if (run->json)
+        cli_apply_show_json(run);
+    if (rc == CLI_EXIT_OK && run->sync && run->queued)
+        rc = cli_object_push(run->ctx);
+    return rc;
+}
+
+static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    apply_args a = {.name = APPLY_NAME_DEFAULT};
+    cli_apply_run run = {.ctx = ctx};
+    const cli_opt opts[] = {
+        {"policy", CLI_OPT_STRING, &a.policy},
+        {"action", CLI_OPT_STRING, &a.action},
+        {"name", CLI_OPT_STRING, &a.name},
+        {"key", CLI_OPT_LIST, &a.keys},
+        {"aggregate", CLI_OPT_FLAG, &run.aggregate},
+        {"adopt", CLI_OPT_FLAG, &run.req.adopt},
+        {"skip-conflicts", CLI_OPT_FLAG, &run.skip_conflicts},
+        {"description", CLI_OPT_STRING, &a.description},
+        {"dry-run", CLI_OPT_FLAG, &run.dry_run},
+        {"sync", CLI_OPT_FLAG, &run.sync},
+        {"json", CLI_OPT_FLAG, &run.json},
+    };
+    int first, rc;
+    if (!cli_parse(ctx, path, &apply_command, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
+        return rc;
+    run.req.name = a.name;
+    rc = check_args(ctx, path, &a, &run);
+    const char *file = argv[first];
+    run.label = strcmp(file, "-") == 0 ? "stdin" : file;
+    /* The list first: a bad one must not leave a new, empty database behind. */
+    if (rc == CLI_GO_ON)
+        rc = read_list(&run, file, &a.keys);
+    if (rc == CLI_GO_ON)
+        rc = shape_list(&run);
+    run.req.list = &run.list;
+    if (rc == CLI_GO_ON)
+        rc = plan_and_queue(&run);
+    apply_plan_free(&run.plan);
+    cidrset_free(&run.list);
+    free(run.overlaps);
+    return rc;
+}
+
+int cli_apply(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return apply_cmd(ctx, path, argc, argv);
+}

@@ -1,0 +1,225 @@
+/*
+ * `rampart export --policy ID --format FORMAT`: one policy's rules in force as a
+ * host enforces them itself (rampart/hostrules.h), from the cache; to standard
+ * output, to a file replaced atomically, or kept in step with --watch.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_export.h"
+#include "cli_object.h"
+#include "rampart/validate.h"
+
+enum { INTERVAL_DEFAULT = 2, INTERVAL_MAX = 3600 };
+
+static int export_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
+
+static const cli_command export_command = {
+    "export", export_cmd,
+    "--policy ipp_ID --format nftables|nginx|iptables|ip6tables|json|csv [--output FILE] "
+    "[--name NAME] [--port PORTS] [--allow-empty] [--watch [--interval S] [--exec CMD]]",
+    "Write a policy's rules for a host to enforce itself (firewall, web server).",
+    "The rules in force are the ones 'rampart check' decides with; every format gives\n"
+    "its decision: an address is allowed only when an allow rule covers it and no\n"
+    "deny rule does.\n\n"
+    "Formats:\n"
+    "  nftables    table inet NAME: interval sets allow_v4, allow_v6, deny_v4, deny_v6\n"
+    "              (each merged into the fewest prefixes), chain decide (drop on a\n"
+    "              deny set, accept on an allow set, drop the rest) and chain guard\n"
+    "              on the input hook (loopback and established connections pass;\n"
+    "              --port limits it to those destination ports). 'nft -f FILE'\n"
+    "              replaces the table at once.\n"
+    "  nginx       deny lines, then allow lines, then 'deny all;' (nginx takes the\n"
+    "              first match): include it in an http, server or location block\n"
+    "  iptables    an iptables-restore file of chain NAME, IPv4 rules (no ipset):\n"
+    "              load it with 'iptables-restore --noflush', then jump to the chain\n"
+    "  ip6tables   the same for the IPv6 rules\n"
+    "  json, csv   the ordered rules: action, cidr, family, id, state, description\n\n"
+    "Options:\n"
+    "  --policy ID      the IP policy (ipp_ID)\n"
+    "  --format FORMAT  one of the above\n"
+    "  --output FILE    write FILE (a temporary file renamed over it: readers never\n"
+    "                   see half of it; an existing file keeps its mode)\n"
+    "  --name NAME      the nftables table or iptables chain (default rampart)\n"
+    "  --port PORTS     nftables: guard only these TCP/UDP ports (80,443,8000-8100)\n"
+    "  --allow-empty    write even when the policy has no rules in force here (the\n"
+    "                   output then refuses every address)\n"
+    "  --watch          keep FILE in step with the cache: look every --interval\n"
+    "                   seconds (default 2) whether the cache changed (a sync, an\n"
+    "                   edit), rewrite FILE when the output changed, and run --exec;\n"
+    "                   until SIGINT or SIGTERM\n"
+    "  --exec CMD       with --watch: run CMD after FILE is written (and once at the\n"
+    "                   start), e.g. 'nft -f /etc/rampart.nft'. CMD is split into words\n"
+    "                   ('...' and \"...\" group, \\ escapes) and run without a shell;\n"
+    "                   a word {} stands for FILE. For a pipeline, write sh -c '...'.\n\n"
+    "Exit status: 0 written; 2 bad usage; 3 the policy has no rules in force here\n"
+    "(nothing written, unless --allow-empty); 1 a file or the cache failed.\n",
+    0, 0};
+
+int cli_export_render(cli_ctx *ctx, store *st, const cli_export_args *a, buf_t *out,
+                      size_t *rules)
+{
+    hostrules_set set = {0};
+    error_info e = {0};
+    buf_reset(out);
+    error_code rc = hostrules_load(st, a->policy, &set, &e);
+    if (rc == ERROR_OK && set.count == 0 && !a->allow_empty) {
+        hostrules_free(&set);
+        fprintf(ctx->err, "%s: policy %s has no rules in force in this cache: nothing "
+                "written (an empty export refuses every address; --allow-empty writes it)\n",
+                ctx->program, a->policy);
+        return CLI_EXIT_NOT_FOUND;
+    }
+    if (rc == ERROR_OK)
+        rc = hostrules_render(&set, a->format, &a->opts, out, &e);
+    size_t left = hostrules_left_out(&set, a->format);
+    *rules = set.count;
+    hostrules_free(&set);
+    if (rc != ERROR_OK)
+        return cli_fail(ctx, &e);
+    if (left)
+        fprintf(ctx->err,
+                "%s: %zu IPv%d rules are not in the %s export: export --format %s too\n",
+                ctx->program, left, a->format == HOSTRULES_IPTABLES ? 6 : 4,
+                hostrules_format_name(a->format),
+                a->format == HOSTRULES_IPTABLES ? "ip6tables" : "iptables");
+    return CLI_GO_ON;
+}
+
+static bool write_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        data += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+bool cli_export_write(cli_ctx *ctx, const char *path, const char *data, size_t len)
+{
+    char dir[4096], tmp[4200];
+    /* The temporary file beside the target, so the rename stays on one file system;
+     * dirname() may change its argument, hence the copy. */
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%s", path);
+    snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dirname(dir), slash ? slash + 1 : path);
+    int fd = mkstemp(tmp);
+    struct stat old;
+    bool ok = fd >= 0 && write_all(fd, data, len);
+    if (ok && stat(path, &old) == 0)
+        ok = fchmod(fd, old.st_mode & 07777) == 0;
+    ok = ok && fsync(fd) == 0;
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (ok && rename(tmp, path) == 0)
+        return true;
+    int saved = errno;
+    if (fd >= 0)
+        unlink(tmp);
+    error_info e;
+    error_set(&e, ERROR_IO, "cannot write %s: %s", path, strerror(saved));
+    cli_fail(ctx, &e);
+    return false;
+}
+
+/* ---- options ---- */
+
+typedef struct export_words {
+    const char *policy, *format, *interval;
+    bool watch;
+} export_words;
+
+static int check_interval(cli_ctx *ctx, const char *path, const char *text, int *out)
+{
+    *out = INTERVAL_DEFAULT;
+    if (!text)
+        return CLI_GO_ON;
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || *end || end == text || v < 1 || v > INTERVAL_MAX)
+        return cli_usage_error(ctx, path, "--interval: whole seconds from 1 to %d",
+                               INTERVAL_MAX);
+    *out = (int)v;
+    return CLI_GO_ON;
+}
+
+static int check_args(cli_ctx *ctx, const char *path, const export_words *w,
+                      cli_export_args *a)
+{
+    if (!w->policy || !w->format)
+        return cli_usage_error(ctx, path, "--policy and --format are required");
+    error_info e = {0};
+    if (validate_id(w->policy, "ipp", "--policy", &e) != ERROR_OK)
+        return cli_usage_error(ctx, path, "%s", e.msg);
+    if (!hostrules_format_parse(w->format, &a->format))
+        return cli_usage_error(ctx, path, "--format: one of nftables, nginx, iptables, "
+                               "ip6tables, json, csv");
+    if ((a->opts.name && hostrules_name_check(a->opts.name, &e) != ERROR_OK) ||
+        (a->opts.ports && hostrules_ports_check(a->opts.ports, &e) != ERROR_OK))
+        return cli_usage_error(ctx, path, "%s", e.msg);
+    if (a->opts.ports && a->format != HOSTRULES_NFTABLES)
+        return cli_usage_error(ctx, path, "--port goes with --format nftables (nginx and "
+                               "iptables rules apply where you include or jump to them)");
+    if (w->watch && !a->output)
+        return cli_usage_error(ctx, path, "--watch needs --output FILE");
+    if ((a->exec || w->interval) && !w->watch)
+        return cli_usage_error(ctx, path, "--exec and --interval go with --watch");
+    a->policy = w->policy;
+    return check_interval(ctx, path, w->interval, &a->interval_s);
+}
+
+static int export_once(cli_ctx *ctx, store *st, const cli_export_args *a)
+{
+    buf_t out = {0};
+    size_t rules = 0;
+    int rc = cli_export_render(ctx, st, a, &out, &rules);
+    if (rc == CLI_GO_ON && a->output)
+        rc = cli_export_write(ctx, a->output, out.data, out.len) ? CLI_EXIT_OK
+                                                                 : CLI_EXIT_FAILURE;
+    else if (rc == CLI_GO_ON)
+        rc = fwrite(out.data, 1, out.len, ctx->out) == out.len ? CLI_EXIT_OK
+                                                               : CLI_EXIT_FAILURE;
+    buf_free(&out);
+    return rc;
+}
+
+static int export_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    export_words w = {0};
+    cli_export_args a = {0};
+    const cli_opt opts[] = {
+        {"policy", CLI_OPT_STRING, &w.policy},   {"format", CLI_OPT_STRING, &w.format},
+        {"output", CLI_OPT_STRING, &a.output},   {"name", CLI_OPT_STRING, &a.opts.name},
+        {"port", CLI_OPT_STRING, &a.opts.ports}, {"allow-empty", CLI_OPT_FLAG, &a.allow_empty},
+        {"watch", CLI_OPT_FLAG, &w.watch},       {"interval", CLI_OPT_STRING, &w.interval},
+        {"exec", CLI_OPT_STRING, &a.exec},
+    };
+    int first, rc;
+    if (!cli_parse(ctx, path, &export_command, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
+        return rc;
+    rc = check_args(ctx, path, &w, &a);
+    if (rc != CLI_GO_ON)
+        return rc;
+    store *st = cli_store(ctx);
+    if (!st)
+        return ctx->store_exit;
+    return w.watch ? cli_export_watch(ctx, st, &a) : export_once(ctx, st, &a);
+}
+
+int cli_export(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return export_cmd(ctx, path, argc, argv);
+}
