@@ -8,9 +8,14 @@
  *   is printed; no command calls exit().
  * - Invalid input changes nothing: commands validate everything before the first
  *   write, and multi-row writes run in one transaction.
- * - --json prints API wire-format objects plus "state" (a list prints a JSON array);
- *   human output is aligned tables with control characters neutralised, so a
- *   hostile description cannot drive the terminal.
+ * - --json prints API wire-format objects plus "state" (a list prints a JSON array),
+ *   exact: JSON escapes what it must. Every other line that holds text from the
+ *   user, the cache, a file or the remote is written through termsafe
+ *   (rampart/termsafe.h): control characters, bidi controls, zero-width characters
+ *   and bytes that are not UTF-8 are shown escaped ("\x1b", "\u202e"), so a
+ *   hostile description, server message or argument cannot drive the terminal.
+ *   Human tables are aligned in display columns, an escape counting as its
+ *   characters.
  * - Secrets: the API key is never printed; a token is printed only by
  *   `creds token` (and, later, by a create that synced), on stdout.
  */
@@ -147,16 +152,19 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
  * command then returns ctx->store_exit). */
 store *cli_store(cli_ctx *ctx);
 
-/* Print "rampart: <msg>" for `e` and map its code to an exit status. */
+/* Print "rampart: <msg>" for `e` (the message through termsafe) and map its code
+ * to an exit status. */
 int cli_fail(cli_ctx *ctx, const error_info *e);
 
-/* Print "rampart: <path>: <fmt…>" and return CLI_EXIT_USAGE. */
+/* Print "rampart: <path>: <fmt…>" (the formatted message through termsafe: it
+ * may echo the user's words) and return CLI_EXIT_USAGE. */
 int cli_usage_error(cli_ctx *ctx, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Write `text` with C0/C1 control characters and DEL replaced by '?', padded
- * with spaces to `width` display columns (0: no padding), cut with "…" past
- * `max` columns (0: no cut). */
+/* Write `text` as termsafe shows it (controls, bidi and zero-width characters,
+ * bytes that are not UTF-8: escaped), padded with spaces to `width` display
+ * columns (0: no padding), cut with "…" past `max` columns (0: no cut); an escape
+ * is never cut in half. */
 void cli_put_cell(FILE *out, const char *text, int width, int max);
 
 /* Print one encoded JSON value (heap string from codec, freed here) and a

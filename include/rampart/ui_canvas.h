@@ -8,9 +8,13 @@
  * - Text is UTF-8. Each cell holds one character of display width 1, or the first
  *   half of a width-2 character (the next cell is then a continuation). A wide
  *   character that would not fit at the right edge is drawn as a space.
- * - Control characters (C0, C1, DEL) and invalid UTF-8 are drawn as '?' (nothing
- *   from the remote can move the cursor or retitle the terminal). In ASCII mode
- *   every non-ASCII character is drawn as '?'.
+ * - Text is drawn as termsafe shows it (rampart/termsafe.h, the writer the
+ *   command line uses too): control characters (C0, C1, DEL), bidi controls,
+ *   zero-width characters and bytes that are not UTF-8 are drawn as their escape
+ *   ("\x1b", "\u202e"), one cell per character of it, so nothing from the remote
+ *   can move the cursor, retitle the terminal or reorder a row, and the admin
+ *   sees that it is there. In ASCII mode every other non-ASCII character is drawn
+ *   as '?'.
  * - Style is attributes plus a colour role; the terminal maps roles to colours, or
  *   drops them with NO_COLOR. Never make colour the only signal: pair it with an
  *   attribute or text.
@@ -22,6 +26,7 @@
 #define RAMPART_UI_CANVAS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -96,6 +101,12 @@ void ui_canvas_box(ui_canvas *c, ui_rect r, ui_style style);
 
 /* Display width of `text` as this canvas would draw it (capped at `max`). */
 int ui_canvas_width(const ui_canvas *c, const char *text, int max);
+
+/* The columns the first character of the NUL-terminated `s` takes as this canvas
+ * draws it (an escape: one per character of it), and its length in bytes in *len
+ * (1 for a byte that is not UTF-8). Every layout that counts columns (wrapping,
+ * cutting, a cursor) counts them with this. */
+int ui_canvas_char_width(const ui_canvas *c, const char *s, size_t *len);
 
 /* Row y as plain text (trailing spaces trimmed) into buf; returns its length. */
 size_t ui_canvas_row_text(const ui_canvas *c, int y, char *buf, size_t size);

@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "rampart/agent.h"
+#include "rampart/buf.h"
 #include "rampart/cli.h"
 #include "rampart/http.h"
+#include "rampart/termsafe.h"
 
 enum {
     HELP_MAX = 16384, PATH_MAX_LEN = 4096, RATE_MAX = 1000000, IDLE_MAX = 3600,
@@ -71,7 +73,7 @@ static void log_line(void *c, const char *line)
 {
     cli_ctx *ctx = c;
     flockfile(ctx->err);
-    fprintf(ctx->err, "%s\n", line);
+    termsafe_fprintf(ctx->err, "%s\n", line); /* names and paths from requests */
     fflush(ctx->err);
     funlockfile(ctx->err);
 }
@@ -216,14 +218,29 @@ static int serve(cli_ctx *ctx, const agent_options *o, const char *ready_file)
     return rc;
 }
 
+/* A default path (from the environment) or why there is none, as --help shows it:
+ * through termsafe, since the help text itself goes out as it is. */
+static void help_path(char *out, size_t size, error_code rc, const char *text,
+                      const error_info *e)
+{
+    const char *what = rc == ERROR_OK ? text : e->msg;
+    buf_t b = {0};
+    buf_puts(&b, rc == ERROR_OK ? "" : "(none: ");
+    termsafe_append(&b, what, strlen(what));
+    buf_puts(&b, rc == ERROR_OK ? "" : ")");
+    snprintf(out, size, "%s", b.failed ? "?" : b.data);
+    buf_free(&b);
+}
+
 static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     char sock[PATH_MAX_LEN], key[PATH_MAX_LEN], help[HELP_MAX];
+    char path_text[PATH_MAX_LEN];
     error_info e = {0};
-    if (agent_default_socket(sock, sizeof sock, &e) != ERROR_OK)
-        snprintf(sock, sizeof sock, "(none: %s)", e.msg);
-    if (agent_default_key_path(key, sizeof key, &e) != ERROR_OK)
-        snprintf(key, sizeof key, "(none: %s)", e.msg);
+    error_code rc_path = agent_default_socket(path_text, sizeof path_text, &e);
+    help_path(sock, sizeof sock, rc_path, path_text, &e);
+    rc_path = agent_default_key_path(path_text, sizeof path_text, &e);
+    help_path(key, sizeof key, rc_path, path_text, &e);
     snprintf(help, sizeof help, help_text, sock, key, AGENT_RATE_DEFAULT,
              AGENT_IDLE_TIMEOUT_DEFAULT, sock);
     const cli_command cmd = {

@@ -6,6 +6,7 @@
 #include "rampart/cli.h"
 #include "rampart/policy.h"
 #include "rampart/validate.h"
+#include "rampart/termsafe.h"
 
 static int check_run(cli_ctx *ctx, const char *path, int argc, char **argv);
 
@@ -123,9 +124,9 @@ static int decide(cli_ctx *ctx, const char *policy, char **ips, size_t n,
         put_human(ctx, ips, d, n);
     free(d);
     if (!known) {
-        fprintf(ctx->err, "%s: policy %s has no rules in force in this cache, so nothing "
-                "is allowed (see: %s rules list --policy %s)\n", ctx->program, policy,
-                ctx->program, policy);
+        termsafe_fprintf(ctx->err, "%s: policy %s has no rules in force in this cache, so "
+                         "nothing is allowed (see: %s rules list --policy %s)\n",
+                         ctx->program, policy, ctx->program, policy);
         return CLI_EXIT_NOT_FOUND;
     }
     return all_allowed ? CLI_EXIT_OK : CLI_EXIT_FAILURE;

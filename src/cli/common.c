@@ -1,13 +1,14 @@
 /* Shared machinery of the command groups: dispatch, option parsing, output. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rampart/cli.h"
 #include "rampart/buf.h"
-#include "rampart/utf8.h"
+#include "rampart/termsafe.h"
 
 enum { MAX_OPTS = 32, OPT_HELP = 1000, OPT_DB };
 
@@ -106,7 +107,8 @@ int cli_usage_error(cli_ctx *ctx, const char *path, const char *fmt, ...)
         fprintf(ctx->err, "%s: %s: ", ctx->program, path);
     else
         fprintf(ctx->err, "%s: ", ctx->program);
-    vfprintf(ctx->err, fmt, ap);
+    /* The message echoes the user's words (an unknown option, a bad value). */
+    termsafe_vfprintf(ctx->err, fmt, ap);
     fputc('\n', ctx->err);
     va_end(ap);
     return CLI_EXIT_USAGE;
@@ -239,7 +241,8 @@ store *cli_store(cli_ctx *ctx)
 
 int cli_fail(cli_ctx *ctx, const error_info *e)
 {
-    fprintf(ctx->err, "%s: %s\n", ctx->program, e->msg[0] ? e->msg : "unknown error");
+    /* A message may quote the user, a file or the remote. */
+    termsafe_fprintf(ctx->err, "%s: %s\n", ctx->program, e->msg[0] ? e->msg : "unknown error");
     switch (e->code) {
     case ERROR_OK:
         return CLI_EXIT_OK;
@@ -259,16 +262,7 @@ int cli_fail(cli_ctx *ctx, const error_info *e)
     }
 }
 
-/* C0 controls, DEL and C1 controls (U+0080..U+009F) can move a terminal's cursor;
- * bytes that are not UTF-8 (len 0) are replaced too. */
-static bool is_control(const unsigned char *s, size_t len)
-{
-    if (len <= 1)
-        return len == 0 || s[0] < 0x20 || s[0] == 0x7F;
-    return len == 2 && s[0] == 0xC2 && s[1] < 0xA0;
-}
-
-/* Printable ASCII only: one byte is one column and nothing needs replacing. */
+/* Printable ASCII only: one byte is one column and nothing needs escaping. */
 static bool plain_ascii(const char *text, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
@@ -288,26 +282,23 @@ void cli_put_cell(FILE *out, const char *text, int width, int max)
         fprintf(out, "%-*s", width, text);
         return;
     }
-    const unsigned char *s = (const unsigned char *)text;
-    int cols = 0;
-    while (*s) {
-        uint32_t cp;
-        int n = utf8_decode((const char *)s, left, &cp);
-        size_t len = n > 0 ? (size_t)n : 0;
-        bool bad = is_control(s, len);
-        len = len ? len : 1;
-        if (max > 0 && cols == max - 1 && s[len]) {
-            fputs("\xE2\x80\xA6", out); /* "…": the cell goes on */
-            cols++;
+    /* Cut before the first character (an escape is one) that would leave no
+     * room for the "…". */
+    bool cut = max > 0 && termsafe_width(text, left) > (size_t)max;
+    int room = cut ? max - 1 : INT_MAX, cols = 0;
+    while (left) {
+        termsafe_glyph g;
+        size_t n = termsafe_next(text, left, &g);
+        if (cols + g.width > room)
             break;
-        }
-        if (bad)
-            fputc('?', out);
-        else
-            fwrite(s, 1, len, out);
+        fwrite(g.text, 1, g.len, out);
+        cols += g.width;
+        text += n;
+        left -= n;
+    }
+    if (cut) {
+        fputs("\xE2\x80\xA6", out); /* "…": the cell goes on */
         cols++;
-        s += len;
-        left -= len;
     }
     for (; cols < width; cols++)
         fputc(' ', out);
@@ -330,7 +321,8 @@ bool cli_read_file(cli_ctx *ctx, const char *path, char **data, size_t *len)
     bool is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
-        fprintf(ctx->err, "%s: cannot open %s: %s\n", ctx->program, path, strerror(errno));
+        termsafe_fprintf(ctx->err, "%s: cannot open %s: %s\n", ctx->program, path,
+                         strerror(errno));
         return false;
     }
     buf_t b = {0};
@@ -345,8 +337,8 @@ bool cli_read_file(cli_ctx *ctx, const char *path, char **data, size_t *len)
     if (!is_stdin)
         fclose(f);
     if (b.failed || read_errno) {
-        fprintf(ctx->err, "%s: cannot read %s: %s\n", ctx->program, path,
-                read_errno ? strerror(read_errno) : "out of memory");
+        termsafe_fprintf(ctx->err, "%s: cannot read %s: %s\n", ctx->program, path,
+                         read_errno ? strerror(read_errno) : "out of memory");
         buf_free(&b);
         return false;
     }

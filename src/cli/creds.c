@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli_object.h"
+#include "rampart/termsafe.h"
 #include "rampart/validate.h"
 
 /* ---- create ---- */
@@ -57,10 +58,10 @@ static int cred_create(cli_ctx *ctx, const cli_object_call *call, int argc, char
 
 static void cred_created(cli_ctx *ctx, const model_object *obj)
 {
-    fprintf(ctx->out,
-            "created credential %s, queued for the next sync (its token arrives then: "
-            "%s creds token %s)\n",
-            obj->cred.id, ctx->program, obj->cred.id);
+    termsafe_fprintf(ctx->out,
+                     "created credential %s, queued for the next sync (its token arrives "
+                     "then: %s creds token %s)\n",
+                     obj->cred.id, ctx->program, obj->cred.id);
 }
 
 /* After create --sync: the credential as the remote made it, and its token, shown
@@ -68,9 +69,18 @@ static void cred_created(cli_ctx *ctx, const model_object *obj)
 static void cred_synced(cli_ctx *ctx, const model_object *obj)
 {
     const model_cred *cred = &obj->cred;
-    fprintf(ctx->out, "credential %s (%s)\n", cred->id, model_state_name(cred->state));
-    if (cred->token)
-        fprintf(ctx->out, "token: %s\n", cred->token);
+    termsafe_fprintf(ctx->out, "credential %s (%s)\n", cred->id,
+                     model_state_name(cred->state));
+    if (!cred->token) {
+        if (cred->error[0]) /* why there is none: a malformed token the store refused */
+            termsafe_fprintf(ctx->out, "error: %s\n", cred->error);
+        return;
+    }
+    /* The store keeps only a token's shape; termsafe all the same, so no path
+     * prints a token raw. */
+    fputs("token: ", ctx->out);
+    termsafe_fputs(cred->token, ctx->out);
+    fputc('\n', ctx->out);
 }
 
 const cli_object_kind cli_object_creds = {
@@ -101,7 +111,8 @@ int cli_object_token(cli_ctx *ctx, const cli_object_call *call, int argc, char *
     error_info e = {0};
     if (store_token_get(st, argv[first], &token, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
-    fprintf(ctx->out, "%s\n", token);
+    termsafe_fputs(token, ctx->out); /* a token's shape (store_token_get): as it is */
+    fputc('\n', ctx->out);
     fflush(ctx->out);
     model_wipe(token, strlen(token));
     free(token);

@@ -10,6 +10,7 @@
 #include "rampart/codec.h"
 #include "rampart/sync.h"
 #include "rampart/validate.h"
+#include "rampart/termsafe.h"
 
 static const cli_object_kind *const kinds[MODEL_KIND_COUNT] = {
     [MODEL_KIND_RULE] = &cli_object_rules,
@@ -52,11 +53,12 @@ static void attach_token(store *st, model_object *obj)
 static int no_remote(cli_ctx *ctx)
 {
     const char *file = ctx->cfg.config_path[0] ? ctx->cfg.config_path : "the config file";
-    fprintf(ctx->err,
-            "%s: saved and queued, not sent: no remote is configured. Set RAMPART_API_URL "
-            "and RAMPART_API_KEY (or api_url and api_key in %s, mode 600), then run '%s "
-            "sync' (rampart(1), CONFIGURATION); until then the queue waits here\n",
-            ctx->program, file, ctx->program);
+    termsafe_fprintf(ctx->err,
+                     "%s: saved and queued, not sent: no remote is configured. Set "
+                     "RAMPART_API_URL and RAMPART_API_KEY (or api_url and api_key in %s, "
+                     "mode 600), then run '%s sync' (rampart(1), CONFIGURATION); until then "
+                     "the queue waits here\n",
+                     ctx->program, file, ctx->program);
     return CLI_EXIT_NO_REMOTE;
 }
 
@@ -307,7 +309,7 @@ static int run_batch(cli_ctx *ctx, const cli_object_call *call, const batch *b, 
     error_info e = {0};
     error_code status = batch_all(st, call->kind, b->op, ids, count, results, &e);
     for (int i = 0; status == ERROR_OK && i < count; i++)
-        fprintf(ctx->out, "%s: %s\n", ids[i], batch_outcome(results[i]));
+        termsafe_fprintf(ctx->out, "%s: %s\n", ids[i], batch_outcome(results[i]));
     free(results);
     if (status == ERROR_OK)
         return CLI_EXIT_OK;

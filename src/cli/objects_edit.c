@@ -8,6 +8,7 @@
 
 #include "cli_object.h"
 #include "rampart/validate.h"
+#include "rampart/termsafe.h"
 
 enum { FIELDS_MAX = 8 }; /* fields of a kind: the bits of a kind_field_bit set */
 
@@ -183,23 +184,26 @@ static void put_updated(cli_ctx *ctx, const model_object *obj, unsigned fields,
     kind_field_names(obj->kind, fields, names, sizeof names);
     switch (r) {
     case STORE_EDIT_CREATE:
-        fprintf(ctx->out, "%s %s: the queued create changed (%s); sent by the next sync\n",
-                d->noun, id, names);
+        termsafe_fprintf(ctx->out,
+                         "%s %s: the queued create changed (%s); sent by the next sync\n",
+                         d->noun, id, names);
         break;
     case STORE_EDIT_EDITED:
-        fprintf(ctx->out, "%s %s edited (%s): the next sync sends it (PATCH pending)\n",
-                d->noun, id, names);
+        termsafe_fprintf(ctx->out,
+                         "%s %s edited (%s): the next sync sends it (PATCH pending)\n",
+                         d->noun, id, names);
         break;
     case STORE_EDIT_UNCHANGED:
-        fprintf(ctx->out, "%s %s: back to the remote's values: nothing to send (synced)\n",
-                d->noun, id);
+        termsafe_fprintf(ctx->out,
+                         "%s %s: back to the remote's values: nothing to send (synced)\n",
+                         d->noun, id);
         break;
     case STORE_EDIT_CONFLICT:
     default:
-        fprintf(ctx->out,
-                "%s %s changed (%s), still a conflict: %s %s resolve %s "
-                "--keep-local|--take-remote\n",
-                d->noun, id, names, ctx->program, d->command, id);
+        termsafe_fprintf(ctx->out,
+                         "%s %s changed (%s), still a conflict: %s %s resolve %s "
+                         "--keep-local|--take-remote\n",
+                         d->noun, id, names, ctx->program, d->command, id);
         break;
     }
 }
@@ -313,8 +317,8 @@ static int resolve_removed(cli_ctx *ctx, model_kind kind, const char *id, const 
                            bool json)
 {
     if (!json) {
-        fprintf(ctx->out, "%s %s: conflict resolved (%s): removed here\n",
-                kind_get(kind)->noun, id, side);
+        termsafe_fprintf(ctx->out, "%s %s: conflict resolved (%s): removed here\n",
+                         kind_get(kind)->noun, id, side);
         return CLI_EXIT_OK;
     }
     fputs("{\"id\": ", ctx->out);
@@ -338,10 +342,10 @@ static int resolve_show(cli_ctx *ctx, store *st, model_kind kind, const char *id
         rc = cli_object_show(ctx, st, &obj, true, side);
     } else {
         model_state state = model_object_state(&obj);
-        fprintf(ctx->out, "%s %s: conflict resolved (%s): now %s", kind_get(kind)->noun, id,
-                side, model_state_name(state));
+        termsafe_fprintf(ctx->out, "%s %s: conflict resolved (%s): now %s",
+                         kind_get(kind)->noun, id, side, model_state_name(state));
         if (strcmp(id, now_id) != 0)
-            fprintf(ctx->out, " as %s", now_id);
+            termsafe_fprintf(ctx->out, " as %s", now_id);
         fprintf(ctx->out, "%s\n", next_step(state));
     }
     model_object_clear(&obj);

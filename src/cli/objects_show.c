@@ -9,6 +9,7 @@
 #include "cli_object.h"
 #include "rampart/buf.h"
 #include "rampart/codec.h"
+#include "rampart/termsafe.h"
 
 enum {
     PAGE_ROWS = 256,     /* rows per keyset page of a walk */
@@ -300,7 +301,8 @@ static void table_measure(table *t, const model_object *rows, size_t n)
     for (size_t c = 0; c + 1 < t->count; c++) {
         size_t w = strlen(t->cols[c]->label);
         for (size_t i = 0; i < n; i++) {
-            size_t len = strlen(field_text(&rows[i], t->cols[c]->field, buf, sizeof buf));
+            const char *text = field_text(&rows[i], t->cols[c]->field, buf, sizeof buf);
+            size_t len = termsafe_width(text, strlen(text)); /* columns, escapes included */
             w = len > w ? len : w;
         }
         if (t->cols[c]->max > 0 && w > (size_t)t->cols[c]->max)
@@ -316,7 +318,8 @@ static void table_header(cli_ctx *ctx, const table *t)
     fprintf(ctx->out, "%s\n", t->cols[t->count - 1]->label);
 }
 
-/* Cells through cli_put_cell: a hostile description cannot drive the terminal. */
+/* Cells through cli_put_cell (termsafe): a hostile description cannot drive the
+ * terminal. */
 static void table_row(cli_ctx *ctx, const table *t, const model_object *obj)
 {
     char buf[CELL_MAX];

@@ -9,6 +9,7 @@
 #include "cli_object.h"
 #include "rampart/codec.h"
 #include "rampart/validate.h"
+#include "rampart/termsafe.h"
 
 enum { PROGRESS_EVERY = 50000 };
 
@@ -50,8 +51,8 @@ static int rule_create(cli_ctx *ctx, const cli_object_call *call, int argc, char
 static void rule_created(cli_ctx *ctx, const model_object *obj)
 {
     const model_rule *rule = &obj->rule;
-    fprintf(ctx->out, "created rule %s (%s %s in %s), queued for the next sync\n", rule->id,
-            model_action_name(rule->action), rule->cidr, rule->policy_id);
+    termsafe_fprintf(ctx->out, "created rule %s (%s %s in %s), queued for the next sync\n",
+                     rule->id, model_action_name(rule->action), rule->cidr, rule->policy_id);
 }
 
 const cli_object_kind cli_object_rules = {

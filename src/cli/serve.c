@@ -13,6 +13,7 @@
 #include "rampart/cli.h"
 #include "rampart/emulator.h"
 #include "rampart/model.h"
+#include "rampart/termsafe.h"
 
 #define KEY_ENV "RAMPART_SERVE_API_KEY"
 
@@ -107,8 +108,8 @@ static char *read_key_file(cli_ctx *ctx, const char *file)
     int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        fprintf(ctx->err, "%s: --api-key-file: cannot open %s: %s\n", ctx->program, file,
-                strerror(errno));
+        termsafe_fprintf(ctx->err, "%s: --api-key-file: cannot open %s: %s\n", ctx->program,
+                         file, strerror(errno));
         if (fd >= 0)
             close(fd);
         return NULL;
@@ -121,8 +122,8 @@ static char *read_key_file(cli_ctx *ctx, const char *file)
     ssize_t n = buf ? read(fd, buf, KEY_FILE_MAX) : -1;
     close(fd);
     if (why || n < 0) {
-        fprintf(ctx->err, "%s: --api-key-file: %s %s\n", ctx->program, file,
-                why ? why : "cannot be read");
+        termsafe_fprintf(ctx->err, "%s: --api-key-file: %s %s\n", ctx->program, file,
+                         why ? why : "cannot be read");
         free(buf);
         return NULL;
     }
@@ -192,9 +193,10 @@ static int run_server(cli_ctx *ctx, const serve_opts *o, const char *key)
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return cli_fail(ctx, &e);
     }
-    fprintf(ctx->err, "listening on %s%s, base URL %s%s%s\n",
-            emulator_is_unix(em) ? "unix:" : "tcp:", emulator_address(em),
-            emulator_base_url(em), o->faults ? ", faults " : "", o->faults ? o->faults : "");
+    termsafe_fprintf(ctx->err, "listening on %s%s, base URL %s%s%s\n",
+                     emulator_is_unix(em) ? "unix:" : "tcp:", emulator_address(em),
+                     emulator_base_url(em), o->faults ? ", faults " : "",
+                     o->faults ? o->faults : "");
     int rc = CLI_EXIT_OK;
     if (o->ready_file && !cli_write_ready(ctx, o->ready_file, emulator_address(em)))
         rc = CLI_EXIT_FAILURE;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "rampart/cli.h"
+#include "rampart/termsafe.h"
 
 void cli_serving_block(sigset_t *stop, sigset_t *old)
 {
@@ -38,8 +39,8 @@ bool cli_write_ready(cli_ctx *ctx, const char *file, const char *text)
         ok = false;
     if (ok && rename(tmp, file) == 0)
         return true;
-    fprintf(ctx->err, "%s: --ready-file: cannot write %s: %s\n", ctx->program, file,
-            strerror(errno));
+    termsafe_fprintf(ctx->err, "%s: --ready-file: cannot write %s: %s\n", ctx->program, file,
+                     strerror(errno));
     unlink(tmp);
     return false;
 }

@@ -71,7 +71,9 @@ static void put_human(cli_ctx *ctx, const status_counts *c)
     cli_put_cell(ctx->out, cfg->config_path, 0, 0);
     fputs(cfg->config_file_found ? "\n" : " (none)\n", ctx->out);
     put_remote(ctx);
-    fprintf(ctx->out, "version header  %s\n\n", config_get(cfg, CONFIG_VERSION_HEADER));
+    fputs("version header  ", ctx->out);
+    cli_put_cell(ctx->out, config_get(cfg, CONFIG_VERSION_HEADER), 0, 0);
+    fputs("\n\n", ctx->out);
     fprintf(ctx->out, "%-16s", "STATE");
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
         fprintf(ctx->out, " %*s", columns[k].width, columns[k].header);

@@ -10,6 +10,7 @@
 #include "rampart/codec.h"
 #include "rampart/kind.h"
 #include "rampart/sync.h"
+#include "rampart/termsafe.h"
 
 static int sync_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int plan_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
@@ -87,17 +88,18 @@ static void put_failure_human(cli_ctx *ctx, const sync_failure *f)
         return;
     FILE *out = ctx->err;
     const char *sep = " (";
+    /* The error code and operation id are the remote's words. */
     fprintf(out, "%s: failure: %s", ctx->program, sync_failure_name(f->kind));
     if (f->http_status) {
         fprintf(out, "%sHTTP %d", sep, f->http_status);
         sep = ", ";
     }
     if (f->error_code[0]) {
-        fprintf(out, "%serror_code %s", sep, f->error_code);
+        termsafe_fprintf(out, "%serror_code %s", sep, f->error_code);
         sep = ", ";
     }
     if (f->operation_id[0]) {
-        fprintf(out, "%soperation %s", sep, f->operation_id);
+        termsafe_fprintf(out, "%soperation %s", sep, f->operation_id);
         sep = ", ";
     }
     if (f->kind == SYNC_FAILURE_RATE_LIMITED && f->retry_after_s >= 0) {
@@ -105,7 +107,7 @@ static void put_failure_human(cli_ctx *ctx, const sync_failure *f)
         sep = ", ";
     }
     if (f->has_object && f->object_id[0]) {
-        fprintf(out, "%s%s %s", sep, kind_get(f->object_kind)->noun, f->object_id);
+        termsafe_fprintf(out, "%s%s %s", sep, kind_get(f->object_kind)->noun, f->object_id);
         sep = ", ";
     } else if (f->has_object) {
         fprintf(out, "%slisting %s", sep, kind_get(f->object_kind)->plural);
@@ -357,7 +359,9 @@ static const plan_column plan_columns[MODEL_KIND_COUNT][PLAN_COLUMNS_MAX] = {
 static void put_plan_row(cli_ctx *ctx, const model_object *obj)
 {
     const kind_desc *d = kind_get(obj->kind);
-    fprintf(ctx->out, "%-4.4s %-33s ", d->noun, model_object_id(obj));
+    fprintf(ctx->out, "%-4.4s ", d->noun);
+    cli_put_cell(ctx->out, model_object_id(obj), 33, 0);
+    fputc(' ', ctx->out);
     const plan_column *cols = plan_columns[d->kind];
     for (size_t i = 0; i < PLAN_COLUMNS_MAX && cols[i].field; i++) {
         const char *value = kind_value(obj, cols[i].field, NULL, 0);

@@ -1,4 +1,4 @@
-/* ui_canvas: cells, widths, clipping, ellipsis, neutralised control characters. */
+/* ui_canvas: cells, widths, clipping, ellipsis, escaped control characters. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -80,15 +80,28 @@ static void test_overwriting_half_a_wide_char(void **state)
     ui_canvas_free(&c);
 }
 
-static void test_control_chars_neutralised(void **state)
+static void test_control_chars_escaped(void **state)
 {
     (void)state;
     ui_canvas c;
-    canvas(&c, 30, 1, false);
-    /* ESC, BEL, C1 CSI (U+009B), DEL, a bidi override (U+202E), invalid UTF-8. */
-    ui_canvas_text(&c, 0, 0, -1, "a\x1b[2Jb\x07" "c\xc2\x9b" "d\x7f" "e\xe2\x80\xae" "f\xff" "g",
-                   plain, false);
-    assert_string_equal(row(&c, 0), "a?[2Jb?c?d?e?f?g");
+    canvas(&c, 60, 2, false);
+    /* ESC, BEL, C1 CSI (U+009B), DEL, a bidi override (U+202E), invalid UTF-8:
+     * each shown as its escape (termsafe), a character a cell. */
+    const char *text = "a\x1b[2Jb\x07" "c\xc2\x9b" "d\x7f" "e\xe2\x80\xae" "f\xff" "g";
+    const char *shown = "a\\x1b[2Jb\\x07c\\u009bd\\x7fe\\u202ef\\xffg";
+    assert_int_equal(ui_canvas_text(&c, 0, 0, -1, text, plain, false), (int)strlen(shown));
+    assert_string_equal(row(&c, 0), shown);
+    assert_int_equal(ui_canvas_width(&c, text, 100), (int)strlen(shown));
+    /* An escape is cut like text: what fits of it, then the ellipsis. */
+    ui_canvas_text(&c, 1, 0, 6, "ab\xe2\x80\xae" "cd", plain, true);
+    assert_string_equal(row(&c, 1), "ab\\u2\xe2\x80\xa6");
+    size_t len = 0;
+    assert_int_equal(ui_canvas_char_width(&c, "\x1bx", &len), 4);
+    assert_int_equal(len, 1);
+    assert_int_equal(ui_canvas_char_width(&c, "\xe6\x97\xa5", &len), 2);
+    assert_int_equal(len, 3);
+    assert_int_equal(ui_canvas_char_width(&c, "\xff", &len), 4);
+    assert_int_equal(len, 1);
     ui_canvas_free(&c);
 }
 
@@ -187,7 +200,7 @@ int main(void)
         cmocka_unit_test(test_utf8_and_wide),
         cmocka_unit_test(test_wide_at_right_edge),
         cmocka_unit_test(test_overwriting_half_a_wide_char),
-        cmocka_unit_test(test_control_chars_neutralised),
+        cmocka_unit_test(test_control_chars_escaped),
         cmocka_unit_test(test_ascii_mode),
         cmocka_unit_test(test_clipping),
         cmocka_unit_test(test_ellipsis),

@@ -136,13 +136,12 @@ static size_t chunk(const ui_canvas *c, const char *s, int width)
     size_t i = 0;
     int w = 0;
     while (s[i] && s[i] != '\n') {
-        uint32_t cp;
-        size_t n = ui_text_decode(s + i, &cp);
-        int cw = n && ui_text_cp_width(cp) == 2 && !c->ascii ? 2 : 1;
+        size_t n;
+        int cw = ui_canvas_char_width(c, s + i, &n);
         if (w + cw > width && i > 0)
             break;
         w += cw;
-        i += n ? n : 1;
+        i += n;
     }
     return i;
 }

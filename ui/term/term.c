@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "rampart/termsafe.h"
 #include "rampart/ui_key.h"
 #include "../widgets/ui_text.h"
 
@@ -284,7 +285,7 @@ static void put_cell(const ui_term *t, WINDOW *w, int y, int x, const ui_cell *c
     wchar_t wc[2] = {L'?', L'\0'};
     uint32_t cp;
     if (ui_text_decode(cell->text, &cp) > 0) {
-        int want = ui_text_cp_width(cp);
+        int want = termsafe_cp_width(cp);
         int have = cp < 0x80 || t->utf8 ? wcwidth((wchar_t)cp) : -1;
         if (want > 0 && have == want)
             wc[0] = (wchar_t)cp;

@@ -1,6 +1,9 @@
 /*
- * ui_canvas: the screen as cells. Width comes from a small built-in table rather
- * than the locale's wcwidth, so a headless dump is the same on every machine; the
+ * ui_canvas: the screen as cells. Text is drawn as termsafe shows it (the one
+ * writer of terminal text, shared with the command line): widths come from its
+ * built-in table rather than the locale's wcwidth, so a headless dump is the same
+ * on every machine, and what must not reach a terminal as is (controls, bidi,
+ * zero-width characters, bytes that are not UTF-8) is drawn as its escape. The
  * terminal layer draws a '?' where the terminal's own idea of a width differs.
  */
 #include "rampart/ui_canvas.h"
@@ -9,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui_text.h"
+#include "rampart/termsafe.h"
+#include "rampart/utf8.h"
 
 static const ui_style plain = {0, UI_COLOR_DEFAULT};
 
@@ -102,32 +106,28 @@ void ui_canvas_clear(ui_canvas *c, int y, int x, int width, ui_style style)
         put_cell(c, y, i, " ", 1, style);
 }
 
-/* The next character of `s` as the canvas draws it: its bytes (or "?") and width. */
+/* The next character of `s` as the canvas draws it: termsafe's glyph (its own
+ * bytes, or its escape: one cell per character of it), '?' for a character
+ * beyond ASCII in ASCII mode. */
 typedef struct glyph {
-    const char *bytes;
-    size_t len;
-    int width;
+    termsafe_glyph shown;
     size_t consumed;
 } glyph;
 
 static glyph next_glyph(const ui_canvas *c, const char *s)
 {
-    glyph g = {s, 1, 1, 1};
-    uint32_t cp;
-    size_t n = ui_text_decode(s, &cp);
-    g.consumed = n ? n : 1;
-    if (n == 0) {
-        g.bytes = "?";
-        return g;
-    }
-    int w = ui_text_cp_width(cp);
-    if (w <= 0 || (c->ascii && cp >= 0x80)) {
-        g.bytes = "?";
-        return g;
-    }
-    g.len = n;
-    g.width = w;
+    glyph g;
+    g.consumed = termsafe_next(s, strnlen(s, UTF8_SEQ_MAX), &g.shown);
+    if (c->ascii && !g.shown.escaped && (unsigned char)g.shown.text[0] >= 0x80)
+        g.shown = (termsafe_glyph){.text = "?", .len = 1, .width = 1};
     return g;
+}
+
+int ui_canvas_char_width(const ui_canvas *c, const char *s, size_t *len)
+{
+    glyph g = next_glyph(c, s);
+    *len = g.consumed;
+    return g.shown.width;
 }
 
 int ui_canvas_width(const ui_canvas *c, const char *text, int max)
@@ -135,7 +135,7 @@ int ui_canvas_width(const ui_canvas *c, const char *text, int max)
     int w = 0;
     while (text && *text && w < max) {
         glyph g = next_glyph(c, text);
-        w += g.width;
+        w += g.shown.width;
         text += g.consumed;
     }
     return w < max ? w : max;
@@ -146,14 +146,23 @@ static const char *ellipsis_text(const ui_canvas *c)
     return c->ascii ? "~" : "\xe2\x80\xa6";
 }
 
-/* Draw one glyph at x (cells left of the screen are skipped). */
-static void put_glyph(ui_canvas *c, int y, int x, const glyph *g, ui_style style)
+/* Draw the first `cols` columns of one glyph at x (cells left of the screen are
+ * skipped): an escape a character a cell, a wide character in two. */
+static void put_glyph(ui_canvas *c, int y, int x, const glyph *g, int cols, ui_style style)
 {
+    const termsafe_glyph *t = &g->shown;
+    if (t->escaped) {
+        for (int i = 0; i < cols; i++) {
+            if (x + i >= 0)
+                put_cell(c, y, x + i, t->text + i, 1, style);
+        }
+        return;
+    }
     if (x >= 0) {
-        put_cell(c, y, x, g->bytes, g->len, style);
-        if (g->width == 2 && x + 1 < c->width)
+        put_cell(c, y, x, t->text, t->len, style);
+        if (t->width == 2 && x + 1 < c->width)
             put_cell(c, y, x + 1, "", 0, style);
-    } else if (x + g->width > 0) {
+    } else if (x + t->width > 0) {
         put_cell(c, y, 0, " ", 1, style); /* the right half of a cut wide char */
     }
 }
@@ -174,17 +183,19 @@ int ui_canvas_text(ui_canvas *c, int y, int x, int max_width, const char *text,
     int limit = cut ? end - 1 : end;
     while (*text) {
         glyph g = next_glyph(c, text);
-        if (x + g.width > limit)
+        if (x + g.shown.width > limit) {
+            /* What fits of an escape; a space for a wide character. */
+            int room = limit - x;
+            if (room > 0 && g.shown.escaped)
+                put_glyph(c, y, x, &g, room, style);
+            else if (room > 0 && x >= 0)
+                put_cell(c, y, x, " ", 1, style);
+            x += room > 0 ? (g.shown.escaped ? room : 1) : 0;
             break;
-        put_glyph(c, y, x, &g, style);
-        x += g.width;
+        }
+        put_glyph(c, y, x, &g, g.shown.width, style);
+        x += g.shown.width;
         text += g.consumed;
-    }
-    if (*text && x < limit) {
-        /* A wide character that does not fit: a space in its place. */
-        if (x >= 0)
-            put_cell(c, y, x, " ", 1, style);
-        x++;
     }
     if (cut) {
         if (x >= 0)

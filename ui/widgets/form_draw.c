@@ -43,13 +43,7 @@ static int next_row(painter *p)
 /* Display width of one character as the canvas draws it, and its length. */
 static int char_width(const ui_canvas *c, const char *s, size_t *len)
 {
-    uint32_t cp;
-    size_t n = ui_text_decode(s, &cp);
-    *len = n ? n : 1;
-    if (n == 0 || (c->ascii && cp >= 0x80))
-        return 1;
-    int w = ui_text_cp_width(cp);
-    return w <= 0 ? 1 : w;
+    return ui_canvas_char_width(c, s, len);
 }
 
 /* The first byte to show so the cursor stays inside `width` columns. */
@@ -88,13 +82,15 @@ static void draw_value(painter *p, int y, const char *text, size_t cursor, bool 
         at += len;
     }
     char under[5] = " ";
+    int under_w = 1;
     if (text[cursor]) {
         size_t len;
-        char_width(p->c, text + cursor, &len);
+        under_w = char_width(p->c, text + cursor, &len);
         memcpy(under, text + cursor, len);
         under[len] = '\0';
     }
-    ui_canvas_text(p->c, y, x + col, 2, under, cursor_style, false);
+    /* The whole character under the cursor: an escape ("\x1b") is several columns. */
+    ui_canvas_text(p->c, y, x + col, under_w, under, cursor_style, false);
 }
 
 /* A read-only value: plain text (no editing underline), then a dim "(read-only)"

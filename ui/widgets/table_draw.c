@@ -73,22 +73,21 @@ static const char *cut_middle(const ui_canvas *c, const char *text, int width, c
     size_t len = strlen(text), h = 0, t = len;
     int w = 0;
     while (text[h]) { /* the head: `head` columns from the start */
-        uint32_t cp;
-        size_t n = ui_text_decode(text + h, &cp);
-        int cw = n && ui_text_cp_width(cp) == 2 && !c->ascii ? 2 : 1;
+        size_t n;
+        int cw = ui_canvas_char_width(c, text + h, &n);
         if (w + cw > head)
             break;
         w += cw;
-        h += n ? n : 1;
+        h += n;
     }
     while (t > h && ui_canvas_width(c, text + t, 1 << 20) < tail) {
         size_t prev = utf8_prefix(text, t - 1); /* the start of the character before */
         t = prev > h ? prev : h;
     }
     if (ui_canvas_width(c, text + t, 1 << 20) > tail) { /* a wide char too many */
-        uint32_t cp;
-        size_t n = ui_text_decode(text + t, &cp);
-        t += n ? n : 1;
+        size_t n;
+        ui_canvas_char_width(c, text + t, &n);
+        t += n;
     }
     const char *dots = c->ascii ? "~" : "\xe2\x80\xa6";
     snprintf(out, size, "%.*s%s%s", (int)h, text, dots, text + t);

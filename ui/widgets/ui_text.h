@@ -1,15 +1,13 @@
 /*
- * ui_text: UTF-8 decoding and display widths for the console, shared by the canvas,
- * the terminal layer and the text fields. Private to ui/.
+ * ui_text: UTF-8 decoding and counts for the console, shared by the canvas, the
+ * terminal layer and the text fields. Private to ui/. What a character looks like
+ * on screen and how wide it is are termsafe's (rampart/termsafe.h), the one
+ * writer the command line uses too.
  *
  * Contract:
  * - ui_text_decode reads one strictly valid UTF-8 sequence (no overlongs, no
  *   surrogates, nothing above U+10FFFF): returns its length (1-4) and the code
  *   point, or 0 for invalid input (the caller skips one byte).
- * - ui_text_cp_width: 1 or 2 columns for printable characters; 0 for everything
- *   that must not reach a terminal as is (C0, DEL, C1, combining marks, bidi and
- *   zero-width format characters): the canvas draws those as '?'. The table is
- *   built in, so widths do not depend on the locale.
  */
 #ifndef RAMPART_UI_TEXT_H
 #define RAMPART_UI_TEXT_H
@@ -18,7 +16,6 @@
 #include <stdint.h>
 
 size_t ui_text_decode(const char *s, uint32_t *cp);
-int ui_text_cp_width(uint32_t cp);
 
 /* `n` with thousands separators ("1,000,000") into buf. */
 void ui_text_count(size_t n, char *buf, size_t size);
