@@ -172,6 +172,37 @@ static bool lacks_token(const model_object *obj)
     return kind_get(obj->kind)->has_token && (!obj->cred.token || !obj->cred.token[0]);
 }
 
+/* A token the store would refuse (not a token's shape: escape sequences, a
+ * thousand bytes) is neither kept nor ever shown. The credential is recorded as
+ * the remote made it, orphaned with the reason (never the token's bytes), so
+ * `creds token` and the console say why, and the next sync deletes it there and
+ * creates it again, as for any token lost. */
+static void create_bad_token(engine *e, create_job *j)
+{
+    error_info why, err;
+    store_token_check(j->out.cred.token, &why);
+    model_cred_set_token(&j->out.cred, NULL, NULL); /* wiped as it is freed */
+    char reason[ERROR_MSG_MAX + 80]; /* the store cuts it to its error column */
+    snprintf(reason, sizeof reason, "the remote's create reply held a malformed token (not "
+             "stored): %s", why.msg);
+    error_code rc = ERROR_IO;
+    for (int attempt = 0; attempt < CONFIRM_TRIES && rc == ERROR_IO; attempt++)
+        rc = store_confirm_create_without_token(e->st, j->t.id, &j->out, reason, &err);
+    if (rc == ERROR_IO || rc == ERROR_NOMEM) {
+        engine_db_fail(e, &err);
+        return;
+    }
+    if (rc != ERROR_OK) {
+        engine_log(e, SYNC_LOG_WARN, "%s %s: the reply could not be recorded (%s): the "
+                   "listing will tell", noun(&j->t), j->t.id, err.msg);
+        move(e, &j->t, MODEL_STATE_UNKNOWN, err.msg);
+        return;
+    }
+    e->report->failed++;
+    engine_log(e, SYNC_LOG_ERROR, "%s %s: %s: the next sync deletes it there and creates "
+               "it again", noun(&j->t), model_object_id(&j->out), reason);
+}
+
 /* 201: the row takes the remote id (and a credential its token) in one
  * transaction. The reply is recorded as the server sent it: a credential's
  * metadata still holds the creation marker, which the store keeps as the base of
@@ -185,6 +216,10 @@ static void create_done(engine *e, create_job *j)
         engine_log(e, SYNC_LOG_WARN, "%s %s: the reply carried no token: the listing "
                    "will tell", noun(&j->t), j->t.id);
         move(e, &j->t, MODEL_STATE_UNKNOWN, "the reply carried no token");
+        return;
+    }
+    if (kind_get(j->out.kind)->has_token && store_token_check(j->out.cred.token, NULL)) {
+        create_bad_token(e, j);
         return;
     }
     error_info err;

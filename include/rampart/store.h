@@ -271,16 +271,43 @@ error_code store_remove(store *st, model_kind kind, const char *id, error_info *
  * empty counts as not said).
  * ERROR_NOT_FOUND: no such row; ERROR_STATE: `local_id` was already confirmed (it
  * is now an alias); ERROR_CONFLICT: the remote id is already another row's id;
- * ERROR_INVALID: the remote's id, uri or created_at is malformed.
+ * ERROR_INVALID: the remote's id, uri or created_at is malformed, or its token
+ * (store_token_check); nothing is then written.
  */
 error_code store_confirm_create(store *st, const char *local_id, const model_object *remote,
                                 error_info *err);
 
 /*
+ * The remote confirmed the create of credential `local_id`, but the token of its
+ * reply cannot be kept (store_token_check refused it): as store_confirm_create,
+ * in one transaction, but no token is written (remote->cred.token is not read)
+ * and the row becomes orphaned with `reason` as its error (UTF-8, cut at
+ * MODEL_ERROR_MAX bytes; it must not hold the token): the next sync deletes the
+ * remote copy and creates it again, as for any token lost. Errors as
+ * store_confirm_create; ERROR_INVALID for a kind without a token.
+ */
+error_code store_confirm_create_without_token(store *st, const char *local_id,
+                                              const model_object *remote, const char *reason,
+                                              error_info *err);
+
+enum { STORE_TOKEN_MAX = 255 }; /* bytes of a token the store keeps */
+
+/*
+ * Whether `token` has a token's shape, the one the store keeps (and so the one
+ * that may reach a terminal): 1..STORE_TOKEN_MAX bytes of base62 letters and
+ * digits and '_' (the API's tokens: "<the id's body>_<21 base62>"). ERROR_INVALID
+ * with why otherwise; the message never quotes the token, only where it goes
+ * wrong. Pure.
+ */
+error_code store_token_check(const char *token, error_info *err);
+
+/*
  * The token of a credential (id or alias) as a heap string the caller must wipe
- * and free (model_wipe + free). ERROR_NOT_FOUND: no such credential;
- * ERROR_UNAVAILABLE: the credential exists but this machine does not hold its token
- * (the message says why: not yet created remotely, or created elsewhere).
+ * and free (model_wipe + free); it always passes store_token_check. ERROR_NOT_FOUND:
+ * no such credential; ERROR_UNAVAILABLE: the credential exists but this machine
+ * does not hold a token of it it can hand out (the message says why: not yet
+ * created remotely, created elsewhere, the row's error, such as a create reply
+ * whose token was malformed, or a malformed token an older version stored).
  */
 error_code store_token_get(store *st, const char *cred_id, char **token,
                            error_info *err);

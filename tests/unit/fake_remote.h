@@ -84,6 +84,7 @@ typedef struct fake_step {
     sync_failure_kind failure; /* NONE: the outcome's usual one */
     bool empty;           /* list: an empty page that still has a next_page_uri */
     bool no_token;        /* credential create: a 201 whose body lacks the token */
+    const char *token;    /* credential create: a 201 with this token (a hostile one) */
     bool no_ids;          /* list: the items come without their ids */
     bool rewind;          /* list: next_page_uri leads back to the first page */
 } fake_step;
@@ -297,7 +298,9 @@ static sync_outcome fake_create(void *ctx, const model_object *in, model_object 
     error_info err;
     model_object_copy(out, o, &err);
     if (kind_get(in->kind)->has_token && !step.no_token)
-        model_cred_set_token(&out->cred, f->tokens[in->kind][f->n[in->kind] - 1], &err);
+        model_cred_set_token(&out->cred,
+                             step.token ? step.token : f->tokens[in->kind][f->n[in->kind] - 1],
+                             &err);
     res->http_status = 201;
     return SYNC_OK;
 }

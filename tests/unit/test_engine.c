@@ -657,6 +657,45 @@ static void test_reply_without_token_is_replaced(void **state)
     assert_true(f->report.converged);
 }
 
+/* A create reply whose token is not a token's shape: not kept, the credential is
+ * orphaned with the reason (never the token's bytes, in the row or the log), and
+ * the run's next round deletes it there and creates it again. */
+static void test_reply_with_malformed_token_is_orphaned(void **state)
+{
+    fixture *f = *state;
+    static const char hostile[] = "2Hostile_\x1b]0;pwned\x07\x1b[2J\xe2\x80\xae";
+    char id[MODEL_ID_MAX + 1];
+    new_cred(f, "agent", "", id);
+    f->remote->script[OP_CRED_CREATE][0] = (fake_step){.outcome = SYNC_OK, .token = hostile};
+    f->remote->script_len[OP_CRED_CREATE] = 1;
+    f->opt.pull = false; /* one push: the state it leaves */
+    assert_int_equal(run(f), ERROR_OK);
+    assert_false(f->report.converged);
+    model_object row;
+    model_object_init(&row, MODEL_KIND_CRED);
+    error_info err;
+    assert_int_equal(store_get(f->st, MODEL_KIND_CRED, id, &row, &err), ERROR_OK);
+    assert_int_equal(row.cred.state, MODEL_STATE_ORPHANED);
+    assert_string_equal(row.cred.id, FAKE_CRED(f->remote, 0)->id);
+    assert_non_null(strstr(row.cred.error, "malformed token (not stored)"));
+    assert_null(strchr(row.cred.error, '\x1b'));
+    model_object_clear(&row);
+    char *token = NULL;
+    assert_int_equal(store_token_get(f->st, id, &token, &err), ERROR_UNAVAILABLE);
+    assert_null(token);
+    assert_non_null(strstr(err.msg, "malformed token (not stored)"));
+    assert_null(strstr(f->log, "pwned"));
+    assert_null(strchr(f->log, '\x1b'));
+
+    /* The next run replaces it: deleted there, created again with a good token. */
+    f->opt.pull = true;
+    memset(&f->report, 0, sizeof f->report);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_true(f->report.converged);
+    assert_int_equal(FAKE_NCREDS(f->remote), 1);
+    assert_every_remote_cred_has_its_token(f);
+}
+
 static void test_one_sync_at_a_time(void **state)
 {
     fixture *f = *state;
@@ -1517,6 +1556,7 @@ int main(void)
         T(test_rate_per_min_is_an_even_budget),
         T(test_cancel_between_requests),
         T(test_reply_without_token_is_replaced),
+        T(test_reply_with_malformed_token_is_orphaned),
         T(test_one_sync_at_a_time),
         T(test_discarded_orphan_is_deleted_not_recreated),
         T(test_plan_from_cache),

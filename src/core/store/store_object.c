@@ -261,3 +261,37 @@ error_code store_confirm_create(store *st, const char *local_id, const model_obj
         return err->code;
     return store_op_end(st, op, confirm_in_op(st, local_id, remote, err), err);
 }
+
+/* The confirm without the token, then the row orphaned with the reason: a remote
+ * object this machine holds no token of is what an orphan is. */
+static error_code confirm_orphan_in_op(store *st, const char *local_id,
+                                       const model_object *remote, const char *reason,
+                                       error_info *err)
+{
+    model_object head = *remote; /* shallow: only the token pointer differs */
+    head.cred.token = NULL;
+    if (confirm_in_op(st, local_id, &head, err))
+        return err->code;
+    return store_row_set_state_in_op(st, MODEL_KIND_CRED, model_object_id(remote),
+                                     MODEL_STATE_ORPHANED, reason, err);
+}
+
+error_code store_confirm_create_without_token(store *st, const char *local_id,
+                                              const model_object *remote, const char *reason,
+                                              error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if (!kind_get(remote->kind)->has_token)
+        return error_set(err, ERROR_INVALID, "a %s has no token",
+                         kind_get(remote->kind)->noun);
+    /* The error column holds whole UTF-8 characters within MODEL_ERROR_MAX bytes. */
+    char text[MODEL_ERROR_MAX + 1] = "";
+    model_copy_text(text, sizeof text, reason ? reason : "");
+    if (validate_text(text, MODEL_ERROR_MAX, "error text", err))
+        return err->code;
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    return store_op_end(st, op, confirm_orphan_in_op(st, local_id, remote, text, err), err);
+}

@@ -1,0 +1,175 @@
+/* store: a token is kept only with a token's shape, whatever the caller; a create
+ * reply whose token is malformed is recorded without it, orphaned with the reason;
+ * a malformed token an older version stored is never handed out. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rampart/store.h"
+#include "test_support.h"
+
+static const char TOKEN[] = "2Zz1lqOxDdQyVpYcAAAAAAAAAAA_s3cr3tT0k3nV4lu3xyz12";
+static const char REMOTE_ID[] = "cr_2Zz1lqOxDdQyVpYcAAAAAAAAAAA";
+static const char HOSTILE[] = "2Zz1lqOxDdQyVpYc_\x1b]0;pwned\x07\x1b[2J";
+
+static int setup(void **state)
+{
+    return ts_store_dir_setup(state, "/tmp/rampart-token-XXXXXX", "rampart.db");
+}
+
+static int teardown(void **state)
+{
+    return ts_store_dir_teardown(state);
+}
+
+static void test_shape(void **state)
+{
+    (void)state;
+    char longest[STORE_TOKEN_MAX + 2];
+    memset(longest, 'a', STORE_TOKEN_MAX);
+    longest[STORE_TOKEN_MAX] = '\0';
+    static const struct {
+        const char *token;
+        bool ok;
+    } cases[] = {
+        {TOKEN, true},     {"a", true},           {"_", true},
+        {"", false},       {"abc-def", false},    {"abc def", false},
+        {"abc\n", false},  {HOSTILE, false},      {"caf\xc3\xa9", false},
+        {"\xe2\x80\xae", false},
+    };
+    error_info err;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if ((store_token_check(cases[i].token, &err) == ERROR_OK) != cases[i].ok)
+            fail_msg("case %zu: %s", i, cases[i].ok ? err.msg : "accepted");
+    }
+    assert_int_equal(store_token_check(NULL, &err), ERROR_INVALID);
+    assert_int_equal(store_token_check(longest, &err), ERROR_OK);
+    longest[STORE_TOKEN_MAX] = 'a';
+    longest[STORE_TOKEN_MAX + 1] = '\0';
+    assert_int_equal(store_token_check(longest, &err), ERROR_INVALID);
+    /* The message says where, never what. */
+    assert_int_equal(store_token_check(HOSTILE, &err), ERROR_INVALID);
+    assert_null(strstr(err.msg, "pwned"));
+    assert_null(strchr(err.msg, '\x1b'));
+    assert_non_null(strstr(err.msg, "byte 18"));
+}
+
+static model_object cred_with(const char *id, model_state state, const char *token)
+{
+    model_object c;
+    ts_cred_init(&c, "agent", "", NULL);
+    strcpy(c.cred.id, id);
+    c.cred.state = state;
+    assert_int_equal(model_cred_set_token(&c.cred, token, NULL), ERROR_OK);
+    return c;
+}
+
+/* Whatever the caller (here an insert, as serve-api's own rows go in), a malformed
+ * token is refused and nothing is written. */
+static void test_insert_refuses(void **state)
+{
+    ts_store_dir *d = *state;
+    model_object c = cred_with(REMOTE_ID, MODEL_STATE_SYNCED, HOSTILE);
+    error_info err;
+    assert_int_equal(store_insert(d->st, &c, &err), ERROR_INVALID);
+    assert_null(strstr(err.msg, "pwned"));
+    model_object_clear(&c);
+    model_object got;
+    model_object_init(&got, MODEL_KIND_CRED);
+    assert_int_equal(store_get(d->st, MODEL_KIND_CRED, REMOTE_ID, &got, &err),
+                     ERROR_NOT_FOUND);
+    c = cred_with(REMOTE_ID, MODEL_STATE_SYNCED, TOKEN);
+    assert_int_equal(store_insert(d->st, &c, &err), ERROR_OK);
+    model_object_clear(&c);
+    char *token = NULL;
+    assert_int_equal(store_token_get(d->st, REMOTE_ID, &token, &err), ERROR_OK);
+    assert_string_equal(token, TOKEN);
+    free(token);
+}
+
+/* A local row being created, as the sync engine has it when the reply comes. */
+static void creating(store *st, char *local)
+{
+    model_object c = cred_with("", MODEL_STATE_CREATING, NULL);
+    ts_insert(st, &c, local);
+}
+
+static void test_confirm(void **state)
+{
+    ts_store_dir *d = *state;
+    char local[MODEL_ID_MAX + 1];
+    creating(d->st, local);
+    model_object reply = cred_with(REMOTE_ID, MODEL_STATE_SYNCED, HOSTILE);
+    error_info err;
+    /* The plain confirm refuses the whole reply: still the local row. */
+    assert_int_equal(store_confirm_create(d->st, local, &reply, &err), ERROR_INVALID);
+    model_object got;
+    model_object_init(&got, MODEL_KIND_CRED);
+    assert_int_equal(store_get(d->st, MODEL_KIND_CRED, local, &got, &err), ERROR_OK);
+    assert_string_equal(got.cred.id, local);
+    assert_int_equal(got.cred.state, MODEL_STATE_CREATING);
+    model_object_clear(&got);
+
+    /* Without its token: the remote's row, orphaned with the reason. */
+    const char *reason = "the remote's create reply held a malformed token (not stored): x";
+    assert_int_equal(store_confirm_create_without_token(d->st, local, &reply, reason, &err),
+                     ERROR_OK);
+    model_object_clear(&reply);
+    assert_int_equal(store_get(d->st, MODEL_KIND_CRED, local, &got, &err), ERROR_OK);
+    assert_string_equal(got.cred.id, REMOTE_ID);
+    assert_int_equal(got.cred.state, MODEL_STATE_ORPHANED);
+    assert_string_equal(got.cred.error, reason);
+    model_object_clear(&got);
+    char *token = NULL;
+    assert_int_equal(store_token_get(d->st, local, &token, &err), ERROR_UNAVAILABLE);
+    assert_null(token);
+    assert_non_null(strstr(err.msg, reason));
+    assert_non_null(strstr(err.msg, REMOTE_ID));
+
+    /* A rule has no token to go without. */
+    model_object rule = ts_rule("ipp_2Zz1lqOxDdQyVpYcAAAAAAAAAAA", "10.0.0.0/8",
+                                MODEL_ACTION_ALLOW, MODEL_STATE_SYNCED);
+    assert_int_equal(store_confirm_create_without_token(d->st, local, &rule, reason, &err),
+                     ERROR_INVALID);
+}
+
+/* A token an older version stored without the check is not handed out. */
+static void test_held_malformed(void **state)
+{
+    ts_store_dir *d = *state;
+    model_object c = cred_with(REMOTE_ID, MODEL_STATE_SYNCED, TOKEN);
+    ts_insert(d->st, &c, NULL);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(d->path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_stmt *s = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, "UPDATE tokens SET token = ?1", -1, &s, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_text(s, 1, HOSTILE, -1, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(s), SQLITE_DONE);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    char *token = NULL;
+    error_info err;
+    assert_int_equal(store_token_get(d->st, REMOTE_ID, &token, &err), ERROR_UNAVAILABLE);
+    assert_null(token);
+    assert_non_null(strstr(err.msg, "malformed"));
+    assert_null(strstr(err.msg, "pwned"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shape),
+        cmocka_unit_test_setup_teardown(test_insert_refuses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_held_malformed, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
