@@ -5,8 +5,9 @@
  * cache through a read-only mirror of the remote API's GET routes.
  *
  * Contract:
- * - Built on http.h. Listeners: "unix:PATH" (the directory is created 0700, the
- *   socket is 0600; callers identified by SO_PEERCRED and only uids in the allow
+ * - Built on http.h. Listeners: "unix:PATH" (the directory is created 0700, and
+ *   an existing one must pass agent_socket_dir_trusted; the socket is 0600;
+ *   callers identified by SO_PEERCRED and only uids in the allow
  *   list get answers beyond /healthz; other users reach the socket only if the
  *   admin grants them the directory and socket, e.g. with setfacl) and
  *   "tcp:HOST:PORT" on loopback only (anything else is ERROR_INVALID naming the

@@ -71,9 +71,13 @@ static void collect(void *ctx, const char *line)
     pthread_mutex_unlock(&f->lock);
 }
 
-/* One request over the unix socket ("Connection: close"); the whole reply. */
+/* One request over the unix socket ("Connection: close"); the whole reply. Like
+ * any client, it first checks that the socket's directory can be trusted. */
 static void get(const char *sock, const char *path, char *reply, size_t size)
 {
+    error_info trust = {0};
+    if (agent_socket_dir_trusted(sock, &trust) != ERROR_OK)
+        fail_msg("%s", trust.msg);
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     assert_true(fd >= 0);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
