@@ -1,0 +1,203 @@
+#!/bin/sh
+# `rampart export`: each format checked by its real tool where it is installed
+# (nft -c, nginx -t, iptables-restore --test), and decisions compared with
+# `rampart check` on sampled addresses by the tools themselves: nginx answering
+# requests (the address given through the realip module), the kernel's nftables
+# sets in a network namespace of this test's own. Then --watch follows a real sync
+# and runs --exec. (tests/unit/test_hostrules.c compares every format always.)
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/server.sh"
+
+P=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a
+DB="$tmp/c.db"
+skip() { echo "ok - $1 # skip $2"; }
+
+printf '10.0.0.0/8\n192.168.1.7\n172.16.0.0/24\n172.16.1.0/24\n2001:db8::/32\n2001:db8:dead:beef::1\n' |
+    "$RAMPART" --db "$DB" apply --policy $P --action allow --name allow - >/dev/null 2>&1
+printf '10.1.0.0/16\n10.2.2.2\n192.168.0.0/16\n2001:db8:dead::/48\n' |
+    "$RAMPART" --db "$DB" apply --policy $P --action deny --name deny - >/dev/null 2>&1
+
+SAMPLE="10.3.4.5 10.1.2.3 10.1.255.255 10.2.2.2 10.2.2.3 10.255.255.255 11.0.0.0 9.255.255.255
+192.168.1.7 192.168.1.8 172.16.1.255 172.16.2.0 172.15.255.255 2001:db8::1 2001:db8:dead::1
+2001:db8:dead:beef::1 2001:db8:ffff::1 2001:db9::1 ::1 ::ffff:10.3.4.5 ::ffff:10.1.0.1"
+
+# expected IP: "allowed" or "denied", as rampart check decides.
+expected() {
+    if "$RAMPART" --db "$DB" check $P "$1" >/dev/null 2>&1; then echo allowed; else echo denied; fi
+}
+
+for f in nftables nginx iptables ip6tables json csv; do
+    run --db "$DB" export --policy $P --format $f --output "$tmp/out.$f"
+    check "export --format $f: exit 0" status_is 0
+done
+run --db "$DB" export --policy $P --format iptables
+check "iptables: says the IPv6 rules are elsewhere" err_has "IPv6 rules are not in the iptables export"
+run --db "$DB" export --policy $P --format nginx
+check "export to standard output" out_has "^deny all;"
+check "nginx: every deny before the first allow" \
+    [ "$(grep -n '^allow' "$tmp/out" | head -n 1 | cut -d: -f1)" -gt "$(grep -n '^deny [0-9a-f:.]*/' "$tmp/out" | tail -n 1 | cut -d: -f1)" ]
+run --db "$DB" export --policy $P --format json
+check "json: the rules with their state" out_has '"action": "deny", "cidr": "10.1.0.0/16", "family": 4'
+run --db "$DB" export --policy ipp_2VhYfCwqPkX0n4sF5nYfW3eJzzz --format nginx --output "$tmp/none"
+check "a policy with no rules: exit 3, nothing written" refused 3 "no rules in force"
+check "... no file" [ ! -e "$tmp/none" ]
+run --db "$DB" export --policy $P --format nginx --port 443
+check "--port with nginx: usage error" refused 2 "--port goes with --format nftables"
+run --db "$DB" export --policy $P --format pf
+check "unknown format: usage error" refused 2 "one of nftables"
+run --db "$DB" export --policy $P --format nginx --watch
+check "--watch without --output: usage error" refused 2 "--watch needs --output"
+
+# ---- nftables ----
+if command -v nft >/dev/null 2>&1; then
+    check "nft -c accepts the nftables export" nft -c -f "$tmp/out.nftables"
+    "$RAMPART" --db "$DB" export --policy $P --format nftables --port 22,8000-8100 --name edge \
+        >"$tmp/port.nft" 2>/dev/null
+    check "nft -c accepts --port and --name" nft -c -f "$tmp/port.nft"
+    # The kernel's sets decide, in a network namespace of this test's own.
+    cat >"$tmp/nft-decide.sh" <<'EOF'
+nft -f "$1" || exit 9
+shift
+for ip in "$@"; do
+    case $ip in ::ffff:*) continue ;; *:*) fam=v6 ;; *) fam=v4 ;; esac
+    if nft get element inet rampart deny_$fam "{ $ip }" >/dev/null 2>&1; then d=denied
+    elif nft get element inet rampart allow_$fam "{ $ip }" >/dev/null 2>&1; then d=allowed
+    else d=denied; fi
+    echo "$ip $d"
+done
+EOF
+    # shellcheck disable=SC2086
+    if unshare -n sh "$tmp/nft-decide.sh" "$tmp/out.nftables" $SAMPLE >"$tmp/nft.dec" 2>/dev/null; then
+        bad=""
+        while read -r ip d; do
+            [ "$d" = "$(expected "$ip")" ] || bad="$bad $ip"
+        done <"$tmp/nft.dec"
+        check "nftables (the kernel's sets) decides as rampart check on $(wc -l <"$tmp/nft.dec") addresses${bad:+: not$bad}" [ -z "$bad" ]
+    else
+        skip "nftables decisions by the kernel" "cannot make a network namespace here"
+    fi
+else
+    skip "nft -c accepts the nftables export" "no nft"
+fi
+
+# ---- iptables ----
+if command -v iptables-restore >/dev/null 2>&1; then
+    if iptables-restore --test --noflush "$tmp/out.iptables" 2>"$tmp/ipt.err"; then
+        echo "ok - iptables-restore --test accepts the iptables export"
+        ip6tables-restore --test --noflush "$tmp/out.ip6tables" 2>>"$tmp/ipt.err"
+        check "ip6tables-restore --test accepts the ip6tables export" [ $? -eq 0 ]
+    elif grep -q -i -e "permission" -e "denied" -e "not permitted" "$tmp/ipt.err"; then
+        skip "iptables-restore --test accepts the iptables export" "not permitted here"
+    else
+        check "iptables-restore --test accepts the iptables export" false
+        sed 's/^/#   /' "$tmp/ipt.err"
+    fi
+else
+    skip "iptables-restore --test accepts the iptables export" "no iptables"
+fi
+
+# ---- nginx ----
+if command -v nginx >/dev/null 2>&1; then
+    mkdir -p "$tmp/www" "$tmp/ngx"
+    echo ok >"$tmp/www/index.html"
+    ngx_conf() { # PORT
+        [ "$(id -u)" -eq 0 ] && echo "user root;"
+        cat <<EOF
+pid $tmp/ngx/nginx.pid;
+error_log $tmp/ngx/error.log;
+daemon off;
+events {}
+http {
+    access_log off;
+    client_body_temp_path $tmp/ngx; proxy_temp_path $tmp/ngx; fastcgi_temp_path $tmp/ngx;
+    uwsgi_temp_path $tmp/ngx; scgi_temp_path $tmp/ngx;
+    server {
+        listen 127.0.0.1:$1;
+        set_real_ip_from 127.0.0.1;
+        real_ip_header X-Forwarded-For;
+        location / { root $tmp/www; include $tmp/out.nginx; }
+    }
+}
+EOF
+    }
+    port=$((20000 + $$ % 20000))
+    ngx_conf $port >"$tmp/ngx/nginx.conf"
+    check "nginx -t accepts the nginx export" \
+        sh -c "nginx -t -q -c '$tmp/ngx/nginx.conf' 2>'$tmp/ngx/t.err'"
+    ngx_pid=""
+    for try in 1 2 3; do
+        nginx -c "$tmp/ngx/nginx.conf" 2>/dev/null &
+        ngx_pid=$!
+        n=0
+        while [ $n -lt 100 ] && kill -0 $ngx_pid 2>/dev/null &&
+            ! curl -s -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null; do
+            n=$((n + 1))
+            sleep 0.05 # polling for the listener
+        done
+        kill -0 $ngx_pid 2>/dev/null && break
+        ngx_pid=""
+        port=$((port + 1))
+        ngx_conf $port >"$tmp/ngx/nginx.conf"
+    done
+    if [ -n "$ngx_pid" ]; then
+        bad=""
+        count=0
+        for ip in $SAMPLE; do
+            code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Forwarded-For: $ip" \
+                "http://127.0.0.1:$port/")
+            d=denied
+            [ "$code" = 200 ] && d=allowed
+            [ "$d" = "$(expected "$ip")" ] || bad="$bad $ip($code)"
+            count=$((count + 1))
+        done
+        kill $ngx_pid
+        wait $ngx_pid 2>/dev/null
+        check "nginx (answering requests) decides as rampart check on $count addresses${bad:+: not$bad}" [ -z "$bad" ]
+    else
+        skip "nginx decisions" "nginx would not start on a loopback port"
+    fi
+else
+    skip "nginx -t accepts the nginx export" "no nginx"
+fi
+
+# ---- --watch follows a sync ----
+start_server main || exit 1
+ADMIN="$tmp/admin.db"
+HOST="$tmp/host.db"
+printf '10.0.0.0/8\n' >"$tmp/w.txt"
+"$RAMPART" --db "$ADMIN" apply --policy $P --action allow --name w --sync "$tmp/w.txt" >/dev/null 2>&1
+"$RAMPART" --db "$HOST" sync >/dev/null 2>&1
+W="$tmp/watch.conf"
+"$RAMPART" --db "$HOST" export --policy $P --format nginx --output "$W" --watch --interval 1 \
+    --exec "sh -c 'echo ran >>\"\$1\"' exec '$tmp/exec.log'" 2>"$tmp/watch.err" &
+watch_pid=$!
+file_has() { [ -f "$2" ] && grep -q -e "$1" "$2"; }
+file_lacks() { ! grep -q -e "$1" "$2"; }
+# wait_for SECONDS CMD...: poll until CMD succeeds.
+wait_for() {
+    limit=$(($1 * 20))
+    shift
+    n=0
+    until "$@"; do
+        n=$((n + 1))
+        [ $n -ge $limit ] && return 1
+        sleep 0.05 # polling for the watcher's file
+    done
+}
+check "--watch: writes the file at the start" wait_for 5 file_has '^allow 10.0.0.0/8;' "$W"
+check "--watch: runs --exec at the start" wait_for 5 [ -s "$tmp/exec.log" ]
+chmod 640 "$W"
+printf '10.0.0.0/8\n10.9.0.0/16\n' >"$tmp/w.txt"
+"$RAMPART" --db "$ADMIN" apply --policy $P --action allow --name w --sync "$tmp/w.txt" >/dev/null 2>&1
+check "--watch: nothing changes before the host's sync" file_lacks 10.9.0.0 "$W"
+"$RAMPART" --db "$HOST" sync >/dev/null 2>&1
+check "--watch: rewritten after the sync" wait_for 5 file_has '^allow 10.9.0.0/16;' "$W"
+check "--watch: --exec ran again" wait_for 5 [ "$(wc -l <"$tmp/exec.log")" -eq 2 ]
+check "--watch: the file kept its mode" [ "$(stat -c %a "$W")" = 640 ]
+"$RAMPART" --db "$HOST" sync >/dev/null 2>&1
+sleep 1.5 # two looks at the cache: an unchanged policy must not run --exec again
+check "--watch: an unchanged policy is not written again" [ "$(wc -l <"$tmp/exec.log")" -eq 2 ]
+kill -TERM $watch_pid
+wait $watch_pid
+status=$?
+check "--watch: SIGTERM ends it with exit 0" status_is 0
