@@ -167,6 +167,9 @@ bench_row "push $push_rows creates, req/s" "$push_rate" \
 # ---- edits in place: an ACL change queued on 1,000 credentials ----
 sh "$(dirname "$0")/edit.sh" "$build"
 
+# ---- apply: a 5,000-CIDR list against 100,000 rules of its policy ----
+sh "$(dirname "$0")/apply.sh" "$build"
+
 # ---- pacing under the account's budget (serve-api: 100 requests per 10 s) ----
 sh "$(dirname "$0")/pacing.sh" "$build"
 
