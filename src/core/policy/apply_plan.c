@@ -403,7 +403,7 @@ error_code apply_plan_build(store *st, const apply_request *req, apply_plan *out
     free(rem);
     free(cre);
     builder_free(&b);
-    if (rc == ERROR_OK)
+    if (rc == ERROR_OK && out->nops > 1)
         qsort_r(out->ops, out->nops, sizeof *out->ops, op_order, out);
     return rc;
 }

@@ -26,7 +26,7 @@ static const char *quoted(const char *text, char *buf, size_t size)
     }
     if (n == 0 || n > 64)
         return "";
-    snprintf(buf, size, "'%s': ", text);
+    snprintf(buf, size, "'%.64s': ", text);
     return buf;
 }
 
