@@ -82,9 +82,12 @@ static void put_reason(cli_ctx *ctx, const cli_apply_run *run, const apply_op *o
 
 static void put_op(const cli_apply_run *run, const apply_op *op)
 {
+    static const apply_rule no_rule = {.id = ""}; /* a create's: none yet */
     cli_ctx *ctx = run->ctx;
-    const apply_rule *r = op->rule == SIZE_MAX ? NULL : &run->plan.rules[op->rule];
-    char cidr[MODEL_CIDR_MAX + 1] = "", where[32] = "";
+    bool has_rule = op->rule != SIZE_MAX;
+    const apply_rule *r = has_rule ? &run->plan.rules[op->rule] : &no_rule;
+    char cidr[MODEL_CIDR_MAX + 1], where[32] = "";
+    snprintf(cidr, sizeof cidr, "%s", r->cidr);
     if (op->entry != SIZE_MAX) {
         cidrset_format(&run->list.items[op->entry].pfx, cidr);
         snprintf(where, sizeof where, "line %zu", run->list.items[op->entry].line);
@@ -93,8 +96,8 @@ static void put_op(const cli_apply_run *run, const apply_op *op)
     if (op->kind == APPLY_EDIT)
         snprintf(what, sizeof what, "%s -> %s", r->cidr, cidr);
     else
-        snprintf(what, sizeof what, "%s", cidr[0] ? cidr : r->cidr);
-    bool rule_shown = r && op->kind != APPLY_CONFLICT;
+        snprintf(what, sizeof what, "%s", cidr);
+    bool rule_shown = has_rule && op->kind != APPLY_CONFLICT;
     snprintf(who, sizeof who, "%s%s%s", rule_shown ? r->id : "",
              rule_shown && where[0] ? " " : "", where);
     fprintf(ctx->out, "%c %-8s %-18s  %-10s  ", signs[op->kind], apply_op_name(op->kind), what,
