@@ -172,14 +172,8 @@ static error_code add_rule(builder *b, const store_policy_rule *r, bool owned,
                            error_info *err)
 {
     apply_plan *p = b->plan;
-    if (p->nrules == b->cap_rules) {
-        size_t n = b->cap_rules ? b->cap_rules * 2 : 64;
-        apply_rule *more = realloc(p->rules, n * sizeof *more);
-        if (!more)
-            return nomem(err);
-        p->rules = more;
-        b->cap_rules = n;
-    }
+    if (!cidrset_grow((void **)&p->rules, &b->cap_rules, p->nrules + 1, sizeof *p->rules))
+        return nomem(err);
     apply_rule *a = &p->rules[p->nrules];
     *a = (apply_rule){.action = r->action, .state = r->state, .has_metadata = r->metadata[0]};
     snprintf(a->id, sizeof a->id, "%s", r->id);
@@ -216,14 +210,8 @@ static error_code add_op(builder *b, apply_op_kind kind, size_t entry, size_t ru
     p->count[kind]++;
     if (kind == APPLY_KEEP)
         return ERROR_OK;
-    if (p->nops == b->cap_ops) {
-        size_t n = b->cap_ops ? b->cap_ops * 2 : 64;
-        apply_op *more = realloc(p->ops, n * sizeof *more);
-        if (!more)
-            return nomem(err);
-        p->ops = more;
-        b->cap_ops = n;
-    }
+    if (!cidrset_grow((void **)&p->ops, &b->cap_ops, p->nops + 1, sizeof *p->ops))
+        return nomem(err);
     p->ops[p->nops++] = (apply_op){kind, entry, rule, requests};
     bool post = kind == APPLY_CREATE || kind == APPLY_RETRY;
     bool patch = kind == APPLY_EDIT || kind == APPLY_ADOPT;

@@ -35,21 +35,29 @@ static bool same_bits(const unsigned char *a, const unsigned char *b, unsigned b
     return ((a[whole] ^ b[whole]) & mask) == 0;
 }
 
+bool cidrset_grow(void **items, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    if (n > SIZE_MAX / elem)
+        return false;
+    void *more = realloc(*items, n * elem);
+    if (!more)
+        return false;
+    *items = more;
+    *cap = n;
+    return true;
+}
+
 error_code cidrset_add(cidrset *set, const validate_prefix *pfx, size_t line,
                        const char *note, error_info *err)
 {
-    if (set->count == set->cap) {
-        size_t n = set->cap ? set->cap * 2 : 64;
-        if (n > SIZE_MAX / sizeof *set->items)
-            return error_set(err, ERROR_NOMEM, "out of memory reading the list");
-        cidrset_entry *items = realloc(set->items, n * sizeof *items);
-        if (!items)
-            return error_set(err, ERROR_NOMEM, "out of memory reading the list");
-        set->items = items;
-        set->cap = n;
-    }
     char *copy = NULL;
-    if (note && *note && !(copy = strdup(note)))
+    if (!cidrset_grow((void **)&set->items, &set->cap, set->count + 1, sizeof *set->items) ||
+        (note && *note && !(copy = strdup(note))))
         return error_set(err, ERROR_NOMEM, "out of memory reading the list");
     set->items[set->count++] = (cidrset_entry){.pfx = *pfx, .line = line, .note = copy};
     return ERROR_OK;

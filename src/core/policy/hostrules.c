@@ -20,15 +20,8 @@ error_code hostrules_add(hostrules_set *set, const char *id, const char *cidr,
         return error_prefix(err, "rule %s: cidr", id);
     cidrset_format(&r.pfx, r.cidr);
     snprintf(r.id, sizeof r.id, "%s", id);
-    if (set->count == set->cap) {
-        size_t n = set->cap ? set->cap * 2 : 64;
-        hostrules_rule *more = realloc(set->rules, n * sizeof *more);
-        if (!more)
-            return error_set(err, ERROR_NOMEM, "out of memory reading the policy's rules");
-        set->rules = more;
-        set->cap = n;
-    }
-    if (!(r.description = strdup(description ? description : "")))
+    if (!cidrset_grow((void **)&set->rules, &set->cap, set->count + 1, sizeof *set->rules) ||
+        !(r.description = strdup(description ? description : "")))
         return error_set(err, ERROR_NOMEM, "out of memory reading the policy's rules");
     set->rules[set->count++] = r;
     return ERROR_OK;

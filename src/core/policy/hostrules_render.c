@@ -85,7 +85,9 @@ static error_code nft_set(render *r, model_action action, int family, error_info
     for (size_t i = 0; i < s.count; i++) {
         char cidr[MODEL_CIDR_MAX + 1];
         cidrset_format(&s.items[i].pfx, cidr);
-        const char *lead = i == 0 ? "\t\telements = { " : i % NFT_ELEMENTS_PER_LINE ? " " : "\n\t\t\t";
+        const char *lead = i == 0                          ? "\t\telements = { "
+                           : i % NFT_ELEMENTS_PER_LINE ? " "
+                                                       : "\n\t\t\t";
         put(r, "%s%s%s", lead, cidr, i + 1 < s.count ? "," : " }\n");
     }
     put(r, "\t}\n");

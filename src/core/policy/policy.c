@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "policy_internal.h"
+#include "rampart/cidrset.h"
 #include "rampart/validate.h"
 
 #define WALK_PAGE 256
@@ -15,23 +16,6 @@
 static error_code nomem(error_info *err)
 {
     return error_set(err, ERROR_NOMEM, "out of memory building the policy index");
-}
-
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    if (n > SIZE_MAX / elem)
-        return false;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
 }
 
 /* Copy `a` and then `b` (each with its NUL; `b` may be NULL) into the arena;
@@ -42,7 +26,7 @@ static uint32_t text_add(policy_index *ix, const char *a, const char *b)
     size_t off = ix->ntext;
     if (la + lb > POLICY_TEXT_MAX - off)
         return POLICY_NONE;
-    if (!grow((void **)&ix->text, &ix->cap_text, off + la + lb, 1))
+    if (!cidrset_grow((void **)&ix->text, &ix->cap_text, off + la + lb, 1))
         return POLICY_NONE;
     memcpy(ix->text + off, a, la);
     if (b)
@@ -89,8 +73,8 @@ static error_code policy_get_or_add(policy_index *ix, const char *id, uint32_t *
     if (*out != POLICY_NONE)
         return ERROR_OK;
     if (ix->npolicies >= POLICY_NONE - 1 || !slots_reserve(ix, ix->npolicies + 1) ||
-        !grow((void **)&ix->policies, &ix->cap_policies, ix->npolicies + 1,
-              sizeof *ix->policies))
+        !cidrset_grow((void **)&ix->policies, &ix->cap_policies, ix->npolicies + 1,
+                      sizeof *ix->policies))
         return nomem(err);
     uint32_t off = text_add(ix, id, NULL);
     if (off == POLICY_NONE)
@@ -256,7 +240,7 @@ static error_code jumps_build(jump_build *b, uint32_t n, error_info *err)
     size_t first = ix->njumps, size = (size_t)1 << k;
     if (k < JUMP_MIN_BITS || first + size > b->budget)
         return ERROR_OK;
-    if (!grow((void **)&ix->jumps, &b->cap, first + size, sizeof *ix->jumps))
+    if (!cidrset_grow((void **)&ix->jumps, &b->cap, first + size, sizeof *ix->jumps))
         return nomem(err);
     for (uint32_t v = 0; v < size; v++)
         ix->jumps[first + v] = jump_entry(ix, fan, k, v);
@@ -375,7 +359,7 @@ static error_code add_rule(policy_index *ix, const char *policy_id, const char *
     if (rc != ERROR_OK)
         return rc;
     if (ix->nnodes > POLICY_NONE - 3 ||
-        !grow((void **)&ix->nodes, &ix->cap_nodes, ix->nnodes + 2, sizeof *ix->nodes))
+        !cidrset_grow((void **)&ix->nodes, &ix->cap_nodes, ix->nnodes + 2, sizeof *ix->nodes))
         return nomem(err);
     uint32_t p = POLICY_NONE;
     if ((rc = policy_get_or_add(ix, policy_id, &p, err)) != ERROR_OK)
