@@ -106,10 +106,14 @@ squat=/tmp/rampart-65534
 if [ -n "$root" ] && [ ! -e "$squat" ] && [ ! -L "$squat" ]; then
     other=$(mktemp -d "${TMPDIR:-/tmp}/rampart-files-other.XXXXXX")
     chown 65534:65534 "$other"
+    # rampart as uid 65534 without XDG_RUNTIME_DIR, one process (setpriv and env
+    # exec it: $! of a background one is rampart's pid). Paths made by mktemp.
+    nobody="setpriv --reuid 65534 --regid 65534 --clear-groups env -u XDG_RUNTIME_DIR
+        HOME=$other XDG_DATA_HOME=$other/data XDG_CONFIG_HOME=$other/config
+        $RAMPART --db $other/c.db"
+    # shellcheck disable=SC2086 # $nobody is words
     as_nobody() {
-        setpriv --reuid 65534 --regid 65534 --clear-groups env -u XDG_RUNTIME_DIR \
-            HOME="$other" XDG_DATA_HOME="$other/data" XDG_CONFIG_HOME="$other/config" \
-            "$RAMPART" --db "$other/c.db" "$@" >"$tmp/out" 2>"$tmp/err"
+        $nobody "$@" >"$tmp/out" 2>"$tmp/err"
         status=$?
     }
     mkdir -m 755 "$squat"
@@ -126,7 +130,8 @@ if [ -n "$root" ] && [ ! -e "$squat" ] && [ ! -L "$squat" ]; then
     as_nobody agent
     check "/tmp/rampart-UID a link made by another user: refused" refused 2 "is a symbolic link"
     rm "$squat"
-    as_nobody agent --ready-file "$other/ready" &
+    # shellcheck disable=SC2086 # $nobody is words
+    $nobody agent --ready-file "$other/ready" 2>"$tmp/err" &
     agent=$!
     i=0
     while [ ! -s "$other/ready" ] && [ $i -lt 200 ] && kill -0 "$agent" 2>/dev/null; do
@@ -136,7 +141,8 @@ if [ -n "$root" ] && [ ! -e "$squat" ] && [ ! -L "$squat" ]; then
     check "no squat: the agent makes /tmp/rampart-UID itself, 0700, its own" \
         sh -c '[ -s "$0/ready" ] && [ "$(stat -c "%a %u" "$1")" = "700 65534" ]' "$other" "$squat"
     kill "$agent" 2>/dev/null
-    wait "$agent" 2>/dev/null
+    wait "$agent"
+    check "... and stops cleanly on SIGTERM" [ $? = 0 ]
     rm -rf "$squat" "$other"
 elif [ -n "$root" ]; then
     echo "ok - /tmp/rampart-UID squat: skipped ($squat exists already; not touching it)"
