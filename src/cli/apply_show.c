@@ -58,6 +58,9 @@ static void put_reason(cli_ctx *ctx, const cli_apply_run *run, const apply_op *o
         fputs(r->state == MODEL_STATE_CONFLICT ? "a conflict: resolve it first"
                                                : "its create is in flight: sync first", ctx->out);
         break;
+    case APPLY_DELETE:
+        fputs(op->requests ? "the next sync deletes it" : "never sent: removed here", ctx->out);
+        break;
     case APPLY_DROP:
         fputs("deleted remotely: removed here", ctx->out);
         break;
