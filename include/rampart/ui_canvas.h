@@ -91,6 +91,15 @@ void ui_canvas_clear(ui_canvas *c, int y, int x, int width, ui_style style);
 int ui_canvas_text(ui_canvas *c, int y, int x, int max_width, const char *text,
                    ui_style style, bool ellipsis);
 
+/*
+ * Where a text wrapped to `width` columns (as this canvas draws it) ends its first
+ * line: the bytes of `text` that go on it. All of it when it fits; else up to and
+ * with the last space that keeps at least half the line, else as many characters
+ * as fit (at least one, so a caller always goes on). The next line starts at the
+ * byte returned (spaces there are the caller's to skip).
+ */
+size_t ui_canvas_wrap(const ui_canvas *c, const char *text, int width);
+
 /* printf-style ui_canvas_text to the right edge, without ellipsis. */
 int ui_canvas_printf(ui_canvas *c, int y, int x, ui_style style, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

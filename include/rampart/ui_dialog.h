@@ -133,7 +133,8 @@ typedef void (*ui_choose_fn)(ui_app *app, void *ctx, int chosen);
 error_code ui_dialog_choose(ui_app *app, ui_choose *d, ui_choose_fn fn, void *ctx,
                             void (*free_ctx)(void *), error_info *err);
 
-/* Push the token dialog for credential `cred_id` with a copy of `token`. */
+/* Push the token dialog for credential `cred_id` with a copy of `token`; a token
+ * without a token's shape (store_token_check) is refused, ERROR_INVALID. */
 error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *description,
                            const char *token, error_info *err);
 

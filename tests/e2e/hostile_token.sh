@@ -4,103 +4,16 @@
 # is marked with the reason, and nothing of it reaches the terminal raw
 # (`creds create --sync`, `creds token`, `creds get`, `creds list`, the sync's own
 # lines). A well-formed token from the same server is kept and printed (the check
-# is not stricter than the API). The hostile server is a few lines of python3: it
+# is not stricter than the API). The hostile server is hostile_server.py: it
 # answers POST /credentials with the token chosen by its start argument.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/hostile_lib.sh"
+trap 'stop_hostile; rm -rf "$tmp"' EXIT INT TERM
 
 if ! command -v python3 >/dev/null 2>&1 || ! command -v sqlite3 >/dev/null 2>&1; then
     echo "not ok - python3 and sqlite3 are needed"
     exit 1
 fi
-
-cat >"$tmp/hostile.py" <<'PY'
-import http.server, json, sys
-
-MODE, READY = sys.argv[1], sys.argv[2]
-BODY = "2HostileCred000000000000001"   # 27 base62 characters
-TOKENS = {
-    # ESC ] 0 ; title BEL, ESC [ 2 J, U+202E, U+009B (C1 CSI) 31m, a lone ESC
-    "escape": BODY + "_\u001b]0;pwned\u0007\u001b[2J\u202eevil\u009b31m\u001b",
-    "long": BODY + "_" + "A" * 300,
-    "good": BODY + "_" + "Ab3" * 7,
-}
-
-OBJ = {}
-
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a):
-        pass
-
-    def reply(self, code, obj):
-        data = json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def body(self):
-        n = int(self.headers.get("Content-Length", "0"))
-        return json.loads(self.rfile.read(n) or b"{}")
-
-    def do_POST(self):
-        req = self.body()
-        base = "http://%s:%d" % self.server.server_address
-        OBJ.clear()
-        OBJ.update({
-            "id": "cr_" + BODY, "uri": base + "/credentials/cr_" + BODY,
-            "created_at": "2025-09-04T10:11:15Z",
-            "description": req.get("description", ""), "metadata": req.get("metadata", ""),
-            "acl": req.get("acl", []), "owner_id": "usr_2VhYfCwqPkX0n4sF5nYfW3eJb1a"})
-        self.reply(201, dict(OBJ, token=TOKENS[MODE]))
-
-    # The edit that takes the creation marker out of the metadata, and its check.
-    def do_PATCH(self):
-        OBJ.update(self.body())
-        self.reply(200, dict(OBJ, token=None))
-
-    def do_GET(self):
-        if self.path.startswith("/credentials/"):
-            self.reply(200, dict(OBJ, token=None))
-            return
-        base = "http://%s:%d" % self.server.server_address
-        self.reply(200, {"credentials": [dict(OBJ, token=None)] if OBJ else [],
-                         "uri": base + "/credentials", "next_page_uri": None})
-
-    def do_DELETE(self):
-        OBJ.clear()
-        self.send_response(204)
-        self.end_headers()
-
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-with open(READY + ".tmp", "w") as f:
-    f.write("%d" % s.server_address[1])
-import os
-os.rename(READY + ".tmp", READY)
-s.serve_forever()
-PY
-
-hostile_pid=""
-stop_hostile() {
-    [ -n "$hostile_pid" ] && kill "$hostile_pid" 2>/dev/null && wait "$hostile_pid" 2>/dev/null
-    hostile_pid=""
-}
-trap 'stop_hostile; rm -rf "$tmp"' EXIT INT TERM
-
-# start_hostile MODE: the server answering creates with that token.
-start_hostile() {
-    stop_hostile
-    rm -f "$tmp/ready"
-    python3 "$tmp/hostile.py" "$1" "$tmp/ready" &
-    hostile_pid=$!
-    n=0
-    while [ ! -s "$tmp/ready" ] && [ $n -lt 200 ]; do
-        sleep 0.05 # polling for the ready file
-        n=$((n + 1))
-    done
-    export RAMPART_API_URL="http://127.0.0.1:$(cat "$tmp/ready")" RAMPART_API_KEY=sk_hostile \
-        RAMPART_RATE=0
-}
 
 id=cr_2HostileCred000000000000001
 esc=$(printf '\033')
@@ -120,8 +33,6 @@ cache_lacks_pwned() { ! sqlite3 "$1" .dump | grep -q pwned; }
 db="$tmp/escape.db"
 start_hostile escape
 run --db "$db" creds create --description "via hostile" --sync
-cp "$tmp/out" "$tmp/create.out"
-cp "$tmp/err" "$tmp/create.err"
 check "create --sync: no ESC/BEL/bidi/C1 on stdout or stderr" no_raw "$tmp/out" "$tmp/err"
 check "create --sync: the reason is said" \
     grep -q "malformed token (not stored)" "$tmp/out" "$tmp/err"

@@ -105,6 +105,26 @@ static void test_control_chars_escaped(void **state)
     ui_canvas_free(&c);
 }
 
+static void test_wrap(void **state)
+{
+    (void)state;
+    ui_canvas c;
+    canvas(&c, 40, 1, false);
+    /* Fits: all of it. */
+    assert_int_equal(ui_canvas_wrap(&c, "short", 10), 5);
+    /* At the last space that keeps half the line. */
+    assert_int_equal(ui_canvas_wrap(&c, "hello big world", 10), 10); /* "hello big " */
+    /* A space too early (under half): cut by characters instead. */
+    assert_int_equal(ui_canvas_wrap(&c, "a bcdefghijklmnop", 10), 10);
+    /* Wide characters and escapes count their columns: 3 wide = 6, then the
+     * escape (4) no longer fits 9. */
+    assert_int_equal(ui_canvas_wrap(&c, "\xe6\x97\xa5\xe6\x97\xa5\xe6\x97\xa5\x1bz", 9), 9);
+    /* At least one character, even wider than the line. */
+    assert_int_equal(ui_canvas_wrap(&c, "\x1b", 2), 1);
+    assert_int_equal(ui_canvas_wrap(&c, "", 5), 0);
+    ui_canvas_free(&c);
+}
+
 static void test_ascii_mode(void **state)
 {
     (void)state;
@@ -201,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_wide_at_right_edge),
         cmocka_unit_test(test_overwriting_half_a_wide_char),
         cmocka_unit_test(test_control_chars_escaped),
+        cmocka_unit_test(test_wrap),
         cmocka_unit_test(test_ascii_mode),
         cmocka_unit_test(test_clipping),
         cmocka_unit_test(test_ellipsis),

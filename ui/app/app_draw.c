@@ -155,21 +155,38 @@ static void draw_hints(const ui_app *app, ui_canvas *c, int y)
     ui_canvas_text(c, y, 0, -1, hints, (ui_style){UI_ATTR_DIM, UI_COLOR_DEFAULT}, true);
 }
 
+/* The status message wrapped onto the status area's rows (ui_app_status_rows:
+ * the layout made room for them), the last cut with "…" when it goes on. */
+static void draw_message(const ui_app *app, ui_canvas *c, const char *text)
+{
+    ui_style s = app->status_error ? (ui_style){UI_ATTR_BOLD, UI_COLOR_ERROR} : plain;
+    int rows = ui_app_status_rows(app), width = c->width - 1;
+    for (int i = 0, y = c->height - rows; i < rows && *text; i++, y++) {
+        size_t n = i + 1 < rows ? ui_canvas_wrap(c, text, width) : strlen(text);
+        char line[sizeof app->status + 16];
+        snprintf(line, sizeof line, "%.*s", (int)n, text);
+        ui_canvas_text(c, y, 1, width, line, s, true);
+        text += n;
+        while (*text == ' ')
+            text++;
+    }
+}
+
 static void draw_status(const ui_app *app, ui_canvas *c)
 {
-    int y = c->height - 1;
-    ui_canvas_clear(c, y, 0, -1, plain);
+    int y = c->height - 1, rows = ui_app_status_rows(app);
+    for (int i = 0; i < rows; i++)
+        ui_canvas_clear(c, c->height - 1 - i, 0, -1, plain);
     const ui_prompt *p = &app->prompt;
     if (p->kind != UI_PROMPT_NONE && app->noverlays == 0) {
         ui_canvas_text(c, y, 0, 1, p->kind == UI_PROMPT_FILTER ? "/" : ":", plain, false);
         ui_canvas_text(c, y, 1, -1, p->line.buf, plain, true);
         return;
     }
-    if (app->status[0]) {
-        ui_style s = app->status_error ? (ui_style){UI_ATTR_BOLD, UI_COLOR_ERROR} : plain;
-        char msg[600];
-        snprintf(msg, sizeof msg, " %s%s", app->status_error ? "error: " : "", app->status);
-        ui_canvas_text(c, y, 0, -1, msg, s, true);
+    char text[sizeof app->status + 16];
+    ui_app_status_text(app, text, sizeof text);
+    if (text[0]) {
+        draw_message(app, c, text);
         return;
     }
     if (!draw_note(app, c, y))
@@ -195,7 +212,7 @@ void ui_app_draw(const ui_app *app, ui_canvas *c)
         return;
     }
     const ui_view *v = ui_app_view_const(app);
-    ui_rect body = {0, UI_HEADER_ROWS, c->width, c->height - UI_HEADER_ROWS - UI_STATUS_ROWS};
+    ui_rect body = ui_app_body(app);
     ui_table_draw(&v->table, c, body);
     draw_top_row(app, c);
     draw_position_row(app, c);

@@ -121,7 +121,7 @@ static void update(ui_app *app)
     if (ui_app_too_small(app))
         return;
     ui_table *t = &ui_app_view(app)->table;
-    ui_rect body = {0, UI_HEADER_ROWS, c->width, c->height - UI_HEADER_ROWS - UI_STATUS_ROWS};
+    ui_rect body = ui_app_body(app); /* a long message takes rows from the view */
     error_info e = {0};
     if (ui_table_set_height(t, ui_table_rows_for(body.height), &e) != ERROR_OK)
         ui_app_status(app, true, "%s", e.msg);

@@ -181,6 +181,41 @@ bool ui_app_too_small(const ui_app *app)
     return app->canvas.width < UI_MIN_WIDTH || app->canvas.height < UI_MIN_HEIGHT;
 }
 
+/* ---- the status area ------------------------------------------------------------ */
+
+void ui_app_status_text(const ui_app *app, char *buf, size_t size)
+{
+    bool prompt = app->prompt.kind != UI_PROMPT_NONE && app->noverlays == 0;
+    if (prompt || !app->status[0]) {
+        buf[0] = '\0';
+        return;
+    }
+    snprintf(buf, size, "%s%s", app->status_error ? "error: " : "", app->status);
+}
+
+int ui_app_status_rows(const ui_app *app)
+{
+    const ui_canvas *c = &app->canvas;
+    char text[sizeof app->status + 16];
+    ui_app_status_text(app, text, sizeof text);
+    int most = (c->height - UI_HEADER_ROWS) / 2;
+    most = most > UI_STATUS_ROWS_MAX ? UI_STATUS_ROWS_MAX : most;
+    int rows = 0, width = c->width - 1;
+    for (const char *s = text; *s && width > 0 && rows < most; rows++) {
+        s += ui_canvas_wrap(c, s, width);
+        while (*s == ' ')
+            s++;
+    }
+    return rows > UI_STATUS_ROWS ? rows : UI_STATUS_ROWS;
+}
+
+ui_rect ui_app_body(const ui_app *app)
+{
+    const ui_canvas *c = &app->canvas;
+    return (ui_rect){0, UI_HEADER_ROWS, c->width,
+                     c->height - UI_HEADER_ROWS - ui_app_status_rows(app)};
+}
+
 /* ---- the prompt ---------------------------------------------------------------- */
 
 void ui_app_prompt_open(ui_app *app, ui_prompt_kind kind)

@@ -46,7 +46,8 @@ void ui_token_draw(const char *cred_id, const char *description, const char *tok
     ui_canvas_text(c, y++, x, w, description[0] ? description : "(no description)", plain,
                    true);
     y++;
-    /* The token is ASCII (its API alphabet): split it into rows of `w` bytes. */
+    /* The token is ASCII (store_token_check, in ui_dialog_token): split it into rows
+     * of `w` bytes. */
     for (int off = 0; off < tlen && y < box.y + box.height - 1; off += w) {
         char part[BOX_MAX_W + 1];
         int n = tlen - off < w ? tlen - off : w;
@@ -180,6 +181,10 @@ static const ui_overlay_ops token_ops = {"token", NULL, token_draw, token_key, t
 error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *description,
                            const char *token, error_info *err)
 {
+    /* Only a token's shape is shown (the store keeps no other): the dialog splits
+     * it by bytes, and nothing else of it may reach the terminal. */
+    if (store_token_check(token, err) != ERROR_OK)
+        return error_prefix(err, "the token of %s is not shown", cred_id);
     token_overlay *o = calloc(1, sizeof *o);
     if (!o || !(o->token = strdup(token))) {
         free(o);

@@ -36,8 +36,13 @@ typedef enum ui_view_id {
     UI_VIEW_COUNT
 } ui_view_id;
 
-/* Screen layout: two header rows, one status row, the view in between. */
-enum { UI_HEADER_ROWS = 2, UI_STATUS_ROWS = 1, UI_MIN_WIDTH = 64, UI_MIN_HEIGHT = 14 };
+/* Screen layout: two header rows, the status area (one row; a message longer than
+ * the screen is wide wraps onto up to UI_STATUS_ROWS_MAX rows, taking them from
+ * the view), the view in between. */
+enum {
+    UI_HEADER_ROWS = 2, UI_STATUS_ROWS = 1, UI_STATUS_ROWS_MAX = 6, UI_MIN_WIDTH = 64,
+    UI_MIN_HEIGHT = 14
+};
 
 enum { UI_OVERLAYS_MAX = 8, UI_QUEUE_MAX = 64, UI_PROMPT_MAX = 1024 };
 
@@ -183,6 +188,21 @@ bool ui_app_go_back(ui_app *app);
 /* Below the minimum size: the screen only says so, and keys other than q/Q are
  * ignored (nothing may happen that the admin cannot see). */
 bool ui_app_too_small(const ui_app *app);
+
+/* The status message as its area shows it ("error: " first for an error), into
+ * buf; "" when there is none, or the prompt has the row. */
+void ui_app_status_text(const ui_app *app, char *buf, size_t size);
+
+/* The rows the status area takes: UI_STATUS_ROWS, or the lines of the message
+ * wrapped to the screen's width (ui_canvas_wrap, one column of margin), at most
+ * UI_STATUS_ROWS_MAX and half the rows under the header (the last row cut with
+ * "…" when the message needs more; an error's whole text is in the log view). Read from the state,
+ * so the layout (the view's height) and the drawing agree. */
+int ui_app_status_rows(const ui_app *app);
+
+/* The screen between the header and the status area: the current view's, and the
+ * overlays'. */
+ui_rect ui_app_body(const ui_app *app);
 
 /* The prompt of the status row: open it (the filter starts from the view's) or
  * close it. */

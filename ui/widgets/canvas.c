@@ -205,6 +205,26 @@ int ui_canvas_text(ui_canvas *c, int y, int x, int max_width, const char *text,
     return x - start;
 }
 
+size_t ui_canvas_wrap(const ui_canvas *c, const char *text, int width)
+{
+    size_t at = 0, space = 0;
+    int used = 0, space_used = 0;
+    while (text[at]) {
+        glyph g = next_glyph(c, text + at);
+        if (used + g.shown.width > width && at > 0)
+            break;
+        used += g.shown.width;
+        at += g.consumed;
+        if (text[at - 1] == ' ') {
+            space = at;
+            space_used = used;
+        }
+    }
+    if (!text[at] || space == 0 || space_used * 2 < width)
+        return at;
+    return space;
+}
+
 int ui_canvas_printf(ui_canvas *c, int y, int x, ui_style style, const char *fmt, ...)
 {
     char buf[1024];
