@@ -21,7 +21,8 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
 static const cli_command apply_command = {
     "apply", apply_cmd,
     "--policy ipp_ID --action allow|deny [--name NAME] [--key PATH]... [--aggregate] "
-    "[--adopt] [--skip-conflicts] [--description TEXT] [--dry-run] [--sync] [--json] FILE|-",
+    "[--adopt] [--skip-conflicts] [--description TEXT] [--allow-empty] [--dry-run] [--sync] "
+    "[--json] FILE|-",
     "Make the policy's rules of one action and NAME equal to a list of CIDRs.",
     "The list (FILE, or - for standard input) is plain text, one CIDR or address per\n"
     "line ('#' or ';' starts a comment; a trailing comment becomes the new rule's\n"
@@ -52,6 +53,9 @@ static const cli_command apply_command = {
     "  --skip-conflicts    queue the rest when entries conflict (they are reported)\n"
     "  --description TEXT  of new rules without a comment of their own (default: the\n"
     "                      NAME, so the console and 'rules list --filter' show it)\n"
+    "  --allow-empty       apply a list with no entries (every rule of the NAME is\n"
+    "                      deleted); without it an empty list, such as a download\n"
+    "                      that failed, is refused\n"
     "  --dry-run           show the plan; queue nothing\n"
     "  --sync              push the queue now\n"
     "  --json              one JSON object: overlaps, the plan, requests, the result\n\n"
@@ -138,6 +142,13 @@ static int read_list(cli_apply_run *run, const char *file, const cli_list *keys)
     }
     cidrset_problems_free(&problems);
     run->read = run->list.count;
+    if (exit == CLI_GO_ON && run->read == 0 && !run->allow_empty) {
+        error_info none;
+        error_set(&none, ERROR_INVALID, "%s: no entries: applied, it would delete every rule "
+                  "'%s' owns; nothing queued (--allow-empty does that)", run->label,
+                  run->req.name);
+        exit = cli_fail(run->ctx, &none);
+    }
     return exit;
 }
 
@@ -275,6 +286,7 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         {"adopt", CLI_OPT_FLAG, &run.req.adopt},
         {"skip-conflicts", CLI_OPT_FLAG, &run.skip_conflicts},
         {"description", CLI_OPT_STRING, &a.description},
+        {"allow-empty", CLI_OPT_FLAG, &run.allow_empty},
         {"dry-run", CLI_OPT_FLAG, &run.dry_run},
         {"sync", CLI_OPT_FLAG, &run.sync},
         {"json", CLI_OPT_FLAG, &run.json},

@@ -25,7 +25,7 @@ typedef struct cli_apply_run {
     const char *label;        /* the file as messages name it ("stdin" for -) */
     apply_request req;
     cidrset list;
-    bool json, aggregate, dry_run, skip_conflicts, sync;
+    bool json, aggregate, dry_run, skip_conflicts, sync, allow_empty;
     size_t read;              /* entries read from the file */
     size_t merged_away;       /* --aggregate: how many fewer */
     size_t duplicates;        /* entries repeating an earlier one (counted once) */

@@ -124,3 +124,10 @@ run --db "$S" apply --policy $P --action allow --name office "$tmp/office2.txt"
 check "a second apply queues nothing" out_has "Nothing to do"
 run --db "$S" plan
 check "plan: nothing to do" out_has "Nothing to do"
+
+# An empty list (a download that failed) deletes nothing unless asked.
+: >"$tmp/empty.txt"
+run --db "$S" apply --policy $P --action allow --name office "$tmp/empty.txt"
+check "an empty list: refused, nothing queued" refused 2 "no entries: applied, it would delete every rule 'office' owns"
+run --db "$S" apply --policy $P --action allow --name office --allow-empty --dry-run "$tmp/empty.txt"
+check "--allow-empty: every rule of the NAME planned for deletion" out_has "0 to create, 4 to delete"
