@@ -218,7 +218,7 @@ error_code store_token_get(store *st, const char *cred_id, char **token,
     error_info scratch;
     err = err ? err : &scratch;
     char canon[MODEL_ID_MAX + 1];
-    model_state state;
+    model_state state = MODEL_STATE_UNKNOWN;
     if (store_token_lookup(st, cred_id, canon, &state, token, NULL, err) != ERROR_OK)
         return err->code;
     if (*token && store_token_check(*token, NULL) != ERROR_OK)
