@@ -9,6 +9,7 @@
 
 #include "cli_sync.h"
 #include "rampart/kind.h"
+#include "rampart/utf8.h"
 
 enum {
     BAR_WIDTH = 20,
@@ -147,7 +148,7 @@ void cli_sync_wait_words(const sync_progress *p, char *buf, size_t size)
     if (f->http_status)
         add(&b, " %d", f->http_status);
     if (f->server_msg[0])
-        add(&b, ": %.80s", f->server_msg);
+        add(&b, ": %.*s", (int)utf8_prefix(f->server_msg, 80), f->server_msg); /* whole chars */
     if (f->operation_id[0])
         add(&b, "%soperation %s", f->server_msg[0] ? ", " : ": ", f->operation_id);
 }
