@@ -64,24 +64,37 @@ static error_code query_int(store *st, const char *sql, long long *out, error_in
 
 /* ---- what the file is ---------------------------------------------------- */
 
-/* The tables every rampart cache has had since schema version 1. */
-static const char core_tables_sql[] =
-    "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-    " AND name IN ('rules', 'credentials', 'tokens', 'aliases')";
-enum { CORE_TABLES = 4 };
-
 typedef struct file_facts {
     long long app, version, objects, core_tables;
 } file_facts;
 
+/* One statement, so one snapshot: read one fact at a time, a file another process
+ * is making a cache meanwhile would look half made (no id yet, its tables already
+ * there) and be taken for a foreign one. The core tables are those every rampart
+ * cache has had since schema version 1. */
+static const char facts_sql[] =
+    "SELECT (SELECT application_id FROM pragma_application_id()),"
+    " (SELECT user_version FROM pragma_user_version()),"
+    " (SELECT count(*) FROM sqlite_master),"
+    " (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+    "  AND name IN ('rules', 'credentials', 'tokens', 'aliases'))";
+enum { CORE_TABLES = 4 };
+
 static error_code read_facts(store *st, file_facts *f, error_info *err)
 {
-    if (query_int(st, "PRAGMA application_id", &f->app, err) ||
-        query_int(st, "PRAGMA user_version", &f->version, err) ||
-        query_int(st, "SELECT count(*) FROM sqlite_master", &f->objects, err) ||
-        query_int(st, core_tables_sql, &f->core_tables, err))
+    sqlite3_stmt *s;
+    if (store_prepare(st, facts_sql, &s, err))
         return err->code;
-    return ERROR_OK;
+    bool row = false;
+    error_code rc = store_step(st, s, &row, err);
+    if (rc == ERROR_OK && row) {
+        f->app = sqlite3_column_int64(s, 0);
+        f->version = sqlite3_column_int64(s, 1);
+        f->objects = sqlite3_column_int64(s, 2);
+        f->core_tables = sqlite3_column_int64(s, 3);
+    }
+    sqlite3_finalize(s);
+    return rc;
 }
 
 static error_code read_facts_attempt(store *st, void *arg, error_info *err)
