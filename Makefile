@@ -70,6 +70,8 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+# Helpers the e2e tests run (tests/tools/*.c: the agent's slow-header client).
+TOOL_BIN  := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 # libFuzzer targets (tests/fuzz/README.md): FUZZ_SECONDS each, FUZZ_JOBS at once.
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BUILD   ?= build-fuzz
@@ -109,6 +111,10 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WCONV) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+$(BUILD)/tools/%: tests/tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WCONV) $(LDFLAGS) -o $@ $<
+
 # Recursive make after deps-check: pkg-config flags above are read when make
 # starts, so a run that just installed packages needs a fresh parse.
 run: deps-check
@@ -116,7 +122,7 @@ run: deps-check
 	@BIN=$(BIN) sh tests/run-default.sh
 
 test: deps-check
-	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(TOOL_BIN)
 	@$(CRASH_ENV) sh tests/run.sh $(BUILD)
 
 bench: deps-check

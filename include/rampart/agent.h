@@ -16,8 +16,10 @@
  *   name ("localhost", 127.x.y.z, [::1], with any port; DNS rebinding). "fd:N" is
  *   an already-listening socket handed over by systemd (socket activation), held
  *   to the same rules as the kind it is. On every
- *   listener, requests relayed or made by a browser are refused: X-Forwarded-For,
- *   Forwarded, X-Forwarded-Host, Origin or Sec-Fetch-Site present (SSRF).
+ *   listener, requests relayed or made by a browser are refused with a 403: any of
+ *   X-Forwarded-For, X-Forwarded-Host, X-Forwarded-Proto, X-Real-IP,
+ *   X-Client-IP, True-Client-IP, Forwarded, Via, Origin, Sec-Fetch-Site,
+ *   Sec-Fetch-Mode present (SSRF, DNS rebinding; one table in agent_gate.c).
  * - The local key lives in a file of mode 0600, created with a random key on first
  *   use (agent_key_ensure); it is never logged or put on argv.
  * - Routes (every reply JSON and with Cache-Control: no-store, token replies and
@@ -62,7 +64,20 @@
  *   uid on a unix socket, a source address over TCP; a fixed table of peers, the
  *   longest idle forgotten first): 429 ERR_RATE_LIMITED with Retry-After.
  * - Limits: request headers 8 KiB (beyond: the library's own 431/414), bodies
- *   16 KiB (413), idle connections closed after idle_timeout_s.
+ *   16 KiB (413), idle connections closed after idle_timeout_s. A path whose
+ *   decoded form holds a control character ("%00", "%0A", …) is a 400 (a NUL
+ *   would otherwise cut "web%00x" to "web"); Host or Authorization sent twice is
+ *   a 400 (which one counts would be a guess).
+ * - Slow clients (http.h, "Connections"). A TCP connection that has not shown the
+ *   key is pending: its request head must have come, with the key, within
+ *   head_timeout_s of accept (a deadline, not an idle timer), and at most 256
+ *   are pending at once per listener, a new one cutting the oldest. So whoever
+ *   connects without the key holds a connection for seconds, and never keeps a
+ *   keyed agent out: no per-address cap (all of loopback is one address), and the
+ *   connection limit (1024 per listener, lowered to fit the fd limit, whose soft
+ *   value agent_start raises to the hard one) is answered with a 503 and
+ *   Retry-After, not a queue. A unix socket is a listener of its own, its peers
+ *   known by SO_PEERCRED at accept: never pending, whatever TCP goes through.
  * - agent_stop ends every connection and frees everything; no global state.
  */
 #ifndef RAMPART_AGENT_H
@@ -77,7 +92,8 @@ enum {
     AGENT_LISTEN_MAX = 4,
     AGENT_UIDS_MAX = 16,
     AGENT_RATE_DEFAULT = 50,          /* requests per second per peer */
-    AGENT_IDLE_TIMEOUT_DEFAULT = 10   /* seconds */
+    AGENT_IDLE_TIMEOUT_DEFAULT = 10,  /* seconds */
+    AGENT_HEAD_TIMEOUT_DEFAULT = 5    /* seconds */
 };
 
 #define AGENT_RATE_UNLIMITED 0xFFFFFFFFu
@@ -95,6 +111,10 @@ typedef struct agent_options {
     unsigned rate_per_s;                 /* per peer; 0: AGENT_RATE_DEFAULT;
                                             AGENT_RATE_UNLIMITED: no limit */
     unsigned idle_timeout_s;             /* 0: AGENT_IDLE_TIMEOUT_DEFAULT */
+    unsigned head_timeout_s;             /* a TCP connection without the key is cut
+                                            this long after accept; 0:
+                                            AGENT_HEAD_TIMEOUT_DEFAULT, or the idle
+                                            timeout when that is shorter */
     const char *version_header;          /* mirror replies' version header name;
                                             NULL: the default */
     /* Audit and error lines (one line, no newline, never a token). Called from
@@ -140,6 +160,10 @@ typedef struct agent_stats {
     size_t requests;       /* answered */
     size_t lookups;        /* token lookups, successful or not */
     size_t refused;        /* refused by a peer, key, header or rate check */
+    size_t cut_slow;       /* connections cut: no key by the head deadline */
+    size_t cut_room;       /* connections cut: the oldest without a key, for a
+                              newer one */
+    size_t over_limit;     /* connections beyond the limit, answered 503 */
     char address[2][128];  /* the first two listeners, as agent_address gives them
                               ("" when unused) */
 } agent_stats;

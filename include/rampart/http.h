@@ -23,8 +23,25 @@
  *   an unknown path, or 405 with Allow for a known path with another method ->
  *   the route's handler -> the reply, altered by the response's fault -> the log
  *   hook.
- * - The layer's own replies (404, 405, 413) get their body from the error hook, so
- *   every reply of a server has the same shape.
+ * - A path whose decoded form holds a control character (%00-%1F, %7F, raw or
+ *   encoded: a NUL would silently cut the path the hooks see, "web%00x" read as
+ *   "web") is answered 400 by the layer after the gate, before routing reaches a
+ *   handler.
+ * - The layer's own replies (400, 404, 405, 413, 503) get their body from the
+ *   error hook, so every reply of a server has the same shape.
+ * - Connections (every peer is local, so there is no per-address cap: it would
+ *   count all of loopback as one peer). A connection is pending until it is
+ *   admitted: by the gate calling http_request_admit (its peer proved who it is)
+ *   or letting a request through; on a unix socket it is admitted at accept (the
+ *   kernel names the peer, SO_PEERCRED). A pending connection must have sent a
+ *   request head that passed within head_timeout_s of accept (a deadline from
+ *   accept, not an idle timer: a byte now and then does not extend it; refused
+ *   requests do not either), else it is cut. At most pending_limit are pending at
+ *   once: a new one makes room by cutting the oldest, so whoever keeps many slow
+ *   connections open holds each only until that many newer ones came. Beyond
+ *   connection_limit open connections, a new one is answered 503 with
+ *   Retry-After (and closed) instead of waiting in the kernel's queue. Admitted
+ *   connections live until idle for timeout_s.
  * - Requests and responses are views valid only during the hook call; the only
  *   heap memory crossing the boundary is a response body, which the layer takes
  *   over. No global state; every server is independent.
@@ -87,8 +104,18 @@ typedef struct http_request {
 /* The value of request header `name` (case-insensitive), or NULL. */
 const char *http_request_header(const http_request *req, const char *name);
 
+/* How many times header `name` (case-insensitive) was sent: 0, 1, or more (a
+ * header that must be unambiguous, such as Host, can then be refused). */
+size_t http_request_header_count(const http_request *req, const char *name);
+
 /* The value of path parameter `name` ("id" for "{id}"), or NULL. */
 const char *http_request_param(const http_request *req, const char *name);
+
+/* From the gate: the peer proved who it is (a valid key, an allowed uid), so its
+ * connection is admitted even if this request is refused on other grounds (its
+ * rate): no head deadline any more, never cut to make room. Requests without a
+ * connection (http_server_dispatch): no effect. */
+void http_request_admit(const http_request *req);
 
 /* What happens to a reply on the wire (fault injection for clients' tests). */
 typedef enum http_fault {
@@ -174,8 +201,15 @@ typedef struct http_config {
     size_t header_max;        /* per-connection memory for the request line and
                                  headers; 0: 32 KiB (beyond it the library
                                  answers with an error itself) */
-    unsigned connection_limit; /* 0: 256 */
-    unsigned per_ip_limit;    /* TCP only; 0: 64 */
+    unsigned connection_limit; /* connections open at once; 0: 256. Beyond it a new
+                                  one gets 503 + Retry-After and is closed */
+    unsigned pending_limit;   /* connections not yet admitted, at once; 0: a quarter
+                                 of connection_limit (at least 1); beyond it the
+                                 oldest of them is cut. A unix socket admits at
+                                 accept: none are pending there */
+    unsigned head_timeout_s;  /* a connection not admitted this long after accept is
+                                 cut (the whole request head, not an idle timer);
+                                 0: 5 s */
     unsigned timeout_s;       /* idle connection timeout; 0: 30 s */
     unsigned threads;         /* 0: one thread per connection (hooks may block);
                                  N: N event-loop threads sharing the connections
@@ -215,6 +249,16 @@ const char *http_server_address(const http_server *srv);
 /* True when listening on a unix socket. */
 bool http_server_is_unix(const http_server *srv);
 
+/* Connections the layer ended or refused on its own (see "Connections" above). */
+typedef struct http_server_stats {
+    size_t cut_slow;  /* pending at the head deadline */
+    size_t cut_room;  /* the oldest pending one, cut to make room */
+    size_t over;      /* beyond connection_limit: answered 503 */
+} http_server_stats;
+
+/* A snapshot; thread-safe. All zero for a server not started. */
+void http_server_stats_get(http_server *srv, http_server_stats *out);
+
 /*
  * Stop (started or only opened): close the listener, end every connection
  * (waiting for running hooks to return; delays are cut short), remove a unix
@@ -227,9 +271,12 @@ void http_server_stop(http_server *srv);
 typedef struct http_inject {
     const char *method;
     const char *path;           /* decoded, without the query */
+    size_t path_len;            /* 0: strlen(path); more: the decoded path held a
+                                   NUL at strlen(path) (sent as %00) */
     const http_param *query;    /* decoded arguments, in order */
     size_t nquery;
-    const http_param *headers;  /* looked up case-insensitively, first match */
+    const http_param *headers;  /* looked up case-insensitively, first match;
+                                   duplicates kept (http_request_header_count) */
     size_t nheaders;
     const char *body;           /* may hold NULs; NULL: none */
     size_t body_len;
@@ -238,7 +285,8 @@ typedef struct http_inject {
 
 /*
  * Run `in` through `srv`'s hooks on the calling thread as a connection's request
- * would go (gate, body cap 413, routing 404/405, handler, log hook), opened or
+ * would go (gate, control characters in the path 400, body cap 413, routing
+ * 404/405, handler, log hook), opened or
  * started alike. `*resp` must start zeroed; it is left with the reply (status in
  * 100..599; fault and delay_ms as set, not applied); the caller releases it with
  * http_response_set(resp, 0, NULL). Strings in `in` are borrowed for the call.

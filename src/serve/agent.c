@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -22,7 +23,13 @@
 enum {
     BODY_MAX = 16 * 1024,
     HEADER_MAX = 8 * 1024,
-    CONNECTIONS = 128, /* per listener */
+    CONNECTIONS = 1024,    /* per listener, when the fd limit allows */
+    CONNECTIONS_MIN = 16,
+    PENDING_TCP = 256,     /* TCP connections that have shown no key yet: a slow
+                              client's place lasts until this many newer ones came
+                              (under a reconnect flood, tens of ms: time enough for
+                              an honest client's head, sent at once) */
+    FD_RESERVE = 256,      /* for the store handles (3 fds each in WAL), logs, … */
     THREADS_MAX = 8,
     LOG_LINE_MAX = 1024
 };
@@ -236,6 +243,47 @@ static unsigned event_threads(void)
     return n < 2 ? 2 : n > THREADS_MAX ? THREADS_MAX : (unsigned)n;
 }
 
+/* Connections per listener: at most `limit` open, `pending` of them without a
+ * key yet. Limits above the process's fd limit would not be limits: accept()
+ * would fail first, and the library would stop accepting, leaving newcomers in
+ * the kernel's queue. So the soft fd limit is raised to the hard one, and both
+ * limits fit in it, the pending ones a quarter of the listener's share. */
+typedef struct conn_limits {
+    unsigned limit, pending;
+} conn_limits;
+
+static conn_limits connection_limits(size_t nlisten)
+{
+    struct rlimit rl;
+    rlim_t share = CONNECTIONS + PENDING_TCP;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        if (rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+                getrlimit(RLIMIT_NOFILE, &rl);
+        }
+        rlim_t fds = rl.rlim_cur > FD_RESERVE ? rl.rlim_cur - FD_RESERVE : 0;
+        share = fds / (nlisten ? nlisten : 1) < share ? fds / (nlisten ? nlisten : 1) : share;
+    }
+    conn_limits c = {.pending = PENDING_TCP};
+    if (share / 4 < c.pending)
+        c.pending = share / 4 > CONNECTIONS_MIN ? (unsigned)(share / 4) : CONNECTIONS_MIN;
+    rlim_t rest = share > c.pending ? share - c.pending : 0;
+    c.limit = rest >= CONNECTIONS ? CONNECTIONS : rest > CONNECTIONS_MIN ? (unsigned)rest
+                                                                        : CONNECTIONS_MIN;
+    return c;
+}
+
+/* The head deadline: the option, else the default or the idle timeout when that
+ * is shorter (a head that takes longer than a connection may idle is no honest
+ * client's). */
+static unsigned head_timeout(const agent_options *opt, unsigned idle)
+{
+    if (opt->head_timeout_s)
+        return opt->head_timeout_s;
+    return idle < AGENT_HEAD_TIMEOUT_DEFAULT ? idle : AGENT_HEAD_TIMEOUT_DEFAULT;
+}
+
 static error_code open_listener(agent *ag, const agent_options *opt, const char *spec,
                                 error_info *err)
 {
@@ -243,12 +291,15 @@ static error_code open_listener(agent *ag, const agent_options *opt, const char 
     l->ag = ag;
     if (strncmp(spec, "unix:", 5) == 0 && spec[5] && agent_socket_dir_check(spec + 5, err))
         return err->code;
+    unsigned idle = opt->idle_timeout_s ? opt->idle_timeout_s : AGENT_IDLE_TIMEOUT_DEFAULT;
+    conn_limits cl = connection_limits(opt->nlisten);
+    /* pending_limit counts TCP connections only: a unix socket admits at accept. */
     http_config hc = {
         .listen = spec, .routes = agent_routes, .nroutes = agent_nroutes, .ctx = l,
         .gate = agent_gate, .error = agent_layer_error, .log = on_http_log,
-        .body_max = BODY_MAX, .header_max = HEADER_MAX, .connection_limit = CONNECTIONS,
-        .per_ip_limit = CONNECTIONS,
-        .timeout_s = opt->idle_timeout_s ? opt->idle_timeout_s : AGENT_IDLE_TIMEOUT_DEFAULT,
+        .body_max = BODY_MAX, .header_max = HEADER_MAX,
+        .connection_limit = cl.limit, .pending_limit = cl.pending,
+        .head_timeout_s = head_timeout(opt, idle), .timeout_s = idle,
         .threads = event_threads(),
     };
     if (http_server_open(&hc, &l->http, err) != ERROR_OK)
@@ -343,8 +394,15 @@ void agent_stats_get(agent *ag, agent_stats *out)
     out->requests = atomic_load(&ag->requests);
     out->lookups = atomic_load(&ag->lookups);
     out->refused = atomic_load(&ag->refused);
-    for (size_t i = 0; i < ag->nlis && i < 2; i++)
-        snprintf(out->address[i], sizeof out->address[i], "%s", ag->lis[i].address);
+    for (size_t i = 0; i < ag->nlis; i++) {
+        http_server_stats hs;
+        http_server_stats_get(ag->lis[i].http, &hs);
+        out->cut_slow += hs.cut_slow;
+        out->cut_room += hs.cut_room;
+        out->over_limit += hs.over;
+        if (i < 2)
+            snprintf(out->address[i], sizeof out->address[i], "%s", ag->lis[i].address);
+    }
 }
 
 const char *agent_address(const agent *ag, size_t i)

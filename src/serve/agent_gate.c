@@ -1,6 +1,7 @@
 /*
  * agent: who may ask. Every request passes the gate before any reply (headers
- * only): relayed or browser-made requests are refused on every listener, then a
+ * only): relayed or browser-made requests, and ambiguous ones (Host or
+ * Authorization twice), are refused on every listener, then a
  * unix peer's uid (SO_PEERCRED; the route's row in agent_routes says whether it
  * matters) or a TCP peer's Host and key are checked, then the peer's rate. Also
  * the error replies, in the remote API's shape.
@@ -65,6 +66,8 @@ void agent_layer_error(void *ctx, const http_request *req, int status, const cha
     const char *code = status == 404   ? "ERR_NOT_FOUND"
                        : status == 405 ? "ERR_METHOD_NOT_ALLOWED"
                        : status == 413 ? "ERR_TOO_LARGE"
+                       : status == 400 ? "ERR_BAD_REQUEST"
+                       : status == 503 ? "ERR_UNAVAILABLE"
                                        : "ERR_INTERNAL";
     if (status == 405)
         msg = "this endpoint is read-only: only GET is answered here";
@@ -183,19 +186,49 @@ static bool refuse(agent_listener *l, const http_request *req, http_response *re
     return false;
 }
 
-/* Headers a proxy or a browser adds: such a request was relayed (SSRF) or comes
- * from a web page (DNS rebinding, CSRF), never from an agent. */
-static const char *const relayed_headers[] = {
-    "X-Forwarded-For", "Forwarded", "X-Forwarded-Host", "Origin", "Sec-Fetch-Site",
+/* The headers that decide whether a request is taken, one table. A proxy or a
+ * browser adds the first ones: such a request was relayed (SSRF) or comes from a
+ * web page (DNS rebinding, CSRF), never from an agent: 403. The last ones must be
+ * unambiguous: sent twice, which one the gate reads (the first) and which one a
+ * relay in front acted on may differ: 400. */
+typedef enum header_rule { HEADER_ABSENT, HEADER_ONCE } header_rule;
+
+static const struct header_check {
+    const char *name;
+    header_rule rule;
+} header_checks[] = {
+    {"X-Forwarded-For", HEADER_ABSENT},   {"X-Forwarded-Host", HEADER_ABSENT},
+    {"X-Forwarded-Proto", HEADER_ABSENT}, {"X-Real-IP", HEADER_ABSENT},
+    {"X-Client-IP", HEADER_ABSENT},       {"True-Client-IP", HEADER_ABSENT},
+    {"Forwarded", HEADER_ABSENT},         {"Via", HEADER_ABSENT},
+    {"Origin", HEADER_ABSENT},            {"Sec-Fetch-Site", HEADER_ABSENT},
+    {"Sec-Fetch-Mode", HEADER_ABSENT},
+    {"Host", HEADER_ONCE},                {"Authorization", HEADER_ONCE},
 };
 
-static const char *relayed(const http_request *req)
+/* The first row of the table the request breaks, or NULL. */
+static const struct header_check *header_broken(const http_request *req)
 {
-    for (size_t i = 0; i < sizeof relayed_headers / sizeof relayed_headers[0]; i++) {
-        if (http_request_header(req, relayed_headers[i]))
-            return relayed_headers[i];
+    for (size_t i = 0; i < sizeof header_checks / sizeof header_checks[0]; i++) {
+        const struct header_check *c = &header_checks[i];
+        size_t n = http_request_header_count(req, c->name);
+        if (n > (c->rule == HEADER_ONCE ? 1u : 0u))
+            return c;
     }
     return NULL;
+}
+
+static bool refuse_header(agent_listener *l, const http_request *req, http_response *resp,
+                          const struct header_check *c)
+{
+    char msg[192];
+    if (c->rule == HEADER_ONCE) {
+        snprintf(msg, sizeof msg, "%s was sent more than once: send it once", c->name);
+        return refuse(l, req, resp, 400, "ERR_BAD_REQUEST", msg);
+    }
+    snprintf(msg, sizeof msg, "requests carrying %s are refused: the agent endpoint "
+             "answers local programs only, never relayed or browser requests", c->name);
+    return refuse(l, req, resp, 403, "ERR_FORBIDDEN", msg);
 }
 
 /* A dotted quad 127.x.y.z (inet_pton: exactly four decimal parts, no leading
@@ -262,13 +295,9 @@ bool agent_gate(void *ctx, const http_request *req, http_response *resp)
 {
     agent_listener *l = ctx;
     agent *ag = l->ag;
-    const char *hop = relayed(req);
-    if (hop) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "requests carrying %s are refused: the agent endpoint "
-                 "answers local programs only, never relayed or browser requests", hop);
-        return refuse(l, req, resp, 403, "ERR_FORBIDDEN", msg);
-    }
+    const struct header_check *broken = header_broken(req);
+    if (broken)
+        return refuse_header(l, req, resp, broken);
     if (l->tcp) {
         if (!loopback_host(http_request_header(req, "Host")))
             return refuse(l, req, resp, 403, "ERR_FORBIDDEN", "the Host header must name "
@@ -278,6 +307,7 @@ bool agent_gate(void *ctx, const http_request *req, http_response *resp)
             return refuse(l, req, resp, 401, "ERR_UNAUTHORIZED", "missing or wrong key: send "
                           "Authorization: Bearer <the agent's key file>");
         }
+        http_request_admit(req); /* the key: no head deadline, never cut for room */
     } else if (route_auth(req) == AGENT_AUTH_ALLOWED_UID && !uid_allowed(ag, req->peer.uid)) {
         char msg[128];
         snprintf(msg, sizeof msg, "uid %ld may not ask this agent (start it with "

@@ -21,7 +21,8 @@
 #include <unistd.h>
 
 enum {
-    BACKLOG = 128,
+    BACKLOG = 1024,        /* bursts of connections: accepted at once, never left to
+                              wait (http_guard.c), so a long queue costs nothing */
     LISTEN_FDS_START = 3,  /* sd_listen_fds(3): the first socket passed */
     LISTEN_FDS_MAX = 64    /* more than any unit of ours passes */
 };

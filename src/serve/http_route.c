@@ -1,5 +1,5 @@
 /* http: matching a request path against the route table (patterns with {name}
- * segments), and the Allow list of a 405. */
+ * segments), the Allow list of a 405, and control characters in a path. */
 #include "http_internal.h"
 
 #include <stdio.h>
@@ -91,4 +91,41 @@ const http_route *http_route_find(const http_route *routes, size_t nroutes, char
     }
     req->nparams = 0;
     return NULL;
+}
+
+/* ---- control characters in a path ---- */
+
+static bool control(unsigned char c)
+{
+    return c < 0x20 || c == 0x7F;
+}
+
+static int hex(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+bool http_path_encoded_ctl(const char *uri)
+{
+    for (const char *p = uri; *p && *p != '?'; p++) {
+        if (control((unsigned char)*p))
+            return true;
+        /* Decoded the way the library decodes: %HH, anything else stays as is. */
+        if (*p == '%' && hex(p[1]) >= 0 && hex(p[2]) >= 0 &&
+            control((unsigned char)(hex(p[1]) * 16 + hex(p[2]))))
+            return true;
+    }
+    return false;
+}
+
+bool http_path_decoded_ctl(const char *path, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (control((unsigned char)path[i]))
+            return true;
+    }
+    return false;
 }

@@ -179,6 +179,66 @@ ureq "$S" /v1/tokens/web -H 'X-Forwarded-For: 203.0.113.9'
 check "X-Forwarded-For on the unix socket: 403 too" is 403
 ureq "$S" /v1/tokens/web -H 'Origin: null'
 check "Origin on the unix socket: 403 too" is 403
+# Every header a relay adds, one table: refused like X-Forwarded-For.
+for h in 'X-Real-IP: 203.0.113.9' 'X-Client-IP: 203.0.113.9' 'True-Client-IP: 203.0.113.9' \
+    'X-Forwarded-Proto: http' 'Via: 1.1 proxy' 'Sec-Fetch-Mode: cors'; do
+    treq "$T" /v1/tokens/web -H "$h"
+    check "${h%%:*}: 403, no token" sh -c '[ "$0" = 403 ] && grep -qF "${2%%:*}" "$1" && ! grep -qF "$3" "$1"' \
+        "$status" "$tmp/out" "$h" "$T_WEB"
+done
+ureq "$S" /v1/tokens/web -H 'X-Real-IP: 203.0.113.9'
+check "X-Real-IP on the unix socket: 403 too" is 403
+
+# ---- ambiguous requests: a header twice, control characters in a path ----
+# (raw: curl sends one Host whatever it is given)
+raw_req "tcp:$T" "$KEY" <<EOF2
+GET /v1/tokens/web HTTP/1.1
+Host: localhost
+Host: evil.example
+Authorization: Bearer KEY
+EOF2
+check "Host twice, the first loopback: 400, no token" sh -c '[ "$0" = 400 ] && grep -q "Host was sent more than once" "$1" && ! grep -qF "$2" "$1"' \
+    "$status" "$tmp/out" "$T_WEB"
+raw_req "tcp:$T" "$KEY" <<EOF2
+GET /v1/tokens/web HTTP/1.1
+host: evil.example
+HOST: localhost
+Authorization: Bearer KEY
+EOF2
+check "Host twice in any case, either order: 400" sh -c '[ "$0" = 400 ] && ! grep -qF "$1" "$2"' "$status" "$T_WEB" "$tmp/out"
+raw_req "tcp:$T" "$KEY" <<EOF2
+GET /v1/tokens/web HTTP/1.1
+Host: localhost
+Authorization: Bearer KEY
+Authorization: Bearer KEY
+EOF2
+check "Authorization twice: 400" sh -c '[ "$0" = 400 ] && ! grep -qF "$1" "$2"' "$status" "$T_WEB" "$tmp/out"
+raw_req "unix:$S" <<EOF2
+GET /v1/tokens/web HTTP/1.1
+Host: localhost
+Host: localhost
+EOF2
+check "Host twice on the unix socket: 400 too" sh -c '[ "$0" = 400 ] && ! grep -qF "$1" "$2"' "$status" "$T_WEB" "$tmp/out"
+raw_req "tcp:$T" "$KEY" <<EOF2
+GET /v1/tokens/web HTTP/1.1
+Host: localhost
+Authorization: Bearer KEY
+EOF2
+check "  (the same request, once each: 200)" is 200
+for p in /v1/tokens/web%00x /v1/tokens/web%00 /v1/tokens/we%0Ab /v1/tokens/web%1f /v1/tokens/web%7F \
+    "/v1/credentials/$WEB%00/token" "/v1/tokens?name=web"; do
+    treq "$T" "$p"
+    case $p in
+    *\?*) check "GET $p over TCP: 200 (a query is not the path)" is 200 ;;
+    *) check "GET $p over TCP: 400, no token" sh -c '[ "$0" = 400 ] && grep -q "control character" "$1" && ! grep -qF "$2" "$1"' \
+        "$status" "$tmp/out" "$T_WEB" ;;
+    esac
+done
+ureq "$S" /v1/tokens/web%00x
+check "GET /v1/tokens/web%00x on the unix socket: 400" sh -c '[ "$0" = 400 ] && ! grep -qF "$1" "$2"' "$status" "$T_WEB" "$tmp/out"
+check "  in the API's shape" error_is ERR_BAD_REQUEST 400
+status=$(curl -sS -o "$tmp/out" -w '%{http_code}' "http://$T/v1/tokens/web%00x" 2>"$tmp/err")
+check "  without the key: 401 first (a stranger learns nothing)" is 401
 
 # ---- huge headers, slow clients ----
 big=$(head -c 20000 /dev/zero | tr '\0' a)

@@ -97,3 +97,27 @@ error_is() {
 no_sanitizer_reports() {
     ! grep -l -e 'Sanitizer' -e 'runtime error:' "$tmp"/*.log >/dev/null 2>&1
 }
+
+# raw_req tcp:ADDR|unix:PATH [KEYFILE]: the request head on stdin (one header a
+# line, LF endings; KEY stands for the first line of KEYFILE, which stays off
+# argv), sent byte for byte as typed (curl would merge a second Host, for one) with
+# CRLF endings and a blank line. Body in $tmp/out, status in $status (000: none).
+raw_req() {
+    perl -MIO::Socket::INET -MIO::Socket::UNIX -e '
+        $SIG{ALRM} = sub { exit 1 }; alarm 10;
+        my ($to, $keyfile) = @ARGV;
+        my $key = "";
+        if ($keyfile) { open my $k, "<", $keyfile or die; $key = <$k>; chomp $key; }
+        my $head = join "", map { chomp; s/KEY/$key/g; "$_\r\n" } <STDIN>;
+        my $s = $to =~ /^unix:(.*)/ ? IO::Socket::UNIX->new(Peer => $1)
+                                    : IO::Socket::INET->new(PeerAddr => substr($to, 4));
+        $s or die "connect: $!";
+        print $s $head, "Connection: close\r\n\r\n";
+        local $/; my $reply = <$s>; $reply = "" unless defined $reply;
+        my ($code) = $reply =~ m{^HTTP/1\.[01] (\d{3})};
+        my (undef, $body) = split /\r\n\r\n/, $reply, 2;
+        print defined $code ? $code : "000", "\n", defined $body ? $body : "";
+    ' "$@" >"$tmp/raw.out" 2>"$tmp/err"
+    status=$(head -n 1 "$tmp/raw.out")
+    tail -n +2 "$tmp/raw.out" >"$tmp/out"
+}
