@@ -6,9 +6,14 @@
  * Input: an optional peer line, then an HTTP request as described in fuzz_http.h:
  *   "u\n" a unix peer of our uid (the default), "o\n" a unix peer of another uid,
  *   "t\n" a TCP peer on the loopback listener (Host and key checked).
+ * Beyond not crashing, every reply keeps the agent's request rules (issue 14),
+ * checked here against the request itself: a relayed or browser header, a Host or
+ * Authorization sent twice, or a control character in the decoded path is
+ * refused (400, 401 or 403), never answered with a token.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -115,6 +120,55 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* ---- the rules every reply keeps (the specification, not the agent's table) ---- */
+
+static const char *const never_headers[] = {
+    "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-IP",
+    "X-Client-IP",     "True-Client-IP",   "Forwarded",         "Via",
+    "Origin",          "Sec-Fetch-Site",   "Sec-Fetch-Mode",
+};
+static const char *const once_headers[] = {"Host", "Authorization"};
+
+static size_t count_header(const fuzz_request *r, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->in.nheaders; i++)
+        n += strcasecmp(r->headers[i].name, name) == 0;
+    return n;
+}
+
+static bool path_has_control(const fuzz_request *r)
+{
+    for (size_t i = 0; i < r->in.path_len; i++) {
+        unsigned char c = (unsigned char)r->in.path[i];
+        if (c < 0x20 || c == 0x7F)
+            return true;
+    }
+    return false;
+}
+
+static bool must_refuse(const fuzz_request *r)
+{
+    for (size_t i = 0; i < sizeof never_headers / sizeof never_headers[0]; i++) {
+        if (count_header(r, never_headers[i]) > 0)
+            return true;
+    }
+    for (size_t i = 0; i < sizeof once_headers / sizeof once_headers[0]; i++) {
+        if (count_header(r, once_headers[i]) > 1)
+            return true;
+    }
+    return path_has_control(r);
+}
+
+static void check_rules(const fuzz_request *r, const http_response *resp)
+{
+    if (!must_refuse(r))
+        return;
+    bool refused = resp->status == 400 || resp->status == 401 || resp->status == 403;
+    if (!refused || (resp->body && strstr(resp->body, "\"token\":\"")))
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     http_peer peer = {.family = AF_UNIX, .uid = (long)getuid(), .pid = (long)getpid()};
@@ -133,6 +187,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!fuzz_request_parse(data, size, &r))
         return 0;
     r.in.peer = peer;
-    fuzz_dispatch(ag->lis[listener].http, &r);
+    fuzz_dispatch_checked(ag->lis[listener].http, &r, check_rules);
     return 0;
 }

@@ -4,10 +4,11 @@
  *
  * Input format (text, so seeds stay readable and mutations stay meaningful):
  *   METHOD SP PATH[?QUERY] LF      QUERY: NAME[=VALUE] joined by '&'
- *   NAME: VALUE LF                 zero or more headers
+ *   NAME: VALUE LF                 zero or more headers (a name may come twice)
  *   LF                             then the body: every remaining byte
- * Values are handed over as the http layer would have decoded them; the input
- * cannot hold what the wire cannot (a NUL in a path or header ends it early).
+ * PATH is percent-decoded (%HH) as the library decodes it, so "web%00x" reaches
+ * the server as the library hands it over: "web", a NUL, "x" (path_len says
+ * so). Query values and headers are handed over as they are.
  */
 #ifndef RAMPART_FUZZ_HTTP_H
 #define RAMPART_FUZZ_HTTP_H
@@ -45,6 +46,31 @@ static void fuzz_split_query(char *q, fuzz_request *r)
         r->query[r->in.nquery++] = (http_param){q, eq ? eq + 1 : ""};
         q = amp ? amp + 1 : NULL;
     }
+}
+
+static int fuzz_hex(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* Decode %HH in `p` in place, as the library does (anything else stays as it
+ * is); the decoded length, which counts a NUL that "%00" left inside. */
+static size_t fuzz_decode_path(char *p)
+{
+    char *w = p;
+    for (const char *r = p; *r;) {
+        if (r[0] == '%' && fuzz_hex(r[1]) >= 0 && fuzz_hex(r[2]) >= 0) {
+            *w++ = (char)(fuzz_hex(r[1]) * 16 + fuzz_hex(r[2]));
+            r += 3;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+    return (size_t)(w - p);
 }
 
 /* The next line of `*at` (cut at LF), or NULL at the end of the headers. */
@@ -87,6 +113,7 @@ static int fuzz_request_parse(const unsigned char *data, size_t size, fuzz_reque
         *qm = '\0';
         fuzz_split_query(qm + 1, r);
     }
+    r->in.path_len = fuzz_decode_path(target);
     r->in.path = target;
     r->in.query = r->query;
     r->in.headers = r->headers;
@@ -127,17 +154,29 @@ static void fuzz_print_reply(const http_response *resp)
     fprintf(stderr, " %s\n", resp->body ? resp->body : "");
 }
 
+/* A target's own rule about a request and its reply: abort() when broken. */
+typedef void (*fuzz_check_fn)(const fuzz_request *r, const http_response *resp);
+
 /* Hand the parsed request to `srv` as the http layer would; the reply's body must be
- * its text (the layer sends body_len bytes). Releases the reply and `r`. */
-static void fuzz_dispatch(http_server *srv, fuzz_request *r)
+ * its text (the layer sends body_len bytes), and `check` (NULL: none) must hold.
+ * Releases the reply and `r`. */
+static inline void fuzz_dispatch_checked(http_server *srv, fuzz_request *r,
+                                         fuzz_check_fn check)
 {
     http_response resp = {0};
     http_server_dispatch(srv, &r->in, &resp);
     if (resp.body && strlen(resp.body) != resp.body_len)
         abort();
     fuzz_print_reply(&resp);
+    if (check)
+        check(r, &resp);
     http_response_set(&resp, 0, NULL);
     fuzz_request_free(r);
+}
+
+static inline void fuzz_dispatch(http_server *srv, fuzz_request *r)
+{
+    fuzz_dispatch_checked(srv, r, NULL);
 }
 
 /* Set-up failed: say what and exit. */
