@@ -122,13 +122,15 @@ static bool head_waiting(int fd)
 static void cut_for_room(http_guard *g)
 {
     http_guard_conn *c = g->head;
+    if (!c)
+        return;
     for (int i = 0; c && i < ROOM_PROBES; i++, c = c->next) {
         if (!head_waiting(c->fd)) {
             cut(g, c, &g->stats.cut_room);
             return;
         }
     }
-    cut(g, g->head, &g->stats.cut_room);
+    cut(g, g->head, &g->stats.cut_room); /* non-NULL: checked above, not unlisted */
 }
 
 /* ---- the watchdog: pending connections past their deadline ---- */
@@ -210,7 +212,7 @@ http_guard_conn *http_guard_open(http_guard *g, int fd)
         c->admitted = true;
     } else {
         enlist(g, c);
-        while (g->pending > g->lim.pending_limit)
+        while (g->pending > g->lim.pending_limit && g->head)
             cut_for_room(g);
     }
     pthread_mutex_unlock(&g->lock);
@@ -224,7 +226,9 @@ bool http_guard_over(const http_guard_conn *c)
 
 void http_guard_admit(http_guard *g, http_guard_conn *c)
 {
-    if (!c || c->over)
+    /* Every request of a kept-alive connection comes here: no lock once admitted.
+     * Only the connection's own thread writes `admitted` (here, and at open). */
+    if (!c || c->over || c->admitted)
         return;
     pthread_mutex_lock(&g->lock);
     c->admitted = true;
@@ -264,11 +268,11 @@ void http_guard_free(http_guard *g)
     }
     /* The library closed every connection before (each CLOSED freed its entry);
      * whatever is left was never notified closed. */
-    while (g->head) {
-        http_guard_conn *c = g->head;
-        unlist(g, c);
+    for (http_guard_conn *c = g->head, *next; c; c = next) {
+        next = c->next;
         free(c);
     }
+    g->head = g->tail = NULL;
     pthread_cond_destroy(&g->wake);
     pthread_mutex_destroy(&g->lock);
     free(g);

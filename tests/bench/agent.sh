@@ -1,8 +1,12 @@
 #!/bin/sh
 # make bench: token lookups from `rampart agent` over loopback TCP with keep-alive
 # (wrk, 2 threads, 64 connections, 10 s), against nginx serving a small static file
-# of the same size in the same run. Figures, not pass/fail.
-# usage: tests/bench/agent.sh BUILD_DIR   (rampart inside)
+# of the same size in the same run; then the same lookups while another process
+# holds 500 slow-header connections (tests/tools/slowload.c, issue 14): p99 of
+# lookups each on a new connection, with and without that load, and of wrk's
+# kept-alive ones under it. Figures, not pass/fail.
+# usage: tests/bench/agent.sh BUILD_DIR   (rampart inside; tools/slowload too, else
+# it is compiled here)
 set -u
 . "$(dirname "$0")/table.sh"
 build=$(cd "$1" && pwd)
@@ -16,6 +20,68 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# The slow-header figures need neither wrk nor nginx: run at the end, or instead
+# of the rest when those are missing. Needs $agent_addr, $id, $work/agent.key.
+slow_bench() {
+    slowload="$build/tools/slowload"
+    if [ ! -x "$slowload" ]; then
+        slowload="$work/slowload"
+        ${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -o "$slowload" \
+            "$(dirname "$0")/../tools/slowload.c" 2>"$work/cc.log" || {
+            echo "agent bench: slow-header figures skipped (no C compiler for tests/tools/slowload.c)"
+            return 0
+        }
+    fi
+    n=${BENCH_AGENT_PROBES:-2000}
+    url_path="/v1/credentials/$id/token"
+    "$slowload" probe "$agent_addr" "$url_path" "$work/agent.key" "$n" >"$work/quiet.txt" \
+        2>"$work/quiet.err"
+    "$slowload" hold "$agent_addr" 500 100 >"$work/load.out" 2>&1 &
+    load_pid=$!
+    pids="$pids $load_pid"
+    i=0
+    while [ "$(tail -n 1 "$work/load.out" 2>/dev/null | sed -n 's/.*opened=\([0-9]*\).*/\1/p')" \
+        -lt 500 ] 2>/dev/null || [ ! -s "$work/load.out" ]; do
+        [ $i -ge 200 ] && break
+        sleep 0.05
+        i=$((i + 1))
+    done
+    "$slowload" probe "$agent_addr" "$url_path" "$work/agent.key" "$n" >"$work/loaded.txt" \
+        2>"$work/loaded.err"
+    if command -v wrk >/dev/null 2>&1; then
+        bench "http://$agent_addr$url_path" "$work/agent-loaded.txt"
+    fi
+    kill "$load_pid" 2>/dev/null
+    wait "$load_pid" 2>/dev/null
+    pfig() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" "$2"; }
+    q99=$(pfig p99_ms "$work/quiet.txt")
+    l99=$(pfig p99_ms "$work/loaded.txt")
+    bench_row "agent lookups, new connection each, p99 ms" "$q99" "" "" \
+        "$n sequential, no other load ($(pfig failed "$work/quiet.txt") failed)"
+    bench_row "  same, 500 slow-header conns held, p99 ms" "$l99" "$q99" \
+        "$(bench_ratio "$l99" "$q99")" \
+        "< 50 ms (baseline: no load; $(pfig failed "$work/loaded.txt") failed; load: $(tail -n 1 "$work/load.out"))"
+    if [ -s "$work/agent-loaded.txt" ]; then
+        k99=$(awk '$1 == "p99" { print $2 }' "$work/agent-loaded.txt")
+        kq=$(awk '$1 == "p99" { print $2 }' "$work/agent.txt" 2>/dev/null)
+        bench_row "  wrk keep-alive under that load, p99 ms" "$k99" "$kq" \
+            "$(bench_ratio "$k99" "$kq")" "< 50 ms (baseline: the wrk run above, no load)"
+    fi
+}
+
+# bench URL OUT: wrk with the key header; requests/s and p99 in ms into OUT.
+bench() {
+    wrk -t2 -c64 -d"${secs}s" --latency -s "$work/key.lua" "$1" >"$2.raw" 2>&1
+    awk '
+        function ms(v) {
+            if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
+            if (v ~ /s$/) return v * 1000; return v }
+        /Requests\/sec:/ { rps = $2 }
+        $1 == "99%" { p99 = ms($2) }
+        /Non-2xx/ { bad = $NF }
+        END { printf "rps %.0f\np99 %.2f\nbad %d\n", rps, p99, bad }' "$2.raw" >"$2"
+}
+
 # wrk and nginx from Debian's packages when missing (sudo when not root).
 need=""
 command -v wrk >/dev/null 2>&1 || need="$need wrk"
@@ -28,11 +94,8 @@ if [ -n "$need" ]; then
         --no-install-recommends $need; } >"$work/apt.log" 2>&1
 fi
 NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
-if ! command -v wrk >/dev/null 2>&1 || [ ! -x "$NGINX" ]; then
-    echo "agent bench: skipped (wrk or nginx missing and could not be installed:" \
-        "apt-get install wrk nginx-light)"
-    exit 0
-fi
+have_wrk=1
+command -v wrk >/dev/null 2>&1 && [ -x "$NGINX" ] || have_wrk=""
 
 # poll FILE: wait (10 s at most) until FILE is non-empty.
 poll() {
@@ -67,6 +130,14 @@ f:close()
 EOF
 printf 'header = "Authorization: Bearer %s"\n' "$(head -n 1 "$work/agent.key")" >"$work/key.curl"
 curl -sS -o "$work/reply.json" -K "$work/key.curl" "http://$agent_addr/v1/credentials/$id/token"
+
+if [ -z "$have_wrk" ]; then
+    echo "agent bench: the nginx comparison skipped (wrk or nginx missing and could not" \
+        "be installed: apt-get install wrk nginx-light)"
+    slow_bench
+    bench_done
+    exit 0
+fi
 
 # ---- nginx: the same bytes as a static file, keep-alive, no access log ----
 mkdir -p "$work/www" "$work/nginx"
@@ -110,23 +181,13 @@ EOF
     port=0
 done
 if [ "$port" = 0 ]; then
-    echo "agent bench: nginx did not start (see its error log); skipped"
+    echo "agent bench: nginx did not start (see its error log); the comparison skipped"
+    slow_bench
+    bench_done
     exit 0
 fi
 
 # ---- the runs ----
-# bench URL OUT: wrk with the key header; requests/s and p99 in ms into OUT.
-bench() {
-    wrk -t2 -c64 -d"${secs}s" --latency -s "$work/key.lua" "$1" >"$2.raw" 2>&1
-    awk '
-        function ms(v) {
-            if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
-            if (v ~ /s$/) return v * 1000; return v }
-        /Requests\/sec:/ { rps = $2 }
-        $1 == "99%" { p99 = ms($2) }
-        /Non-2xx/ { bad = $NF }
-        END { printf "rps %.0f\np99 %.2f\nbad %d\n", rps, p99, bad }' "$2.raw" >"$2"
-}
 bench "http://$agent_addr/v1/credentials/$id/token" "$work/agent.txt"
 bench "http://127.0.0.1:$port/token.json" "$work/nginx.txt"
 
@@ -142,5 +203,8 @@ bench_row "agent token lookups, p99 ms" "$a_p99" "$n_p99" "" \
     "<= 5 ms"
 bad=$(get bad "$work/agent.txt")
 [ "${bad:-0}" -gt 0 ] && echo "agent bench: $bad replies were not 2xx (see wrk's output)"
+
+# ---- under 500 slow-header connections from another process ----
+slow_bench
 bench_done
 exit 0
