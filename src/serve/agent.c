@@ -263,7 +263,8 @@ static conn_limits connection_limits(size_t nlisten)
                 getrlimit(RLIMIT_NOFILE, &rl);
         }
         rlim_t fds = rl.rlim_cur > FD_RESERVE ? rl.rlim_cur - FD_RESERVE : 0;
-        share = fds / (nlisten ? nlisten : 1) < share ? fds / (nlisten ? nlisten : 1) : share;
+        rlim_t each = fds / (nlisten ? nlisten : 1);
+        share = each < share ? each : share;
     }
     conn_limits c = {.pending = PENDING_TCP};
     if (share / 4 < c.pending)

@@ -9,16 +9,16 @@
  * holds its place only until pending_limit newer ones arrived, while an honest
  * client's head (sent at once) is through in far less. Under a flood of
  * newcomers that can still be too short for a worker thread to get to it, so a
- * connection whose whole head already waits in its socket is passed over. A connection beyond
- * connection_limit is kept only to answer its first request with a 503 and is
- * then closed: nothing waits in the kernel's accept queue, where no deadline of
- * ours could reach it.
+ * connection whose whole head already waits in its socket is passed over. A
+ * connection beyond connection_limit is kept only to answer its first request
+ * with a 503 and is then closed: nothing waits in the kernel's accept queue,
+ * where no deadline of ours could reach it.
  *
  * Cutting is shutdown(SHUT_RDWR) on the socket: the library then sees the end of
  * the stream in its own thread and closes the connection as for any client that
- * left. The fd stays valid for as long as the entry is listed here: the library's
- * CLOSED notification (http_guard_close, under the same lock) comes before it
- * closes the socket.
+ * left. The fd stays valid for as long as the entry exists: the library's CLOSED
+ * notification (http_guard_close, under the same lock) comes before it closes
+ * the socket, so a cut never hits a number the system gave to another file.
  *
  * No libmicrohttpd here: http.c hands over plain sockets.
  */

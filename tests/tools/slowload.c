@@ -109,7 +109,8 @@ typedef struct tally {
 
 static void report(const tally *t)
 {
-    printf("open=%ld opened=%ld cut=%ld failed=%ld\n", t->open, t->opened, t->cut, t->failed);
+    printf("open=%ld opened=%ld cut=%ld failed=%ld\n", t->open, t->opened, t->cut,
+           t->failed);
     fflush(stdout);
 }
 

@@ -135,7 +135,7 @@ static void deadline_from_accept(void **state)
     bool closed;
     read_reply(kept, 2000, buf, sizeof buf, &closed);
     assert_non_null(strstr(buf, "HTTP/1.1 200"));
-    const char *head = "GET /ok HTTP/1.1\r\nHost: localhost\r\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaa";
+    const char *head = "GET /ok HTTP/1.1\r\nHost: localhost\r\nX-Pad: aaaaaaaaaaaaaaaa";
     bool cut = false;
     for (size_t i = 0; head[i] && !cut; i++) {
         if (send(slow, head + i, 1, MSG_NOSIGNAL) != 1)
