@@ -112,18 +112,20 @@ bool store_in_transaction(const store *st);
 
 /*
  * Page orders. Every order is (key, id), so it is total and keyset cursors work;
- * text keys compare as bytes (a cidr sorts as text: "10.0.0.0/8" before
- * "9.0.0.0/8"). The cursor of a page in any order but STORE_SORT_ID is looked up
- * by its id to find its key: it must be an existing row (a cursor that no longer
- * exists yields an empty page; start again from NULL). Which orders an index
- * serves (the others sort the matching rows for each page): rules by id and by
- * policy; credentials by id, and by description (the index finds the
- * description; credentials sharing one are put in id order for each page).
+ * text keys compare as bytes. A cidr sorts in address order: IPv4 before IPv6,
+ * then by address, then shorter prefix first ("9.0.0.0/8" before "10.0.0.0/8"
+ * before "10.0.0.0/16"), through a key the store writes beside every cidr. The
+ * cursor of a page in any order but STORE_SORT_ID is looked up by its id to find
+ * its key: it must be an existing row (a cursor that no longer exists yields an
+ * empty page; start again from NULL). Every order walks an index of (key, id), so
+ * a page costs the same at any depth; with a policy (rules), the order by policy
+ * does, and SQLite picks for the others (a policy's rules found by their index
+ * and sorted per page, or the order's index walked for that policy's rows).
  */
 typedef enum store_sort {
     STORE_SORT_ID,          /* id order: remote ids sort by creation time */
     STORE_SORT_POLICY,      /* rules: policy id, then id */
-    STORE_SORT_CIDR,        /* rules: cidr text, then id */
+    STORE_SORT_CIDR,        /* rules: cidr in address order, then id */
     STORE_SORT_ACTION,      /* rules: allow before deny, then id */
     STORE_SORT_STATE,       /* state name, then id */
     STORE_SORT_DESCRIPTION, /* credentials: description, then id */

@@ -34,7 +34,7 @@ static const char *sort_column(model_kind kind, store_sort sort)
 {
     static const char *const cols[MODEL_KIND_COUNT][STORE_SORT_COUNT] = {
         [MODEL_KIND_RULE] = {[STORE_SORT_ID] = "id", [STORE_SORT_POLICY] = "policy_id",
-                             [STORE_SORT_CIDR] = "cidr", [STORE_SORT_ACTION] = "action",
+                             [STORE_SORT_CIDR] = "cidr_key", [STORE_SORT_ACTION] = "action",
                              [STORE_SORT_STATE] = "state"},
         [MODEL_KIND_CRED] = {[STORE_SORT_ID] = "id", [STORE_SORT_STATE] = "state",
                              [STORE_SORT_DESCRIPTION] = "description"},
@@ -75,9 +75,11 @@ static void build_sql(model_kind kind, unsigned variant, bool count, char *buf,
         add_where(buf, size, &nwhere, "policy_id = ?2");
     if (variant & STORE_PAGE_FILTER)
         add_where(buf, size, &nwhere, k->filter_sql);
-    /* One slot per state: wanted ones get its name, the others NULL (never equal). */
+    /* One slot per state: wanted ones get its name, the others NULL (never equal).
+     * "+state": the (state, id) index is for the state order; as a lookup it would
+     * make every other order sort all the matching rows for each page. */
     if (variant & STORE_PAGE_STATES)
-        add_where(buf, size, &nwhere, "state IN (?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+        add_where(buf, size, &nwhere, "+state IN (?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
     if (count)
         return;
     size_t len = strlen(buf);

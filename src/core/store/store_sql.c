@@ -52,6 +52,15 @@
     "CREATE UNIQUE INDEX rules_live_key ON rules(policy_id, cidr)" \
     " WHERE state NOT IN ('deleting', 'remote_deleted');"
 #define RULE_INDEXES_DROP "DROP INDEX rules_policy_id; DROP INDEX rules_live_key;"
+/* The console's sort orders (cidr in address order, action, state), each one index
+ * so a page costs the same at any depth in every order: made by the migration that
+ * added cidr_key, dropped and rebuilt by a bulk import with the others. */
+#define RULE_SORT_INDEXES \
+    "CREATE INDEX rules_cidr_key ON rules(cidr_key, id);" \
+    "CREATE INDEX rules_action ON rules(action, id);" \
+    "CREATE INDEX rules_state ON rules(state, id);"
+#define RULE_SORT_INDEXES_DROP \
+    "DROP INDEX rules_cidr_key; DROP INDEX rules_action; DROP INDEX rules_state;"
 /* From migration 4 on: a rule in conflict holds no natural key (the remote rule it
  * clashes with is cached beside it). */
 #define RULE_INDEXES_V4 \
@@ -167,6 +176,16 @@ static const char *const migrations[] = {
     /* 5: what the cache knows about itself (when it last synced), so it survives a
      * restart of the console. */
     "CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;",
+    /* 6: every sort order the console offers walks an index. cidr_key is the cidr
+     * in address order (cidr_sort_key, store_schema.c), set by the store's every
+     * write of a cidr; rows cached before are keyed here. Credentials by state, and
+     * by description then id (the agents' lookup by description uses it too). */
+    "ALTER TABLE rules ADD COLUMN cidr_key BLOB NOT NULL DEFAULT x'';"
+    "UPDATE rules SET cidr_key = cidr_sort_key(cidr);"
+    RULE_SORT_INDEXES
+    "CREATE INDEX credentials_state ON credentials(state, id);"
+    "DROP INDEX credentials_description;"
+    "CREATE INDEX credentials_description ON credentials(description, id);",
 };
 
 /*
@@ -277,15 +296,17 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_RULE_LIVE_ID] = "SELECT id FROM rules"
                           " WHERE policy_id = ?1 AND cidr = ?2 AND " LIVE " LIMIT 1",
     [STMT_RULE_INSERT] = "INSERT INTO rules (id, uri, created_at, description, metadata,"
-                         " cidr, policy_id, policy_uri, error, action, state, updated_at)"
-                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                         " cidr, policy_id, policy_uri, error, action, state, updated_at,"
+                         " cidr_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                         " ?12, cidr_sort_key(?6))",
     [STMT_RULE_SET_STATE] = SET_STATE_SQL("rules"),
     [STMT_RULE_DELETE] = DELETE_SQL("rules"),
     [STMT_RULE_STATE_COUNTS] = STATE_COUNTS_SQL("rules"),
     [STMT_RULE_CONFIRM] = "UPDATE rules SET " CONFIRMED ", " KEEP("policy_uri", ":policy_uri")
                           " WHERE id = :local_id",
     /* An edit (store_update): named parameters are the kind's editable fields. */
-    [STMT_RULE_UPDATE] = "UPDATE rules SET cidr = :cidr, description = :description,"
+    [STMT_RULE_UPDATE] = "UPDATE rules SET cidr = :cidr, cidr_key = cidr_sort_key(:cidr),"
+                         " description = :description,"
                          " metadata = :metadata WHERE id = :id",
 
     [STMT_CRED_RESOLVE] = RESOLVE_SQL("credentials"),
@@ -394,6 +415,7 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_MERGE_RULE_UPDATE] = "UPDATE OR IGNORE rules SET uri = p.uri,"
                                " created_at = p.created_at, description = p.description,"
                                " metadata = p.metadata, cidr = p.cidr,"
+                               " cidr_key = cidr_sort_key(p.cidr),"
                                " policy_uri = p.policy_uri, state = " BACK_TO_SYNCED("rules")
                                ", updated_at = ?1 FROM pull_rules AS p WHERE p.id = rules.id"
                                " AND rules.state IN ('synced', 'deleting', 'remote_deleted')"
@@ -434,9 +456,10 @@ static const char *const statements[STMT_COUNT] = {
                                 " WHERE state IN ('creating', 'unknown')",
     [STMT_MERGE_RULE_ADD] = "INSERT OR IGNORE INTO rules (id, uri, created_at, description,"
                             " metadata, cidr, policy_id, policy_uri, action, state, error,"
-                            " updated_at) SELECT p.id, p.uri, p.created_at, p.description,"
-                            " p.metadata, p.cidr, p.policy_id, p.policy_uri, p.action,"
-                            " 'synced', '', ?1 FROM pull_rules AS p WHERE " UNSEEN("p"),
+                            " updated_at, cidr_key) SELECT p.id, p.uri, p.created_at,"
+                            " p.description, p.metadata, p.cidr, p.policy_id, p.policy_uri,"
+                            " p.action, 'synced', '', ?1, cidr_sort_key(p.cidr)"
+                            " FROM pull_rules AS p WHERE " UNSEEN("p"),
 
     /* ---- merge: credentials (?1 = now) ---- */
     [STMT_MERGE_CRED_GONE_ALIASES] = "DELETE FROM aliases WHERE kind = 'credential' AND"
@@ -527,7 +550,8 @@ const char *store_sql_migration(int index)
 
 const char *store_sql_rule_indexes(bool create)
 {
-    return create ? RULE_INDEXES_V4 : RULE_INDEXES_DROP;
+    return create ? RULE_INDEXES_V4 RULE_SORT_INDEXES
+                  : RULE_INDEXES_DROP RULE_SORT_INDEXES_DROP;
 }
 
 const char *store_sql_staging(void)
