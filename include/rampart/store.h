@@ -327,6 +327,25 @@ error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_I
                               model_state *state, char **token, model_acl *acl,
                               error_info *err);
 
+/* ---- whether a token was shown (store_token_shown.c) ---------------------- */
+
+/*
+ * A token the store writes (a sync's create, an import) is "not yet shown" until
+ * the console has shown it; tokens held before schema version 7 count as shown.
+ * Mark the token of credential `cred_id` (id or alias) as shown now; when
+ * `shown_before` is not NULL it says whether it had been shown already (or there
+ * is no token). Errors as any store write (ERROR_IO: a read-only or busy file).
+ */
+error_code store_token_mark_shown(store *st, const char *cred_id, bool *shown_before,
+                                  error_info *err);
+
+/*
+ * The credentials (live ones, oldest first) whose token is not yet shown: up to
+ * `max` ids into `ids` (*n of them), and *total counts them all.
+ */
+error_code store_token_unseen(store *st, char (*ids)[MODEL_ID_MAX + 1], size_t max,
+                              size_t *n, size_t *total, error_info *err);
+
 /* ---- edits in place and conflicts (store_edit.c) ------------------------- */
 
 /*

@@ -215,10 +215,6 @@ ui_sync *ui_app_sync(ui_app *app);
 error_code ui_sync_new(ui_sync **out, error_info *err);
 void ui_sync_free(ui_sync *s);
 
-/* Remember a credential created in this console: its token is shown once after
- * the sync that creates it. */
-void ui_sync_expect_token(ui_app *app, const char *local_id);
-
 /* ---- raw terminal output (ui/state/app_raw.c) ------------------------------ */
 
 /*

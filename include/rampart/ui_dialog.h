@@ -96,9 +96,10 @@ void ui_choose_draw(const ui_choose *d, ui_canvas *c, ui_rect area);
 /* ---- token ------------------------------------------------------------------------ */
 
 /* The token dialog's box: the credential, its token (wrapped), the keys; once
- * `copied`, a line saying the copy was sent. */
+ * `copied`, a line saying the copy was sent; `shown_before` says the token was
+ * shown already (not "New token", not "shown this once"). */
 void ui_token_draw(const char *cred_id, const char *description, const char *token,
-                   bool copied, ui_canvas *c, ui_rect area);
+                   bool copied, bool shown_before, ui_canvas *c, ui_rect area);
 
 /* "••••" or "****" in ASCII mode: how a held token is shown when not revealed. */
 const char *ui_token_mask(bool ascii);
@@ -141,6 +142,11 @@ error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *descrip
 /* The token dialog of cached credential `cred_id` (id or alias), with the token
  * this machine holds; the status line says why when there is none to show. */
 void ui_token_show(ui_app *app, const char *cred_id);
+
+/* The token dialog for each credential whose token is not yet shown (a sync
+ * brought it while nobody looked, or before a restart), the oldest on top; a few
+ * at once, the status line counts the rest. Nothing on a read-only console. */
+void ui_token_show_unseen(ui_app *app);
 
 /* Whether this machine holds the token of credential `cred_id`, as the details
  * say it (the token itself is read and wiped at once, never returned). */

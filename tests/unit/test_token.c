@@ -163,6 +163,37 @@ static void test_held_malformed(void **state)
     assert_null(strstr(err.msg, "pwned"));
 }
 
+/* A token the store writes is not yet shown until marked; the first mark says so,
+ * the second says it was shown before; the unseen list follows, across a reopen. */
+static void test_shown(void **state)
+{
+    ts_store_dir *d = *state;
+    char local[MODEL_ID_MAX + 1];
+    creating(d->st, local);
+    model_object reply = cred_with(REMOTE_ID, MODEL_STATE_SYNCED, TOKEN);
+    error_info err;
+    assert_int_equal(store_confirm_create(d->st, local, &reply, &err), ERROR_OK);
+    model_object_clear(&reply);
+    char ids[2][MODEL_ID_MAX + 1];
+    size_t n = 9, total = 9;
+    assert_int_equal(store_token_unseen(d->st, ids, 2, &n, &total, &err), ERROR_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(total, 1);
+    assert_string_equal(ids[0], REMOTE_ID);
+    store_close(d->st); /* a restart: still not shown */
+    d->st = ts_store_open(d->path);
+    assert_int_equal(store_token_unseen(d->st, ids, 0, &n, &total, &err), ERROR_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(total, 1);
+    bool before = true;
+    assert_int_equal(store_token_mark_shown(d->st, local, &before, &err), ERROR_OK);
+    assert_false(before); /* the alias reaches it too */
+    assert_int_equal(store_token_mark_shown(d->st, REMOTE_ID, &before, &err), ERROR_OK);
+    assert_true(before);
+    assert_int_equal(store_token_unseen(d->st, ids, 2, &n, &total, &err), ERROR_OK);
+    assert_int_equal(total, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +201,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_insert_refuses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_held_malformed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shown, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,7 +84,7 @@ typedef struct token_args {
 static void draw_token(void *p, ui_canvas *c, ui_rect area)
 {
     token_args *a = p;
-    ui_token_draw("cr_2VhYfCwqPkX0n4sF5nYfW3eJb1a", "web agent", a->token, a->copied, c, area);
+    ui_token_draw("cr_2VhYfCwqPkX0n4sF5nYfW3eJb1a", "web agent", a->token, a->copied, false, c, area);
 }
 
 static void test_token_box(void **state)

@@ -28,7 +28,7 @@ const char *ui_token_mask(bool ascii)
 }
 
 void ui_token_draw(const char *cred_id, const char *description, const char *token,
-                   bool copied, ui_canvas *c, ui_rect area)
+                   bool copied, bool shown_before, ui_canvas *c, ui_rect area)
 {
     int tlen = (int)strlen(token);
     int want = tlen + 2 > 60 ? tlen + 2 : 60;
@@ -40,7 +40,7 @@ void ui_token_draw(const char *cred_id, const char *description, const char *tok
     int token_rows = (tlen + inner - 1) / inner;
     int rows = 7 + token_rows + (copied ? 1 : 0);
     char title[MODEL_ID_MAX + 32];
-    snprintf(title, sizeof title, "New token: %s", cred_id);
+    snprintf(title, sizeof title, "%s: %s", shown_before ? "Token" : "New token", cred_id);
     ui_rect box = ui_dialog_box(c, area, want, rows, title);
     int x = box.x + 2, w = box.width - 4, y = box.y + 1;
     ui_canvas_text(c, y++, x, w, description[0] ? description : "(no description)", plain,
@@ -59,7 +59,9 @@ void ui_token_draw(const char *cred_id, const char *description, const char *tok
         model_wipe(part, sizeof part);
     }
     y++;
-    ui_canvas_text(c, y++, x, w, "Shown this once: the API never sends it again.", plain, true);
+    ui_canvas_text(c, y++, x, w, shown_before ? "Shown before on this machine: keep it secret."
+                                              : "Shown this once: the API never sends it again.",
+                   plain, true);
     ui_canvas_text(c, y++, x, w, "Agents on this machine can still fetch it from rampart.",
                    plain, true);
     if (copied)
@@ -123,13 +125,14 @@ typedef struct token_overlay {
     char description[MODEL_DESCRIPTION_MAX + 1];
     char *token;  /* wiped when the dialog closes */
     bool copied;
+    bool shown_before; /* the store had it marked shown when the dialog opened */
 } token_overlay;
 
 static void token_draw(const void *self, const ui_app *app, ui_canvas *c, ui_rect area)
 {
     (void)app;
     const token_overlay *o = self;
-    ui_token_draw(o->id, o->description, o->token, o->copied, c, area);
+    ui_token_draw(o->id, o->description, o->token, o->copied, o->shown_before, c, area);
 }
 
 static void copy_token(token_overlay *o, ui_app *app)
@@ -192,6 +195,10 @@ error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *descrip
     }
     model_copy_text(o->id, sizeof o->id, cred_id);
     model_copy_text(o->description, sizeof o->description, description);
+    /* Marked when pushed, not when closed: a console killed while it shows has
+     * still shown it. A read-only cache cannot mark it: it counts as new again. */
+    if (store_token_mark_shown(ui_app_store(app), cred_id, &o->shown_before, NULL) != ERROR_OK)
+        o->shown_before = false;
     return ui_app_push(app, &token_ops, o, err);
 }
 
@@ -222,6 +229,27 @@ void ui_token_show(ui_app *app, const char *cred_id)
         ui_app_status(app, true, "%s", e.msg);
     wipe_free(token);
     model_object_clear(&obj);
+}
+
+/* How many not-yet-shown tokens open a dialog at once; the rest are named by
+ * count and come up at the next sync or start. */
+enum { UNSEEN_SHOWN_MAX = 4 };
+
+void ui_token_show_unseen(ui_app *app)
+{
+    if (ui_app_readonly(app))
+        return;
+    char ids[UNSEEN_SHOWN_MAX][MODEL_ID_MAX + 1];
+    size_t n = 0, total = 0;
+    error_info e = {0};
+    if (store_token_unseen(ui_app_store(app), ids, UNSEEN_SHOWN_MAX, &n, &total, &e))
+        return; /* the next sync or start tries again; 't' shows any token */
+    /* Pushed last to first, so the oldest is on top and is read first. */
+    for (size_t i = n; i-- > 0;)
+        ui_token_show(app, ids[i]);
+    if (total > n)
+        ui_app_status(app, false, "%zu more new token%s not yet shown: they come next, or "
+                      "'t' on each credential", total - n, total - n == 1 ? "" : "s");
 }
 
 const char *ui_token_status(store *st, const char *cred_id)

@@ -47,6 +47,8 @@ typedef enum store_stmt_id {
     STMT_CRED_UPDATE,
     STMT_TOKEN_PUT,
     STMT_TOKEN_GET,
+    STMT_TOKEN_MARK_SHOWN,
+    STMT_TOKEN_UNSEEN,
     /* lookups (store_lookup.c) */
     STMT_POLICY_IDS,
     STMT_CRED_BY_NAME,

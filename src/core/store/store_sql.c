@@ -186,6 +186,11 @@ static const char *const migrations[] = {
     "CREATE INDEX credentials_state ON credentials(state, id);"
     "DROP INDEX credentials_description;"
     "CREATE INDEX credentials_description ON credentials(description, id);",
+    /* 7: when the console first showed a token (NULL: not yet shown), so a token a
+     * sync brought while nobody looked still shows once, even after a restart.
+     * Tokens held before this step count as shown: their owner had them. */
+    "ALTER TABLE tokens ADD COLUMN shown_at TEXT;"
+    "UPDATE tokens SET shown_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');",
 };
 
 /*
@@ -320,7 +325,14 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_CRED_CONFIRM] = "UPDATE credentials SET " CONFIRMED " WHERE id = :local_id",
     [STMT_CRED_UPDATE] = "UPDATE credentials SET description = :description, acl = :acl,"
                          " metadata = :metadata WHERE id = :id",
-    [STMT_TOKEN_PUT] = "INSERT OR REPLACE INTO tokens (cred_id, token) VALUES (?1, ?2)",
+    /* A new token is not yet shown (shown_at NULL), whoever brought it. */
+    [STMT_TOKEN_PUT] = "INSERT OR REPLACE INTO tokens (cred_id, token, shown_at)"
+                       " VALUES (?1, ?2, NULL)",
+    [STMT_TOKEN_MARK_SHOWN] = "UPDATE tokens SET shown_at = ?2 WHERE cred_id = "
+                              RESOLVED_ID " AND shown_at IS NULL",
+    [STMT_TOKEN_UNSEEN] = "SELECT t.cred_id FROM tokens AS t JOIN credentials AS c"
+                          " ON c.id = t.cred_id WHERE t.shown_at IS NULL"
+                          " AND c.state NOT IN ('deleting', 'remote_deleted') ORDER BY c.seq",
     /* One indexed query: no credential row -> no result; no token -> NULL. */
     [STMT_POLICY_IDS] = "SELECT min(policy_id) FROM rules WHERE policy_id > ?1",
     [STMT_CRED_BY_NAME] = "SELECT id FROM credentials WHERE description = ?1"
