@@ -48,6 +48,7 @@ typedef enum ui_request {
     UI_REQ_POLICY,       /* 'p' rules of one policy */
     UI_REQ_SORT,         /* 'o' next sort column; 'O' reverses */
     UI_REQ_SORT_REVERSE,
+    UI_REQ_ID_COLUMN,    /* 'i' hide or show the id column (Enter shows the id whole) */
     UI_REQ_MARK,         /* space */
     UI_REQ_MARK_RANGE,   /* 'V': marks from the last mark to the cursor */
     UI_REQ_UNMARK_ALL,

@@ -86,6 +86,10 @@ static bool table_request(ui_app *app, ui_table *t, ui_request req)
     case UI_REQ_LAST: table_result(app, t, ui_table_last(t)); return true;
     case UI_REQ_SORT: next_sort(app, t, false); return true;
     case UI_REQ_SORT_REVERSE: next_sort(app, t, true); return true;
+    case UI_REQ_ID_COLUMN:
+        ui_app_status(app, false, ui_table_toggle_optional(t) ? "id column hidden ('i' shows it)"
+                                                              : "id column shown");
+        return true;
     case UI_REQ_MARK: mark_one(app, t); return true;
     case UI_REQ_MARK_RANGE: mark_range(app, t); return true;
     case UI_REQ_UNMARK_ALL: ui_table_unmark_all(t); return true;
