@@ -611,8 +611,11 @@ error_code store_retry(store *st, model_kind kind, const char *id, error_info *e
  * lost, and does not create it again. An edit is undone: the row takes its bases
  * back and is synced (STORE_DELETE_REVERTED); a conflict too, but one whose remote
  * object is gone, or a local create in a key conflict, is removed
- * (STORE_DELETE_REMOVED). ERROR_STATE for other states (synced: use delete;
- * creating/unknown: sync first). `result` may be NULL.
+ * (STORE_DELETE_REMOVED). A delete the user queued (deleting) is taken back: the
+ * row is synced again, or edited when an edit waits under it (STORE_DELETE_REVERTED;
+ * ERROR_STATE for one the sync queued itself, whose error says why). ERROR_STATE
+ * for other states (synced: use delete; creating/unknown: sync first). `result`
+ * may be NULL.
  */
 error_code store_discard(store *st, model_kind kind, const char *id,
                          store_delete_result *result, error_info *err);

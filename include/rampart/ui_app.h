@@ -56,6 +56,7 @@ typedef enum ui_request {
     UI_REQ_DELETE,       /* 'd' */
     UI_REQ_RETRY,        /* 'r' a failed row */
     UI_REQ_DISCARD,      /* 'x' a failed/remote-deleted row */
+    UI_REQ_UNDO,         /* 'u' take back the row's queued create, edit or delete */
     UI_REQ_EDIT,         /* 'e' the row's edit form */
     UI_REQ_RESOLVE,      /* 'R' a conflict: keep local or take remote */
     UI_REQ_REVEAL,       /* 't' show a held token (asks first; off when read-only) */
@@ -171,6 +172,10 @@ void ui_action_delete(ui_app *app);
 /* 'r' / 'x' on the current row (and marked rows). */
 void ui_action_retry(ui_app *app);
 void ui_action_discard(ui_app *app);
+/* 'u': take back the queued create, edit or delete of the row under the cursor
+ * (store_discard, as `rules discard` does); the status line says what was undone,
+ * or why nothing was (nothing queued, or the change is being sent). */
+void ui_action_undo(ui_app *app);
 
 /* 'e' on a record: its edit form, pre-filled, the fields that never change
  * read-only; Enter saves the changed fields with store_edit. A row whose state

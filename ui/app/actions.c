@@ -280,6 +280,71 @@ void ui_action_discard(ui_app *app) { start_action(app, &discard_action); }
 
 void ui_action_retry(ui_app *app) { start_action(app, &retry_action); }
 
+/* What 'u' takes back from a row in `state`, or NULL when nothing is queued. */
+static const char *queued_change(model_state state)
+{
+    switch (state) {
+    case MODEL_STATE_NEW:
+    case MODEL_STATE_FAILED: return "create";
+    case MODEL_STATE_EDITED: return "edit";
+    case MODEL_STATE_DELETING: return "delete";
+    default: return NULL;
+    }
+}
+
+/* Why 'u' does nothing to a row in `state` (no queued change, or one in flight). */
+static void say_nothing_to_undo(ui_app *app, const model_object *obj)
+{
+    const char *id = model_object_id(obj);
+    model_state state = model_object_state(obj);
+    if (state == MODEL_STATE_CREATING || state == MODEL_STATE_UNKNOWN)
+        ui_app_status(app, true, "not undone: %s is being sent now (%s): after the sync, "
+                      "delete it instead", id, model_state_name(state));
+    else
+        ui_app_status(app, true, "nothing to undo on %s: no change queued (%s)%s", id,
+                      model_state_name(state),
+                      state == MODEL_STATE_CONFLICT ? ": 'R' resolves it" : "");
+}
+
+void ui_action_undo(ui_app *app)
+{
+    if (refused_readonly(app, "undoing"))
+        return;
+    ui_row_ref ref;
+    model_object obj;
+    error_info e = {0};
+    if (!ui_app_current(app, &ref)) {
+        ui_app_status(app, false, "nothing to undo here: no row selected");
+        return;
+    }
+    model_object_init(&obj, ref.kind);
+    if (store_get(ui_app_store(app), ref.kind, ref.id, &obj, &e) != ERROR_OK) {
+        ui_app_status(app, true, "not undone: %s", e.msg);
+        return;
+    }
+    const char *change = queued_change(model_object_state(&obj));
+    /* A delete goes out as the row is: while a sync runs it may be on its way. */
+    bool in_flight = model_object_state(&obj) == MODEL_STATE_DELETING && ui_sync_running(app);
+    if (!change || in_flight) {
+        if (in_flight)
+            ui_app_status(app, true, "not undone: a sync is running and may be deleting %s "
+                          "now: 'u' again once it ends", ref.id);
+        else
+            say_nothing_to_undo(app, &obj);
+        model_object_clear(&obj);
+        return;
+    }
+    store_delete_result res = STORE_DELETE_REMOVED;
+    if (store_discard(ui_app_store(app), ref.kind, ref.id, &res, &e) != ERROR_OK)
+        ui_app_status(app, true, "not undone: %s", e.msg);
+    else
+        ui_app_status(app, false, "undone: the queued %s of %s (%s)", change, ref.id,
+                      res == STORE_DELETE_REMOVED ? "never sent: removed"
+                                                  : "back to the remote's values");
+    model_object_clear(&obj);
+    ui_app_reload(app);
+}
+
 static void do_reveal(ui_app *app, void *ctx)
 {
     const targets *t = ctx;

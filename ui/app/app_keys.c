@@ -126,6 +126,7 @@ static void request(ui_app *app, ui_request req)
     case UI_REQ_DELETE: ui_action_delete(app); break;
     case UI_REQ_RETRY: ui_action_retry(app); break;
     case UI_REQ_DISCARD: ui_action_discard(app); break;
+    case UI_REQ_UNDO: ui_action_undo(app); break;
     case UI_REQ_EDIT: ui_action_edit(app); break;
     case UI_REQ_RESOLVE: ui_action_resolve(app); break;
     case UI_REQ_REVEAL: ui_action_reveal(app); break;

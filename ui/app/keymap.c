@@ -40,6 +40,7 @@ static const ui_keymap_entry entries[] = {
     {R | C | P, UI_REQ_DELETE, "delete the marked rows, or this one (asks first)", {'d'}},
     {R | C | P, UI_REQ_RETRY, "retry a failed or remotely deleted row", {'r'}},
     {R | C | P, UI_REQ_DISCARD, "discard a failed, new or remotely deleted row", {'x'}},
+    {R | C | P, UI_REQ_UNDO, "undo the row's queued create, edit or delete", {'u'}},
     {C, UI_REQ_REVEAL, "show the credential's token (asks first)", {'t'}},
     {A, UI_REQ_SYNC, "sync now (push the queue, pull the remote)", {'s'}},
     {A, UI_REQ_HELP, "this help", {'?', UI_KEY_F1}},
@@ -82,6 +83,7 @@ bool ui_request_readonly_refused(ui_request req)
     case UI_REQ_DELETE:
     case UI_REQ_RETRY:
     case UI_REQ_DISCARD:
+    case UI_REQ_UNDO:
     case UI_REQ_EDIT:
     case UI_REQ_RESOLVE:
     case UI_REQ_SYNC:

@@ -62,6 +62,8 @@ typedef enum store_stmt_id {
     STMT_RULE_RECREATE,
     STMT_CRED_RECREATE,
     STMT_TOKEN_DELETE,
+    STMT_RULE_UNDELETE,
+    STMT_CRED_UNDELETE,
     /* pull staging and merge (store_pull.c) */
     STMT_PULL_RULES_CLEAR,
     STMT_PULL_CREDS_CLEAR,

@@ -275,6 +275,10 @@ static const char staging_schema[] =
     "state = 'synced', error = '', attempts = 0, updated_at = :now"
 
 /* The statements that differ between the kinds only by their table. */
+#define UNDELETE_SQL(t, k) \
+    "UPDATE " t " SET state = CASE WHEN EXISTS (SELECT 1 FROM edits AS e WHERE e.kind = '" \
+    k "' AND e.id = " t ".id) THEN 'edited' ELSE 'synced' END, updated_at = ?2" \
+    " WHERE id = ?1 AND state = 'deleting' AND error = ''"
 #define RESOLVE_SQL(t) "SELECT id, state FROM " t " WHERE id = " RESOLVED_ID
 #define SET_STATE_SQL(t) \
     "UPDATE " t " SET state = ?2, error = ?3, updated_at = ?4, " ATTEMPTS \
@@ -362,6 +366,11 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_CRED_RECREATE] = "UPDATE credentials SET id = ?2, uri = '', state = 'new',"
                            " error = '', attempts = 0, updated_at = ?3 WHERE id = ?1",
     [STMT_TOKEN_DELETE] = "DELETE FROM tokens WHERE cred_id = ?1",
+    /* Undo a delete the user queued: back to edited when an edit waits under it,
+     * else synced. A row the merge queued for deletion (a stray copy: it carries
+     * why in `error`) stays queued. */
+    [STMT_RULE_UNDELETE] = UNDELETE_SQL("rules", "rule"),
+    [STMT_CRED_UNDELETE] = UNDELETE_SQL("credentials", "credential"),
 
     /* ---- pull staging ---- */
     [STMT_PULL_RULES_CLEAR] = "DELETE FROM pull_rules",
