@@ -1156,6 +1156,30 @@ static void test_paging_cidr_order(void **state)
     assert_string_equal(rows[0].rule.cidr, "255.0.0.0/8");
 }
 
+/* A filter that is an address matches the rules whose cidr contains it (IPv4 and
+ * IPv6); action and state match as text. */
+static void test_filter_address(void **state)
+{
+    fixture *f = *state;
+    insert_rule(f->st, POLICY_A, "10.0.0.0/8", MODEL_STATE_SYNCED, NULL);
+    insert_rule(f->st, POLICY_A, "10.1.2.0/24", MODEL_STATE_NEW, NULL);
+    insert_rule(f->st, POLICY_A, "10.1.3.0/24", MODEL_STATE_SYNCED, NULL);
+    insert_rule(f->st, POLICY_A, "2001:db8::/32", MODEL_STATE_SYNCED, NULL);
+    insert_rule(f->st, POLICY_A, "2001:db8::5/128", MODEL_STATE_SYNCED, NULL);
+    size_t n;
+    error_info err;
+    static const struct {
+        const char *filter;
+        size_t count;
+    } cases[] = {{"10.1.2.3", 2}, {"10.200.0.1", 1}, {"11.0.0.1", 0},
+                 {"2001:db8::5", 2}, {"2001:db8::6", 1}, {"allow", 5}, {"new", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        store_query q = {.filter = cases[i].filter, .sort = STORE_SORT_CIDR};
+        assert_int_equal(store_count(f->st, MODEL_KIND_RULE, &q, &n, &err), ERROR_OK);
+        assert_int_equal(n, cases[i].count);
+    }
+}
+
 static void test_paging_edges(void **state)
 {
     fixture *f = *state;
@@ -1655,6 +1679,7 @@ int main(void)
         T(test_cred_paging),
         T(test_query_plans),
         T(test_paging_cidr_order),
+        T(test_filter_address),
         T(test_walk),
         T(test_transactions),
         T(test_concurrent_reader),

@@ -591,10 +591,12 @@ const char *store_sql_staging(void)
 
 static const store_kind_info kinds[MODEL_KIND_COUNT] = {
     KIND_SQL(MODEL_KIND_RULE, STORE_RULE_COLS,
-             "(id" LIKE3 " OR cidr" LIKE3 " OR description" LIKE3 " OR policy_id" LIKE3 ")",
+             "(id" LIKE3 " OR cidr" LIKE3 " OR description" LIKE3 " OR policy_id" LIKE3
+             " OR action" LIKE3 " OR state" LIKE3 ")",
              RULE),
     KIND_SQL(MODEL_KIND_CRED, STORE_CRED_COLS,
-             "(id" LIKE3 " OR description" LIKE3 " OR owner_id" LIKE3 " OR acl" LIKE3 ")",
+             "(id" LIKE3 " OR description" LIKE3 " OR owner_id" LIKE3 " OR acl" LIKE3
+             " OR state" LIKE3 ")",
              CRED),
 };
 
