@@ -65,6 +65,11 @@ void ui_app_key(ui_app *app, int key);
 /* A `:` command line, as typed after the colon. */
 void ui_app_command(ui_app *app, const char *line);
 
+/* `:check IP [POLICY]` (check.c): the decision and the rule that made it, in the
+ * status line; the policy defaults to the rule under the cursor's, else the only
+ * cached one. */
+void ui_check_command(ui_app *app, const char *arg);
+
 /* `?`: the keys of the current view and the `:` commands (those read-only refuses
  * hidden then). */
 void ui_help_open(ui_app *app);
