@@ -14,8 +14,9 @@
  *   ui/state/token.c.
  * - Confirm keys: y answers yes; n, q and Esc answer no; Left/Right, Tab/BTab, h/l
  *   move between the buttons; Enter answers the selected one, No at first.
- * - Token dialog keys: c copies (OSC 52, wrapped in tmux's DCS passthrough when
- *   $TMUX is set), Enter, q and Esc close it. The dialog keeps the only copy of
+ * - Token dialog keys: Y copies (OSC 52, ui_clipboard_send: plain, and also
+ *   wrapped in tmux's DCS passthrough when $TMUX is set), Enter, q and Esc close
+ *   it. The dialog keeps the only copy of
  *   the token it shows and wipes it when it closes; the status line then shows the
  *   token masked ("••••", "****" in ASCII mode).
  */
@@ -106,11 +107,20 @@ const char *ui_token_mask(bool ascii);
 
 /*
  * The OSC 52 sequence that asks the terminal to put `text` on the clipboard
- * (ESC ] 52 ; c ; base64 BEL); with `tmux`, wrapped in tmux's passthrough
- * (ESC P tmux; … ESC \ with every ESC inside doubled). A heap string of *len bytes
- * that the caller wipes (model_wipe) and frees; NULL when out of memory.
+ * (ESC ] 52 ; c ; base64 BEL); with `tmux` (inside tmux), that plain sequence for
+ * tmux's own clipboard followed by the same wrapped in tmux's passthrough
+ * (ESC P tmux; … ESC \ with every ESC inside doubled) for the outer terminal. A
+ * heap string of *len bytes that the caller wipes (model_wipe) and frees; NULL
+ * when out of memory.
  */
 char *ui_osc52_encode(const char *text, bool tmux, size_t *len);
+
+/* Queue the OSC 52 copy of `text` for the terminal layer (ui_app_raw), wrapped
+ * as ui_osc52_encode does when $TMUX is set; false when out of memory. The
+ * terminal may refuse it, and nothing tells: messages say it was sent, with
+ * UI_CLIPBOARD_SENT after what was sent ("id sent to the terminal's …"). */
+bool ui_clipboard_send(ui_app *app, const char *text);
+#define UI_CLIPBOARD_SENT "sent to the terminal's clipboard (OSC 52; the terminal may refuse it)"
 
 /* ---- overlays (ui/state/dialog.c, ui/state/token.c) ------------------------- */
 

@@ -53,8 +53,8 @@ token=$(cat "$tmp/out")
 check "the cache holds the token" sh -c "[ -n '$token' ]"
 check "the dialog shows that token" tui_has "$token"
 
-# ---- copy through OSC 52 (tmux passthrough) --------------------------------------------
-tui_keys c
+# ---- copy through OSC 52 (plain for tmux, then wrapped for the outer terminal) ----------
+tui_keys Y
 check "copy acknowledged" tui_wait "OSC 52"
 b64=$(printf '%s' "$token" | base64 | tr -d '\n')
 osc_seen() { grep -a -F -q "52;c;$b64" "$pane"; }

@@ -370,6 +370,44 @@ void ui_action_reveal(ui_app *app)
         do_reveal);
 }
 
+/* The cidr of rule `ref` into `out`; false (said in the status line) when it
+ * has none to give. */
+static bool rule_cidr(ui_app *app, const ui_row_ref *ref, char *out, size_t size)
+{
+    if (ref->kind != MODEL_KIND_RULE) {
+        ui_app_status(app, false, "'Y' sends a rule's cidr: %s is a %s ('y' sends its id)",
+                      ref->id, kind_get(ref->kind)->noun);
+        return false;
+    }
+    model_object obj;
+    model_object_init(&obj, ref->kind);
+    error_info e = {0};
+    bool ok = store_get(ui_app_store(app), ref->kind, ref->id, &obj, &e) == ERROR_OK;
+    if (ok)
+        snprintf(out, size, "%s", kind_value(&obj, "cidr", NULL, 0));
+    else
+        ui_app_status(app, true, "nothing sent: %s", e.msg);
+    model_object_clear(&obj);
+    return ok;
+}
+
+void ui_action_copy(ui_app *app, bool cidr)
+{
+    ui_row_ref ref;
+    if (!ui_app_current(app, &ref)) {
+        ui_app_status(app, false, "nothing to copy here: no row selected");
+        return;
+    }
+    char value[MODEL_CIDR_MAX + MODEL_ID_MAX + 2];
+    snprintf(value, sizeof value, "%s", ref.id);
+    if (cidr && !rule_cidr(app, &ref, value, sizeof value))
+        return;
+    if (!ui_clipboard_send(app, value))
+        ui_app_status(app, true, "copy failed: out of memory");
+    else
+        ui_app_status(app, false, "%s %s %s", cidr ? "cidr" : "id", value, UI_CLIPBOARD_SENT);
+}
+
 void ui_action_sync(ui_app *app)
 {
     if (refused_readonly(app, "syncing"))

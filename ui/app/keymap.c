@@ -42,6 +42,8 @@ static const ui_keymap_entry entries[] = {
     {R | C | P, UI_REQ_DISCARD, "discard a failed, new or remotely deleted row", {'x'}},
     {R | C | P, UI_REQ_UNDO, "undo the row's queued create, edit or delete", {'u'}},
     {C, UI_REQ_REVEAL, "show the credential's token (asks first)", {'t'}},
+    {R | C | P, UI_REQ_COPY_ID, "send the id to the terminal's clipboard (OSC 52)", {'y'}},
+    {R | P, UI_REQ_COPY_CIDR, "send the rule's cidr to the terminal's clipboard", {'Y'}},
     {A, UI_REQ_SYNC, "sync now (push the queue, pull the remote)", {'s'}},
     {A, UI_REQ_HELP, "this help", {'?', UI_KEY_F1}},
     {A, UI_REQ_PROMPT, "command line (:help lists the commands)", {':'}},

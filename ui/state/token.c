@@ -65,10 +65,10 @@ void ui_token_draw(const char *cred_id, const char *description, const char *tok
     ui_canvas_text(c, y++, x, w, "Agents on this machine can still fetch it from rampart.",
                    plain, true);
     if (copied)
-        ui_canvas_text(c, y++, x, w, "Copy sent to the terminal's clipboard (OSC 52).",
+        ui_canvas_text(c, y++, x, w, "Sent to the terminal's clipboard (OSC 52).",
                        title_style, true);
     ui_canvas_text(c, box.y + box.height - 2, x, w,
-                   c->ascii ? "c copy | Enter close" : "c copy \xc2\xb7 Enter close",
+                   c->ascii ? "Y copy | Enter close" : "Y copy \xc2\xb7 Enter close",
                    hint_style, true);
 }
 
@@ -93,15 +93,12 @@ static size_t base64(const unsigned char *in, size_t n, char *out)
     return o;
 }
 
-char *ui_osc52_encode(const char *text, bool tmux, size_t *len)
+/* One sequence at `out`: ESC ] 52;c; base64 BEL, inside ESC P tmux; … ESC \\ with
+ * its ESC doubled when `wrapped`. Returns the bytes written. */
+static size_t osc52_one(const char *text, size_t n, bool wrapped, char *out)
 {
-    size_t n = strlen(text), enc = (n + 2) / 3 * 4;
-    /* ESC P tmux; + ESC ESC ] 52;c; + base64 + BEL + ESC \ */
-    char *out = malloc(enc + 32);
-    if (!out)
-        return NULL;
     size_t o = 0;
-    if (tmux) {
+    if (wrapped) {
         memcpy(out, "\033Ptmux;\033", 8);
         o = 8;
     }
@@ -109,13 +106,43 @@ char *ui_osc52_encode(const char *text, bool tmux, size_t *len)
     o += 7;
     o += base64((const unsigned char *)text, n, out + o);
     out[o++] = '\a';
-    if (tmux) {
+    if (wrapped) {
         memcpy(out + o, "\033\\", 2);
         o += 2;
     }
+    return o;
+}
+
+char *ui_osc52_encode(const char *text, bool tmux, size_t *len)
+{
+    size_t n = strlen(text), enc = (n + 2) / 3 * 4;
+    /* Twice the sequence and its framing at most: plain, then wrapped. */
+    char *out = malloc(2 * enc + 48);
+    if (!out)
+        return NULL;
+    size_t o = osc52_one(text, n, false, out);
+    /* Inside tmux the plain sequence reaches tmux's own clipboard (set-clipboard
+     * on, which also passes it to the outer terminal) and the wrapped one the
+     * outer terminal directly (allow-passthrough on); default tmux takes
+     * neither, so the console only ever says the copy was sent. */
+    if (tmux)
+        o += osc52_one(text, n, true, out + o);
     out[o] = '\0';
     *len = o;
     return out;
+}
+
+bool ui_clipboard_send(ui_app *app, const char *text)
+{
+    const char *tmux = getenv("TMUX");
+    size_t n = 0;
+    char *seq = ui_osc52_encode(text, tmux && tmux[0], &n);
+    if (!seq)
+        return false;
+    ui_app_raw(app, seq, n); /* written by the terminal layer after the next frame */
+    model_wipe(seq, n);
+    free(seq);
+    return true;
 }
 
 /* ---- the dialog as an overlay ---------------------------------------------------- */
@@ -137,26 +164,25 @@ static void token_draw(const void *self, const ui_app *app, ui_canvas *c, ui_rec
 
 static void copy_token(token_overlay *o, ui_app *app)
 {
-    const char *tmux = getenv("TMUX");
-    size_t n = 0;
-    char *seq = ui_osc52_encode(o->token, tmux && tmux[0], &n);
-    if (!seq) {
+    if (!ui_clipboard_send(app, o->token)) {
         ui_app_status(app, true, "copy failed: out of memory");
         return;
     }
-    ui_app_raw(app, seq, n);
-    model_wipe(seq, n);
-    free(seq);
     o->copied = true;
-    ui_app_status(app, false, "token sent to the clipboard (if the terminal allows OSC 52)");
+    ui_app_status(app, false, "token %s", UI_CLIPBOARD_SENT);
 }
 
 static ui_overlay_result token_key(void *self, ui_app *app, int key, ui_request req)
 {
     (void)req;
     token_overlay *o = self;
-    if (key == 'c' || key == 'C' || key == 'y') {
+    /* Only an explicit 'Y' sends the token out: 'y' copies an id everywhere else. */
+    if (key == 'Y') {
         copy_token(o, app);
+        return UI_OVERLAY_KEEP;
+    }
+    if (key == 'c' || key == 'y') {
+        ui_app_status(app, false, "'Y' sends the token to the terminal's clipboard");
         return UI_OVERLAY_KEEP;
     }
     if (key == UI_KEY_ENTER || key == '\n' || key == UI_KEY_ESC || key == 'q') {
