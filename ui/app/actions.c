@@ -242,6 +242,39 @@ static void run_action(ui_app *app, void *ctx)
     report(app, t->action->done, &r, what);
 }
 
+/* Whether marked row `ref` is one the view's filter (and scope) shows: the row
+ * just before a cursor a hair past its id, in id order, is the row itself when it
+ * matches. The store's filter decides, as for the rows on screen. */
+static bool shown_by_filter(ui_app *app, const ui_table *t, const ui_row_ref *ref)
+{
+    store_query q = {.policy_id = t->scope_policy, .filter = t->filter,
+                     .sort = STORE_SORT_ID};
+    char after[MODEL_ID_MAX + 2];
+    snprintf(after, sizeof after, "%s~", ref->id); /* '~' sorts after every id byte */
+    model_object row;
+    size_t n = 0;
+    error_info e = {0};
+    if (store_page(ui_app_store(app), ref->kind, &q, after, STORE_BACKWARD, 1, &row, &n,
+                   &e) != ERROR_OK)
+        return true; /* not known to be hidden: nothing said */
+    bool same = n == 1 && strcmp(model_object_id(&row), ref->id) == 0;
+    if (n)
+        model_object_clear(&row);
+    return same;
+}
+
+/* How many of the marked targets the filter hides (0 without a filter). */
+static size_t hidden_marks(ui_app *app, const targets *t)
+{
+    const ui_table *table = &ui_app_view(app)->table;
+    size_t hidden = 0;
+    if (!t->marked || !table->filter[0])
+        return 0;
+    for (size_t i = 0; i < t->count; i++)
+        hidden += !shown_by_filter(app, table, &t->refs[i]);
+    return hidden;
+}
+
 /* Refused when read-only; asks first when the action has a question. */
 static void start_action(ui_app *app, const row_action *a)
 {
@@ -254,8 +287,12 @@ static void start_action(ui_app *app, const row_action *a)
     if (a->question) {
         const kind_desc *k = kind_get(t->refs[0].kind); /* the first mark's kind */
         char title[128];
-        snprintf(title, sizeof title, "%s %zu %s?", a->question, t->count,
-                 t->count == 1 ? k->noun : k->plural);
+        size_t hidden = hidden_marks(app, t);
+        char because[64] = "";
+        if (hidden) /* a mark made before the filter is easy to forget */
+            snprintf(because, sizeof because, " (%zu hidden by the filter)", hidden);
+        snprintf(title, sizeof title, "%s %zu %s%s%s?", a->question, t->count,
+                 t->marked ? "marked " : "", t->count == 1 ? k->noun : k->plural, because);
         ask(app, t, title, a->question, a->note, run_action);
         return;
     }
