@@ -61,14 +61,21 @@ static void back(ui_app *app, ui_view *v)
     }
 }
 
-static void cancel(ui_app *app, ui_view *v)
+/* Esc: the filter first; marks only at a second Esc in a row. Saying so rather
+ * than asking: marks can take long to make and Esc is pressed out of habit, yet a
+ * dialog for it would cost a key every time and stop the flow. */
+static void cancel(ui_app *app, ui_view *v, bool again)
 {
+    size_t n = v->table.nmarks;
     if (v->table.filter[0]) {
         ui_table_set_filter(&v->table, "");
         ui_app_status(app, false, "filter cleared");
-    } else if (v->table.nmarks) {
+    } else if (n && !again) {
+        app->esc_clears_marks = true;
+        ui_app_status(app, false, "%zu marked: Esc again clears them", n);
+    } else if (n) {
         ui_table_unmark_all(&v->table);
-        ui_app_status(app, false, "marks cleared");
+        ui_app_status(app, false, "cleared %zu mark%s", n, n == 1 ? "" : "s");
     }
 }
 
@@ -109,7 +116,7 @@ static void switch_by(ui_app *app, int step)
     ui_app_switch(app, (ui_view_id)(((int)app->view + step + UI_VIEW_COUNT) % UI_VIEW_COUNT));
 }
 
-static void request(ui_app *app, ui_request req)
+static void request(ui_app *app, ui_request req, bool esc_again)
 {
     ui_view *v = ui_app_view(app);
     if (ui_request_refused(app, req))
@@ -142,7 +149,7 @@ static void request(ui_app *app, ui_request req)
     case UI_REQ_VIEW_LOG: ui_app_switch(app, UI_VIEW_LOG); break;
     case UI_REQ_REDRAW: app->repaint = true; break;
     case UI_REQ_BACK: back(app, v); break;
-    case UI_REQ_CANCEL: cancel(app, v); break;
+    case UI_REQ_CANCEL: cancel(app, v, esc_again); break;
     case UI_REQ_QUIT: ui_app_quit(app, 0); break;
     default: break;
     }
@@ -206,6 +213,8 @@ void ui_app_key(ui_app *app, int key)
     }
     app->status[0] = '\0';
     app->status_error = false;
+    bool esc_again = app->esc_clears_marks; /* only the very next key counts */
+    app->esc_clears_marks = false;
     ui_request req = ui_keymap_lookup(app->view, key);
     if (app->noverlays > 0) {
         ui_overlay top = app->overlays[app->noverlays - 1];
@@ -222,6 +231,6 @@ void ui_app_key(ui_app *app, int key)
         unbound(app, key);
         return;
     }
-    request(app, req);
+    request(app, req, esc_again);
 }
 

@@ -54,7 +54,7 @@ static const ui_keymap_entry entries[] = {
     {A, UI_REQ_VIEW_PENDING, "pending changes (what the next sync does)", {'3'}},
     {A, UI_REQ_VIEW_LOG, "sync and agent log", {'4'}},
     {A, UI_REQ_REDRAW, "repaint the screen", {CTRL('l')}},
-    {A, UI_REQ_CANCEL, "clear the filter and marks", {UI_KEY_ESC}},
+    {A, UI_REQ_CANCEL, "clear the filter; the marks at a second Esc", {UI_KEY_ESC}},
     {A, UI_REQ_BACK, "back (clear the filter, the previous view), or quit", {'q'}},
     {A, UI_REQ_QUIT, "quit", {'Q'}},
 };

@@ -143,6 +143,7 @@ struct ui_app {
     double (*clock)(void *ctx);  /* the console's clock (wall seconds); a fake in tests */
     void *clock_ctx;
     double last_key_at;          /* the console's clock at the last key */
+    bool esc_clears_marks;       /* the last key was an Esc that kept the marks */
     agent *agent;
     char agent_error[160];
     bool quit;
