@@ -31,8 +31,9 @@
  *   reply, and the old local id keeps resolving (alias table): every call taking an
  *   id accepts either.
  * - Browsing is keyset pagination over an index (never OFFSET): a page costs the
- *   same at any depth. Text filters match case-insensitively as a substring of
- *   id, cidr/description, policy id (rules) or id, description, owner, ACL (creds).
+ *   same at any depth. Every sort order walks an index of (key, id); a rule's
+ *   cidr sorts by its cidr_key column (family, address bytes, prefix length: the
+ *   address order), written with every cidr. The filter: see store_query.
  * - A rule's natural key (policy id, cidr) is unique among live rules (every state
  *   but deleting, remote_deleted and conflict); the database enforces it, so any call that
  *   would make two live rules share it fails with ERROR_CONFLICT.
@@ -139,7 +140,14 @@ typedef enum store_dir {
 
 typedef struct store_query {
     const char *policy_id; /* rules only; NULL or "" = all policies */
-    const char *filter;    /* NULL or "" = no text filter; at most 1024 bytes */
+    /* NULL or "" = no filter; at most 1024 bytes (ERROR_INVALID beyond). Matches
+     * case-insensitively (ASCII) as a substring, % _ and \ taken literally, of a
+     * rule's id, cidr, description, policy id, action or state; of a credential's
+     * id, description, owner id, ACL or state. For rules, a filter that is an IP
+     * address (validate_ip: "10.1.2.3", "2001:db8::5") also matches every rule whose
+     * cidr contains it, at any prefix length (an IN over the cidr_key index). The
+     * same filter counts (store_count) and pages. */
+    const char *filter;
     store_sort sort;
     unsigned states;       /* bit (1u << state) per wanted model_state; 0 = all */
 } store_query;
