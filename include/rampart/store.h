@@ -354,6 +354,33 @@ error_code store_token_mark_shown(store *st, const char *cred_id, bool *shown_be
 error_code store_token_unseen(store *st, char (*ids)[MODEL_ID_MAX + 1], size_t max,
                               size_t *n, size_t *total, error_info *err);
 
+/* ---- when local agents last fetched a token (store_fetch.c) --------------- */
+
+/* Credential `cred_id` (id or alias) had its token handed out at `at` (seconds
+ * since the epoch). */
+typedef struct store_fetch {
+    char cred_id[MODEL_ID_MAX + 1];
+    long long at;
+} store_fetch;
+
+/*
+ * Record `n` fetches in one transaction (or within the caller's): a credential
+ * keeps its latest time only (an older `at` never moves it back). A credential no
+ * longer in the cache is skipped; a fetch row follows its credential (renamed by
+ * a confirm, removed with it). Ids and times only, never a token. Errors as any
+ * store write (ERROR_IO: a busy or read-only file; nothing is written then).
+ */
+error_code store_fetch_record_batch(store *st, const store_fetch *fetches, size_t n,
+                                    error_info *err);
+
+/*
+ * When each of the credentials `ids` (ids or aliases) last had its token fetched,
+ * if that was at or after `since`: at[i] is the time, 0 when not since then (or
+ * never). *found counts the credentials fetched since. One indexed read each.
+ */
+error_code store_fetch_recent(store *st, const char *const *ids, size_t n, long long since,
+                              long long *at, size_t *found, error_info *err);
+
 /* ---- edits in place and conflicts (store_edit.c) ------------------------- */
 
 /*

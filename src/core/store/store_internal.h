@@ -49,6 +49,8 @@ typedef enum store_stmt_id {
     STMT_TOKEN_GET,
     STMT_TOKEN_MARK_SHOWN,
     STMT_TOKEN_UNSEEN,
+    STMT_FETCH_RECORD,
+    STMT_FETCH_SINCE,
     /* lookups (store_lookup.c) */
     STMT_POLICY_IDS,
     STMT_CRED_BY_NAME,

@@ -191,6 +191,14 @@ static const char *const migrations[] = {
      * Tokens held before this step count as shown: their owner had them. */
     "ALTER TABLE tokens ADD COLUMN shown_at TEXT;"
     "UPDATE tokens SET shown_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');",
+    /* 8: when a local agent last handed out each credential's token (seconds since
+     * the epoch), so the console can say which credentials are in use before one
+     * is deleted. Ids and times only. The row follows its credential: renamed by
+     * a confirm, gone with it. */
+    "CREATE TABLE token_fetches ("
+    " cred_id TEXT PRIMARY KEY"
+    "  REFERENCES credentials(id) ON UPDATE CASCADE ON DELETE CASCADE,"
+    " last_at INTEGER NOT NULL) WITHOUT ROWID;",
 };
 
 /*
@@ -337,6 +345,14 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_TOKEN_UNSEEN] = "SELECT t.cred_id FROM tokens AS t JOIN credentials AS c"
                           " ON c.id = t.cred_id WHERE t.shown_at IS NULL"
                           " AND c.state NOT IN ('deleting', 'remote_deleted') ORDER BY c.seq",
+    /* A credential no longer cached is skipped (no row to select); an older time
+     * never moves the last one back. */
+    [STMT_FETCH_RECORD] = "INSERT INTO token_fetches (cred_id, last_at) SELECT id, ?2"
+                          " FROM credentials WHERE id = " RESOLVED_ID
+                          " ON CONFLICT (cred_id) DO UPDATE"
+                          " SET last_at = max(last_at, excluded.last_at)",
+    [STMT_FETCH_SINCE] = "SELECT last_at FROM token_fetches WHERE cred_id = " RESOLVED_ID
+                         " AND last_at >= ?2",
     /* One indexed query: no credential row -> no result; no token -> NULL. */
     [STMT_POLICY_IDS] = "SELECT min(policy_id) FROM rules WHERE policy_id > ?1",
     [STMT_CRED_BY_NAME] = "SELECT id FROM credentials WHERE description = ?1"
