@@ -2,11 +2,13 @@
  * The console's mutating actions (ui_app.h): create, delete, retry, discard,
  * reveal, sync. Each checks the read-only flag first: a refused action says so in
  * the status line and changes nothing. Delete and discard ask first, naming the
- * rows, and default to No.
+ * rows, and default to No; a delete also names the credentials whose token a
+ * local agent fetched in the last 7 days (the agent's record in the cache).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../views/ui_record.h"
 #include "app_internal.h"
@@ -14,8 +16,10 @@
 #include "rampart/store.h"
 #include "rampart/ui_dialog.h"
 
-/* Rows named one by one in a confirmation; beyond that, the first few and a count. */
-enum { NAME_ALL_MAX = 5, NAME_FIRST = 3 };
+/* Rows named one by one in a confirmation; beyond that, the first few and a count.
+ * A delete names the credentials local agents fetched a token of lately (the
+ * agent records it in the cache), the first few of them. */
+enum { NAME_ALL_MAX = 5, NAME_FIRST = 3, FETCHED_NAMED = 3, FETCHED_RECENT_S = 7 * 86400 };
 
 static bool refused_readonly(ui_app *app, const char *what)
 {
@@ -115,16 +119,105 @@ static error_code name_rows(ui_app *app, ui_confirm *d, const targets *t, error_
     return ERROR_OK;
 }
 
-/* Ask `title` about `t`, owned from here on, naming its rows then `note`; on yes
- * `fn` runs. */
+static bool names_fetched(const targets *t);
+
+/* "2h ago" for a time `secs` seconds back. */
+static void say_ago(long long secs, char *out, size_t size)
+{
+    if (secs < 60)
+        snprintf(out, size, "just now");
+    else if (secs < 3600)
+        snprintf(out, size, "%lldm ago", secs / 60);
+    else if (secs < 2 * 86400)
+        snprintf(out, size, "%lldh ago", secs / 3600);
+    else
+        snprintf(out, size, "%lldd ago", secs / 86400);
+}
+
+/* "  cr_… (web) 2h ago" for credential `ref`, under the heading of name_fetched
+ * (short: the box is 80 columns at most). */
+static void say_fetched(ui_app *app, const ui_row_ref *ref, long long ago, char *out,
+                        size_t size)
+{
+    model_object obj;
+    model_object_init(&obj, ref->kind);
+    bool named = store_get(ui_app_store(app), ref->kind, ref->id, &obj, NULL) == ERROR_OK &&
+                 obj.cred.description[0];
+    char when[32];
+    say_ago(ago, when, sizeof when);
+    snprintf(out, size, "  %s%s%.24s%s %s", ref->id,
+             named ? " (" : "", named ? obj.cred.description : "", named ? ")" : "", when);
+    model_object_clear(&obj);
+}
+
+/* When a local agent last fetched the token of each credential among `t`, if in the
+ * last 7 days (the agent's record in the cache): at[j] for the j-th credential
+ * (0: not lately), *found of them. A record that cannot be read counts as none:
+ * the question still stands. */
+static error_code fetch_times(ui_app *app, const targets *t, long long now, long long *at,
+                              size_t *found, error_info *err)
+{
+    *found = 0;
+    const char **ids = calloc(t->count, sizeof *ids);
+    if (!ids)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        if (kind_get(t->refs[i].kind)->has_token)
+            ids[n++] = t->refs[i].id;
+    }
+    if (n && store_fetch_recent(ui_app_store(app), ids, n, now - FETCHED_RECENT_S, at, found,
+                                NULL) != ERROR_OK)
+        *found = 0;
+    free(ids);
+    return ERROR_OK;
+}
+
+/* The credentials among `t` a local agent fetched a token of lately, the first few
+ * named, then how many more: a delete would cut those agents off. */
+static error_code name_fetched(ui_app *app, ui_confirm *d, const targets *t, error_info *err)
+{
+    long long now = (long long)time(NULL);
+    long long *at = calloc(t->count, sizeof *at);
+    size_t found = 0;
+    error_code rc = at ? fetch_times(app, t, now, at, &found, err)
+                       : error_set(err, ERROR_NOMEM, "out of memory");
+    if (rc == ERROR_OK && found &&
+        (ui_confirm_add_line(d, "", err) ||
+         ui_confirm_add_line(d, "Fetched by a local agent in the last 7 days:", err)))
+        rc = err->code;
+    size_t j = 0, named = 0; /* at[j]: the j-th credential among the targets */
+    for (size_t i = 0; rc == ERROR_OK && found && i < t->count; i++) {
+        if (!kind_get(t->refs[i].kind)->has_token)
+            continue;
+        long long when = at[j++];
+        if (!when || named == FETCHED_NAMED)
+            continue;
+        named++;
+        char line[256];
+        say_fetched(app, &t->refs[i], now - when, line, sizeof line);
+        rc = ui_confirm_add_line(d, line, err);
+    }
+    if (rc == ERROR_OK && found > FETCHED_NAMED) {
+        char more[64];
+        snprintf(more, sizeof more, "  ... and %zu more", found - FETCHED_NAMED);
+        rc = ui_confirm_add_line(d, more, err);
+    }
+    free(at);
+    return rc;
+}
+
+/* Ask `title` about `t`, owned from here on, naming its rows (and for a delete
+ * the credentials in use) then `note`; on yes `fn` runs. */
 static void ask(ui_app *app, targets *t, const char *title, const char *yes_label,
                 const char *note, ui_confirm_fn fn)
 {
     ui_confirm *d = NULL;
     error_info e = {0};
     if (ui_confirm_new(title, yes_label, &d, &e) != ERROR_OK ||
-        name_rows(app, d, t, &e) != ERROR_OK || ui_confirm_add_line(d, "", &e) ||
-        ui_confirm_add_line(d, note, &e)) {
+        name_rows(app, d, t, &e) != ERROR_OK ||
+        (names_fetched(t) && name_fetched(app, d, t, &e) != ERROR_OK) ||
+        ui_confirm_add_line(d, "", &e) || ui_confirm_add_line(d, note, &e)) {
         ui_confirm_free(d);
         targets_free(t);
         ui_app_status(app, true, "%s", e.msg);
@@ -217,20 +310,27 @@ typedef struct row_action {
     const char *done;     /* "deleted: ": the status line's start */
     row_op op;
     void (*say)(const tally *r, char *what, size_t size);
+    bool name_fetched;    /* the question names credentials local agents use */
 } row_action;
 
 static const row_action delete_action = {
     "deleting", "delete", "Delete", "Never-synced rows go now; synced ones with the next sync.",
-    "deleted: ", store_delete, say_delete,
+    "deleted: ", store_delete, say_delete, true,
 };
 static const row_action discard_action = {
     "discarding", "discard", "Discard",
     "Failed or remotely deleted rows are dropped here and not sent again.", "discarded: ",
-    store_discard, say_discard,
+    store_discard, say_discard, false,
 };
 static const row_action retry_action = {
-    "retrying", "retry", NULL, NULL, "retry: ", retry, say_retry,
+    "retrying", "retry", NULL, NULL, "retry: ", retry, say_retry, false,
 };
+
+/* Whether the question about `t` names the credentials local agents use. */
+static bool names_fetched(const targets *t)
+{
+    return t->action && t->action->name_fetched;
+}
 
 static void run_action(ui_app *app, void *ctx)
 {
