@@ -60,7 +60,12 @@
  *   id or name, result) goes to the log callback, and a line per refusal (at most
  *   20 at once, then 5 a second; the next line says how many were left out, so
  *   whoever can connect cannot flood the log); none ever contains a token or the
- *   key. Per-peer rate limit (token bucket, a burst of twice the rate; a peer is a
+ *   key. The time of each credential's last token handed out is written to the
+ *   cache (store_fetch_record_batch: ids and times only), off the request path:
+ *   noted in memory, written in one transaction through the agent's one writable
+ *   handle every AGENT_FETCH_FLUSH_S (10) seconds and at agent_stop (a busy cache
+ *   keeps them for the next try), so the console, another process, can say which
+ *   credentials local agents use. Per-peer rate limit (token bucket, a burst of twice the rate; a peer is a
  *   uid on a unix socket, a source address over TCP; a fixed table of peers, the
  *   longest idle forgotten first): 429 ERR_RATE_LIMITED with Retry-After.
  * - Limits: request headers 8 KiB (beyond: the library's own 431/414), bodies
@@ -99,7 +104,8 @@ enum {
 #define AGENT_RATE_UNLIMITED 0xFFFFFFFFu
 
 typedef struct agent_options {
-    const char *db_path;                 /* the cache (opened read-only per thread) */
+    const char *db_path;                 /* the cache (read-only handles per request;
+                                            one writable for the fetch times) */
     const char *listen[AGENT_LISTEN_MAX];/* "unix:PATH" / "tcp:HOST:PORT" / "fd:N" (a
                                             socket passed by systemd, checked like ours);
                                             none: the default unix socket

@@ -123,6 +123,30 @@ void policy_check_addr(const policy_index *ix, const char *policy_id,
 error_code policy_check(const policy_index *ix, const char *policy_id, const char *ip,
                         policy_decision *out, error_info *err);
 
+/*
+ * Decide for each of `n` parsed addresses from the rules of one policy in force
+ * in the cache (policy_index_load_policy, then policy_check_addr). *known: the
+ * policy has at least one rule in force here. The load's error (a cached rule
+ * validate refuses, the database) is returned and nothing is decided.
+ */
+error_code policy_check_cached(store *st, const char *policy_id, const policy_addr *addrs,
+                               size_t n, policy_decision *out, bool *known, error_info *err);
+
+/* A decision's words, the same everywhere it is said: decision "allowed" or
+ * "denied"; the deciding rule's action, cidr and id and "synced" or "pending",
+ * each "-" when no rule matched. Pointers into `d` or static text. */
+typedef struct policy_words {
+    const char *decision, *action, *cidr, *rule, *sync;
+} policy_words;
+
+void policy_decision_words(const policy_decision *d, policy_words *out);
+
+/* One line about a decision, for a status line: "10.1.2.3: denied in ipp_x by
+ * deny rule 10.0.0.0/8 ipr_y (synced)", or that no rule contains it, or that the
+ * policy has no rules in force (`known` false). Cut to `size`. */
+void policy_decision_sentence(const char *ip, const char *policy_id, const policy_decision *d,
+                              bool known, char *buf, size_t size);
+
 typedef enum policy_json_style {
     POLICY_JSON_COMPACT, /* {"ip":"10.1.2.3","policy":…}: the agent's reply */
     POLICY_JSON_SPACED   /* {"ip": "10.1.2.3", "policy": …}: a line of check --json */

@@ -31,8 +31,9 @@
  *   reply, and the old local id keeps resolving (alias table): every call taking an
  *   id accepts either.
  * - Browsing is keyset pagination over an index (never OFFSET): a page costs the
- *   same at any depth. Text filters match case-insensitively as a substring of
- *   id, cidr/description, policy id (rules) or id, description, owner, ACL (creds).
+ *   same at any depth. Every sort order walks an index of (key, id); a rule's
+ *   cidr sorts by its cidr_key column (family, address bytes, prefix length: the
+ *   address order), written with every cidr. The filter: see store_query.
  * - A rule's natural key (policy id, cidr) is unique among live rules (every state
  *   but deleting, remote_deleted and conflict); the database enforces it, so any call that
  *   would make two live rules share it fails with ERROR_CONFLICT.
@@ -112,18 +113,20 @@ bool store_in_transaction(const store *st);
 
 /*
  * Page orders. Every order is (key, id), so it is total and keyset cursors work;
- * text keys compare as bytes (a cidr sorts as text: "10.0.0.0/8" before
- * "9.0.0.0/8"). The cursor of a page in any order but STORE_SORT_ID is looked up
- * by its id to find its key: it must be an existing row (a cursor that no longer
- * exists yields an empty page; start again from NULL). Which orders an index
- * serves (the others sort the matching rows for each page): rules by id and by
- * policy; credentials by id, and by description (the index finds the
- * description; credentials sharing one are put in id order for each page).
+ * text keys compare as bytes. A cidr sorts in address order: IPv4 before IPv6,
+ * then by address, then shorter prefix first ("9.0.0.0/8" before "10.0.0.0/8"
+ * before "10.0.0.0/16"), through a key the store writes beside every cidr. The
+ * cursor of a page in any order but STORE_SORT_ID is looked up by its id to find
+ * its key: it must be an existing row (a cursor that no longer exists yields an
+ * empty page; start again from NULL). Every order walks an index of (key, id), so
+ * a page costs the same at any depth; with a policy (rules), the order by policy
+ * does, and SQLite picks for the others (a policy's rules found by their index
+ * and sorted per page, or the order's index walked for that policy's rows).
  */
 typedef enum store_sort {
     STORE_SORT_ID,          /* id order: remote ids sort by creation time */
     STORE_SORT_POLICY,      /* rules: policy id, then id */
-    STORE_SORT_CIDR,        /* rules: cidr text, then id */
+    STORE_SORT_CIDR,        /* rules: cidr in address order, then id */
     STORE_SORT_ACTION,      /* rules: allow before deny, then id */
     STORE_SORT_STATE,       /* state name, then id */
     STORE_SORT_DESCRIPTION, /* credentials: description, then id */
@@ -137,7 +140,14 @@ typedef enum store_dir {
 
 typedef struct store_query {
     const char *policy_id; /* rules only; NULL or "" = all policies */
-    const char *filter;    /* NULL or "" = no text filter; at most 1024 bytes */
+    /* NULL or "" = no filter; at most 1024 bytes (ERROR_INVALID beyond). Matches
+     * case-insensitively (ASCII) as a substring, % _ and \ taken literally, of a
+     * rule's id, cidr, description, policy id, action or state; of a credential's
+     * id, description, owner id, ACL or state. For rules, a filter that is an IP
+     * address (validate_ip: "10.1.2.3", "2001:db8::5") also matches every rule whose
+     * cidr contains it, at any prefix length (an IN over the cidr_key index). The
+     * same filter counts (store_count) and pages. */
+    const char *filter;
     store_sort sort;
     unsigned states;       /* bit (1u << state) per wanted model_state; 0 = all */
 } store_query;
@@ -324,6 +334,52 @@ error_code store_token_get(store *st, const char *cred_id, char **token,
 error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_ID_MAX + 1],
                               model_state *state, char **token, model_acl *acl,
                               error_info *err);
+
+/* ---- whether a token was shown (store_token_shown.c) ---------------------- */
+
+/*
+ * A token the store writes (a sync's create, an import) is "not yet shown" until
+ * the console has shown it; tokens held before schema version 7 count as shown.
+ * Mark the token of credential `cred_id` (id or alias) as shown now; when
+ * `shown_before` is not NULL it says whether it had been shown already (or there
+ * is no token). Errors as any store write (ERROR_IO: a read-only or busy file).
+ */
+error_code store_token_mark_shown(store *st, const char *cred_id, bool *shown_before,
+                                  error_info *err);
+
+/*
+ * The credentials (live ones, oldest first) whose token is not yet shown: up to
+ * `max` ids into `ids` (*n of them), and *total counts them all.
+ */
+error_code store_token_unseen(store *st, char (*ids)[MODEL_ID_MAX + 1], size_t max,
+                              size_t *n, size_t *total, error_info *err);
+
+/* ---- when local agents last fetched a token (store_fetch.c) --------------- */
+
+/* Credential `cred_id` (id or alias) had its token handed out at `at` (seconds
+ * since the epoch). */
+typedef struct store_fetch {
+    char cred_id[MODEL_ID_MAX + 1];
+    long long at;
+} store_fetch;
+
+/*
+ * Record `n` fetches in one transaction (or within the caller's): a credential
+ * keeps its latest time only (an older `at` never moves it back). A credential no
+ * longer in the cache is skipped; a fetch row follows its credential (renamed by
+ * a confirm, removed with it). Ids and times only, never a token. Errors as any
+ * store write (ERROR_IO: a busy or read-only file; nothing is written then).
+ */
+error_code store_fetch_record_batch(store *st, const store_fetch *fetches, size_t n,
+                                    error_info *err);
+
+/*
+ * When each of the credentials `ids` (ids or aliases) last had its token fetched,
+ * if that was at or after `since`: at[i] is the time, 0 when not since then (or
+ * never). *found counts the credentials fetched since. One indexed read each.
+ */
+error_code store_fetch_recent(store *st, const char *const *ids, size_t n, long long since,
+                              long long *at, size_t *found, error_info *err);
 
 /* ---- edits in place and conflicts (store_edit.c) ------------------------- */
 
@@ -590,8 +646,11 @@ error_code store_retry(store *st, model_kind kind, const char *id, error_info *e
  * lost, and does not create it again. An edit is undone: the row takes its bases
  * back and is synced (STORE_DELETE_REVERTED); a conflict too, but one whose remote
  * object is gone, or a local create in a key conflict, is removed
- * (STORE_DELETE_REMOVED). ERROR_STATE for other states (synced: use delete;
- * creating/unknown: sync first). `result` may be NULL.
+ * (STORE_DELETE_REMOVED). A delete the user queued (deleting) is taken back: the
+ * row is synced again, or edited when an edit waits under it (STORE_DELETE_REVERTED;
+ * ERROR_STATE for one the sync queued itself, whose error says why). ERROR_STATE
+ * for other states (synced: use delete; creating/unknown: sync first). `result`
+ * may be NULL.
  */
 error_code store_discard(store *st, model_kind kind, const char *id,
                          store_delete_result *result, error_info *err);

@@ -48,6 +48,7 @@ typedef enum ui_request {
     UI_REQ_POLICY,       /* 'p' rules of one policy */
     UI_REQ_SORT,         /* 'o' next sort column; 'O' reverses */
     UI_REQ_SORT_REVERSE,
+    UI_REQ_ID_COLUMN,    /* 'i' hide or show the id column (Enter shows the id whole) */
     UI_REQ_MARK,         /* space */
     UI_REQ_MARK_RANGE,   /* 'V': marks from the last mark to the cursor */
     UI_REQ_UNMARK_ALL,
@@ -55,9 +56,12 @@ typedef enum ui_request {
     UI_REQ_DELETE,       /* 'd' */
     UI_REQ_RETRY,        /* 'r' a failed row */
     UI_REQ_DISCARD,      /* 'x' a failed/remote-deleted row */
+    UI_REQ_UNDO,         /* 'u' take back the row's queued create, edit or delete */
     UI_REQ_EDIT,         /* 'e' the row's edit form */
     UI_REQ_RESOLVE,      /* 'R' a conflict: keep local or take remote */
     UI_REQ_REVEAL,       /* 't' show a held token (asks first; off when read-only) */
+    UI_REQ_COPY_ID,      /* 'y' the row's id to the clipboard (OSC 52) */
+    UI_REQ_COPY_CIDR,    /* 'Y' the rule's cidr to the clipboard */
     UI_REQ_SYNC,         /* 's' */
     UI_REQ_HELP,         /* '?' */
     UI_REQ_PROMPT,       /* ':' */
@@ -170,6 +174,10 @@ void ui_action_delete(ui_app *app);
 /* 'r' / 'x' on the current row (and marked rows). */
 void ui_action_retry(ui_app *app);
 void ui_action_discard(ui_app *app);
+/* 'u': take back the queued create, edit or delete of the row under the cursor
+ * (store_discard, as `rules discard` does); the status line says what was undone,
+ * or why nothing was (nothing queued, or the change is being sent). */
+void ui_action_undo(ui_app *app);
 
 /* 'e' on a record: its edit form, pre-filled, the fields that never change
  * read-only; Enter saves the changed fields with store_edit. A row whose state
@@ -182,6 +190,10 @@ void ui_action_resolve(ui_app *app);
 
 /* 't' on a credential: confirm, then show its token once (OSC 52 copy offered). */
 void ui_action_reveal(ui_app *app);
+
+/* 'y' / 'Y': send the row's id / the rule's cidr to the terminal's clipboard
+ * (ui_clipboard_send); the status line says it was sent, not that it was copied. */
+void ui_action_copy(ui_app *app, bool cidr);
 
 /* 's': start a sync in the worker thread (refused while one runs). */
 void ui_action_sync(ui_app *app);
@@ -214,10 +226,6 @@ typedef struct ui_sync ui_sync;
 ui_sync *ui_app_sync(ui_app *app);
 error_code ui_sync_new(ui_sync **out, error_info *err);
 void ui_sync_free(ui_sync *s);
-
-/* Remember a credential created in this console: its token is shown once after
- * the sync that creates it. */
-void ui_sync_expect_token(ui_app *app, const char *local_id);
 
 /* ---- raw terminal output (ui/state/app_raw.c) ------------------------------ */
 

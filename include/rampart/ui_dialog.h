@@ -14,8 +14,9 @@
  *   ui/state/token.c.
  * - Confirm keys: y answers yes; n, q and Esc answer no; Left/Right, Tab/BTab, h/l
  *   move between the buttons; Enter answers the selected one, No at first.
- * - Token dialog keys: c copies (OSC 52, wrapped in tmux's DCS passthrough when
- *   $TMUX is set), Enter, q and Esc close it. The dialog keeps the only copy of
+ * - Token dialog keys: Y copies (OSC 52, ui_clipboard_send: plain, and also
+ *   wrapped in tmux's DCS passthrough when $TMUX is set), Enter, q and Esc close
+ *   it. The dialog keeps the only copy of
  *   the token it shows and wipes it when it closes; the status line then shows the
  *   token masked ("••••", "****" in ASCII mode).
  */
@@ -96,20 +97,30 @@ void ui_choose_draw(const ui_choose *d, ui_canvas *c, ui_rect area);
 /* ---- token ------------------------------------------------------------------------ */
 
 /* The token dialog's box: the credential, its token (wrapped), the keys; once
- * `copied`, a line saying the copy was sent. */
+ * `copied`, a line saying the copy was sent; `shown_before` says the token was
+ * shown already (not "New token", not "shown this once"). */
 void ui_token_draw(const char *cred_id, const char *description, const char *token,
-                   bool copied, ui_canvas *c, ui_rect area);
+                   bool copied, bool shown_before, ui_canvas *c, ui_rect area);
 
 /* "••••" or "****" in ASCII mode: how a held token is shown when not revealed. */
 const char *ui_token_mask(bool ascii);
 
 /*
  * The OSC 52 sequence that asks the terminal to put `text` on the clipboard
- * (ESC ] 52 ; c ; base64 BEL); with `tmux`, wrapped in tmux's passthrough
- * (ESC P tmux; … ESC \ with every ESC inside doubled). A heap string of *len bytes
- * that the caller wipes (model_wipe) and frees; NULL when out of memory.
+ * (ESC ] 52 ; c ; base64 BEL); with `tmux` (inside tmux), that plain sequence for
+ * tmux's own clipboard followed by the same wrapped in tmux's passthrough
+ * (ESC P tmux; … ESC \ with every ESC inside doubled) for the outer terminal. A
+ * heap string of *len bytes that the caller wipes (model_wipe) and frees; NULL
+ * when out of memory.
  */
 char *ui_osc52_encode(const char *text, bool tmux, size_t *len);
+
+/* Queue the OSC 52 copy of `text` for the terminal layer (ui_app_raw), wrapped
+ * as ui_osc52_encode does when $TMUX is set; false when out of memory. The
+ * terminal may refuse it, and nothing tells: messages say it was sent, with
+ * UI_CLIPBOARD_SENT after what was sent ("id sent to the terminal's …"). */
+bool ui_clipboard_send(ui_app *app, const char *text);
+#define UI_CLIPBOARD_SENT "sent to the terminal's clipboard (OSC 52; the terminal may refuse it)"
 
 /* ---- overlays (ui/state/dialog.c, ui/state/token.c) ------------------------- */
 
@@ -141,6 +152,11 @@ error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *descrip
 /* The token dialog of cached credential `cred_id` (id or alias), with the token
  * this machine holds; the status line says why when there is none to show. */
 void ui_token_show(ui_app *app, const char *cred_id);
+
+/* The token dialog for each credential whose token is not yet shown (a sync
+ * brought it while nobody looked, or before a restart), the oldest on top; a few
+ * at once, the status line counts the rest. Nothing on a read-only console. */
+void ui_token_show_unseen(ui_app *app);
 
 /* Whether this machine holds the token of credential `cred_id`, as the details
  * say it (the token itself is read and wiped at once, never returned). */

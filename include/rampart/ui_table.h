@@ -26,7 +26,8 @@
  * - Errors of the source are kept in ui_table_error until the next successful read;
  *   the widget then shows no rows.
  * - Drawing is into a ui_canvas only (no curses): a two-column gutter (cursor
- *   '>' in reverse, mark '*'), then the columns, titles on the first row.
+ *   '>', mark '*'), then the columns, titles on the first row; the cursor's row is
+ *   a full-width bar (reverse video: it shows on a vt100 as on a colour terminal).
  */
 #ifndef RAMPART_UI_TABLE_H
 #define RAMPART_UI_TABLE_H
@@ -46,12 +47,24 @@ enum {
     UI_TABLE_ROWS_MAX = 512  /* visible rows at most (taller screens show blank) */
 };
 
+/*
+ * Layout (ui_table_draw), at any width: columns are placed in `rank` order (0 first;
+ * equal ranks in table order), each at its minimum while it fits (a `whole` column
+ * at the width of its widest cell on screen when that fits: a CIDR is read whole
+ * or not at all), skipping the ones that do not; then, in the same order, each
+ * grows toward its widest cell on screen (`fit`) or its max_width; what is left
+ * goes to the first open-ended column (max_width 0). Shown in table order.
+ */
 typedef struct ui_table_col {
     const char *title;
     int min_width;  /* columns; the column is hidden when even this does not fit */
     int max_width;  /* 0: takes what is left */
     bool cut_middle;/* too long: keep both ends ("local_00V…k3J9x"): ids that share
                        a prefix differ at the end */
+    int rank;       /* placement order (see above) */
+    bool whole;     /* placed at its widest cell on screen, or at min_width */
+    bool fit;       /* grows only to its widest cell on screen */
+    bool optional;  /* hidden by ui_table_toggle_optional (the id: Enter shows it) */
 } ui_table_col;
 
 typedef struct ui_table_row {
@@ -101,6 +114,7 @@ typedef struct ui_table {
     unsigned scope_states;
     int sort;
     bool descending;
+    bool hide_optional;  /* the `optional` columns are hidden (a key toggles it) */
     bool stale;          /* count and page to be read again */
     bool count_stale;
     char anchor[UI_TABLE_KEY_MAX]; /* where the next read starts (inclusive); "" top */
@@ -167,6 +181,14 @@ void ui_table_position(const ui_table *t, char *rows, size_t rows_size, char *pa
 /* Draw titles and the rows read last into `area` of the canvas (refresh first:
  * drawing reads the table, never the source). */
 void ui_table_draw(const ui_table *t, ui_canvas *c, ui_rect area);
+
+/* Hide or show the `optional` columns; returns whether they are hidden now. */
+bool ui_table_toggle_optional(ui_table *t);
+
+/* The widths of the columns drawn in an area `width` columns wide (gutter
+ * included): widths[i] for column i, 0 when hidden. Reads the rows on screen. */
+void ui_table_layout(const ui_table *t, const ui_canvas *c, int width,
+                     int widths[UI_TABLE_COLS_MAX]);
 
 /* The rows that fit an area of `height` canvas rows (minus the title row). */
 size_t ui_table_rows_for(int height);

@@ -54,14 +54,11 @@ static void put_human(cli_ctx *ctx, char **ips, const policy_decision *d, size_t
     fprintf(ctx->out, "%-*s  %-8s  %-6s  %-*s  %-*s  %s\n", w.ip, "IP", "DECISION", "ACTION",
             w.cidr, "CIDR", w.rule, "RULE", "SYNC");
     for (size_t i = 0; i < n; i++) {
-        const policy_decision *x = &d[i];
-        bool ruled = x->rule_id[0] != '\0';
+        policy_words x;
+        policy_decision_words(&d[i], &x);
         /* The address passed the strict parser: printable ASCII only. */
-        fprintf(ctx->out, "%-*s  %-8s  %-6s  %-*s  %-*s  %s\n", w.ip, ips[i],
-                x->allowed ? "allowed" : "denied",
-                ruled ? model_action_name(x->action) : "-", w.cidr, ruled ? x->cidr : "-",
-                w.rule, ruled ? x->rule_id : "-",
-                !ruled ? "-" : x->synced ? "synced" : "pending");
+        fprintf(ctx->out, "%-*s  %-8s  %-6s  %-*s  %-*s  %s\n", w.ip, ips[i], x.decision,
+                x.action, w.cidr, x.cidr, w.rule, x.rule, x.sync);
     }
 }
 
@@ -97,27 +94,23 @@ static int decide(cli_ctx *ctx, const char *policy, char **ips, size_t n,
     store *st = cli_store(ctx);
     if (!st)
         return ctx->store_exit;
-    policy_index *ix = NULL;
     error_info e = {0};
-    if (policy_index_load_policy(st, policy, &ix, &e) != ERROR_OK) {
-        /* A cached rule that cannot be read (or a database failure) decides
-         * nothing: status 1 like a denial, never 2 (the arguments were fine). */
-        cli_fail(ctx, &e);
-        return CLI_EXIT_FAILURE;
-    }
     policy_decision *d = calloc(n, sizeof *d);
     if (!d) {
-        policy_index_free(ix);
         error_set(&e, ERROR_NOMEM, "out of memory");
         return cli_fail(ctx, &e);
     }
-    bool all_allowed = true;
-    for (size_t i = 0; i < n; i++) {
-        policy_check_addr(ix, policy, &addrs[i], &d[i]);
-        all_allowed &= d[i].allowed;
+    bool known = false;
+    if (policy_check_cached(st, policy, addrs, n, d, &known, &e) != ERROR_OK) {
+        /* A cached rule that cannot be read (or a database failure) decides
+         * nothing: status 1 like a denial, never 2 (the arguments were fine). */
+        free(d);
+        cli_fail(ctx, &e);
+        return CLI_EXIT_FAILURE;
     }
-    bool known = policy_index_policy_count(ix) > 0;
-    policy_index_free(ix);
+    bool all_allowed = true;
+    for (size_t i = 0; i < n; i++)
+        all_allowed &= d[i].allowed;
     if (json)
         put_json(ctx, policy, ips, d, n);
     else

@@ -114,6 +114,9 @@ int cli_object_token(cli_ctx *ctx, const cli_object_call *call, int argc, char *
     termsafe_fputs(token, ctx->out); /* a token's shape (store_token_get): as it is */
     fputc('\n', ctx->out);
     fflush(ctx->out);
+    /* Printed: seen, so the console does not offer it again as new. Best effort: a
+     * cache it cannot write (read-only file system) still hands the token out. */
+    store_token_mark_shown(st, argv[first], NULL, NULL);
     model_wipe(token, strlen(token));
     free(token);
     return CLI_EXIT_OK;

@@ -91,6 +91,9 @@ static int push_and_show(cli_ctx *ctx, const cli_object_kind *k, const char *loc
         shown = cli_object_put(ctx, &obj, json);
     else
         k->put_synced(ctx, &obj);
+    /* Printed on stdout: seen, so the console does not show it again as new. */
+    if (kind_get(k->kind)->has_token && obj.cred.token)
+        store_token_mark_shown(ctx->st, obj.cred.id, NULL, NULL);
     model_object_clear(&obj);
     return rc != CLI_EXIT_OK ? rc : shown;
 }

@@ -1,6 +1,7 @@
 /*
  * agent: lifecycle (listeners, key, limits), the pool of read-only store handles,
  * the policy index and its refresh, log lines and counters. See rampart/agent.h.
+ * The record of token fetches is in agent_fetches.c.
  *
  * Why a pool of store handles: requests run on a few event-loop threads (http.h
  * `threads`), and a handle is lent for one request and comes back, so there are
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rampart/ids.h"
@@ -350,6 +352,14 @@ static agent *agent_new(void)
     pthread_mutex_init(&ag->watch_lock, NULL);
     pthread_rwlock_init(&ag->index_lock, NULL);
     pthread_mutex_init(&ag->rate_lock, NULL);
+    pthread_mutex_init(&ag->fetch_lock, NULL);
+    /* The flusher's timed waits on the monotonic clock: a clock step must not
+     * hold fetches back (or flush them in a burst). */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&ag->fetch_wake, &ca);
+    pthread_condattr_destroy(&ca);
     atomic_init(&ag->requests, 0);
     atomic_init(&ag->lookups, 0);
     atomic_init(&ag->refused, 0);
@@ -371,6 +381,8 @@ error_code agent_start(const agent_options *opt, agent **out, error_info *err)
         rc = st ? ERROR_OK : err->code;
         agent_store_give(ag, st, false);
     }
+    if (rc == ERROR_OK)
+        rc = agent_fetches_start(ag, err);
     if (rc == ERROR_OK)
         rc = open_listeners(ag, opt, err);
     for (size_t i = 0; rc == ERROR_OK && i < ag->nlis; i++)
@@ -417,6 +429,7 @@ void agent_stop(agent *ag)
         return;
     for (size_t i = 0; i < ag->nlis; i++)
         http_server_stop(ag->lis[i].http); /* no hook runs after this */
+    agent_fetches_stop(ag); /* the last fetches written, now that none come */
     for (size_t i = 0; i < ag->npool; i++)
         store_close(ag->pool[i]);
     store_close(ag->watch);
@@ -431,5 +444,7 @@ void agent_stop(agent *ag)
     pthread_mutex_destroy(&ag->watch_lock);
     pthread_rwlock_destroy(&ag->index_lock);
     pthread_mutex_destroy(&ag->rate_lock);
+    pthread_mutex_destroy(&ag->fetch_lock);
+    pthread_cond_destroy(&ag->fetch_wake);
     free(ag);
 }

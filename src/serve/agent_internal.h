@@ -23,7 +23,9 @@ enum {
     AGENT_KEY_MAX = 512,          /* bytes of the local key */
     AGENT_RATE_SLOTS = 64,        /* peers tracked by the rate limiter */
     AGENT_HEADER_NAME_MAX = 64,
-    AGENT_POOL_MAX = 64           /* read-only store handles open at once */
+    AGENT_POOL_MAX = 64,          /* read-only store handles open at once */
+    AGENT_FETCH_MAX = 512,        /* credentials whose fetch waits to be written */
+    AGENT_FETCH_FLUSH_S = 10      /* how often those are written to the cache */
 };
 
 typedef struct agent agent;
@@ -84,6 +86,20 @@ struct agent {
     size_t refusal_lines_dropped;     /* refusals not logged since the last line */
 
     atomic_size_t requests, lookups, refused;
+
+    /* Token fetches not yet in the cache (agent_fetches.c): noted under fetch_lock
+     * on the request path, written by the flusher thread in one transaction every
+     * AGENT_FETCH_FLUSH_S seconds (sooner when the table is full) and at stop. */
+    pthread_mutex_t fetch_lock;
+    pthread_cond_t fetch_wake;
+    store_fetch fetches[AGENT_FETCH_MAX];
+    size_t nfetches;
+    size_t fetches_dropped;           /* not noted: the table was full */
+    bool fetch_stop;
+    bool fetch_running;               /* the flusher thread was started */
+    pthread_t fetch_thread;
+    store_fetch flushing[AGENT_FETCH_MAX]; /* the flusher's copy */
+    store *writer;                    /* the flusher's own writable handle */
 };
 
 /* ---- agent.c ---- */
@@ -116,6 +132,19 @@ void agent_log_text(char *out, size_t size, const char *text);
 
 /* Who asked, for audit lines and the rate limiter: "uid:1000" or "key@127.0.0.1". */
 void agent_peer_name(const http_request *req, char *out, size_t size);
+
+/* ---- agent_fetches.c ---- */
+
+/* Note that credential `cred_id` (its current id) had its token handed out now.
+ * Memory only (a mutex, a short scan): the cache is written by the flusher. */
+void agent_fetch_note(agent *ag, const char *cred_id);
+
+/* Start the flusher thread. ERROR_IO when it cannot be started. */
+error_code agent_fetches_start(agent *ag, error_info *err);
+
+/* Stop the flusher and write what is left (one try: a busy cache loses the last
+ * seconds' fetches, said in the log); closes its handle. Safe when never started. */
+void agent_fetches_stop(agent *ag);
 
 /* ---- agent_gate.c ---- */
 

@@ -105,6 +105,8 @@ static void send_token(const lookup *lk, store *st, const char *id, http_respons
     } else {
         agent_reply(resp, 200, token_body(canon, token, &acl)); /* Cache-Control: no-store */
         audit(lk, canon, resp->status == 200 ? "ok" : "error");
+        if (resp->status == 200)
+            agent_fetch_note(lk->ag, canon); /* memory only: written off this path */
     }
     if (token) {
         model_wipe(token, strlen(token));

@@ -121,6 +121,13 @@ renv wrongkey "RAMPART_API_KEY=$WRONG" sync --verbose
 check "the wrong key: refused (exit 2)" status_is 2
 renv wrongkey2 "RAMPART_API_KEY=$WRONG" creds create --description refused --sync
 check "create --sync with the wrong key: refused" sh -c '[ "$0" != 0 ]' "$status"
+# Taken back: the console's sync would send it and show its token first (tokens a
+# sync brings wait as "not yet shown" for the console), before the console's own.
+r list3 creds list --json
+REFUSED=$(sed -n 's/.*"id":"\(local_[0-9A-Za-z]*\)".*"description":"refused".*/\1/p' "$tmp/out" |
+    head -n 1)
+r discardrefused creds discard "$REFUSED"
+check "the refused create is taken back" status_is 0
 renv wrongdoctor "RAMPART_API_KEY=$WRONG" doctor
 check "doctor with the wrong key: the remote check fails" grep -q "^FAIL  remote  " "$tmp/out"
 renv unreachable RAMPART_API_URL=http://127.0.0.1:9 sync --verbose

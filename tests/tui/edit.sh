@@ -168,8 +168,9 @@ check "readonly: no form" no_screen 1 "Edit rule"
 check "readonly: help hides e and R" \
     sh -c "! grep -q -e 'edit the row' -e 'resolve a conflict' '$tmp/screen.2'"
 
-# ---- help lists e and R -----------------------------------------------------------------------
+# ---- help lists e and R (a tall screen: the list is longer than 24 rows) ----------------------
 play help <<'EOF'
+resize 80x60
 key ?
 dump
 EOF

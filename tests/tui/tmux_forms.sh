@@ -93,7 +93,7 @@ tui_wait "10.0.0.0/8" >/dev/null
 tui_keys g Space Down Space
 check "two marked" tui_wait "2 marked"
 tui_keys d
-check "the confirmation names them" tui_wait "Delete 2 rules?"
+check "the confirmation names them" tui_wait "Delete 2 marked rules?"
 # The dialog's own wording: "<id>  allow <cidr>  <state>  <policy>".
 named() { tui_has "allow 10.0.0.0/8  new  ipp_" && tui_has "allow 192.168.0.0/16  new  ipp_"; }
 check "both rows named with their cidrs" named
@@ -102,7 +102,7 @@ tui_keys Enter
 check "No deletes nothing" tui_wait "cancelled: nothing changed"
 check "still two rules" rule_count 2
 tui_keys d
-tui_wait "Delete 2 rules?" >/dev/null
+tui_wait "Delete 2 marked rules?" >/dev/null
 tui_keys y
 check "Yes deletes" tui_wait "deleted: 2 removed now"
 check "gone from the database" rule_count 0

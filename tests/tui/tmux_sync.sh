@@ -53,8 +53,8 @@ token=$(cat "$tmp/out")
 check "the cache holds the token" sh -c "[ -n '$token' ]"
 check "the dialog shows that token" tui_has "$token"
 
-# ---- copy through OSC 52 (tmux passthrough) --------------------------------------------
-tui_keys c
+# ---- copy through OSC 52 (plain for tmux, then wrapped for the outer terminal) ----------
+tui_keys Y
 check "copy acknowledged" tui_wait "OSC 52"
 b64=$(printf '%s' "$token" | base64 | tr -d '\n')
 osc_seen() { grep -a -F -q "52;c;$b64" "$pane"; }
@@ -118,7 +118,7 @@ check "paused by a 429: the header names it with the wait" \
 check "the run stops: the header says why and when" tui_wait "rate limited (429) (" 40
 check "not called anything else" tui_lacks "server error"
 tui_keys G
-check "the row stays queued" tui_wait "new      ipp_"
+check "the row stays queued" tui_wait "10.7.0.0/16        deny   new "
 tui_keys 4
 check "the log says why the sync stopped" tui_wait "sync stopped: rate limited (429)"
 tui_keys Q

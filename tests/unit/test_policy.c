@@ -521,6 +521,88 @@ static void load_empty_store(void **state)
     store_close(st);
 }
 
+/* policy_check_cached, the one call behind `rampart check` and the console's
+ * `:check`: a real cache file, several addresses in one call, each with its
+ * decision and the rule that decided; another policy's rules never speak. */
+static void check_cached_decides(void **state)
+{
+    (void)state;
+    ts_store_dir db;
+    ts_store_dir_open(&db, "/tmp/rampart-policy-XXXXXX", "cache.db");
+    char allow4[MODEL_ID_MAX + 1], deny4[MODEL_ID_MAX + 1];
+    char allow6[MODEL_ID_MAX + 1], deny6[MODEL_ID_MAX + 1];
+    ts_insert_rule(db.st, "ipp_K", "10.0.0.0/8", A, MODEL_STATE_SYNCED, allow4);
+    ts_insert_rule(db.st, "ipp_K", "10.1.2.0/24", D, MODEL_STATE_NEW, deny4);
+    ts_insert_rule(db.st, "ipp_K", "2001:db8::/32", A, MODEL_STATE_SYNCED, allow6);
+    ts_insert_rule(db.st, "ipp_K", "2001:db8:dead::/48", D, MODEL_STATE_SYNCED, deny6);
+    ts_insert_rule(db.st, "ipp_O", "0.0.0.0/0", A, MODEL_STATE_SYNCED, NULL);
+    struct {
+        const char *ip;
+        bool allowed;
+        const char *rule, *cidr;
+        model_action action;
+        bool synced;
+    } want[] = {
+        {"10.9.9.9", true, allow4, "10.0.0.0/8", A, true},           /* allow */
+        {"10.1.2.3", false, deny4, "10.1.2.0/24", D, false},         /* deny inside allow */
+        {"192.0.2.1", false, "", "", D, false},                      /* no rule */
+        {"2001:db8::1", true, allow6, "2001:db8::/32", A, true},     /* IPv6 allow */
+        {"2001:db8:dead::5", false, deny6, "2001:db8:dead::/48", D, true}, /* IPv6 deny */
+        {"2001:db9::1", false, "", "", D, false},                    /* IPv6, no rule */
+    };
+    enum { N = sizeof want / sizeof want[0] };
+    policy_addr addrs[N];
+    error_info err;
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(policy_addr_parse(want[i].ip, &addrs[i], &err), ERROR_OK);
+    policy_decision d[N];
+    bool known = false;
+    assert_int_equal(policy_check_cached(db.st, "ipp_K", addrs, N, d, &known, &err), ERROR_OK);
+    assert_true(known);
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(d[i].allowed, want[i].allowed);
+        assert_true(d[i].policy_known);
+        assert_string_equal(d[i].rule_id, want[i].rule);
+        assert_string_equal(d[i].cidr, want[i].cidr);
+        if (want[i].rule[0]) {
+            assert_int_equal(d[i].action, want[i].action);
+            assert_int_equal(d[i].synced, want[i].synced);
+        }
+    }
+
+    /* The words `check` prints and the console's sentence, from the same decision. */
+    policy_words w;
+    policy_decision_words(&d[1], &w);
+    assert_string_equal(w.decision, "denied");
+    assert_string_equal(w.action, "deny");
+    assert_string_equal(w.cidr, "10.1.2.0/24");
+    assert_string_equal(w.rule, deny4);
+    assert_string_equal(w.sync, "pending");
+    policy_decision_words(&d[2], &w);
+    assert_string_equal(w.decision, "denied");
+    assert_string_equal(w.action, "-");
+    assert_string_equal(w.rule, "-");
+    char line[256], expect[256];
+    policy_decision_sentence("10.1.2.3", "ipp_K", &d[1], known, line, sizeof line);
+    snprintf(expect, sizeof expect, "10.1.2.3: denied in ipp_K by deny rule 10.1.2.0/24 %s "
+             "(pending)", deny4);
+    assert_string_equal(line, expect);
+    policy_decision_sentence("192.0.2.1", "ipp_K", &d[2], known, line, sizeof line);
+    assert_string_equal(line, "192.0.2.1: denied in ipp_K: no rule of the policy contains it");
+
+    /* A policy with no rules in the cache: nothing allowed, not known. */
+    assert_int_equal(policy_check_cached(db.st, "ipp_Z", addrs, 1, d, &known, &err), ERROR_OK);
+    assert_false(known);
+    assert_false(d[0].allowed);
+    assert_string_equal(d[0].rule_id, "");
+    policy_decision_sentence("10.9.9.9", "ipp_Z", &d[0], known, line, sizeof line);
+    assert_non_null(strstr(line, "no rules in force"));
+
+    /* The load's refusal comes back, nothing decided. */
+    assert_int_equal(policy_check_cached(db.st, "", addrs, 1, d, &known, &err), ERROR_INVALID);
+    ts_store_dir_close(&db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -535,6 +617,7 @@ int main(void)
         cmocka_unit_test(load_canonicalises_or_refuses),
         cmocka_unit_test(load_one_policy),
         cmocka_unit_test(load_empty_store),
+        cmocka_unit_test(check_cached_decides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1124,6 +1124,62 @@ static error_code page3(store *st, const store_query *q, const char *cursor, sto
     return store_page(st, MODEL_KIND_RULE, q, cursor, dir, 3, rows, n, &err);
 }
 
+/* The cidr order is address order: family, address, prefix length (not text:
+ * "9.0.0.0/8" before "10.0.0.0/8"), both ways, with a cursor. */
+static void test_paging_cidr_order(void **state)
+{
+    fixture *f = *state;
+    static const char *const cidrs[] = {"2001:db8::/32", "10.0.0.0/16", "9.0.0.0/8",
+                                        "10.0.0.0/8", "2001:db8::1/128", "1.2.3.4/32"};
+    static const char *const sorted[] = {"1.2.3.4/32", "9.0.0.0/8", "10.0.0.0/8",
+                                         "10.0.0.0/16", "2001:db8::/32", "2001:db8::1/128"};
+    for (size_t i = 0; i < 6; i++)
+        insert_rule(f->st, POLICY_A, cidrs[i], MODEL_STATE_SYNCED, NULL);
+    store_query q = {.sort = STORE_SORT_CIDR};
+    model_object rows[3];
+    size_t n;
+    assert_int_equal(page3(f->st, &q, NULL, STORE_FORWARD, rows, &n), ERROR_OK);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(rows[i].rule.cidr, sorted[i]);
+    assert_int_equal(page3(f->st, &q, rows[2].rule.id, STORE_FORWARD, rows, &n), ERROR_OK);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(rows[i].rule.cidr, sorted[3 + i]);
+    assert_int_equal(page3(f->st, &q, rows[0].rule.id, STORE_BACKWARD, rows, &n), ERROR_OK);
+    assert_int_equal(n, 3);
+    assert_string_equal(rows[0].rule.cidr, sorted[0]);
+    /* A later insert takes its place in the order (its key is written with it). */
+    insert_rule(f->st, POLICY_B, "255.0.0.0/8", MODEL_STATE_SYNCED, NULL);
+    assert_int_equal(page3(f->st, &q, NULL, STORE_BACKWARD, rows, &n), ERROR_OK);
+    assert_string_equal(rows[2].rule.cidr, "2001:db8::1/128");
+    assert_string_equal(rows[0].rule.cidr, "255.0.0.0/8");
+}
+
+/* A filter that is an address matches the rules whose cidr contains it (IPv4 and
+ * IPv6); action and state match as text. */
+static void test_filter_address(void **state)
+{
+    fixture *f = *state;
+    insert_rule(f->st, POLICY_A, "10.0.0.0/8", MODEL_STATE_SYNCED, NULL);
+    insert_rule(f->st, POLICY_A, "10.1.2.0/24", MODEL_STATE_NEW, NULL);
+    insert_rule(f->st, POLICY_A, "10.1.3.0/24", MODEL_STATE_SYNCED, NULL);
+    insert_rule(f->st, POLICY_A, "2001:db8::/32", MODEL_STATE_SYNCED, NULL);
+    insert_rule(f->st, POLICY_A, "2001:db8::5/128", MODEL_STATE_SYNCED, NULL);
+    size_t n;
+    error_info err;
+    static const struct {
+        const char *filter;
+        size_t count;
+    } cases[] = {{"10.1.2.3", 2}, {"10.200.0.1", 1}, {"11.0.0.1", 0},
+                 {"2001:db8::5", 2}, {"2001:db8::6", 1}, {"allow", 5}, {"new", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        store_query q = {.filter = cases[i].filter, .sort = STORE_SORT_CIDR};
+        assert_int_equal(store_count(f->st, MODEL_KIND_RULE, &q, &n, &err), ERROR_OK);
+        assert_int_equal(n, cases[i].count);
+    }
+}
+
 static void test_paging_edges(void **state)
 {
     fixture *f = *state;
@@ -1204,6 +1260,25 @@ static void test_query_plans(void **state)
                          ERROR_OK);
         assert_null(strstr(plan, "TEMP B-TREE"));
         assert_non_null(strstr(plan, "INDEX sqlite_autoindex_credentials"));
+    }
+    /* Every other order the console offers walks its own index too: no sort of
+     * the matching rows per page (a policy's rules walk rules_policy_id). */
+    for (unsigned sort = STORE_SORT_POLICY; sort < STORE_SORT_COUNT; sort++) {
+        for (unsigned v = 0; v < STORE_PAGE_VARIANTS; v++) {
+            unsigned variant = v | sort << STORE_PAGE_SORT_SHIFT;
+            for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+                if (sort == STORE_SORT_DESCRIPTION ? k != MODEL_KIND_CRED
+                    : sort != STORE_SORT_STATE && k != MODEL_KIND_RULE)
+                    continue;
+                if (k == MODEL_KIND_CRED && (v & STORE_PAGE_POLICY))
+                    continue;
+                if ((v & STORE_PAGE_POLICY) && sort != STORE_SORT_POLICY)
+                    continue;
+                assert_int_equal(store_page_plan(f->st, (model_kind)k, variant, plan,
+                                                 sizeof plan, &err), ERROR_OK);
+                assert_null(strstr(plan, "TEMP B-TREE"));
+            }
+        }
     }
     static const struct {
         store_stmt_id id;
@@ -1603,6 +1678,8 @@ int main(void)
         T(test_paging_edges),
         T(test_cred_paging),
         T(test_query_plans),
+        T(test_paging_cidr_order),
+        T(test_filter_address),
         T(test_walk),
         T(test_transactions),
         T(test_concurrent_reader),

@@ -221,6 +221,16 @@ static void test_discard_and_delete_of_an_edit(void **state)
     assert_int_equal(store_edit_get(st, MODEL_KIND_RULE, b, &info, NULL), ERROR_OK);
     assert_int_equal(info.count, 0);
     store_edit_info_clear(&info);
+
+    /* The queued delete taken back ('u', `discard`): synced again, as the remote has it. */
+    assert_int_equal(store_discard(st, MODEL_KIND_RULE, b, &r, NULL), ERROR_OK);
+    assert_int_equal(r, STORE_DELETE_REVERTED);
+    o = row_of(st, MODEL_KIND_RULE, b);
+    assert_int_equal(o.rule.state, MODEL_STATE_SYNCED);
+    model_object_clear(&o);
+    error_info err;
+    assert_int_equal(store_discard(st, MODEL_KIND_RULE, b, &r, &err), ERROR_STATE);
+    assert_non_null(strstr(err.msg, "synced"));
 }
 
 static void test_cred_acl_edit_keeps_token(void **state)

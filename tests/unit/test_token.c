@@ -163,6 +163,95 @@ static void test_held_malformed(void **state)
     assert_null(strstr(err.msg, "pwned"));
 }
 
+/* A token the store writes is not yet shown until marked; the first mark says so,
+ * the second says it was shown before; the unseen list follows, across a reopen. */
+static void test_shown(void **state)
+{
+    ts_store_dir *d = *state;
+    char local[MODEL_ID_MAX + 1];
+    creating(d->st, local);
+    model_object reply = cred_with(REMOTE_ID, MODEL_STATE_SYNCED, TOKEN);
+    error_info err;
+    assert_int_equal(store_confirm_create(d->st, local, &reply, &err), ERROR_OK);
+    model_object_clear(&reply);
+    char ids[2][MODEL_ID_MAX + 1];
+    size_t n = 9, total = 9;
+    assert_int_equal(store_token_unseen(d->st, ids, 2, &n, &total, &err), ERROR_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(total, 1);
+    assert_string_equal(ids[0], REMOTE_ID);
+    store_close(d->st); /* a restart: still not shown */
+    d->st = ts_store_open(d->path);
+    assert_int_equal(store_token_unseen(d->st, ids, 0, &n, &total, &err), ERROR_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(total, 1);
+    bool before = true;
+    assert_int_equal(store_token_mark_shown(d->st, local, &before, &err), ERROR_OK);
+    assert_false(before); /* the alias reaches it too */
+    assert_int_equal(store_token_mark_shown(d->st, REMOTE_ID, &before, &err), ERROR_OK);
+    assert_true(before);
+    assert_int_equal(store_token_unseen(d->st, ids, 2, &n, &total, &err), ERROR_OK);
+    assert_int_equal(total, 0);
+}
+
+/* Rows in token_fetches, straight from the file (whatever the store's calls say). */
+static int fetch_rows(const char *path)
+{
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *s = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM token_fetches", -1, &s,
+                                        NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+    int n = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return n;
+}
+
+/* Fetches recorded by id or alias keep the latest time, follow the credential's
+ * confirm, count only when recent, skip credentials not cached, and go with the
+ * credential. */
+static void test_fetches(void **state)
+{
+    ts_store_dir *d = *state;
+    static const char OTHER[] = "cr_3Zz1lqOxDdQyVpYcAAAAAAAAAAA";
+    const long long now = 1800000000, week = 7 * 86400;
+    char local[MODEL_ID_MAX + 1];
+    creating(d->st, local);
+    model_object other = cred_with(OTHER, MODEL_STATE_SYNCED, NULL);
+    error_info err;
+    assert_int_equal(store_insert(d->st, &other, &err), ERROR_OK);
+    model_object_clear(&other);
+    store_fetch batch[4] = {{.at = now - 7200}, {.at = now - 8 * 86400},
+                            {.at = now - 9 * 86400}, {.at = now}};
+    strcpy(batch[0].cred_id, local);
+    strcpy(batch[1].cred_id, OTHER);
+    strcpy(batch[2].cred_id, local); /* older: never moves the last one back */
+    strcpy(batch[3].cred_id, "cr_4Zz1lqOxDdQyVpYcAAAAAAAAAAA"); /* not cached: skipped */
+    assert_int_equal(store_fetch_record_batch(d->st, batch, 4, &err), ERROR_OK);
+    assert_int_equal(fetch_rows(d->path), 2);
+    model_object reply = cred_with(REMOTE_ID, MODEL_STATE_SYNCED, TOKEN);
+    assert_int_equal(store_confirm_create(d->st, local, &reply, &err), ERROR_OK);
+    model_object_clear(&reply);
+
+    const char *ids[] = {REMOTE_ID, OTHER, local};
+    long long at[3] = {1, 1, 1};
+    size_t found = 9;
+    assert_int_equal(store_fetch_recent(d->st, ids, 3, now - week, at, &found, &err),
+                     ERROR_OK);
+    assert_int_equal(found, 2); /* the remote id and its alias; OTHER is too old */
+    assert_true(at[0] == now - 7200 && at[1] == 0 && at[2] == now - 7200);
+    assert_int_equal(store_fetch_recent(d->st, ids, 3, now - 10 * 86400, at, &found, &err),
+                     ERROR_OK);
+    assert_true(found == 3 && at[1] == now - 8 * 86400);
+
+    assert_int_equal(store_remove(d->st, MODEL_KIND_CRED, REMOTE_ID, &err), ERROR_OK);
+    assert_int_equal(fetch_rows(d->path), 1);
+    assert_int_equal(store_fetch_recent(d->st, ids, 1, 0, at, &found, &err), ERROR_OK);
+    assert_int_equal(found, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +259,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_insert_refuses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_held_malformed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shown, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fetches, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

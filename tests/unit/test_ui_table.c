@@ -14,9 +14,12 @@
 
 #include <cmocka.h>
 
+#include "rampart/cidrset.h"
 #include "rampart/store.h"
+#include "rampart/validate.h"
 #include "rampart/ui_table.h"
 #include "test_support.h"
+#include "../../ui/views/ui_record.h"
 
 enum { NROWS = 95, HEIGHT = 10 };
 
@@ -31,7 +34,8 @@ typedef struct fixture {
 static const char *const sort_names[] = {"id", "policy", "cidr", "action", "state"};
 static const store_sort sorts[] = {STORE_SORT_ID, STORE_SORT_POLICY, STORE_SORT_CIDR,
                                    STORE_SORT_ACTION, STORE_SORT_STATE};
-static const ui_table_col cols[] = {{"ID", 10, 33, true}, {"CIDR", 10, 20, false}};
+static const ui_table_col cols[] = {{"ID", 10, 33, true, 0, false, false, false},
+                                    {"CIDR", 10, 20, false, 0, false, false, false}};
 
 static error_code page(void *ctx, const store_query *q, const char *cursor, store_dir dir,
                        size_t limit, ui_table_row *rows, size_t *count, error_info *err)
@@ -304,11 +308,21 @@ static const char *sort_key(const model_rule *r, int sort)
     }
 }
 
+/* The cidr order is address order (cidrset_compare's), not text. */
+static int cmp_cidr(const char *a, const char *b)
+{
+    validate_prefix pa, pb;
+    assert_int_equal(validate_cidr(a, &pa, NULL, 0, NULL), ERROR_OK);
+    assert_int_equal(validate_cidr(b, &pb, NULL, 0, NULL), ERROR_OK);
+    return cidrset_compare(&pa, &pb);
+}
+
 static int g_sort;
 static int cmp_rules(const void *a, const void *b)
 {
     const model_rule *x = a, *y = b;
-    int c = strcmp(sort_key(x, g_sort), sort_key(y, g_sort));
+    int c = g_sort == 2 ? cmp_cidr(x->cidr, y->cidr)
+                        : strcmp(sort_key(x, g_sort), sort_key(y, g_sort));
     return c ? c : strcmp(x->id, y->id);
 }
 
@@ -513,6 +527,64 @@ static void test_draw(void **state)
     ui_canvas_free(&c);
 }
 
+/* The rules view's columns at a width: which are shown and how wide. */
+static void rule_layout(ui_table_row *rows, size_t n, int width, bool hide_id,
+                        int widths[UI_TABLE_COLS_MAX])
+{
+    const ui_record_kind *k = ui_record_kind_get(MODEL_KIND_RULE);
+    ui_table_source src = {.cols = k->cols, .ncols = k->ncols};
+    ui_table t = {.src = &src, .rows = rows, .nrows = n, .hide_optional = hide_id};
+    ui_canvas c;
+    error_info err;
+    assert_int_equal(ui_canvas_init(&c, width, 4, false, &err), ERROR_OK);
+    ui_table_layout(&t, &c, width, widths);
+    ui_canvas_free(&c);
+}
+
+/* Columns: ID CIDR ACTION STATE POLICY DESCRIPTION (record_kinds.c). A full IPv6
+ * /128 (43 columns) is whole at 80 and at 60 columns; the id shortens, then goes;
+ * the description takes what is left. */
+static void test_layout_adapts(void **state)
+{
+    (void)state;
+    enum { ID, CIDR, ACTION, STATE, POLICY, DESC };
+    ui_table_row rows[2];
+    memset(rows, 0, sizeof rows);
+    strcpy(rows[0].cells[ID], "ipr_2Zz1lqOxDdQyVpYcAAAAAAAAAAA");
+    strcpy(rows[0].cells[CIDR], "2001:db81:aaaa:bbbb:cccc:dddd:eeee:ffff/128");
+    strcpy(rows[0].cells[ACTION], "deny");
+    strcpy(rows[0].cells[STATE], "synced");
+    strcpy(rows[0].cells[POLICY], "ipp_2Zz1lqOxDdQyVpYcAAAAAAAAAAA");
+    strcpy(rows[0].cells[DESC], "a host");
+    rows[1] = rows[0];
+    strcpy(rows[1].cells[CIDR], "10.0.0.0/8");
+    int w[UI_TABLE_COLS_MAX];
+    rule_layout(rows, 2, 80, false, w);
+    assert_int_equal(w[CIDR], 43);
+    assert_int_equal(w[ACTION], 6);
+    assert_true(w[STATE] >= 6);
+    assert_true(w[ID] >= 10 && w[ID] < 31); /* shortened in the middle */
+    assert_true(w[DESC] >= 8);
+    rule_layout(rows, 2, 80, true, w);
+    assert_int_equal(w[ID], 0);
+    assert_int_equal(w[CIDR], 43);
+    assert_true(w[DESC] >= 8 + 11);
+    rule_layout(rows, 2, 60, false, w);
+    assert_int_equal(w[CIDR], 43);
+    assert_int_equal(w[ACTION], 6);
+    assert_true(w[STATE] >= 6);
+    assert_int_equal(w[ID], 0);
+    /* IPv4 only: room for the whole id and the policy at 120 columns. */
+    rule_layout(rows + 1, 1, 120, false, w);
+    assert_int_equal(w[CIDR], 18); /* its minimum */
+    assert_int_equal(w[ID], 31);
+    assert_int_equal(w[POLICY], 31);
+    int used = 2;
+    for (int i = 0; i < 6; i++)
+        used += w[i] + (i ? 1 : 0);
+    assert_int_equal(used, 120); /* the description took the rest */
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -528,6 +600,7 @@ int main(void)
         T(test_reload_keeps_first_row),
         T(test_source_errors),
         T(test_draw),
+        cmocka_unit_test(test_layout_adapts),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

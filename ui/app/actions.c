@@ -2,11 +2,13 @@
  * The console's mutating actions (ui_app.h): create, delete, retry, discard,
  * reveal, sync. Each checks the read-only flag first: a refused action says so in
  * the status line and changes nothing. Delete and discard ask first, naming the
- * rows, and default to No.
+ * rows, and default to No; a delete also names the credentials whose token a
+ * local agent fetched in the last 7 days (the agent's record in the cache).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../views/ui_record.h"
 #include "app_internal.h"
@@ -14,8 +16,10 @@
 #include "rampart/store.h"
 #include "rampart/ui_dialog.h"
 
-/* Rows named one by one in a confirmation; beyond that, the first few and a count. */
-enum { NAME_ALL_MAX = 5, NAME_FIRST = 3 };
+/* Rows named one by one in a confirmation; beyond that, the first few and a count.
+ * A delete names the credentials local agents fetched a token of lately (the
+ * agent records it in the cache), the first few of them. */
+enum { NAME_ALL_MAX = 5, NAME_FIRST = 3, FETCHED_NAMED = 3, FETCHED_RECENT_S = 7 * 86400 };
 
 static bool refused_readonly(ui_app *app, const char *what)
 {
@@ -115,16 +119,105 @@ static error_code name_rows(ui_app *app, ui_confirm *d, const targets *t, error_
     return ERROR_OK;
 }
 
-/* Ask `title` about `t`, owned from here on, naming its rows then `note`; on yes
- * `fn` runs. */
+static bool names_fetched(const targets *t);
+
+/* "2h ago" for a time `secs` seconds back. */
+static void say_ago(long long secs, char *out, size_t size)
+{
+    if (secs < 60)
+        snprintf(out, size, "just now");
+    else if (secs < 3600)
+        snprintf(out, size, "%lldm ago", secs / 60);
+    else if (secs < 2 * 86400)
+        snprintf(out, size, "%lldh ago", secs / 3600);
+    else
+        snprintf(out, size, "%lldd ago", secs / 86400);
+}
+
+/* "  cr_… (web) 2h ago" for credential `ref`, under the heading of name_fetched
+ * (short: the box is 80 columns at most). */
+static void say_fetched(ui_app *app, const ui_row_ref *ref, long long ago, char *out,
+                        size_t size)
+{
+    model_object obj;
+    model_object_init(&obj, ref->kind);
+    bool named = store_get(ui_app_store(app), ref->kind, ref->id, &obj, NULL) == ERROR_OK &&
+                 obj.cred.description[0];
+    char when[32];
+    say_ago(ago, when, sizeof when);
+    snprintf(out, size, "  %s%s%.24s%s %s", ref->id,
+             named ? " (" : "", named ? obj.cred.description : "", named ? ")" : "", when);
+    model_object_clear(&obj);
+}
+
+/* When a local agent last fetched the token of each credential among `t`, if in the
+ * last 7 days (the agent's record in the cache): at[j] for the j-th credential
+ * (0: not lately), *found of them. A record that cannot be read counts as none:
+ * the question still stands. */
+static error_code fetch_times(ui_app *app, const targets *t, long long now, long long *at,
+                              size_t *found, error_info *err)
+{
+    *found = 0;
+    const char **ids = calloc(t->count, sizeof *ids);
+    if (!ids)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        if (kind_get(t->refs[i].kind)->has_token)
+            ids[n++] = t->refs[i].id;
+    }
+    if (n && store_fetch_recent(ui_app_store(app), ids, n, now - FETCHED_RECENT_S, at, found,
+                                NULL) != ERROR_OK)
+        *found = 0;
+    free(ids);
+    return ERROR_OK;
+}
+
+/* The credentials among `t` a local agent fetched a token of lately, the first few
+ * named, then how many more: a delete would cut those agents off. */
+static error_code name_fetched(ui_app *app, ui_confirm *d, const targets *t, error_info *err)
+{
+    long long now = (long long)time(NULL);
+    long long *at = calloc(t->count, sizeof *at);
+    size_t found = 0;
+    error_code rc = at ? fetch_times(app, t, now, at, &found, err)
+                       : error_set(err, ERROR_NOMEM, "out of memory");
+    if (rc == ERROR_OK && found &&
+        (ui_confirm_add_line(d, "", err) ||
+         ui_confirm_add_line(d, "Fetched by a local agent in the last 7 days:", err)))
+        rc = err->code;
+    size_t j = 0, named = 0; /* at[j]: the j-th credential among the targets */
+    for (size_t i = 0; rc == ERROR_OK && found && i < t->count; i++) {
+        if (!kind_get(t->refs[i].kind)->has_token)
+            continue;
+        long long when = at[j++];
+        if (!when || named == FETCHED_NAMED)
+            continue;
+        named++;
+        char line[256];
+        say_fetched(app, &t->refs[i], now - when, line, sizeof line);
+        rc = ui_confirm_add_line(d, line, err);
+    }
+    if (rc == ERROR_OK && found > FETCHED_NAMED) {
+        char more[64];
+        snprintf(more, sizeof more, "  ... and %zu more", found - FETCHED_NAMED);
+        rc = ui_confirm_add_line(d, more, err);
+    }
+    free(at);
+    return rc;
+}
+
+/* Ask `title` about `t`, owned from here on, naming its rows (and for a delete
+ * the credentials in use) then `note`; on yes `fn` runs. */
 static void ask(ui_app *app, targets *t, const char *title, const char *yes_label,
                 const char *note, ui_confirm_fn fn)
 {
     ui_confirm *d = NULL;
     error_info e = {0};
     if (ui_confirm_new(title, yes_label, &d, &e) != ERROR_OK ||
-        name_rows(app, d, t, &e) != ERROR_OK || ui_confirm_add_line(d, "", &e) ||
-        ui_confirm_add_line(d, note, &e)) {
+        name_rows(app, d, t, &e) != ERROR_OK ||
+        (names_fetched(t) && name_fetched(app, d, t, &e) != ERROR_OK) ||
+        ui_confirm_add_line(d, "", &e) || ui_confirm_add_line(d, note, &e)) {
         ui_confirm_free(d);
         targets_free(t);
         ui_app_status(app, true, "%s", e.msg);
@@ -217,20 +310,27 @@ typedef struct row_action {
     const char *done;     /* "deleted: ": the status line's start */
     row_op op;
     void (*say)(const tally *r, char *what, size_t size);
+    bool name_fetched;    /* the question names credentials local agents use */
 } row_action;
 
 static const row_action delete_action = {
     "deleting", "delete", "Delete", "Never-synced rows go now; synced ones with the next sync.",
-    "deleted: ", store_delete, say_delete,
+    "deleted: ", store_delete, say_delete, true,
 };
 static const row_action discard_action = {
     "discarding", "discard", "Discard",
     "Failed or remotely deleted rows are dropped here and not sent again.", "discarded: ",
-    store_discard, say_discard,
+    store_discard, say_discard, false,
 };
 static const row_action retry_action = {
-    "retrying", "retry", NULL, NULL, "retry: ", retry, say_retry,
+    "retrying", "retry", NULL, NULL, "retry: ", retry, say_retry, false,
 };
+
+/* Whether the question about `t` names the credentials local agents use. */
+static bool names_fetched(const targets *t)
+{
+    return t->action && t->action->name_fetched;
+}
 
 static void run_action(ui_app *app, void *ctx)
 {
@@ -240,6 +340,39 @@ static void run_action(ui_app *app, void *ctx)
     char what[160];
     t->action->say(&r, what, sizeof what);
     report(app, t->action->done, &r, what);
+}
+
+/* Whether marked row `ref` is one the view's filter (and scope) shows: the row
+ * just before a cursor a hair past its id, in id order, is the row itself when it
+ * matches. The store's filter decides, as for the rows on screen. */
+static bool shown_by_filter(ui_app *app, const ui_table *t, const ui_row_ref *ref)
+{
+    store_query q = {.policy_id = t->scope_policy, .filter = t->filter,
+                     .sort = STORE_SORT_ID};
+    char after[MODEL_ID_MAX + 2];
+    snprintf(after, sizeof after, "%s~", ref->id); /* '~' sorts after every id byte */
+    model_object row;
+    size_t n = 0;
+    error_info e = {0};
+    if (store_page(ui_app_store(app), ref->kind, &q, after, STORE_BACKWARD, 1, &row, &n,
+                   &e) != ERROR_OK)
+        return true; /* not known to be hidden: nothing said */
+    bool same = n == 1 && strcmp(model_object_id(&row), ref->id) == 0;
+    if (n)
+        model_object_clear(&row);
+    return same;
+}
+
+/* How many of the marked targets the filter hides (0 without a filter). */
+static size_t hidden_marks(ui_app *app, const targets *t)
+{
+    const ui_table *table = &ui_app_view(app)->table;
+    size_t hidden = 0;
+    if (!t->marked || !table->filter[0])
+        return 0;
+    for (size_t i = 0; i < t->count; i++)
+        hidden += !shown_by_filter(app, table, &t->refs[i]);
+    return hidden;
 }
 
 /* Refused when read-only; asks first when the action has a question. */
@@ -254,8 +387,12 @@ static void start_action(ui_app *app, const row_action *a)
     if (a->question) {
         const kind_desc *k = kind_get(t->refs[0].kind); /* the first mark's kind */
         char title[128];
-        snprintf(title, sizeof title, "%s %zu %s?", a->question, t->count,
-                 t->count == 1 ? k->noun : k->plural);
+        size_t hidden = hidden_marks(app, t);
+        char because[64] = "";
+        if (hidden) /* a mark made before the filter is easy to forget */
+            snprintf(because, sizeof because, " (%zu hidden by the filter)", hidden);
+        snprintf(title, sizeof title, "%s %zu %s%s%s?", a->question, t->count,
+                 t->marked ? "marked " : "", t->count == 1 ? k->noun : k->plural, because);
         ask(app, t, title, a->question, a->note, run_action);
         return;
     }
@@ -280,6 +417,71 @@ void ui_action_discard(ui_app *app) { start_action(app, &discard_action); }
 
 void ui_action_retry(ui_app *app) { start_action(app, &retry_action); }
 
+/* What 'u' takes back from a row in `state`, or NULL when nothing is queued. */
+static const char *queued_change(model_state state)
+{
+    switch (state) {
+    case MODEL_STATE_NEW:
+    case MODEL_STATE_FAILED: return "create";
+    case MODEL_STATE_EDITED: return "edit";
+    case MODEL_STATE_DELETING: return "delete";
+    default: return NULL;
+    }
+}
+
+/* Why 'u' does nothing to a row in `state` (no queued change, or one in flight). */
+static void say_nothing_to_undo(ui_app *app, const model_object *obj)
+{
+    const char *id = model_object_id(obj);
+    model_state state = model_object_state(obj);
+    if (state == MODEL_STATE_CREATING || state == MODEL_STATE_UNKNOWN)
+        ui_app_status(app, true, "not undone: %s is being sent now (%s): after the sync, "
+                      "delete it instead", id, model_state_name(state));
+    else
+        ui_app_status(app, true, "nothing to undo on %s: no change queued (%s)%s", id,
+                      model_state_name(state),
+                      state == MODEL_STATE_CONFLICT ? ": 'R' resolves it" : "");
+}
+
+void ui_action_undo(ui_app *app)
+{
+    if (refused_readonly(app, "undoing"))
+        return;
+    ui_row_ref ref;
+    model_object obj;
+    error_info e = {0};
+    if (!ui_app_current(app, &ref)) {
+        ui_app_status(app, false, "nothing to undo here: no row selected");
+        return;
+    }
+    model_object_init(&obj, ref.kind);
+    if (store_get(ui_app_store(app), ref.kind, ref.id, &obj, &e) != ERROR_OK) {
+        ui_app_status(app, true, "not undone: %s", e.msg);
+        return;
+    }
+    const char *change = queued_change(model_object_state(&obj));
+    /* A delete goes out as the row is: while a sync runs it may be on its way. */
+    bool in_flight = model_object_state(&obj) == MODEL_STATE_DELETING && ui_sync_running(app);
+    if (!change || in_flight) {
+        if (in_flight)
+            ui_app_status(app, true, "not undone: a sync is running and may be deleting %s "
+                          "now: 'u' again once it ends", ref.id);
+        else
+            say_nothing_to_undo(app, &obj);
+        model_object_clear(&obj);
+        return;
+    }
+    store_delete_result res = STORE_DELETE_REMOVED;
+    if (store_discard(ui_app_store(app), ref.kind, ref.id, &res, &e) != ERROR_OK)
+        ui_app_status(app, true, "not undone: %s", e.msg);
+    else
+        ui_app_status(app, false, "undone: the queued %s of %s (%s)", change, ref.id,
+                      res == STORE_DELETE_REMOVED ? "never sent: removed"
+                                                  : "back to the remote's values");
+    model_object_clear(&obj);
+    ui_app_reload(app);
+}
+
 static void do_reveal(ui_app *app, void *ctx)
 {
     const targets *t = ctx;
@@ -303,6 +505,44 @@ void ui_action_reveal(ui_app *app)
     snprintf(title, sizeof title, "Show the token of %s?", t->refs[0].id);
     ask(app, t, title, "Show", "The token stays on screen until you close it (Enter).",
         do_reveal);
+}
+
+/* The cidr of rule `ref` into `out`; false (said in the status line) when it
+ * has none to give. */
+static bool rule_cidr(ui_app *app, const ui_row_ref *ref, char *out, size_t size)
+{
+    if (ref->kind != MODEL_KIND_RULE) {
+        ui_app_status(app, false, "'Y' sends a rule's cidr: %s is a %s ('y' sends its id)",
+                      ref->id, kind_get(ref->kind)->noun);
+        return false;
+    }
+    model_object obj;
+    model_object_init(&obj, ref->kind);
+    error_info e = {0};
+    bool ok = store_get(ui_app_store(app), ref->kind, ref->id, &obj, &e) == ERROR_OK;
+    if (ok)
+        snprintf(out, size, "%s", kind_value(&obj, "cidr", NULL, 0));
+    else
+        ui_app_status(app, true, "nothing sent: %s", e.msg);
+    model_object_clear(&obj);
+    return ok;
+}
+
+void ui_action_copy(ui_app *app, bool cidr)
+{
+    ui_row_ref ref;
+    if (!ui_app_current(app, &ref)) {
+        ui_app_status(app, false, "nothing to copy here: no row selected");
+        return;
+    }
+    char value[MODEL_CIDR_MAX + MODEL_ID_MAX + 2];
+    snprintf(value, sizeof value, "%s", ref.id);
+    if (cidr && !rule_cidr(app, &ref, value, sizeof value))
+        return;
+    if (!ui_clipboard_send(app, value))
+        ui_app_status(app, true, "copy failed: out of memory");
+    else
+        ui_app_status(app, false, "%s %s %s", cidr ? "cidr" : "id", value, UI_CLIPBOARD_SENT);
 }
 
 void ui_action_sync(ui_app *app)

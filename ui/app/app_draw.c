@@ -145,14 +145,23 @@ static bool draw_note(const ui_app *app, ui_canvas *c, int y)
 
 static void draw_hints(const ui_app *app, ui_canvas *c, int y)
 {
-    char hints[256] = " ? help  / filter  : command  Tab views";
-    if (!ui_app_readonly(app)) {
-        if (ui_app_view_const(app)->ops->records)
-            append(hints, sizeof hints, "  c create  d delete", "");
-        append(hints, sizeof hints, "  s sync", "");
-    }
-    append(hints, sizeof hints, ui_app_can_go_back(app) ? "  q back" : "  q quit", "");
+    char hints[512];
+    ui_hint_bar(app, c->width, hints, sizeof hints);
     ui_canvas_text(c, y, 0, -1, hints, (ui_style){UI_ATTR_DIM, UI_COLOR_DEFAULT}, true);
+}
+
+/* An empty view says what to do (ui_hint_empty) where the table says it has no
+ * rows: the first lines under its titles. */
+static void draw_empty(const ui_app *app, ui_canvas *c, ui_rect body)
+{
+    ui_hint_lines h;
+    ui_hint_empty(app, &h);
+    for (int i = 0; i < h.n && i + 1 < body.height; i++) {
+        int y = body.y + 1 + i;
+        ui_canvas_clear(c, y, body.x, body.width, plain);
+        ui_canvas_text(c, y, body.x + 2, body.width - 2, h.line[i],
+                       (ui_style){i ? 0 : UI_ATTR_BOLD, UI_COLOR_DEFAULT}, true);
+    }
 }
 
 /* The status message wrapped onto the status area's rows (ui_app_status_rows:
@@ -214,6 +223,7 @@ void ui_app_draw(const ui_app *app, ui_canvas *c)
     const ui_view *v = ui_app_view_const(app);
     ui_rect body = ui_app_body(app);
     ui_table_draw(&v->table, c, body);
+    draw_empty(app, c, body);
     draw_top_row(app, c);
     draw_position_row(app, c);
     for (int i = 0; i < app->noverlays; i++)

@@ -65,9 +65,37 @@ void ui_app_key(ui_app *app, int key);
 /* A `:` command line, as typed after the colon. */
 void ui_app_command(ui_app *app, const char *line);
 
+/* `:check IP [POLICY]` (check.c): the decision and the rule that made it, in the
+ * status line; the policy defaults to the rule under the cursor's, else the only
+ * cached one. */
+void ui_check_command(ui_app *app, const char *arg);
+
 /* `?`: the keys of the current view and the `:` commands (those read-only refuses
  * hidden then). */
 void ui_help_open(ui_app *app);
+
+/* ---- what to press (hints.c) ---------------------------------------------------- */
+
+/* The name of the first key the keymap binds to `req` in `view` ("c", "Enter");
+ * false when none is bound there. */
+bool ui_hint_key(ui_view_id view, ui_request req, char *name, size_t size);
+
+/* The key bar of the status row: the keys of the current view (or of the details
+ * box on top), most important first, whole keys only, at most `width` columns.
+ * Keys read-only refuses are left out then. */
+void ui_hint_bar(const ui_app *app, int width, char *buf, size_t size);
+
+enum { UI_HINT_LINES = 4 };
+
+typedef struct ui_hint_lines {
+    int n;
+    char line[UI_HINT_LINES][1200];
+} ui_hint_lines;
+
+/* What an empty view says under its titles: with no rows in the cache, how to get
+ * some (create, sync, import); with a filter or policy that hides them all, that
+ * and how to clear it. None (n 0) while the view has rows or is being read. */
+void ui_hint_empty(const ui_app *app, ui_hint_lines *out);
 
 /* ---- actions (form_create.c, form_edit.c; the rest in ui_app.h) -------------- */
 

@@ -61,14 +61,21 @@ static void back(ui_app *app, ui_view *v)
     }
 }
 
-static void cancel(ui_app *app, ui_view *v)
+/* Esc: the filter first; marks only at a second Esc in a row. Saying so rather
+ * than asking: marks can take long to make and Esc is pressed out of habit, yet a
+ * dialog for it would cost a key every time and stop the flow. */
+static void cancel(ui_app *app, ui_view *v, bool again)
 {
+    size_t n = v->table.nmarks;
     if (v->table.filter[0]) {
         ui_table_set_filter(&v->table, "");
         ui_app_status(app, false, "filter cleared");
-    } else if (v->table.nmarks) {
+    } else if (n && !again) {
+        app->esc_clears_marks = true;
+        ui_app_status(app, false, "%zu marked: Esc again clears them", n);
+    } else if (n) {
         ui_table_unmark_all(&v->table);
-        ui_app_status(app, false, "marks cleared");
+        ui_app_status(app, false, "cleared %zu mark%s", n, n == 1 ? "" : "s");
     }
 }
 
@@ -86,6 +93,10 @@ static bool table_request(ui_app *app, ui_table *t, ui_request req)
     case UI_REQ_LAST: table_result(app, t, ui_table_last(t)); return true;
     case UI_REQ_SORT: next_sort(app, t, false); return true;
     case UI_REQ_SORT_REVERSE: next_sort(app, t, true); return true;
+    case UI_REQ_ID_COLUMN:
+        ui_app_status(app, false, ui_table_toggle_optional(t) ? "id column hidden ('i' shows it)"
+                                                              : "id column shown");
+        return true;
     case UI_REQ_MARK: mark_one(app, t); return true;
     case UI_REQ_MARK_RANGE: mark_range(app, t); return true;
     case UI_REQ_UNMARK_ALL: ui_table_unmark_all(t); return true;
@@ -105,7 +116,7 @@ static void switch_by(ui_app *app, int step)
     ui_app_switch(app, (ui_view_id)(((int)app->view + step + UI_VIEW_COUNT) % UI_VIEW_COUNT));
 }
 
-static void request(ui_app *app, ui_request req)
+static void request(ui_app *app, ui_request req, bool esc_again)
 {
     ui_view *v = ui_app_view(app);
     if (ui_request_refused(app, req))
@@ -122,9 +133,12 @@ static void request(ui_app *app, ui_request req)
     case UI_REQ_DELETE: ui_action_delete(app); break;
     case UI_REQ_RETRY: ui_action_retry(app); break;
     case UI_REQ_DISCARD: ui_action_discard(app); break;
+    case UI_REQ_UNDO: ui_action_undo(app); break;
     case UI_REQ_EDIT: ui_action_edit(app); break;
     case UI_REQ_RESOLVE: ui_action_resolve(app); break;
     case UI_REQ_REVEAL: ui_action_reveal(app); break;
+    case UI_REQ_COPY_ID: ui_action_copy(app, false); break;
+    case UI_REQ_COPY_CIDR: ui_action_copy(app, true); break;
     case UI_REQ_SYNC: ui_action_sync(app); break;
     case UI_REQ_HELP: ui_help_open(app); break;
     case UI_REQ_VIEW_NEXT: switch_by(app, 1); break;
@@ -135,7 +149,7 @@ static void request(ui_app *app, ui_request req)
     case UI_REQ_VIEW_LOG: ui_app_switch(app, UI_VIEW_LOG); break;
     case UI_REQ_REDRAW: app->repaint = true; break;
     case UI_REQ_BACK: back(app, v); break;
-    case UI_REQ_CANCEL: cancel(app, v); break;
+    case UI_REQ_CANCEL: cancel(app, v, esc_again); break;
     case UI_REQ_QUIT: ui_app_quit(app, 0); break;
     default: break;
     }
@@ -199,6 +213,8 @@ void ui_app_key(ui_app *app, int key)
     }
     app->status[0] = '\0';
     app->status_error = false;
+    bool esc_again = app->esc_clears_marks; /* only the very next key counts */
+    app->esc_clears_marks = false;
     ui_request req = ui_keymap_lookup(app->view, key);
     if (app->noverlays > 0) {
         ui_overlay top = app->overlays[app->noverlays - 1];
@@ -215,6 +231,6 @@ void ui_app_key(ui_app *app, int key)
         unbound(app, key);
         return;
     }
-    request(app, req);
+    request(app, req, esc_again);
 }
 

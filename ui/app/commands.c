@@ -103,6 +103,8 @@ static const ui_command commands[] = {
     {"policy", NULL, cmd_policy, "[ID]", "rules of one policy (none: all)", UI_REQ_NONE},
     {"filter", NULL, cmd_filter, "[TEXT]", "filter this view (none: clear)", UI_REQ_NONE},
     {"sort", NULL, cmd_sort, "COL [asc|desc]", "sort this view", UI_REQ_NONE},
+    {"check", NULL, ui_check_command, "IP [POLICY]", "allowed? and the rule that decides",
+     UI_REQ_NONE},
     {"sync", NULL, cmd_sync, "", "sync now", UI_REQ_SYNC},
     {"help", "h", cmd_help, "", "the keys and commands", UI_REQ_NONE},
     {"quit", "q", cmd_quit, "", "leave the console", UI_REQ_NONE},

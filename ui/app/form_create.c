@@ -38,8 +38,7 @@ static bool save(create_overlay *o, ui_app *app)
               kind_check_row(&obj, &bad, &e) == ERROR_OK &&
               store_insert(ui_app_store(app), &obj, &e) == ERROR_OK;
     if (ok) {
-        if (kind_get(o->kind)->has_token) /* its token shows once the sync creates it */
-            ui_sync_expect_token(app, model_object_id(&obj));
+        /* A credential's token shows once a sync brings it (ui_token_show_unseen). */
         char msg[256];
         ui_record_format(&obj, k->queued, msg, sizeof msg);
         ui_app_status(app, false, "%s", msg);

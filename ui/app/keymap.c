@@ -29,6 +29,7 @@ static const ui_keymap_entry entries[] = {
     {A, UI_REQ_FILTER, "filter as you type (Enter keeps it, Esc clears it)", {'/'}},
     {R | C | P, UI_REQ_SORT, "sort by the next column", {'o'}},
     {R | C | P, UI_REQ_SORT_REVERSE, "reverse the sort", {'O'}},
+    {R | C, UI_REQ_ID_COLUMN, "hide or show the id column (Enter shows the id)", {'i'}},
     {R, UI_REQ_POLICY, "rules of one policy (pick from the cached ones)", {'p'}},
     {R | C | P, UI_REQ_MARK, "mark or unmark the row", {' '}},
     {R | C | P, UI_REQ_MARK_RANGE, "mark from the last mark to here", {'V'}},
@@ -39,7 +40,10 @@ static const ui_keymap_entry entries[] = {
     {R | C | P, UI_REQ_DELETE, "delete the marked rows, or this one (asks first)", {'d'}},
     {R | C | P, UI_REQ_RETRY, "retry a failed or remotely deleted row", {'r'}},
     {R | C | P, UI_REQ_DISCARD, "discard a failed, new or remotely deleted row", {'x'}},
+    {R | C | P, UI_REQ_UNDO, "undo the row's queued create, edit or delete", {'u'}},
     {C, UI_REQ_REVEAL, "show the credential's token (asks first)", {'t'}},
+    {R | C | P, UI_REQ_COPY_ID, "send the id to the terminal's clipboard (OSC 52)", {'y'}},
+    {R | P, UI_REQ_COPY_CIDR, "send the rule's cidr to the terminal's clipboard", {'Y'}},
     {A, UI_REQ_SYNC, "sync now (push the queue, pull the remote)", {'s'}},
     {A, UI_REQ_HELP, "this help", {'?', UI_KEY_F1}},
     {A, UI_REQ_PROMPT, "command line (:help lists the commands)", {':'}},
@@ -50,7 +54,7 @@ static const ui_keymap_entry entries[] = {
     {A, UI_REQ_VIEW_PENDING, "pending changes (what the next sync does)", {'3'}},
     {A, UI_REQ_VIEW_LOG, "sync and agent log", {'4'}},
     {A, UI_REQ_REDRAW, "repaint the screen", {CTRL('l')}},
-    {A, UI_REQ_CANCEL, "clear the filter and marks", {UI_KEY_ESC}},
+    {A, UI_REQ_CANCEL, "clear the filter; the marks at a second Esc", {UI_KEY_ESC}},
     {A, UI_REQ_BACK, "back (clear the filter, the previous view), or quit", {'q'}},
     {A, UI_REQ_QUIT, "quit", {'Q'}},
 };
@@ -81,6 +85,7 @@ bool ui_request_readonly_refused(ui_request req)
     case UI_REQ_DELETE:
     case UI_REQ_RETRY:
     case UI_REQ_DISCARD:
+    case UI_REQ_UNDO:
     case UI_REQ_EDIT:
     case UI_REQ_RESOLVE:
     case UI_REQ_SYNC:

@@ -19,10 +19,6 @@
 struct ui_sync {
     ui_app *app;
 
-    /* credentials created here whose token is still to be shown (ui thread) */
-    char (*expect)[MODEL_ID_MAX + 1];
-    size_t n_expect, cap_expect;
-
     /* the worker: fields below `lock` are shared with it */
     pthread_t thread;
     bool active;          /* ui thread: a thread was started and not joined yet */

@@ -11,8 +11,8 @@
  * ("offline, retry in 30s"), 's' retries at once, quitting cancels it, and
  * `wait-sync` (ui_sync_join without cancel) ends it after the current attempt.
  *
- * After each attempt the tokens of credentials created in this console that are
- * now synced are shown once (the token dialog).
+ * After each attempt the tokens not yet shown (this sync's creates, or an earlier
+ * one's nobody saw) are shown, once (the token dialog; store_token_unseen).
  */
 #include <poll.h>
 #include <pthread.h>
@@ -85,7 +85,6 @@ void ui_sync_free(ui_sync *s)
     if (!s)
         return;
     stop_worker(s, true);
-    free(s->expect);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->lock);
     free(s);
@@ -291,43 +290,6 @@ void ui_sync_start_run(ui_app *app, bool automatic)
         ui_app_status(app, false, "sync started: keys keep working, progress in the header");
 }
 
-/* Show the token of credential `id` if the sync has created it; true while it is
- * still to come (not synced yet), so it stays expected. */
-static bool show_token_once(ui_app *app, store *st, const char *id, size_t *hidden)
-{
-    model_object o;
-    model_object_init(&o, MODEL_KIND_CRED);
-    error_info e = {0};
-    if (store_get(st, MODEL_KIND_CRED, id, &o, &e) != ERROR_OK)
-        return false;
-    const model_cred *c = &o.cred;
-    bool synced = c->state == MODEL_STATE_SYNCED;
-    char *token = NULL;
-    if (synced && store_token_get(st, c->id, &token, &e) == ERROR_OK) {
-        if (ui_dialog_token(app, c->id, c->description, token, &e) != ERROR_OK)
-            (*hidden)++;
-        model_wipe(token, strlen(token));
-        free(token);
-    }
-    model_object_clear(&o);
-    return !synced;
-}
-
-/* Show the tokens of credentials created here that the sync has now created. */
-static void show_tokens(ui_app *app, ui_sync *s)
-{
-    store *st = ui_app_store(app);
-    size_t kept = 0, hidden = 0;
-    for (size_t i = 0; i < s->n_expect; i++) {
-        if (show_token_once(app, st, s->expect[i], &hidden))
-            memmove(s->expect[kept++], s->expect[i], sizeof s->expect[i]);
-    }
-    s->n_expect = kept;
-    if (hidden)
-        ui_app_status(app, false, "%zu more new token%s: 't' on each credential shows it",
-                      hidden, hidden == 1 ? "" : "s");
-}
-
 static void say_result(ui_app *app, const ui_event *ev, double retry)
 {
     const sync_report *r = &ev->report;
@@ -368,7 +330,7 @@ static void handle_done(ui_app *app, ui_sync *s, const ui_event *ev)
     ui_sync_status_done(app, s, ev);
     if (!s->automatic)
         say_result(app, ev, retry);
-    show_tokens(app, s);
+    ui_token_show_unseen(app); /* the tokens this sync brought */
 }
 
 void ui_sync_on_event(ui_app *app, const ui_event *ev)
@@ -425,20 +387,4 @@ void ui_sync_join(ui_app *app, bool cancel)
     pthread_mutex_unlock(&s->lock);
     handle_done(app, s, &last);
     s->final_handled = true;
-}
-
-void ui_sync_expect_token(ui_app *app, const char *local_id)
-{
-    ui_sync *s = ui_app_sync(app);
-    if (!s)
-        return;
-    if (s->n_expect == s->cap_expect) {
-        size_t cap = s->cap_expect ? s->cap_expect * 2 : 8;
-        char (*grown)[MODEL_ID_MAX + 1] = realloc(s->expect, cap * sizeof *grown);
-        if (!grown)
-            return; /* 't' still shows it later */
-        s->expect = grown;
-        s->cap_expect = cap;
-    }
-    model_copy_text(s->expect[s->n_expect++], MODEL_ID_MAX + 1, local_id);
 }

@@ -17,6 +17,7 @@
 #include "../term/ui_term.h"
 #include "../widgets/ui_text.h"
 #include "app_internal.h"
+#include "rampart/ui_dialog.h"
 
 enum { TICK_MS = 1000 };
 
@@ -165,6 +166,7 @@ static int run_terminal(const ui_options *opt, error_info *err)
     }
     ui_term_layout(t, UI_HEADER_ROWS, UI_STATUS_ROWS);
     start_agent(app, opt);
+    ui_token_show_unseen(app); /* tokens a sync brought before this start */
     int status = loop(app, t);
     if (ui_sync_running(app)) {
         ui_app_status(app, false, "stopping the sync after its current request...");
@@ -184,6 +186,7 @@ static int run_headless(const ui_options *opt, error_info *err)
         return 1;
     int status = 0;
     start_agent(app, opt);
+    ui_token_show_unseen(app);
     error_code rc = ui_headless_run(app, opt, err);
     ui_app_quitting(app, &status);
     finish(app);

@@ -28,7 +28,7 @@ const char *ui_token_mask(bool ascii)
 }
 
 void ui_token_draw(const char *cred_id, const char *description, const char *token,
-                   bool copied, ui_canvas *c, ui_rect area)
+                   bool copied, bool shown_before, ui_canvas *c, ui_rect area)
 {
     int tlen = (int)strlen(token);
     int want = tlen + 2 > 60 ? tlen + 2 : 60;
@@ -40,7 +40,7 @@ void ui_token_draw(const char *cred_id, const char *description, const char *tok
     int token_rows = (tlen + inner - 1) / inner;
     int rows = 7 + token_rows + (copied ? 1 : 0);
     char title[MODEL_ID_MAX + 32];
-    snprintf(title, sizeof title, "New token: %s", cred_id);
+    snprintf(title, sizeof title, "%s: %s", shown_before ? "Token" : "New token", cred_id);
     ui_rect box = ui_dialog_box(c, area, want, rows, title);
     int x = box.x + 2, w = box.width - 4, y = box.y + 1;
     ui_canvas_text(c, y++, x, w, description[0] ? description : "(no description)", plain,
@@ -59,14 +59,16 @@ void ui_token_draw(const char *cred_id, const char *description, const char *tok
         model_wipe(part, sizeof part);
     }
     y++;
-    ui_canvas_text(c, y++, x, w, "Shown this once: the API never sends it again.", plain, true);
+    ui_canvas_text(c, y++, x, w, shown_before ? "Shown before on this machine: keep it secret."
+                                              : "Shown this once: the API never sends it again.",
+                   plain, true);
     ui_canvas_text(c, y++, x, w, "Agents on this machine can still fetch it from rampart.",
                    plain, true);
     if (copied)
-        ui_canvas_text(c, y++, x, w, "Copy sent to the terminal's clipboard (OSC 52).",
+        ui_canvas_text(c, y++, x, w, "Sent to the terminal's clipboard (OSC 52).",
                        title_style, true);
     ui_canvas_text(c, box.y + box.height - 2, x, w,
-                   c->ascii ? "c copy | Enter close" : "c copy \xc2\xb7 Enter close",
+                   c->ascii ? "Y copy | Enter close" : "Y copy \xc2\xb7 Enter close",
                    hint_style, true);
 }
 
@@ -91,15 +93,12 @@ static size_t base64(const unsigned char *in, size_t n, char *out)
     return o;
 }
 
-char *ui_osc52_encode(const char *text, bool tmux, size_t *len)
+/* One sequence at `out`: ESC ] 52;c; base64 BEL, inside ESC P tmux; … ESC \\ with
+ * its ESC doubled when `wrapped`. Returns the bytes written. */
+static size_t osc52_one(const char *text, size_t n, bool wrapped, char *out)
 {
-    size_t n = strlen(text), enc = (n + 2) / 3 * 4;
-    /* ESC P tmux; + ESC ESC ] 52;c; + base64 + BEL + ESC \ */
-    char *out = malloc(enc + 32);
-    if (!out)
-        return NULL;
     size_t o = 0;
-    if (tmux) {
+    if (wrapped) {
         memcpy(out, "\033Ptmux;\033", 8);
         o = 8;
     }
@@ -107,13 +106,43 @@ char *ui_osc52_encode(const char *text, bool tmux, size_t *len)
     o += 7;
     o += base64((const unsigned char *)text, n, out + o);
     out[o++] = '\a';
-    if (tmux) {
+    if (wrapped) {
         memcpy(out + o, "\033\\", 2);
         o += 2;
     }
+    return o;
+}
+
+char *ui_osc52_encode(const char *text, bool tmux, size_t *len)
+{
+    size_t n = strlen(text), enc = (n + 2) / 3 * 4;
+    /* Twice the sequence and its framing at most: plain, then wrapped. */
+    char *out = malloc(2 * enc + 48);
+    if (!out)
+        return NULL;
+    size_t o = osc52_one(text, n, false, out);
+    /* Inside tmux the plain sequence reaches tmux's own clipboard (set-clipboard
+     * on, which also passes it to the outer terminal) and the wrapped one the
+     * outer terminal directly (allow-passthrough on); default tmux takes
+     * neither, so the console only ever says the copy was sent. */
+    if (tmux)
+        o += osc52_one(text, n, true, out + o);
     out[o] = '\0';
     *len = o;
     return out;
+}
+
+bool ui_clipboard_send(ui_app *app, const char *text)
+{
+    const char *tmux = getenv("TMUX");
+    size_t n = 0;
+    char *seq = ui_osc52_encode(text, tmux && tmux[0], &n);
+    if (!seq)
+        return false;
+    ui_app_raw(app, seq, n); /* written by the terminal layer after the next frame */
+    model_wipe(seq, n);
+    free(seq);
+    return true;
 }
 
 /* ---- the dialog as an overlay ---------------------------------------------------- */
@@ -123,37 +152,37 @@ typedef struct token_overlay {
     char description[MODEL_DESCRIPTION_MAX + 1];
     char *token;  /* wiped when the dialog closes */
     bool copied;
+    bool shown_before; /* the store had it marked shown when the dialog opened */
 } token_overlay;
 
 static void token_draw(const void *self, const ui_app *app, ui_canvas *c, ui_rect area)
 {
     (void)app;
     const token_overlay *o = self;
-    ui_token_draw(o->id, o->description, o->token, o->copied, c, area);
+    ui_token_draw(o->id, o->description, o->token, o->copied, o->shown_before, c, area);
 }
 
 static void copy_token(token_overlay *o, ui_app *app)
 {
-    const char *tmux = getenv("TMUX");
-    size_t n = 0;
-    char *seq = ui_osc52_encode(o->token, tmux && tmux[0], &n);
-    if (!seq) {
+    if (!ui_clipboard_send(app, o->token)) {
         ui_app_status(app, true, "copy failed: out of memory");
         return;
     }
-    ui_app_raw(app, seq, n);
-    model_wipe(seq, n);
-    free(seq);
     o->copied = true;
-    ui_app_status(app, false, "token sent to the clipboard (if the terminal allows OSC 52)");
+    ui_app_status(app, false, "token %s", UI_CLIPBOARD_SENT);
 }
 
 static ui_overlay_result token_key(void *self, ui_app *app, int key, ui_request req)
 {
     (void)req;
     token_overlay *o = self;
-    if (key == 'c' || key == 'C' || key == 'y') {
+    /* Only an explicit 'Y' sends the token out: 'y' copies an id everywhere else. */
+    if (key == 'Y') {
         copy_token(o, app);
+        return UI_OVERLAY_KEEP;
+    }
+    if (key == 'c' || key == 'y') {
+        ui_app_status(app, false, "'Y' sends the token to the terminal's clipboard");
         return UI_OVERLAY_KEEP;
     }
     if (key == UI_KEY_ENTER || key == '\n' || key == UI_KEY_ESC || key == 'q') {
@@ -192,6 +221,10 @@ error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *descrip
     }
     model_copy_text(o->id, sizeof o->id, cred_id);
     model_copy_text(o->description, sizeof o->description, description);
+    /* Marked when pushed, not when closed: a console killed while it shows has
+     * still shown it. A read-only cache cannot mark it: it counts as new again. */
+    if (store_token_mark_shown(ui_app_store(app), cred_id, &o->shown_before, NULL) != ERROR_OK)
+        o->shown_before = false;
     return ui_app_push(app, &token_ops, o, err);
 }
 
@@ -222,6 +255,27 @@ void ui_token_show(ui_app *app, const char *cred_id)
         ui_app_status(app, true, "%s", e.msg);
     wipe_free(token);
     model_object_clear(&obj);
+}
+
+/* How many not-yet-shown tokens open a dialog at once; the rest are named by
+ * count and come up at the next sync or start. */
+enum { UNSEEN_SHOWN_MAX = 4 };
+
+void ui_token_show_unseen(ui_app *app)
+{
+    if (ui_app_readonly(app))
+        return;
+    char ids[UNSEEN_SHOWN_MAX][MODEL_ID_MAX + 1];
+    size_t n = 0, total = 0;
+    error_info e = {0};
+    if (store_token_unseen(ui_app_store(app), ids, UNSEEN_SHOWN_MAX, &n, &total, &e))
+        return; /* the next sync or start tries again; 't' shows any token */
+    /* Pushed last to first, so the oldest is on top and is read first. */
+    for (size_t i = n; i-- > 0;)
+        ui_token_show(app, ids[i]);
+    if (total > n)
+        ui_app_status(app, false, "%zu more new token%s not yet shown: they come next, or "
+                      "'t' on each credential", total - n, total - n == 1 ? "" : "s");
 }
 
 const char *ui_token_status(store *st, const char *cred_id)

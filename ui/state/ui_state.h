@@ -40,7 +40,7 @@ typedef enum ui_view_id {
  * the screen is wide wraps onto up to UI_STATUS_ROWS_MAX rows, taking them from
  * the view), the view in between. */
 enum {
-    UI_HEADER_ROWS = 2, UI_STATUS_ROWS = 1, UI_STATUS_ROWS_MAX = 6, UI_MIN_WIDTH = 64,
+    UI_HEADER_ROWS = 2, UI_STATUS_ROWS = 1, UI_STATUS_ROWS_MAX = 6, UI_MIN_WIDTH = 60,
     UI_MIN_HEIGHT = 14
 };
 
@@ -143,6 +143,7 @@ struct ui_app {
     double (*clock)(void *ctx);  /* the console's clock (wall seconds); a fake in tests */
     void *clock_ctx;
     double last_key_at;          /* the console's clock at the last key */
+    bool esc_clears_marks;       /* the last key was an Esc that kept the marks */
     agent *agent;
     char agent_error[160];
     bool quit;

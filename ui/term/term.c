@@ -8,6 +8,7 @@
 #include "ui_term.h"
 
 #include <curses.h>
+#include <term.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <langinfo.h>
@@ -161,6 +162,26 @@ error_code ui_term_open(const ui_term_options *o, ui_term **out, error_info *err
     return ERROR_OK;
 }
 
+/* A terminfo string capability, NULL when the terminal has none (tigetstr says
+ * absent with NULL and "not a string" with (char *)-1). */
+static const char *capability(const char *name)
+{
+    const char *s = tigetstr(name);
+    return s && s != (const char *)-1 && *s ? s : NULL;
+}
+
+/* endwin gives a terminal with an alternate screen (xterm, tmux) its old screen
+ * back; vt100 and the Linux console have none, so the last frame would stay under
+ * the shell's prompt: clear it with the terminal's own sequence instead. */
+static void leave_screen(void)
+{
+    bool alternate = capability("smcup") != NULL;
+    endwin();
+    const char *clear_seq = capability("clear");
+    if (!alternate && clear_seq)
+        putp(clear_seq);
+}
+
 void ui_term_close(ui_term *t)
 {
     if (!t)
@@ -171,7 +192,7 @@ void ui_term_close(ui_term *t)
     }
     if (t->screen) {
         curs_set(1);
-        endwin();
+        leave_screen();
         delscreen(t->screen);
     }
     fflush(stdout);

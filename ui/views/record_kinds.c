@@ -11,9 +11,17 @@
 
 /* ---- rules --------------------------------------------------------------------- */
 
+/* Placed by rank (ui_table.h): the CIDR whole first (a full IPv6 /128 is 43
+ * columns), then action and state, a little description, the id (shortened in
+ * the middle, hidden by a key) and the policy when they fit; the description
+ * takes what is left. */
 static const ui_table_col rule_cols[] = {
-    {"ID", 16, 33, true},      {"CIDR", 18, 43, false},   {"ACTION", 6, 6, false},
-    {"STATE", 8, 14, false},   {"POLICY", 12, 33, true}, {"DESCRIPTION", 8, 0, false},
+    {"ID", 10, 33, true, 4, false, true, true},
+    {"CIDR", 18, 43, false, 0, true, true, false},
+    {"ACTION", 6, 6, false, 1, true, false, false},
+    {"STATE", 5, 14, false, 2, true, true, false},
+    {"POLICY", 12, 33, true, 5, false, true, false},
+    {"DESCRIPTION", 8, 0, false, 3, false, false, false},
 };
 static const char *const rule_values[] = {"id",    "cidr",         "action",
                                           "state", "ip_policy_id", "description"};
@@ -47,9 +55,15 @@ static const ui_record_input rule_inputs[] = {
 
 /* ---- credentials ----------------------------------------------------------------- */
 
+/* By rank: the description (the name agents ask by), the state, the ACL, then
+ * the id, owner and creation time when they fit. */
 static const ui_table_col cred_cols[] = {
-    {"ID", 16, 33, true},  {"DESCRIPTION", 16, 40, false}, {"STATE", 8, 14, false},
-    {"ACL", 10, 0, false}, {"OWNER", 8, 33, true},         {"CREATED", 20, 20, false},
+    {"ID", 10, 33, true, 3, false, true, true},
+    {"DESCRIPTION", 16, 40, false, 0, false, true, false},
+    {"STATE", 5, 14, false, 1, true, true, false},
+    {"ACL", 10, 0, false, 2, false, false, false},
+    {"OWNER", 8, 33, true, 4, false, true, false},
+    {"CREATED", 20, 20, false, 5, false, false, false},
 };
 static const char *const cred_values[] = {"id",  "description", "state",
                                           "acl", "owner_id",    "created_at"};

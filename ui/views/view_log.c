@@ -12,7 +12,9 @@
 #include "rampart/ui_sync_text.h"
 
 static const ui_table_col cols[] = {
-    {"TIME", 8, 8, false}, {"LEVEL", 5, 5, false}, {"MESSAGE", 20, 0, false}};
+    {"TIME", 8, 8, false, 0, false, false, false},
+    {"LEVEL", 5, 5, false, 0, false, false, false},
+    {"MESSAGE", 20, 0, false, 0, false, false, false}};
 static const char *const sorts[] = {"time"};
 static const store_sort sort_keys[] = {STORE_SORT_ID}; /* the ring's order */
 

@@ -13,8 +13,12 @@
 /* The reason is what this view is for: the other columns stay narrow (a cut
  * state or description is whole in the details, Enter) so it gets the room. */
 static const ui_table_col cols[] = {
-    {"", 1, 1, false},       {"KIND", 4, 4, false},  {"ID", 16, 16, true},
-    {"WHAT", 16, 24, false}, {"STATE", 8, 8, false}, {"REASON", 16, 0, false},
+    {"", 1, 1, false, 0, false, false, false},
+    {"KIND", 4, 4, false, 0, false, false, false},
+    {"ID", 16, 16, true, 0, false, false, false},
+    {"WHAT", 16, 24, false, 0, false, false, false},
+    {"STATE", 8, 8, false, 0, false, false, false},
+    {"REASON", 16, 0, false, 0, false, false, false},
 };
 
 static const char *const sorts[] = {"id"};

@@ -32,34 +32,78 @@ void ui_table_position(const ui_table *t, char *rows, size_t rows_size, char *pa
     snprintf(page, page_size, "page %zu/%zu", p, pages);
 }
 
-/* Column widths for `avail` columns: minimums in order while they fit, then the
- * rest to bounded columns in order, then to the first open-ended one. */
-static int layout(const ui_table_source *src, int avail, int *widths)
+/* The widest cell of column `col` on screen, its title included. */
+static int widest(const ui_table *t, const ui_canvas *c, int col)
 {
-    int used = 0, n = 0;
-    for (int i = 0; i < src->ncols; i++) {
-        int need = src->cols[i].min_width + (n ? 1 : 0);
-        if (used + need > avail)
-            break;
-        widths[n++] = src->cols[i].min_width;
-        used += need;
+    int w = ui_canvas_width(c, t->src->cols[col].title, 1 << 20);
+    for (size_t r = 0; r < t->nrows; r++) {
+        int cw = ui_canvas_width(c, t->rows[r].cells[col], 1 << 20);
+        w = cw > w ? cw : w;
     }
-    int extra = avail - used;
-    for (int i = 0; i < n && extra > 0; i++) {
-        int max = src->cols[i].max_width;
-        if (max <= 0 || widths[i] >= max)
-            continue;
-        int add = max - widths[i] < extra ? max - widths[i] : extra;
-        widths[i] += add;
-        extra -= add;
-    }
-    for (int i = 0; i < n && extra > 0; i++) {
-        if (src->cols[i].max_width <= 0) {
-            widths[i] += extra;
-            extra = 0;
+    return w;
+}
+
+/* Column indexes in placement order: by rank, then table order. */
+static int placement(const ui_table_source *src, int *order)
+{
+    int n = 0;
+    for (int rank = 0, left = src->ncols; left > 0; rank++) {
+        for (int i = 0; i < src->ncols; i++) {
+            if (src->cols[i].rank == rank) {
+                order[n++] = i;
+                left--;
+            }
         }
     }
     return n;
+}
+
+void ui_table_layout(const ui_table *t, const ui_canvas *c, int width,
+                     int widths[UI_TABLE_COLS_MAX])
+{
+    const ui_table_source *src = t->src;
+    int order[UI_TABLE_COLS_MAX], want[UI_TABLE_COLS_MAX];
+    int n = placement(src, order), avail = width - 2, used = 0, shown = 0;
+    for (int i = 0; i < UI_TABLE_COLS_MAX; i++)
+        widths[i] = 0;
+    for (int k = 0; k < n; k++) { /* place: minimums (a whole column: its widest) */
+        int i = order[k];
+        const ui_table_col *col = &src->cols[i];
+        int w = widest(t, c, i);
+        want[i] = col->fit || col->max_width <= 0 ? w : col->max_width;
+        if (col->max_width > 0 && want[i] > col->max_width)
+            want[i] = col->max_width;
+        want[i] = want[i] < col->min_width ? col->min_width : want[i];
+        if (col->optional && t->hide_optional)
+            continue;
+        int sep = shown ? 1 : 0;
+        int first = col->whole && used + sep + want[i] <= avail ? want[i] : col->min_width;
+        if (used + sep + first > avail)
+            continue;
+        widths[i] = first;
+        used += sep + first;
+        shown++;
+    }
+    for (int k = 0; k < n && used < avail; k++) { /* grow toward what they show */
+        int i = order[k];
+        if (!widths[i] || widths[i] >= want[i])
+            continue;
+        int add = want[i] - widths[i] < avail - used ? want[i] - widths[i] : avail - used;
+        widths[i] += add;
+        used += add;
+    }
+    for (int i = 0; i < src->ncols && used < avail; i++) { /* the rest: open-ended */
+        if (widths[i] && src->cols[i].max_width <= 0) {
+            widths[i] += avail - used;
+            used = avail;
+        }
+    }
+}
+
+bool ui_table_toggle_optional(ui_table *t)
+{
+    t->hide_optional = !t->hide_optional;
+    return t->hide_optional;
 }
 
 /* `text` cut to `width` columns in the middle ("abc…xyz") into out. */
@@ -94,19 +138,27 @@ static const char *cut_middle(const ui_canvas *c, const char *text, int width, c
     return out;
 }
 
+/* The cursor's row is one reverse bar from edge to edge (every cell, the gaps
+ * between them and the rest of the line), so it is seen on any terminal. */
 static void draw_row(const ui_table *t, ui_canvas *c, int y, int x0, int width,
-                     const ui_table_row *row, bool cursor, const int *widths, int n)
+                     const ui_table_row *row, bool cursor, const int *widths)
 {
     ui_style plain = {0, UI_COLOR_DEFAULT};
+    ui_style bar = {UI_ATTR_REVERSE, UI_COLOR_CURSOR};
+    ui_style base = cursor ? bar : plain;
     bool marked = ui_table_is_marked(t, row->key);
     ui_style cell = marked ? (ui_style){UI_ATTR_BOLD, UI_COLOR_MARK} : plain;
-    ui_canvas_clear(c, y, x0, width, plain);
+    if (cursor)
+        cell.attr = (uint8_t)(cell.attr | UI_ATTR_REVERSE);
+    ui_canvas_clear(c, y, x0, width, base);
     ui_canvas_text(c, y, x0, 1, cursor ? (c->ascii ? ">" : "\xe2\x96\xb6") : " ",
                    cursor ? (ui_style){UI_ATTR_REVERSE | UI_ATTR_BOLD, UI_COLOR_CURSOR} : plain,
                    false);
-    ui_canvas_text(c, y, x0 + 1, 1, marked ? "*" : " ", cell, false);
+    ui_canvas_text(c, y, x0 + 1, 1, marked ? "*" : " ", cursor ? bar : cell, false);
     int x = x0 + 2;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < t->src->ncols; i++) {
+        if (!widths[i])
+            continue;
         ui_style s = cell;
         if (row->style_col < 0 || row->style_col == i) {
             s.color = marked ? cell.color : row->style.color;
@@ -126,10 +178,12 @@ void ui_table_draw(const ui_table *t, ui_canvas *c, ui_rect area)
     ui_style plain = {0, UI_COLOR_DEFAULT};
     ui_style title = {UI_ATTR_BOLD | UI_ATTR_UNDERLINE, UI_COLOR_DEFAULT};
     int widths[UI_TABLE_COLS_MAX];
-    int n = layout(t->src, area.width - 2, widths);
+    ui_table_layout(t, c, area.width, widths);
     ui_canvas_clear(c, area.y, area.x, area.width, plain);
     int x = area.x + 2;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < t->src->ncols; i++) {
+        if (!widths[i])
+            continue;
         ui_canvas_text(c, area.y, x, widths[i], t->src->cols[i].title, title, true);
         x += widths[i] + 1;
     }
@@ -137,7 +191,7 @@ void ui_table_draw(const ui_table *t, ui_canvas *c, ui_rect area)
         int y = area.y + r;
         size_t i = (size_t)(r - 1);
         if (i < t->nrows) {
-            draw_row(t, c, y, area.x, area.width, &t->rows[i], i == t->cursor, widths, n);
+            draw_row(t, c, y, area.x, area.width, &t->rows[i], i == t->cursor, widths);
             continue;
         }
         ui_canvas_clear(c, y, area.x, area.width, plain);

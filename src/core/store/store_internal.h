@@ -47,6 +47,10 @@ typedef enum store_stmt_id {
     STMT_CRED_UPDATE,
     STMT_TOKEN_PUT,
     STMT_TOKEN_GET,
+    STMT_TOKEN_MARK_SHOWN,
+    STMT_TOKEN_UNSEEN,
+    STMT_FETCH_RECORD,
+    STMT_FETCH_SINCE,
     /* lookups (store_lookup.c) */
     STMT_POLICY_IDS,
     STMT_CRED_BY_NAME,
@@ -60,6 +64,8 @@ typedef enum store_stmt_id {
     STMT_RULE_RECREATE,
     STMT_CRED_RECREATE,
     STMT_TOKEN_DELETE,
+    STMT_RULE_UNDELETE,
+    STMT_CRED_UNDELETE,
     /* pull staging and merge (store_pull.c) */
     STMT_PULL_RULES_CLEAR,
     STMT_PULL_CREDS_CLEAR,

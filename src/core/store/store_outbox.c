@@ -212,6 +212,25 @@ error_code store_retry(store *st, model_kind kind, const char *id, error_info *e
 
 /* ---- discard -------------------------------------------------------------- */
 
+/* A queued delete taken back (the row is the remote's again); refused for a row
+ * the sync queued itself (a stray copy, an orphan's remote copy). */
+static error_code undelete_in_op(store *st, model_kind kind, const char *canon,
+                                 store_delete_result *result, error_info *err)
+{
+    char now[MODEL_TIME_MAX + 1];
+    store_now(st, now);
+    int changes = 0;
+    store_stmt_id id = kind == MODEL_KIND_RULE ? STMT_RULE_UNDELETE : STMT_CRED_UNDELETE;
+    if (exec_texts(st, id, (const char *const[]){canon, now}, 2, &changes, err))
+        return err->code;
+    if (changes == 0)
+        return error_set(err, ERROR_STATE, "%s %s is deleted by the next sync for a reason "
+                         "of its own (see its error): it cannot be kept",
+                         kind_get(kind)->noun, canon);
+    *result = STORE_DELETE_REVERTED;
+    return ERROR_OK;
+}
+
 static error_code discard_in_op(store *st, model_kind kind, const char *id,
                                 store_delete_result *result, error_info *err)
 {
@@ -235,15 +254,17 @@ static error_code discard_in_op(store *st, model_kind kind, const char *id,
     case MODEL_STATE_EDITED:
     case MODEL_STATE_CONFLICT:
         return store_edit_discard_in_op(st, kind, canon, result, err);
+    case MODEL_STATE_DELETING:
+        return undelete_in_op(st, kind, canon, result, err);
     case MODEL_STATE_SYNCED:
         return error_set(err, ERROR_STATE, "%s %s is synced: delete it instead of "
                          "discarding it", noun, canon);
     default:
         break;
     }
-    return error_set(err, ERROR_STATE, "%s %s is %s: only new, failed, orphaned, "
-                     "remote_deleted, edited and conflict rows can be discarded (sync "
-                     "first)", noun, canon,
+    return error_set(err, ERROR_STATE, "%s %s is %s: its change is being sent now: "
+                     "only new, failed, orphaned, remote_deleted, edited, conflict and "
+                     "deleting rows can be discarded (sync first)", noun, canon,
                      model_state_name(state));
 }
 

@@ -6,13 +6,15 @@
  */
 #include "store_internal.h"
 
+#include "rampart/validate.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum {
-    SQL_MAX = 1024,
+    SQL_MAX = 4096,
     /* SQLite refuses LIKE patterns above 50000 bytes; nobody types this much. */
     FILTER_MAX = 1024
 };
@@ -34,7 +36,7 @@ static const char *sort_column(model_kind kind, store_sort sort)
 {
     static const char *const cols[MODEL_KIND_COUNT][STORE_SORT_COUNT] = {
         [MODEL_KIND_RULE] = {[STORE_SORT_ID] = "id", [STORE_SORT_POLICY] = "policy_id",
-                             [STORE_SORT_CIDR] = "cidr", [STORE_SORT_ACTION] = "action",
+                             [STORE_SORT_CIDR] = "cidr_key", [STORE_SORT_ACTION] = "action",
                              [STORE_SORT_STATE] = "state"},
         [MODEL_KIND_CRED] = {[STORE_SORT_ID] = "id", [STORE_SORT_STATE] = "state",
                              [STORE_SORT_DESCRIPTION] = "description"},
@@ -56,6 +58,46 @@ static void cursor_clause(model_kind kind, const char *col, bool backward,
                  col, kind_get(kind)->table);
 }
 
+/*
+ * A rule filter that is an address also matches the rules whose cidr contains it:
+ * the keys of its prefixes of every length (/0 to /32 or /128, cidr_sort_key's
+ * form) are bound to ?15… (NULL when the filter is no address), so the lookup is
+ * an IN over the cidr_key index's values, no SQL function needed.
+ */
+enum { ADDR_PARAM = 15, ADDR_KEYS = 129, ADDR_KEY_MAX = 18 };
+
+static void addr_filter(const char *text_clause, char *buf, size_t size)
+{
+    size_t len = (size_t)snprintf(buf, size, "(%s OR cidr_key IN (", text_clause);
+    for (int i = 0; i < ADDR_KEYS && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s?%d", i ? ", " : "",
+                                ADDR_PARAM + i);
+    if (len < size)
+        snprintf(buf + len, size - len, "))");
+}
+
+static int bind_addr_keys(sqlite3_stmt *s, const char *filter)
+{
+    validate_prefix ip;
+    if (validate_ip(filter, &ip, NULL) != ERROR_OK)
+        return SQLITE_OK; /* no address: every key stays NULL */
+    unsigned bytes = ip.family == 4 ? 4 : 16;
+    int rc = SQLITE_OK;
+    for (unsigned bits = 0; rc == SQLITE_OK && bits <= bytes * 8; bits++) {
+        unsigned char key[ADDR_KEY_MAX];
+        key[0] = (unsigned char)ip.family;
+        for (unsigned b = 0; b < bytes; b++) { /* the address masked to `bits` */
+            unsigned keep = bits > b * 8 ? bits - b * 8 : 0;
+            unsigned mask = keep >= 8 ? 0xffu : (0xffu << (8 - keep)) & 0xffu;
+            key[1 + b] = (unsigned char)(ip.addr[b] & mask);
+        }
+        key[1 + bytes] = (unsigned char)bits;
+        rc = sqlite3_bind_blob(s, ADDR_PARAM + (int)bits, key, (int)bytes + 2,
+                               SQLITE_TRANSIENT);
+    }
+    return rc;
+}
+
 static void build_sql(model_kind kind, unsigned variant, bool count, char *buf,
                       size_t size)
 {
@@ -73,11 +115,18 @@ static void build_sql(model_kind kind, unsigned variant, bool count, char *buf,
     }
     if (variant & STORE_PAGE_POLICY)
         add_where(buf, size, &nwhere, "policy_id = ?2");
-    if (variant & STORE_PAGE_FILTER)
+    if (variant & STORE_PAGE_FILTER && kind == MODEL_KIND_RULE) {
+        char clause[SQL_MAX / 2];
+        addr_filter(k->filter_sql, clause, sizeof clause);
+        add_where(buf, size, &nwhere, clause);
+    } else if (variant & STORE_PAGE_FILTER) {
         add_where(buf, size, &nwhere, k->filter_sql);
-    /* One slot per state: wanted ones get its name, the others NULL (never equal). */
+    }
+    /* One slot per state: wanted ones get its name, the others NULL (never equal).
+     * "+state": the (state, id) index is for the state order; as a lookup it would
+     * make every other order sort all the matching rows for each page. */
     if (variant & STORE_PAGE_STATES)
-        add_where(buf, size, &nwhere, "state IN (?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+        add_where(buf, size, &nwhere, "+state IN (?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
     if (count)
         return;
     size_t len = strlen(buf);
@@ -164,6 +213,8 @@ static error_code bind_query(store *st, sqlite3_stmt *s, unsigned variant,
             return err->code;
         }
         rc = sqlite3_bind_text(s, 3, pattern, -1, free);
+        if (rc == SQLITE_OK && sqlite3_bind_parameter_count(s) >= ADDR_PARAM)
+            rc = bind_addr_keys(s, q->filter);
     }
     if (rc == SQLITE_OK && (variant & STORE_PAGE_STATES))
         rc = bind_states(s, q->states);

@@ -25,11 +25,45 @@ static void sql_canon_cidr(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_value(ctx, argv[0]);
 }
 
+/* cidr_sort_key(text): the blob rules.cidr_key holds, so the console's cidr order
+ * is address order (family, address bytes, prefix length: what memcmp on the blob
+ * gives) served by an index. Computed here, in the store's own writes, rather than
+ * in an expression index: the column is plain data any reader (the sqlite3 shell
+ * included) can use without this function. Text that is not a CIDR (a row an older
+ * version kept as the remote sent it) sorts after every address, as text. */
+static void sql_cidr_sort_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *text = (const char *)sqlite3_value_text(argv[0]);
+    validate_prefix pfx;
+    unsigned char key[1 + 16 + 1 + MODEL_CIDR_MAX];
+    size_t len = 0;
+    if (text && validate_cidr(text, &pfx, NULL, 0, NULL) == ERROR_OK) {
+        size_t n = pfx.family == 4 ? 4 : 16;
+        key[len++] = (unsigned char)pfx.family;
+        memcpy(key + len, pfx.addr, n);
+        len += n;
+        key[len++] = (unsigned char)pfx.bits;
+    } else {
+        size_t n = text ? strlen(text) : 0;
+        n = n > MODEL_CIDR_MAX ? MODEL_CIDR_MAX : n;
+        key[len++] = 0xff;
+        if (n)
+            memcpy(key + len, text, n);
+        len += n;
+    }
+    sqlite3_result_blob(ctx, key, (int)len, SQLITE_TRANSIENT);
+}
+
 error_code store_add_functions(store *st, error_info *err)
 {
     int rc = sqlite3_create_function(st->db, "canon_cidr", 1,
                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
                                      NULL, sql_canon_cidr, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(st->db, "cidr_sort_key", 1,
+                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
+                                     NULL, sql_cidr_sort_key, NULL, NULL);
     return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
 }
 

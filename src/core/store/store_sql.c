@@ -52,6 +52,15 @@
     "CREATE UNIQUE INDEX rules_live_key ON rules(policy_id, cidr)" \
     " WHERE state NOT IN ('deleting', 'remote_deleted');"
 #define RULE_INDEXES_DROP "DROP INDEX rules_policy_id; DROP INDEX rules_live_key;"
+/* The console's sort orders (cidr in address order, action, state), each one index
+ * so a page costs the same at any depth in every order: made by the migration that
+ * added cidr_key, dropped and rebuilt by a bulk import with the others. */
+#define RULE_SORT_INDEXES \
+    "CREATE INDEX rules_cidr_key ON rules(cidr_key, id);" \
+    "CREATE INDEX rules_action ON rules(action, id);" \
+    "CREATE INDEX rules_state ON rules(state, id);"
+#define RULE_SORT_INDEXES_DROP \
+    "DROP INDEX rules_cidr_key; DROP INDEX rules_action; DROP INDEX rules_state;"
 /* From migration 4 on: a rule in conflict holds no natural key (the remote rule it
  * clashes with is cached beside it). */
 #define RULE_INDEXES_V4 \
@@ -167,6 +176,29 @@ static const char *const migrations[] = {
     /* 5: what the cache knows about itself (when it last synced), so it survives a
      * restart of the console. */
     "CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;",
+    /* 6: every sort order the console offers walks an index. cidr_key is the cidr
+     * in address order (cidr_sort_key, store_schema.c), set by the store's every
+     * write of a cidr; rows cached before are keyed here. Credentials by state, and
+     * by description then id (the agents' lookup by description uses it too). */
+    "ALTER TABLE rules ADD COLUMN cidr_key BLOB NOT NULL DEFAULT x'';"
+    "UPDATE rules SET cidr_key = cidr_sort_key(cidr);"
+    RULE_SORT_INDEXES
+    "CREATE INDEX credentials_state ON credentials(state, id);"
+    "DROP INDEX credentials_description;"
+    "CREATE INDEX credentials_description ON credentials(description, id);",
+    /* 7: when the console first showed a token (NULL: not yet shown), so a token a
+     * sync brought while nobody looked still shows once, even after a restart.
+     * Tokens held before this step count as shown: their owner had them. */
+    "ALTER TABLE tokens ADD COLUMN shown_at TEXT;"
+    "UPDATE tokens SET shown_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');",
+    /* 8: when a local agent last handed out each credential's token (seconds since
+     * the epoch), so the console can say which credentials are in use before one
+     * is deleted. Ids and times only. The row follows its credential: renamed by
+     * a confirm, gone with it. */
+    "CREATE TABLE token_fetches ("
+    " cred_id TEXT PRIMARY KEY"
+    "  REFERENCES credentials(id) ON UPDATE CASCADE ON DELETE CASCADE,"
+    " last_at INTEGER NOT NULL) WITHOUT ROWID;",
 };
 
 /*
@@ -251,6 +283,10 @@ static const char staging_schema[] =
     "state = 'synced', error = '', attempts = 0, updated_at = :now"
 
 /* The statements that differ between the kinds only by their table. */
+#define UNDELETE_SQL(t, k) \
+    "UPDATE " t " SET state = CASE WHEN EXISTS (SELECT 1 FROM edits AS e WHERE e.kind = '" \
+    k "' AND e.id = " t ".id) THEN 'edited' ELSE 'synced' END, updated_at = ?2" \
+    " WHERE id = ?1 AND state = 'deleting' AND error = ''"
 #define RESOLVE_SQL(t) "SELECT id, state FROM " t " WHERE id = " RESOLVED_ID
 #define SET_STATE_SQL(t) \
     "UPDATE " t " SET state = ?2, error = ?3, updated_at = ?4, " ATTEMPTS \
@@ -277,15 +313,17 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_RULE_LIVE_ID] = "SELECT id FROM rules"
                           " WHERE policy_id = ?1 AND cidr = ?2 AND " LIVE " LIMIT 1",
     [STMT_RULE_INSERT] = "INSERT INTO rules (id, uri, created_at, description, metadata,"
-                         " cidr, policy_id, policy_uri, error, action, state, updated_at)"
-                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                         " cidr, policy_id, policy_uri, error, action, state, updated_at,"
+                         " cidr_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                         " ?12, cidr_sort_key(?6))",
     [STMT_RULE_SET_STATE] = SET_STATE_SQL("rules"),
     [STMT_RULE_DELETE] = DELETE_SQL("rules"),
     [STMT_RULE_STATE_COUNTS] = STATE_COUNTS_SQL("rules"),
     [STMT_RULE_CONFIRM] = "UPDATE rules SET " CONFIRMED ", " KEEP("policy_uri", ":policy_uri")
                           " WHERE id = :local_id",
     /* An edit (store_update): named parameters are the kind's editable fields. */
-    [STMT_RULE_UPDATE] = "UPDATE rules SET cidr = :cidr, description = :description,"
+    [STMT_RULE_UPDATE] = "UPDATE rules SET cidr = :cidr, cidr_key = cidr_sort_key(:cidr),"
+                         " description = :description,"
                          " metadata = :metadata WHERE id = :id",
 
     [STMT_CRED_RESOLVE] = RESOLVE_SQL("credentials"),
@@ -299,7 +337,22 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_CRED_CONFIRM] = "UPDATE credentials SET " CONFIRMED " WHERE id = :local_id",
     [STMT_CRED_UPDATE] = "UPDATE credentials SET description = :description, acl = :acl,"
                          " metadata = :metadata WHERE id = :id",
-    [STMT_TOKEN_PUT] = "INSERT OR REPLACE INTO tokens (cred_id, token) VALUES (?1, ?2)",
+    /* A new token is not yet shown (shown_at NULL), whoever brought it. */
+    [STMT_TOKEN_PUT] = "INSERT OR REPLACE INTO tokens (cred_id, token, shown_at)"
+                       " VALUES (?1, ?2, NULL)",
+    [STMT_TOKEN_MARK_SHOWN] = "UPDATE tokens SET shown_at = ?2 WHERE cred_id = "
+                              RESOLVED_ID " AND shown_at IS NULL",
+    [STMT_TOKEN_UNSEEN] = "SELECT t.cred_id FROM tokens AS t JOIN credentials AS c"
+                          " ON c.id = t.cred_id WHERE t.shown_at IS NULL"
+                          " AND c.state NOT IN ('deleting', 'remote_deleted') ORDER BY c.seq",
+    /* A credential no longer cached is skipped (no row to select); an older time
+     * never moves the last one back. */
+    [STMT_FETCH_RECORD] = "INSERT INTO token_fetches (cred_id, last_at) SELECT id, ?2"
+                          " FROM credentials WHERE id = " RESOLVED_ID
+                          " ON CONFLICT (cred_id) DO UPDATE"
+                          " SET last_at = max(last_at, excluded.last_at)",
+    [STMT_FETCH_SINCE] = "SELECT last_at FROM token_fetches WHERE cred_id = " RESOLVED_ID
+                         " AND last_at >= ?2",
     /* One indexed query: no credential row -> no result; no token -> NULL. */
     [STMT_POLICY_IDS] = "SELECT min(policy_id) FROM rules WHERE policy_id > ?1",
     [STMT_CRED_BY_NAME] = "SELECT id FROM credentials WHERE description = ?1"
@@ -329,6 +382,11 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_CRED_RECREATE] = "UPDATE credentials SET id = ?2, uri = '', state = 'new',"
                            " error = '', attempts = 0, updated_at = ?3 WHERE id = ?1",
     [STMT_TOKEN_DELETE] = "DELETE FROM tokens WHERE cred_id = ?1",
+    /* Undo a delete the user queued: back to edited when an edit waits under it,
+     * else synced. A row the merge queued for deletion (a stray copy: it carries
+     * why in `error`) stays queued. */
+    [STMT_RULE_UNDELETE] = UNDELETE_SQL("rules", "rule"),
+    [STMT_CRED_UNDELETE] = UNDELETE_SQL("credentials", "credential"),
 
     /* ---- pull staging ---- */
     [STMT_PULL_RULES_CLEAR] = "DELETE FROM pull_rules",
@@ -394,6 +452,7 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_MERGE_RULE_UPDATE] = "UPDATE OR IGNORE rules SET uri = p.uri,"
                                " created_at = p.created_at, description = p.description,"
                                " metadata = p.metadata, cidr = p.cidr,"
+                               " cidr_key = cidr_sort_key(p.cidr),"
                                " policy_uri = p.policy_uri, state = " BACK_TO_SYNCED("rules")
                                ", updated_at = ?1 FROM pull_rules AS p WHERE p.id = rules.id"
                                " AND rules.state IN ('synced', 'deleting', 'remote_deleted')"
@@ -434,9 +493,10 @@ static const char *const statements[STMT_COUNT] = {
                                 " WHERE state IN ('creating', 'unknown')",
     [STMT_MERGE_RULE_ADD] = "INSERT OR IGNORE INTO rules (id, uri, created_at, description,"
                             " metadata, cidr, policy_id, policy_uri, action, state, error,"
-                            " updated_at) SELECT p.id, p.uri, p.created_at, p.description,"
-                            " p.metadata, p.cidr, p.policy_id, p.policy_uri, p.action,"
-                            " 'synced', '', ?1 FROM pull_rules AS p WHERE " UNSEEN("p"),
+                            " updated_at, cidr_key) SELECT p.id, p.uri, p.created_at,"
+                            " p.description, p.metadata, p.cidr, p.policy_id, p.policy_uri,"
+                            " p.action, 'synced', '', ?1, cidr_sort_key(p.cidr)"
+                            " FROM pull_rules AS p WHERE " UNSEEN("p"),
 
     /* ---- merge: credentials (?1 = now) ---- */
     [STMT_MERGE_CRED_GONE_ALIASES] = "DELETE FROM aliases WHERE kind = 'credential' AND"
@@ -527,7 +587,8 @@ const char *store_sql_migration(int index)
 
 const char *store_sql_rule_indexes(bool create)
 {
-    return create ? RULE_INDEXES_V4 : RULE_INDEXES_DROP;
+    return create ? RULE_INDEXES_V4 RULE_SORT_INDEXES
+                  : RULE_INDEXES_DROP RULE_SORT_INDEXES_DROP;
 }
 
 const char *store_sql_staging(void)
@@ -546,10 +607,12 @@ const char *store_sql_staging(void)
 
 static const store_kind_info kinds[MODEL_KIND_COUNT] = {
     KIND_SQL(MODEL_KIND_RULE, STORE_RULE_COLS,
-             "(id" LIKE3 " OR cidr" LIKE3 " OR description" LIKE3 " OR policy_id" LIKE3 ")",
+             "(id" LIKE3 " OR cidr" LIKE3 " OR description" LIKE3 " OR policy_id" LIKE3
+             " OR action" LIKE3 " OR state" LIKE3 ")",
              RULE),
     KIND_SQL(MODEL_KIND_CRED, STORE_CRED_COLS,
-             "(id" LIKE3 " OR description" LIKE3 " OR owner_id" LIKE3 " OR acl" LIKE3 ")",
+             "(id" LIKE3 " OR description" LIKE3 " OR owner_id" LIKE3 " OR acl" LIKE3
+             " OR state" LIKE3 ")",
              CRED),
 };
 
