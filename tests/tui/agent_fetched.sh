@@ -7,6 +7,7 @@ here=$(dirname "$0")
 . "$here/../e2e/lib.sh"
 . "$here/../e2e/server.sh"
 . "$here/../e2e/agent_lib.sh"
+. "$here/lib.sh"
 trap 'stop_agents; stop_server; rm -rf "$tmp"' EXIT INT TERM
 
 DB="$tmp/cache.db"
@@ -35,16 +36,7 @@ check "cache: the fetch time of web only, written at stop (ids and times, no tok
     sh -c '[ "$(sqlite3 "$0" "SELECT cred_id FROM token_fetches")" = "$1" ]' "$DB" "$WEB"
 
 # play NAME: the key script on stdin, run headless; one file per dumped screen.
-play() {
-    cat >"$tmp/$1.keys"
-    "$RAMPART" --db "$DB" tui --no-agent --headless "$tmp/$1.keys" >"$tmp/out" 2>"$tmp/err"
-    status=$?
-    rm -f "$tmp"/screen.*
-    awk -v dir="$tmp" 'BEGIN { n = 1 } $0 == "----" { n++; next }
-        { print > (dir "/screen." n) }' "$tmp/out"
-}
-screen() { [ -f "$tmp/screen.$1" ] && grep -F -q -- "$2" "$tmp/screen.$1"; }
-no_screen() { [ -f "$tmp/screen.$1" ] && ! grep -F -q -- "$2" "$tmp/screen.$1"; }
+play() { headless_play "$DB" "$1"; }
 
 # Both marked, then web alone (the filter puts the cursor on it).
 play delete <<'EOF2'

@@ -14,19 +14,7 @@ db="$tmp/edit.db"
 policy=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a
 
 # play NAME [OPTIONS]: run the script $tmp/NAME.keys (from stdin) headless.
-play() {
-    name=$1
-    shift
-    cat >"$tmp/$name.keys"
-    "$RAMPART" --db "$db" tui --no-agent "$@" --headless "$tmp/$name.keys" \
-        >"$tmp/out" 2>"$tmp/err"
-    status=$?
-    rm -f "$tmp"/screen.*
-    awk -v dir="$tmp" 'BEGIN { n = 1 } $0 == "----" { n++; next }
-        { print > (dir "/screen." n) }' "$tmp/out"
-}
-screen() { [ -f "$tmp/screen.$1" ] && grep -F -q -- "$2" "$tmp/screen.$1"; }
-no_screen() { [ -f "$tmp/screen.$1" ] && ! grep -F -q -- "$2" "$tmp/screen.$1"; }
+play() { headless_play "$db" "$@"; }
 # The row of the table holding TEXT on screen N holds PATTERN too.
 row_with() { grep -F -- "$2" "$tmp/screen.$1" | grep -F -q -- "$3"; }
 

@@ -9,22 +9,9 @@ db="$tmp/cache.db"
 tui_cache 10000 "$db" || echo "not ok - import"
 
 # play NAME [OPTIONS]: run the script $tmp/NAME.keys (from stdin) headless.
-play() {
-    name=$1
-    shift
-    cat >"$tmp/$name.keys"
-    "$RAMPART" --db "$db" tui --no-agent "$@" --headless "$tmp/$name.keys" \
-        >"$tmp/out" 2>"$tmp/err"
-    status=$?
-    # One file per dumped screen: $tmp/screen.1, $tmp/screen.2, ...
-    rm -f "$tmp"/screen.*
-    awk -v dir="$tmp" 'BEGIN { n = 1 } $0 == "----" { n++; next }
-        { print > (dir "/screen." n) }' "$tmp/out"
-}
+play() { headless_play "$db" "$@"; }
 
 # screen N PATTERN: screen N holds PATTERN (a fixed string).
-screen() { [ -f "$tmp/screen.$1" ] && grep -F -q -- "$2" "$tmp/screen.$1"; }
-no_screen() { [ -f "$tmp/screen.$1" ] && ! grep -F -q -- "$2" "$tmp/screen.$1"; }
 # row N LINE PATTERN: line LINE (1-based) of screen N holds PATTERN.
 row() { sed -n "$2p" "$tmp/screen.$1" | grep -F -q -- "$3"; }
 

@@ -7,20 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # play DB NAME [OPTIONS]: run the script $tmp/NAME.keys (from stdin) headless.
-play() {
-    db=$1
-    name=$2
-    shift 2
-    cat >"$tmp/$name.keys"
-    "$RAMPART" --db "$db" tui --no-agent "$@" --headless "$tmp/$name.keys" \
-        >"$tmp/out" 2>"$tmp/err"
-    status=$?
-    rm -f "$tmp"/screen.*
-    awk -v dir="$tmp" 'BEGIN { n = 1 } $0 == "----" { n++; next }
-        { print > (dir "/screen." n) }' "$tmp/out"
-}
-screen() { [ -f "$tmp/screen.$1" ] && grep -F -q -- "$2" "$tmp/screen.$1"; }
-no_screen() { [ -f "$tmp/screen.$1" ] && ! grep -F -q -- "$2" "$tmp/screen.$1"; }
+play() { headless_play "$@"; }
 # the screen's status area (its last two rows: a message may wrap onto two)
 status_has() {
     tail -n 2 "$tmp/screen.$1" | sed 's/^ *//; s/ *$//' | tr '\n' ' ' | grep -F -q -- "$2"

@@ -15,6 +15,14 @@
 #                              $tmp/exit when it ends
 #   tui_exited_ok              poll for that status; true when it is 0
 #
+# Headless runs (no terminal: `tui --headless SCRIPT` prints every `dump`):
+#
+#   headless_play DB NAME [ARGS...]  the key script on stdin, saved as $tmp/NAME.keys,
+#                              run by `rampart --db DB tui --no-agent ARGS`; $status
+#                              is its exit status, $tmp/out and $tmp/err its output,
+#                              one file per dumped screen: $tmp/screen.1, .2, ...
+#   screen N TEXT / no_screen N TEXT  screen N holds (does not hold) TEXT
+#
 # Every test talks to its own tmux server (a socket in $tmp, no user config), so
 # tests never see each other's sessions or the user's. Waits poll the screen with
 # `tmux capture-pane` in a bounded loop; nothing sleeps for a guessed time.
@@ -160,3 +168,20 @@ tui_exited_ok() {
 }
 
 tui_pipe_stop() { tui_tmux pipe-pane -t "$tui_session"; }
+
+# ---- headless runs ----
+
+headless_play() {
+    hp_db=$1
+    hp_name=$2
+    shift 2
+    cat >"$tmp/$hp_name.keys"
+    "$RAMPART" --db "$hp_db" tui --no-agent "$@" --headless "$tmp/$hp_name.keys" \
+        >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    rm -f "$tmp"/screen.*
+    awk -v dir="$tmp" 'BEGIN { n = 1 } $0 == "----" { n++; next }
+        { print > (dir "/screen." n) }' "$tmp/out"
+}
+screen() { [ -f "$tmp/screen.$1" ] && grep -F -q -- "$2" "$tmp/screen.$1"; }
+no_screen() { [ -f "$tmp/screen.$1" ] && ! grep -F -q -- "$2" "$tmp/screen.$1"; }

@@ -19,16 +19,8 @@ play() {
     name=$1
     pdb=$2
     shift 2
-    cat >"$tmp/$name.keys"
-    "$RAMPART" --db "$pdb" tui --no-agent --size 160x24 "$@" --headless "$tmp/$name.keys" \
-        >"$tmp/out" 2>"$tmp/err"
-    status=$?
-    rm -f "$tmp"/screen.*
-    awk -v dir="$tmp" 'BEGIN { n = 1 } $0 == "----" { n++; next }
-        { print > (dir "/screen." n) }' "$tmp/out"
+    headless_play "$pdb" "$name" --size 160x24 "$@"
 }
-screen() { [ -f "$tmp/screen.$1" ] && grep -F -q -- "$2" "$tmp/screen.$1"; }
-no_screen() { [ -f "$tmp/screen.$1" ] && ! grep -F -q -- "$2" "$tmp/screen.$1"; }
 header() { head -n 1 "$tmp/screen.$1" | grep -E -q -- "$2"; }
 queue_rule() { "$RAMPART" --db "$1" rules create --cidr "$2" --policy "$policy" --action deny >/dev/null; }
 
