@@ -44,7 +44,13 @@ static bool only_policy(ui_app *app, char *out, size_t size, error_info *err)
 static bool pick_policy(ui_app *app, const char *named, char *out, size_t size)
 {
     if (named[0]) {
-        snprintf(out, size, "%s", named);
+        size_t len = strlen(named);
+        if (len >= size) { /* read one longer than an id can be, to say so */
+            ui_app_status(app, true, ":check: the policy id is too long (at most %zu "
+                          "characters)", size - 1);
+            return false;
+        }
+        memcpy(out, named, len + 1);
         return true;
     }
     error_info e = {0};
