@@ -45,7 +45,7 @@ static bool pick_policy(ui_app *app, const char *named, char *out, size_t size)
 {
     if (named[0]) {
         size_t len = strlen(named);
-        if (len >= size) { /* read one longer than an id can be, to say so */
+        if (len >= size) {
             ui_app_status(app, true, ":check: the policy id is too long (at most %zu "
                           "characters)", size - 1);
             return false;
@@ -66,8 +66,8 @@ static bool pick_policy(ui_app *app, const char *named, char *out, size_t size)
 
 void ui_check_command(ui_app *app, const char *arg)
 {
-    char ip[128] = "", named[MODEL_ID_MAX + 2] = "", extra[8] = "";
-    int n = sscanf(arg, "%127s %64s %7s", ip, named, extra);
+    char ip[128] = "", named[128] = "", extra[8] = "";
+    int n = sscanf(arg, "%127s %127s %7s", ip, named, extra);
     if (n < 1 || n > 2) {
         ui_app_status(app, true, ":check IP [POLICY_ID]: %s",
                       n < 1 ? "which address?" : "one address at a time");
