@@ -93,23 +93,28 @@ static size_t base64(const unsigned char *in, size_t n, char *out)
     return o;
 }
 
+/* The bytes of `framing` at `out`, without its NUL (the sequence is not a string
+ * until the caller ends it). Returns how many. */
+static size_t put_framing(char *out, const char *framing)
+{
+    size_t i = 0;
+    for (; framing[i]; i++)
+        out[i] = framing[i];
+    return i;
+}
+
 /* One sequence at `out`: ESC ] 52;c; base64 BEL, inside ESC P tmux; … ESC \\ with
  * its ESC doubled when `wrapped`. Returns the bytes written. */
 static size_t osc52_one(const char *text, size_t n, bool wrapped, char *out)
 {
     size_t o = 0;
-    if (wrapped) {
-        memcpy(out, "\033Ptmux;\033", 8);
-        o = 8;
-    }
-    memcpy(out + o, "\033]52;c;", 7);
-    o += 7;
+    if (wrapped)
+        o += put_framing(out, "\033Ptmux;\033");
+    o += put_framing(out + o, "\033]52;c;");
     o += base64((const unsigned char *)text, n, out + o);
     out[o++] = '\a';
-    if (wrapped) {
-        memcpy(out + o, "\033\\", 2);
-        o += 2;
-    }
+    if (wrapped)
+        o += put_framing(out + o, "\033\\");
     return o;
 }
 

@@ -48,8 +48,8 @@ static void sql_cidr_sort_key(sqlite3_context *ctx, int argc, sqlite3_value **ar
         size_t n = text ? strlen(text) : 0;
         n = n > MODEL_CIDR_MAX ? MODEL_CIDR_MAX : n;
         key[len++] = 0xff;
-        if (n)
-            memcpy(key + len, text, n);
+        for (size_t i = 0; i < n; i++) /* bytes of a blob, not a string */
+            key[len + i] = (unsigned char)text[i];
         len += n;
     }
     sqlite3_result_blob(ctx, key, (int)len, SQLITE_TRANSIENT);
