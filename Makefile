@@ -1,5 +1,6 @@
 # rampart — see README.md. `make run` and `make test` install missing Debian
-# packages first (make deps), so a fresh machine needs nothing else.
+# packages first (make deps), so a fresh machine needs nothing else; `make check`
+# runs the same tests but never installs anything (a packaging build).
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -10,14 +11,18 @@ MANDIR      ?= $(PREFIX)/share/man
 DOCDIR      ?= $(PREFIX)/share/doc/rampart
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+INSTALL     ?= install
 
-# Libraries found with pkg-config, and the Debian packages that provide them.
-PKGS      := ncursesw libcurl sqlite3 jansson cmocka libmicrohttpd
-DEB_PKGS  := pkg-config libncurses-dev libcurl4-openssl-dev libsqlite3-dev \
-             libjansson-dev libcmocka-dev libmicrohttpd-dev
-# Tools the tests and benchmarks run (checked with `command -v`).
-TOOLS     := tmux curl sqlite3 man
-DEB_TOOLS := tmux curl sqlite3 man-db
+# What the build and the tests need, as NAME=DEBIAN-PACKAGE pairs: the libraries
+# (pkg-config modules) and the tools the tests and benchmarks run (`command -v`).
+# One table for both uses: `make deps` installs the packages, `make check` names
+# the missing ones.
+LIB_DEBS  := ncursesw=libncurses-dev libcurl=libcurl4-openssl-dev sqlite3=libsqlite3-dev \
+             jansson=libjansson-dev cmocka=libcmocka-dev libmicrohttpd=libmicrohttpd-dev
+TOOL_DEBS := tmux=tmux curl=curl sqlite3=sqlite3 man=man-db python3=python3
+PKGS      := $(foreach p,$(LIB_DEBS),$(firstword $(subst =, ,$(p))))
+DEB_PKGS  := pkg-config $(foreach p,$(LIB_DEBS),$(lastword $(subst =, ,$(p))))
+DEB_TOOLS := $(foreach p,$(TOOL_DEBS),$(lastword $(subst =, ,$(p))))
 # make fuzz only: clang and its libFuzzer runtime.
 DEB_FUZZ  := clang libclang-rt-14-dev
 # What `make lint` and `make valgrind` run, installed by them when missing.
@@ -25,28 +30,35 @@ DEB_LINT  := cppcheck clang-tidy
 DEB_VALGRIND := valgrind
 
 SAN ?=
+# OPT is the default CFLAGS of each build (a builder's CFLAGS replace it);
+# SANFLAGS and LDSAN stay whatever CFLAGS and LDFLAGS are given.
 ifeq ($(SAN),fuzz)
 # Library objects for the libFuzzer targets (make fuzz sets CC=clang).
-BUILD   ?= build-fuzz
-OPT     := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
-           -fno-sanitize-recover=all
-LDSAN   := -fsanitize=fuzzer,address,undefined
+BUILD    ?= build-fuzz
+OPT      := -O1 -g
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+            -fno-sanitize-recover=all
+LDSAN    := -fsanitize=fuzzer,address,undefined
 else ifeq ($(SAN),1)
-BUILD   ?= build-san
-OPT     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-           -fno-sanitize-recover=all
-LDSAN   := -fsanitize=address,undefined
+BUILD    ?= build-san
+OPT      := -O1 -g
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDSAN    := -fsanitize=address,undefined
 # The kill -9 test's rounds find the same races in either build; the plain build
 # runs the full 50, the sanitizer build (three times slower) fewer.
 CRASH_ENV := CRASH_ROUNDS=15
 else
-BUILD   ?= build
-OPT     := -O2 -g
-LDSAN   :=
+BUILD    ?= build
+OPT      := -O2 -g
+SANFLAGS :=
+LDSAN    :=
 endif
 
 CC      ?= cc
-WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
+# Warnings are errors in every build of ours; a packager who wants a newer
+# compiler's new warnings not to fail the build passes WERROR= (or -Wno-error).
+WERROR  ?= -Werror
+WARN    := -std=c11 -Wall -Wextra $(WERROR) -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wformat=2
 # -Wconversion on our own sources; tests use cmocka macros that trip it.
 WCONV   := -Wconversion -Wno-sign-conversion
@@ -54,10 +66,19 @@ DEFS    := -D_GNU_SOURCE -DRAMPART_VERSION=\"$(VERSION)\"
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs ncursesw libcurl sqlite3 jansson libmicrohttpd 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
-CPPFLAGS += -Iinclude $(DEFS)
-CFLAGS   += $(OPT) $(WARN) $(PKG_CFLAGS) -MMD -MP
-LDFLAGS  += $(LDSAN)
-LDLIBS   += $(PKG_LIBS) -lpthread -lm
+
+# CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS belong to whoever builds: the command line
+# (make CFLAGS=...) or the environment (a packaging tool's dpkg-buildflags). The
+# build uses ALL_*: ours first, then theirs, so theirs add to ours (and can
+# override an option), and -Iinclude, the warnings and the sanitizers are never
+# lost. CFLAGS alone has a default, the build's optimisation.
+CFLAGS  ?= $(OPT)
+ALL_CPPFLAGS := -Iinclude $(DEFS) $(CPPFLAGS)
+ALL_CFLAGS   := $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+# Our own sources: -Wconversion too, before the builder's flags.
+CONV_CFLAGS  := $(WARN) $(WCONV) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+ALL_LDFLAGS  := $(LDSAN) $(LDFLAGS)
+ALL_LDLIBS   := $(PKG_LIBS) -lpthread -lm $(LDLIBS)
 
 LIB_SRC  := $(wildcard src/core/*.c) $(wildcard src/core/*/*.c) $(wildcard src/cli/*.c) $(wildcard src/serve/*.c) \
             $(wildcard sync/*.c) $(wildcard ui/*/*.c)
@@ -79,21 +100,24 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 2
 
-.PHONY: all run test bench soak fuzz fuzz-build fuzz-prepare lint lint-deps valgrind install uninstall clean deps deps-check help
+.PHONY: all run test check check-packaging bench soak fuzz fuzz-build fuzz-prepare lint lint-deps \
+        valgrind install uninstall clean deps deps-check deps-verify help
 
 all: $(BIN)
 
 help:
 	@echo "make run        install what is missing, build, and show rampart"
 	@echo "make test       install what is missing, build, run every test (SAN=1: ASan+UBSan)"
+	@echo "make check      the same tests, installing nothing: names missing Debian packages"
+	@echo "make check-packaging  build with a distribution's CPPFLAGS/CFLAGS/LDFLAGS, check it"
 	@echo "make bench      benchmarks (figures, not pass/fail)"
 	@echo "make fuzz       every libFuzzer target FUZZ_SECONDS=$(FUZZ_SECONDS) s, ASan+UBSan"
-	@echo "make install    PREFIX=$(PREFIX) DESTDIR=..."
+	@echo "make install    PREFIX=$(PREFIX) DESTDIR= BINDIR= MANDIR= ... (make uninstall)"
 	@echo "make deps       apt-get install the Debian packages the build needs"
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WCONV) -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) $(CONV_CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -101,19 +125,19 @@ $(LIB): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 $(BIN): $(MAIN_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(CMOCKA_LIBS) $(LDLIBS)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(CMOCKA_LIBS) $(ALL_LDLIBS)
 
 $(BUILD)/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WCONV) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(ALL_CPPFLAGS) $(CONV_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(ALL_LDLIBS)
 
 $(BUILD)/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WCONV) $(LDFLAGS) -o $@ $<
+	$(CC) $(ALL_CPPFLAGS) $(CONV_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
 
 # Recursive make after deps-check: pkg-config flags above are read when make
 # starts, so a run that just installed packages needs a fresh parse.
@@ -125,13 +149,26 @@ test: deps-check
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(TOOL_BIN)
 	@$(CRASH_ENV) sh tests/run.sh $(BUILD)
 
+# The same tests for a packaging build: what is missing is named, not installed.
+check: deps-verify
+	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(TOOL_BIN)
+	@$(CRASH_ENV) sh tests/run.sh $(BUILD)
+
+# The whole build, unit tests and test tools included, with the flags a
+# distribution passes (tests/e2e/packaging.sh: Debian's dpkg-buildflags with
+# hardening=+all, and NDEBUG) in a temporary directory; the unit tests pass and
+# the binary runs hardened. Too long for make test (about 30 s on 2 cores): CI runs it.
+check-packaging: deps-verify
+	@PACKAGING_FULL=1 sh tests/e2e/packaging.sh | \
+	    awk '{ print } /^not ok/ { bad++ } END { if (bad) print bad " failed"; exit (bad ? 1 : 0) }'
+
 bench: deps-check
 	@$(MAKE) --no-print-directory SAN= BUILD=build $(BENCH_SRC:tests/bench/%.c=build/bench/%) build/rampart
 	@sh tests/bench/run.sh build
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_http.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Isrc/serve $(CFLAGS) $(WCONV) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(ALL_CPPFLAGS) -Isrc/serve $(CONV_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(ALL_LDLIBS)
 
 fuzz-build: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
@@ -186,12 +223,36 @@ valgrind:
 soak: all
 	@RAMPART=$(abspath $(BIN)) CRASH_ROUNDS=500 sh tests/e2e/crash.sh
 
+# One line per missing dependency: "NAME DEBIAN-PACKAGE" (nothing when all is
+# there). The compiler counts too: a packaging chroot may lack it.
+define missing_deps
+command -v $(firstword $(CC)) >/dev/null 2>&1 || echo "$(firstword $(CC)) build-essential"; \
+command -v pkg-config >/dev/null 2>&1 || echo "pkg-config pkg-config"; \
+for p in $(LIB_DEBS); do \
+    pkg-config --exists $${p%%=*} 2>/dev/null || echo "$${p%%=*} $${p#*=}"; \
+done; \
+for t in $(TOOL_DEBS); do \
+    command -v $${t%%=*} >/dev/null 2>&1 || echo "$${t%%=*} $${t#*=}"; \
+done
+endef
+
+# make test, make run: install what is missing (apt-get, sudo when not root).
 deps-check:
-	@missing=""; \
-	command -v pkg-config >/dev/null 2>&1 || missing=1; \
-	for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing=1; done; \
-	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing=1; done; \
+	@missing=$$($(missing_deps)); \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory deps; fi
+
+# make check: fail, naming the Debian packages, when something is missing; never
+# install (a packaging build has no network and no sudo).
+deps-verify:
+	@missing=$$($(missing_deps)); \
+	if [ -n "$$missing" ]; then \
+	    echo "make check: missing what the build or the tests need:" >&2; \
+	    echo "$$missing" | while read -r what deb; do \
+	        echo "    $$what (Debian package $$deb)" >&2; done; \
+	    echo "Install them: apt-get install $$(echo "$$missing" | cut -d' ' -f2 | sort -u | \
+	        tr '\n' ' ')(or make deps). make check never installs anything." >&2; \
+	    exit 1; \
+	fi
 
 deps:
 	@sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
@@ -211,13 +272,13 @@ INSTALL_FILES := $(MANDIR)/man1/rampart.1=assets/rampart.1 \
 # each install (BINDIR may differ from the last one).
 install: $(BIN)
 	sed 's|@BINDIR@|$(BINDIR)|g' assets/rampart-agent.service >$(BUILD)/rampart-agent.service
-	install -d -m 0755 '$(DESTDIR)$(BINDIR)'
-	install -m 0755 $(BIN) '$(DESTDIR)$(BINDIR)/rampart'
+	$(INSTALL) -d -m 0755 '$(DESTDIR)$(BINDIR)'
+	$(INSTALL) -m 0755 $(BIN) '$(DESTDIR)$(BINDIR)/rampart'
 	@set -e; for pair in $(INSTALL_FILES); do \
 	    dest='$(DESTDIR)'$${pair%%=*}; \
-	    echo "install -m 0644 $${pair#*=} $$dest"; \
-	    install -d -m 0755 "$${dest%/*}"; \
-	    install -m 0644 "$${pair#*=}" "$$dest"; \
+	    echo "$(INSTALL) -m 0644 $${pair#*=} $$dest"; \
+	    $(INSTALL) -d -m 0755 "$${dest%/*}"; \
+	    $(INSTALL) -m 0644 "$${pair#*=}" "$$dest"; \
 	done
 
 uninstall:

@@ -5,7 +5,9 @@
 # bash completion loads and completes every command and option, the systemd user
 # units name the installed binary and pass `systemd-analyze verify`, and the
 # socket unit's socket, passed the way systemd passes it, serves a token through
-# the unit's ExecStart. `make uninstall` removes every file again.
+# the unit's ExecStart. `make uninstall` removes every file again. Then a
+# package's layout: DESTDIR, PREFIX, BINDIR and MANDIR each given, every file
+# where it was asked and nowhere else, and uninstalled with the same settings.
 # The binary installed is $RAMPART itself: BUILD is its directory, and make is
 # told never to rebuild it (-o), so a SAN build stays a SAN build.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,16 +26,20 @@ act_pid=""
 trap '[ -n "$act_pid" ] && kill "$act_pid" 2>/dev/null; stop_server; rm -rf "$tmp"' \
     EXIT INT TERM
 
-# make TARGET: the project's install rules for this build, nothing rebuilt.
-# Settings of a calling make (make test SAN=1 …) stay out of it.
-make_target() {
+# make_in TARGET [VAR=VALUE...]: the project's install rules for this build,
+# nothing rebuilt, DESTDIR=$dest PREFIX=$prefix unless given. Settings of a
+# calling make (make test SAN=1 …) stay out of it.
+make_in() {
     (
         unset MAKEFLAGS MFLAGS MAKELEVEL
-        make --no-print-directory -C "$root" "$1" DESTDIR="$dest" PREFIX="$prefix" \
-            BUILD="$build" -o "$build/rampart"
+        target=$1
+        shift
+        make --no-print-directory -C "$root" "$target" DESTDIR="$dest" PREFIX="$prefix" \
+            BUILD="$build" -o "$build/rampart" "$@"
     ) >"$tmp/out" 2>"$tmp/err"
     status=$?
 }
+make_target() { make_in "$1"; }
 
 mode_is() { [ "$(stat -c %a "$2")" = "$1" ]; }
 
@@ -263,3 +269,36 @@ make_target uninstall
 find "$dest" ! -type d >"$tmp/out"
 check "make uninstall removes every installed file" sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ]' \
     "$status" "$tmp/out"
+
+# ---- a package's layout: DESTDIR, PREFIX, BINDIR and MANDIR each given ----
+dest="$tmp/pkgroot"
+layout="PREFIX=/opt/rampart BINDIR=/usr/sbin MANDIR=/usr/share/man"
+# shellcheck disable=SC2086 # the settings are words
+make_in install $layout
+check "make install DESTDIR=… $layout succeeds" status_is 0
+# path mode: what must be there, and nothing else.
+cat >"$tmp/expected" <<EOF
+/opt/rampart/lib/systemd/user/rampart-agent.service 644
+/opt/rampart/lib/systemd/user/rampart-agent.socket 644
+/opt/rampart/share/bash-completion/completions/rampart 644
+/opt/rampart/share/doc/rampart/config.example 644
+/usr/sbin/rampart 755
+/usr/share/man/man1/rampart.1 644
+EOF
+(cd "$dest" && find . ! -type d -exec stat -c '%n %a' {} + | sed 's|^\.||' | sort) >"$tmp/out"
+check "every file where asked, with its mode, and nothing else under DESTDIR" \
+    cmp -s "$tmp/expected" "$tmp/out"
+check "each file's directory is 0755" sh -c \
+    'while read -r f m; do [ "$(stat -c %a "$0${f%/*}")" = 755 ] || exit 1; done <"$1"' \
+    "$dest" "$tmp/expected"
+check "the service unit runs BINDIR's binary: ExecStart=/usr/sbin/rampart agent" \
+    grep -qx "ExecStart=/usr/sbin/rampart agent" \
+    "$dest/opt/rampart/lib/systemd/user/rampart-agent.service"
+"$dest/usr/sbin/rampart" --version >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "the binary installed in BINDIR runs" status_is 0
+# shellcheck disable=SC2086 # as above
+make_in uninstall $layout
+find "$dest" ! -type d >"$tmp/out"
+check "make uninstall with the same settings removes every file" \
+    sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ]' "$status" "$tmp/out"
