@@ -264,12 +264,11 @@ static error_code select_profile(config *cfg, const char *profile, config_getenv
     const char *name = profile ? profile : env(fn, ctx, "RAMPART_PROFILE");
     if (!name || strcmp(name, DEFAULT_PROFILE) == 0)
         return ERROR_OK;
-    const char *from = profile ? "--profile" : "RAMPART_PROFILE";
     if (!config_profile_name_valid(name))
         return error_set(err, ERROR_CONFIG,
-                         "%s: '%.80s' is not a profile name: 1 to %d letters, digits, '-' "
-                         "or '_'",
-                         from, name, CONFIG_PROFILE_NAME_MAX);
+                         "%s'%.80s' is not a profile name: 1 to %d letters, digits, '-' or "
+                         "'_'",
+                         profile ? "" : "RAMPART_PROFILE: ", name, CONFIG_PROFILE_NAME_MAX);
     model_copy_text(cfg->profile, sizeof cfg->profile, name);
     return ERROR_OK;
 }
@@ -290,16 +289,17 @@ static error_code check_profile_known(const config *cfg, error_info *err)
         if (strcmp(cfg->profiles[i], cfg->profile) == 0)
             return ERROR_OK;
     }
-    const char *from = cfg->profile_from_flag ? "--profile" : "RAMPART_PROFILE";
+    /* The environment is easy to forget: say so when the name came from there. */
+    const char *from = cfg->profile_from_flag ? "" : "RAMPART_PROFILE: ";
     if (!cfg->config_file_found)
         return error_set(err, ERROR_CONFIG,
-                         "%s: unknown profile '%s': there is no config file (%s) to define "
-                         "it; add a [profile.%s] section there (rampart(1), CONFIGURATION)",
+                         "%sunknown profile '%s': there is no config file (%s) to define it; "
+                         "add a [profile.%s] section there (rampart(1), CONFIGURATION)",
                          from, cfg->profile, cfg->config_path[0] ? cfg->config_path : "no HOME",
                          cfg->profile);
     char names[CONFIG_PROFILES_MAX * (CONFIG_PROFILE_NAME_MAX + 2) + 16];
     profile_list(cfg, names, sizeof names);
-    return error_set(err, ERROR_CONFIG, "%s: unknown profile '%s' (profiles in %s: %s)", from,
+    return error_set(err, ERROR_CONFIG, "%sunknown profile '%s' (profiles in %s: %s)", from,
                      cfg->profile, cfg->config_path, names);
 }
 
