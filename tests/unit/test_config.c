@@ -572,7 +572,7 @@ static void test_key_command_resolves(void **state)
              "[profile.ok]\nkey_command = printf 'sk_from_cmd  \\nsecond line\\n'\n"
              "[profile.fails]\nkey_command = sh -c 'printf sk_l; echo eak; exit 3'\n"
              "[profile.empty]\nkey_command = true\n"
-             "[profile.spaces]\nkey_command = echo 'two words'\n"
+             "[profile.spaces]\nkey_command = printf 'two%%swords' ' '\n"
              "[profile.missing]\nkey_command = %s/no-such-command\n"
              "[profile.none]\nrate = 1\n",
              f->dir);
@@ -592,7 +592,7 @@ static void test_key_command_resolves(void **state)
         {"fails", "exit status 3"},
         {"empty", "printed no key"},
         {"spaces", "not an API key"},
-        {"missing", "exit status 127"},
+        {"missing", "cannot run it: No such file"},
     };
     for (size_t i = 0; i < sizeof failing / sizeof failing[0]; i++) {
         assert_int_equal(config_load_profile(&cfg, failing[i].profile, fake_getenv, &env, &e),
