@@ -70,12 +70,13 @@ static void read_last_sync(profile_row *r)
         return;
     store *st = NULL;
     error_info e = {0};
-    if (store_open(r->db, STORE_READONLY, &st, &e) == ERROR_OK &&
-        store_meta_get(st, STORE_META_LAST_SYNC, r->last_sync, sizeof r->last_sync, &e) ==
-            ERROR_NOT_FOUND)
-        e.code = ERROR_OK; /* a cache that never synced */
+    error_code rc = store_open(r->db, STORE_READONLY, &st, &e);
+    if (rc == ERROR_OK)
+        rc = store_meta_get(st, STORE_META_LAST_SYNC, r->last_sync, sizeof r->last_sync, &e);
     store_close(st);
-    if (e.code != ERROR_OK) {
+    if (rc == ERROR_NOT_FOUND && st)
+        rc = ERROR_OK; /* a cache that never synced */
+    if (rc != ERROR_OK) {
         r->last_sync[0] = '\0';
         snprintf(r->error, sizeof r->error, "%s", e.msg);
         return;
