@@ -219,7 +219,7 @@ static void take_over(ui_app *fresh, const ui_app *old, const char *name)
     fresh->repaint = true;
     ui_app_status(fresh, false, "profile %s: cache %s", name, fresh->opt->db_path);
     char line[UI_LOG_TEXT];
-    snprintf(line, sizeof line, "switched to profile %s (cache %s)", name,
+    snprintf(line, sizeof line, "switched to profile %.64s (cache %.400s)", name,
              fresh->opt->db_path);
     ui_app_log(fresh, SYNC_LOG_INFO, line);
 }
