@@ -115,11 +115,12 @@ static error_code load_rows(cli_ctx *ctx, profile_row **rows, int *n, error_info
         return error_set(e, ERROR_NOMEM, "out of memory");
     error_code rc = config_load_profile(cfg, "default", env_lookup, NULL, e);
     int count = cfg->nprofiles + 1;
-    *rows = rc == ERROR_OK ? calloc((size_t)count, sizeof **rows) : NULL;
-    if (rc == ERROR_OK && !*rows)
+    profile_row *all = rc == ERROR_OK ? calloc((size_t)count, sizeof *all) : NULL;
+    if (rc == ERROR_OK && !all)
         rc = error_set(e, ERROR_NOMEM, "out of memory");
-    for (int i = 0; rc == ERROR_OK && i < count; i++)
-        rc = load_row(ctx, i ? cfg->profiles[i - 1] : "default", &(*rows)[i], e);
+    for (int i = 0; all && rc == ERROR_OK && i < count; i++)
+        rc = load_row(ctx, i ? cfg->profiles[i - 1] : "default", &all[i], e);
+    *rows = all;
     *n = count;
     config_clear(cfg);
     free(cfg);

@@ -242,7 +242,8 @@ ui_app *ui_app_follow_profile(ui_app *app, const ui_term_hold *term)
     }
     ui_app *fresh = NULL;
     if (ui_app_new(next, app->canvas.width, app->canvas.height, app->canvas.ascii, &fresh,
-                   &e) != ERROR_OK) {
+                   &e) != ERROR_OK ||
+        !fresh) {
         p->finish(p->ctx, false);
         ui_app_status(app, true, "profile %s: %s", name, e.msg);
         return app;
