@@ -17,7 +17,8 @@ static int show_help(cli_ctx *ctx, const char *path, int argc, char **argv);
 /* Commands that work even when the configuration is broken, to help fix it. */
 static bool needs_config(const cli_command *cmd)
 {
-    return cmd->run != show_help && cmd->run != show_version && cmd->run != cli_doctor;
+    return cmd->run != show_help && cmd->run != show_version && cmd->run != cli_doctor &&
+           cmd->run != cli_profiles;
 }
 
 static const cli_command commands[] = {
@@ -48,6 +49,9 @@ static const cli_command commands[] = {
     {"doctor", cli_doctor, "[--json]",
      "check the cache, file modes, the socket directory and the remote; how to fix each",
      NULL, 0, 0},
+    {"profiles", cli_profiles, "[--json | --names]",
+     "the config file's profiles: remote, key source, cache, age of the last sync",
+     NULL, 0, 0},
     {"help", show_help, "", "this overview", NULL, 0, 0},
     {"version", show_version, "", "print the version", NULL, 0, 0},
 };
@@ -57,7 +61,7 @@ enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 void cli_print_main_help(cli_ctx *ctx)
 {
     fprintf(ctx->out,
-            "usage: %s [--db PATH] [--sandbox] COMMAND [ARGS]\n\n"
+            "usage: %s [--profile NAME] [--db PATH] [--sandbox] COMMAND [ARGS]\n\n"
             "rampart keeps IP policy rules and tunnel credentials of a remote management\n"
             "API in a local cache: browse and edit offline, changes are queued for sync.\n\n"
             "Commands:\n",
@@ -67,12 +71,16 @@ void cli_print_main_help(cli_ctx *ctx)
     fprintf(ctx->out,
             "\n--sandbox runs this command against a private reference server on a\n"
             "loopback port, with its own cache: try everything with no account.\n"
-            "\nEnvironment: RAMPART_DB, RAMPART_API_URL, RAMPART_API_KEY,\n"
-            "RAMPART_VERSION_HEADER, RAMPART_RATE, RAMPART_CONFIG (see rampart(1)).\n"
+            "--profile NAME (or RAMPART_PROFILE) selects the account of the config file's\n"
+            "[profile.NAME] section: its remote, key and cache ('%s profiles' lists them;\n"
+            "'default' is the settings outside any section).\n"
+            "\nEnvironment: RAMPART_PROFILE, RAMPART_DB, RAMPART_API_URL, RAMPART_API_KEY,\n"
+            "RAMPART_KEY_COMMAND, RAMPART_VERSION_HEADER, RAMPART_RATE, RAMPART_CONFIG\n"
+            "(see rampart(1)).\n"
             "Exit status: 0 ok, 1 failure, 2 bad usage or input, 3 not found,\n"
             "4 a sync did not converge (see rampart(1) for each command).\n"
             "Run '%s COMMAND --help' for more.\n",
-            ctx->program);
+            ctx->program, ctx->program);
 }
 
 static int show_version(cli_ctx *ctx, const char *path, int argc, char **argv)
@@ -148,6 +156,14 @@ static int global_option(cli_ctx *ctx, int argc, char **argv, int *i)
         int rc = cli_sandbox_start(ctx);
         return rc == CLI_EXIT_OK ? GO_ON : rc;
     }
+    if (strncmp(arg, "--profile=", 10) == 0)
+        return GO_ON; /* taken before the configuration was loaded (profile_option) */
+    if (strcmp(arg, "--profile") == 0) {
+        if (*i + 1 >= argc)
+            return cli_usage_error(ctx, "", "--profile needs a value: --profile NAME");
+        ++*i;
+        return GO_ON;
+    }
     if (strncmp(arg, "--db=", 5) == 0)
         return set_db(ctx, arg + 5);
     if (strcmp(arg, "--db") == 0) {
@@ -161,6 +177,25 @@ static int global_option(cli_ctx *ctx, int argc, char **argv, int *i)
         return cli_fail(ctx, &e);
     }
     return cli_usage_error(ctx, "", "unknown option '%s' (see 'rampart --help')", arg);
+}
+
+/*
+ * --profile among the global options (before the command; the last one wins), NULL
+ * when there is none. Read before the configuration is loaded, since the profile
+ * decides which of the file's sections applies; global_option skips it later.
+ */
+static const char *profile_option(int argc, char **argv)
+{
+    const char *name = NULL;
+    for (int i = 1; i < argc && argv[i][0] == '-'; i++) {
+        if (strncmp(argv[i], "--profile=", 10) == 0)
+            name = argv[i] + 10;
+        else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+            name = argv[++i];
+        else if (strcmp(argv[i], "--db") == 0)
+            i++; /* its value, whatever it looks like */
+    }
+    return name;
 }
 
 static int run(cli_ctx *ctx, int argc, char **argv)
@@ -187,7 +222,8 @@ int main(int argc, char **argv)
 {
     harden_process();
     cli_ctx ctx = {.out = stdout, .err = stderr, .program = "rampart"};
-    config_load(&ctx.cfg, env_lookup, NULL, &ctx.config_error);
+    config_load_profile(&ctx.cfg, profile_option(argc, argv), env_lookup, NULL,
+                        &ctx.config_error);
     int rc = run(&ctx, argc, argv);
     store_close(ctx.st);
     cli_sandbox_stop(&ctx);

@@ -80,6 +80,7 @@ int cli_agent(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_apply(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_export(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_doctor(cli_ctx *ctx, const char *path, int argc, char **argv);
+int cli_profiles(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 struct sync_report;
 /*

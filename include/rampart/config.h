@@ -1,31 +1,52 @@
 /*
- * config: where rampart keeps its data and how it reaches the remote API.
+ * config: where rampart keeps its data and how it reaches the remote API, per
+ * profile (a named account: its own remote, key source and cache).
  *
  * Contract:
- * - Precedence, lowest first: built-in defaults < config file < environment
- *   variables < command-line flags. config_load applies the first three; the
- *   caller applies flags afterwards with config_set (source CONFIG_SRC_FLAG).
+ * - Precedence, lowest first: built-in defaults < the config file's top-level
+ *   settings < the selected profile's section < environment variables <
+ *   command-line flags. config_load_profile applies the first four; the caller
+ *   applies flags afterwards with config_set (source CONFIG_SRC_FLAG).
  * - Paths follow XDG: database $XDG_DATA_HOME/rampart/rampart.db (default
- *   ~/.local/share/...), config file $XDG_CONFIG_HOME/rampart/config (default
- *   ~/.config/...). RAMPART_CONFIG names another config file.
+ *   ~/.local/share/...; a named profile's: rampart-NAME.db beside it), config
+ *   file $XDG_CONFIG_HOME/rampart/config (default ~/.config/...). RAMPART_CONFIG
+ *   names another config file.
  * - The config file is lines of `key = value`; `#` starts a comment line; values
  *   may be wrapped in double quotes. Unknown keys and malformed lines are
  *   ERROR_FORMAT with the file and line number. Keys: db, api_url, api_key,
- *   version_header, and the whole numbers rate, window, share, give_up_windows,
- *   timeout, low_speed, low_speed_time, max_backoff, auto_pull (config_key says
- *   what each is; config_set checks each against its range).
+ *   key_command, version_header, and the whole numbers rate, window, share,
+ *   give_up_windows, timeout, low_speed, low_speed_time, max_backoff, auto_pull
+ *   (config_key says what each is; config_set checks each against its range).
+ * - Profiles: a line `[profile.NAME]` starts the section of profile NAME, which
+ *   runs to the next section or the end; the settings before the first section
+ *   are the profile called "default". Every key may appear in every section (one
+ *   table), and every section's values are checked whether it is selected or not.
+ *   A name is 1 to CONFIG_PROFILE_NAME_MAX letters, digits, '-' or '_';
+ *   `[profile.default]` and a section given twice are ERROR_FORMAT. The profile
+ *   comes from the caller (a --profile flag), else RAMPART_PROFILE, else
+ *   "default"; a name no section defines is ERROR_CONFIG naming the profiles
+ *   there are.
+ * - Key sources: api_key (the key itself) or key_command (a command that prints
+ *   it, rampart/keycmd.h), never both in one section (ERROR_FORMAT) nor both in
+ *   the environment (RAMPART_API_KEY, RAMPART_KEY_COMMAND: ERROR_CONFIG). The one
+ *   set at a higher level replaces the other from lower levels, so a profile's
+ *   key_command overrides a top-level api_key and RAMPART_API_KEY overrides any
+ *   profile's key_command. config_load_profile never runs key_command:
+ *   config_resolve_key does, when a command needs the key.
  * - A config file that other users can write (or that belongs to another user
  *   than the caller or root) is refused: whoever can change api_url can collect
- *   the key. One that holds api_key must also be unreadable by group and others.
- *   Both refusals are ERROR_CONFIG and say which chmod fixes it (fileperm.h: the
- *   same rules and messages as for the cache and the agent's key).
+ *   the key. One that holds api_key in any section (selected or not) must also be
+ *   unreadable by group and others. Both refusals are ERROR_CONFIG and say which
+ *   chmod fixes it (fileperm.h: the same rules and messages as for the cache and
+ *   the agent's key).
  * - api_url must pass url_check_api_base (rampart/url.h), the same check the
  *   API client makes: https://, or http:// to a loopback host (127.x, localhost,
  *   [::1]) so a local test server works; never with a user:password part, a
  *   query or a fragment.
  * - Without HOME (and XDG_*_HOME) there is no config file, and the database path
- *   stays empty unless RAMPART_DB or a flag gives one. The API key is accepted from the file or RAMPART_API_KEY only, never from
- *   argv (argv is visible to every user of the machine).
+ *   stays empty unless RAMPART_DB or a flag gives one. The API key is accepted
+ *   from the file, RAMPART_API_KEY or key_command only, never from argv (argv is
+ *   visible to every user of the machine).
  * - Environment is read through a caller-supplied lookup (getenv in the program,
  *   a table in tests), so loading has no hidden inputs.
  * - config values are plain data; config_clear wipes the API key.
@@ -41,19 +62,24 @@
 
 #define CONFIG_PATH_MAX 4096
 #define CONFIG_VALUE_MAX 1024
+#define CONFIG_PROFILE_NAME_MAX 64
+#define CONFIG_PROFILES_MAX 64
 
 typedef enum config_source {
     CONFIG_SRC_DEFAULT,
-    CONFIG_SRC_FILE,
+    CONFIG_SRC_FILE,    /* the config file's top-level settings */
+    CONFIG_SRC_PROFILE, /* the selected profile's section of the config file */
     CONFIG_SRC_ENV,
     CONFIG_SRC_FLAG,
-    CONFIG_SRC_SANDBOX /* set by --sandbox for its private server (may hold the key) */
+    CONFIG_SRC_SANDBOX, /* set by --sandbox for its private server (may hold the key) */
+    CONFIG_SRC_COMMAND  /* the API key, printed by key_command (config_resolve_key) */
 } config_source;
 
 typedef enum config_key {
     CONFIG_DB,
     CONFIG_API_URL,
     CONFIG_API_KEY,
+    CONFIG_KEY_COMMAND,   /* a command that prints the API key (rampart/keycmd.h) */
     CONFIG_VERSION_HEADER,
     CONFIG_RATE,          /* the account's budget: requests per window */
     CONFIG_WINDOW,        /* the budget's rolling window, seconds */
@@ -72,17 +98,50 @@ typedef struct config {
     config_source sources[CONFIG_KEY_COUNT];
     char config_path[CONFIG_PATH_MAX]; /* the file consulted (may not exist) */
     bool config_file_found;
+    bool config_file_holds_key; /* api_key in some section of it (mode 600 then) */
+    char profile[CONFIG_PROFILE_NAME_MAX + 1]; /* the selected one; "" the default */
+    bool profile_from_flag;     /* named by the caller (--profile), not RAMPART_PROFILE */
+    /* The named profiles the file defines, in file order ("default" not among them). */
+    char profiles[CONFIG_PROFILES_MAX][CONFIG_PROFILE_NAME_MAX + 1];
+    int nprofiles;
 } config;
 
 /* Returns the value of environment variable `name`, or NULL. */
 typedef const char *(*config_getenv_fn)(void *ctx, const char *name);
 
 /*
- * Fill `cfg` from defaults, the config file and the environment. A missing config
- * file is fine; an unreadable, malformed or unsafe one is an error.
+ * Fill `cfg` from defaults, the config file (its top level, then the section of
+ * `profile`) and the environment. `profile` NULL: RAMPART_PROFILE, else the
+ * default profile; "default" is the top level. A missing config file is fine
+ * (for the default profile); an unreadable, malformed or unsafe one, a bad
+ * profile name or one the file does not define is an error. cfg->profile holds
+ * the name asked for even then.
  */
+error_code config_load_profile(config *cfg, const char *profile, config_getenv_fn getenv_fn,
+                               void *ctx, error_info *err);
+
+/* config_load_profile with `profile` NULL. */
 error_code config_load(config *cfg, config_getenv_fn getenv_fn, void *ctx,
                        error_info *err);
+
+/* Whether `name` may name a profile: 1 to CONFIG_PROFILE_NAME_MAX of [A-Za-z0-9_-]. */
+bool config_profile_name_valid(const char *name);
+
+/* The selected profile's name: "default" for the top level. */
+const char *config_profile(const config *cfg);
+
+/* Apply to `dst` every value `src` took from a flag (source CONFIG_SRC_FLAG), as
+ * the command line would: a profile loaded again keeps the user's --db. */
+error_code config_copy_flags(config *dst, const config *src, error_info *err);
+
+/*
+ * The API key, now that a command needs it: with no key but a key_command, run it
+ * (keycmd_run; `quiet`: its standard error to /dev/null) and keep what it printed
+ * as the key (source CONFIG_SRC_COMMAND). ERROR_OK when a key is set afterwards
+ * or no remote is configured; ERROR_CONFIG naming the profile, the command and
+ * its exit status when it fails (never its output).
+ */
+error_code config_resolve_key(config *cfg, bool quiet, error_info *err);
 
 /* Set a value from `source` (flags). ERROR_INVALID for a bad value, e.g. a rate
  * that is not a whole number 0..100000 (the message names the setting, its unit
@@ -100,10 +159,11 @@ long config_number(const config *cfg, config_key key);
 const char *config_key_name(config_key key);
 const char *config_env_name(config_key key);
 
-/* "default", "config file", "environment", "flag", "sandbox". */
+/* "default", "config file", "profile section", "environment", "flag", "sandbox",
+ * "key_command". */
 const char *config_source_name(config_source source);
 
-/* True when both an API URL and an API key are set. */
+/* True when an API URL is set and an API key or a key_command to print one. */
 bool config_remote_configured(const config *cfg);
 
 /* Wipe the API key. */

@@ -12,7 +12,8 @@
  *   and others must not have:
  *     cache (and its -wal, -shm, -journal)  file, yours, no access for others (600)
  *     config file                            file, yours or root's, not writable (go-w)
- *     config file holding api_key            file, yours or root's, no access (600)
+ *     config file holding api_key (in any    file, yours or root's, no access (600)
+ *     profile's section)
  *     agent key file                         file (not a link), yours, no access (600)
  *     data directory (of the cache, the key) directory, yours or root's, not
  *                                            writable by others unless sticky

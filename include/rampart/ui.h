@@ -36,6 +36,15 @@
  *   copy) come before the next dump as one line "raw: …" with escapes spelled
  *   out (\e, \a, \xNN); with RAMPART_UI_TIMING=FILE set, each key's handling and
  *   drawing time goes to FILE ("key_us N"), then the peak RSS ("vmhwm_kb N").
+ * - Profiles (opt->profiles set): `:profile NAME` switches the console to another
+ *   account. Refused, with the reason in the status line, while a sync runs or an
+ *   overlay is open (a form's edits would be lost). Otherwise the hooks load the
+ *   profile (its configuration read again, its key resolved, its cache opened)
+ *   while the current one stays open; when that fails the console stays where it
+ *   is and says why. When it works, a console on the new profile replaces the old
+ *   one (the old one's agent stopped, its cache released through the hooks), on the
+ *   same screen, the terminal and (headless) the script going on. opt->profile,
+ *   when set, is shown in the header.
  * - Returns a process exit status (0 quit normally, 1 failure, 2 usage, a bad
  *   script or no terminal; 128 + the signal when SIGINT, SIGTERM, SIGHUP or SIGQUIT
  *   ended it) and fills err on failure.
@@ -54,7 +63,31 @@
 /* The most of the budget's share an automatic pull may take. */
 #define UI_AUTO_PULL_SHARE 0.1
 
-typedef struct ui_options {
+typedef struct ui_options ui_options;
+
+/* The terminal, given back while a command that may ask the user something runs
+ * (a key_command asking for a passphrase); both no-ops headless. */
+typedef struct ui_term_hold {
+    void (*pause)(void *ctx);
+    void (*resume)(void *ctx);
+    void *ctx;
+} ui_term_hold;
+
+/* How the console switches profiles (`:profile NAME`), provided by its caller. */
+typedef struct ui_profiles {
+    /* Load profile `name` into options the console can run on (*next, owned by the
+     * caller's side), leaving the current profile open and in use. `term` gives the
+     * terminal back around anything that may ask the user. An error with a message
+     * for the status line when it cannot. */
+    error_code (*open)(void *ctx, const char *name, const ui_term_hold *term,
+                       const ui_options **next, error_info *err);
+    /* After a successful open: `keep` true, the console now runs on *next (release
+     * the profile it left); false, it stayed (release *next). */
+    void (*finish)(void *ctx, bool keep);
+    void *ctx;
+} ui_profiles;
+
+struct ui_options {
     store *st;               /* the cache, owned by the caller, used by the ui thread */
     const char *db_path;     /* the same cache's path: the sync worker and the agent
                                 open their own handles */
@@ -77,7 +110,10 @@ typedef struct ui_options {
     const char *script;      /* path of a key script; NULL: a real terminal */
     FILE *dump;              /* where dumps go (headless) */
     int width, height;       /* headless screen size; 0: 80x24 */
-} ui_options;
+    /* profiles */
+    const char *profile;     /* the profile shown in the header; NULL: none shown */
+    const ui_profiles *profiles; /* NULL: `:profile` says there is nothing to switch */
+};
 
 /* Run the console. See the contract for the exit status. */
 int ui_run(const ui_options *opt, error_info *err);

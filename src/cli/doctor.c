@@ -125,7 +125,7 @@ static void check_config(doctor_state *d, doctor_result *r)
             cfg->config_path);
         return;
     }
-    bool holds_key = cfg->sources[CONFIG_API_KEY] == CONFIG_SRC_FILE;
+    bool holds_key = cfg->config_file_holds_key;
     judge(r, cfg->config_path, holds_key ? FILEPERM_CONFIG_KEY : FILEPERM_CONFIG, "");
 }
 
@@ -278,9 +278,14 @@ static const char *remote_hint(sync_failure_kind kind)
 
 static void check_remote(doctor_state *d, doctor_result *r)
 {
-    const config *cfg = &d->ctx->cfg;
+    config *cfg = &d->ctx->cfg;
     if (!config_remote_configured(cfg)) {
         say(r, DOCTOR_SKIP, "skipped: no remote configured (api_url and api_key)");
+        return;
+    }
+    error_info ke = {0};
+    if (config_resolve_key(cfg, false, &ke) != ERROR_OK) {
+        say(r, DOCTOR_FAIL, "%s", ke.msg);
         return;
     }
     const char *url = config_get(cfg, CONFIG_API_URL);

@@ -6,8 +6,8 @@
  * When the counter moved, the policy is rendered again; only a rendering that
  * differs from what FILE holds is written (atomically) and followed by --exec.
  *
- * --exec runs without a shell: its words are split here (quotes group, a
- * backslash escapes) and handed to execvp. A shell would re-read whatever the
+ * --exec runs without a shell: its words are split as rampart/words.h says (quotes
+ * group, a backslash escapes) and handed to execvp. A shell would re-read whatever the
  * command names (a path with a space, a '$') each time; a user who wants one
  * says so with sh -c '...'.
  */
@@ -22,67 +22,22 @@
 
 #include "cli_export.h"
 #include "cli_object.h"
+#include "rampart/words.h"
 
-typedef struct exec_cmd {
-    char **argv;   /* NULL-terminated; NULL: no --exec */
-    char *storage; /* the words, back to back */
-} exec_cmd;
-
-static void exec_free(exec_cmd *c)
+/* --exec's words (rampart/words.h), "{}" replaced by the file. */
+static error_code exec_parse(const char *text, const char *file, words *c, error_info *err)
 {
-    free(c->argv);
-    free(c->storage);
-    *c = (exec_cmd){0};
-}
-
-/* One word at *p into *w (NUL-terminated); false for an unclosed quote. */
-static bool next_word(const char **p, char **w)
-{
-    const char *s = *p;
-    char quote = 0;
-    for (; *s && (quote || (*s != ' ' && *s != '\t' && *s != '\n')); s++) {
-        if (quote == '\'' ? *s == '\'' : *s == '"' && quote == '"') {
-            quote = 0;
-        } else if (!quote && (*s == '\'' || *s == '"')) {
-            quote = *s;
-        } else if (*s == '\\' && quote != '\'' && s[1]) {
-            *(*w)++ = *++s;
-        } else {
-            *(*w)++ = *s;
-        }
+    if (words_split(text, c, err) != ERROR_OK)
+        return error_prefix(err, "--exec");
+    for (size_t i = 0; i < c->argc; i++) {
+        if (strcmp(c->argv[i], "{}") == 0)
+            c->argv[i] = (char *)file;
     }
-    *(*w)++ = '\0';
-    *p = s;
-    return quote == 0;
-}
-
-/* Split `text` into words; a word "{}" becomes `file`. */
-static error_code exec_parse(const char *text, const char *file, exec_cmd *c, error_info *err)
-{
-    size_t len = strlen(text);
-    c->storage = malloc(len + 1);
-    c->argv = calloc(len / 2 + 2, sizeof *c->argv);
-    if (!c->storage || !c->argv)
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    char *w = c->storage;
-    size_t n = 0;
-    for (const char *p = text;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\n')
-            p++;
-        if (!*p)
-            break;
-        char *start = w;
-        if (!next_word(&p, &w))
-            return error_set(err, ERROR_INVALID, "--exec: a quote is not closed");
-        c->argv[n++] = strcmp(start, "{}") == 0 ? (char *)file : start;
-    }
-    if (n == 0)
-        return error_set(err, ERROR_INVALID, "--exec: no command given");
     return ERROR_OK;
 }
 
 /* Run the command and wait for it; its status is reported on stderr. */
-static void exec_run(cli_ctx *ctx, const exec_cmd *c, const sigset_t *old)
+static void exec_run(cli_ctx *ctx, const words *c, const sigset_t *old)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -124,7 +79,7 @@ typedef struct watch {
     cli_ctx *ctx;
     store *st;
     const cli_export_args *a;
-    exec_cmd cmd;
+    words cmd;
     sigset_t stop, old;
     buf_t now, last;
 } watch;
@@ -178,14 +133,13 @@ int cli_export_watch(cli_ctx *ctx, store *st, const cli_export_args *a)
     watch w = {.ctx = ctx, .st = st, .a = a};
     error_info e = {0};
     if (a->exec && exec_parse(a->exec, a->output, &w.cmd, &e) != ERROR_OK) {
-        exec_free(&w.cmd);
         return cli_fail(ctx, &e);
     }
     read_current(a->output, &w.last);
     cli_serving_block(&w.stop, &w.old);
     int rc = watch_loop(&w);
     sigprocmask(SIG_SETMASK, &w.old, NULL);
-    exec_free(&w.cmd);
+    words_free(&w.cmd);
     buf_free(&w.now);
     buf_free(&w.last);
     return rc;

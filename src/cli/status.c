@@ -48,8 +48,12 @@ static void put_remote(cli_ctx *ctx)
     }
     fputs("remote          ", ctx->out);
     cli_put_cell(ctx->out, config_get(cfg, CONFIG_API_URL), 0, 0);
-    fprintf(ctx->out, " (API key from %s)\n",
-            config_source_name(cfg->sources[CONFIG_API_KEY]));
+    if (!config_get(cfg, CONFIG_API_KEY)[0]) /* not run here: status needs no key */
+        fprintf(ctx->out, " (API key from key_command, set in the %s)\n",
+                config_source_name(cfg->sources[CONFIG_KEY_COMMAND]));
+    else
+        fprintf(ctx->out, " (API key from %s)\n",
+                config_source_name(cfg->sources[CONFIG_API_KEY]));
 }
 
 /* One line of the table: a state's name (or "total") and a count per kind. */
@@ -65,6 +69,7 @@ static void put_counts_line(cli_ctx *ctx, const char *name,
 static void put_human(cli_ctx *ctx, const status_counts *c)
 {
     const config *cfg = &ctx->cfg;
+    fprintf(ctx->out, "profile         %s\n", config_profile(cfg));
     fputs("database        ", ctx->out);
     cli_put_cell(ctx->out, config_get(cfg, CONFIG_DB), 0, 0);
     fputs("\nconfig file     ", ctx->out);
@@ -103,7 +108,9 @@ static void put_counts_json(cli_ctx *ctx, const size_t counts[MODEL_STATE_COUNT]
 static void put_json(cli_ctx *ctx, const status_counts *c)
 {
     const config *cfg = &ctx->cfg;
-    fprintf(ctx->out, "{\"version\": \"%s\", \"database\": ", RAMPART_VERSION);
+    fprintf(ctx->out, "{\"version\": \"%s\", \"profile\": ", RAMPART_VERSION);
+    cli_put_json_string(ctx->out, config_profile(cfg));
+    fputs(", \"database\": ", ctx->out);
     cli_put_json_string(ctx->out, config_get(cfg, CONFIG_DB));
     fputs(", \"config_file\": ", ctx->out);
     cli_put_json_string(ctx->out, cfg->config_path);

@@ -212,6 +212,9 @@ static error_code make_client(cli_ctx *ctx, api_client **client, error_info *e)
                          "no remote configured: set RAMPART_API_URL and RAMPART_API_KEY (or "
                          "api_url/api_key in the config file), or try '%s --sandbox sync'",
                          ctx->program);
+    /* The first moment the key is needed: a key_command runs now, not before. */
+    if (config_resolve_key(&ctx->cfg, false, e) != ERROR_OK)
+        return e->code;
     api_config ac = {
         .base_url = config_get(cfg, CONFIG_API_URL),
         .api_key = config_get(cfg, CONFIG_API_KEY),

@@ -1,20 +1,22 @@
+/* config: the table of settings, precedence and profiles; see rampart/config.h.
+ * Reading the file is config_file.c's. */
 #include "rampart/config.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "rampart/fileperm.h"
+#include "config_internal.h"
+#include "rampart/keycmd.h"
 #include "rampart/model.h"
 #include "rampart/url.h"
+#include "rampart/words.h"
 
 /* One row per setting: file key, environment variable, default value, and for a
- * whole number its range and what it counts (`unit` NULL: a text setting). */
+ * whole number its range and what it counts (`unit` NULL: a text setting). Every
+ * row may appear at the top of the config file and in any profile's section. */
 static const struct {
     const char *file_key;
     const char *env;
@@ -25,6 +27,7 @@ static const struct {
     [CONFIG_DB] = {"db", "RAMPART_DB", "", 0, 0, NULL},
     [CONFIG_API_URL] = {"api_url", "RAMPART_API_URL", "", 0, 0, NULL},
     [CONFIG_API_KEY] = {"api_key", "RAMPART_API_KEY", "", 0, 0, NULL},
+    [CONFIG_KEY_COMMAND] = {"key_command", "RAMPART_KEY_COMMAND", "", 0, 0, NULL},
     [CONFIG_VERSION_HEADER] = {"version_header", "RAMPART_VERSION_HEADER", "Service-Version",
                                0, 0, NULL},
     [CONFIG_RATE] = {"rate", "RAMPART_RATE", "120", 0, 100000,
@@ -44,8 +47,7 @@ static const struct {
                           "seconds (0: off)"},
 };
 
-/* Biggest config file read: a hand-written settings file is a few hundred bytes. */
-enum { CONFIG_FILE_MAX = 64 * 1024 };
+#define DEFAULT_PROFILE "default"
 
 const char *config_key_name(config_key key) { return settings[key].file_key; }
 const char *config_env_name(config_key key) { return settings[key].env; }
@@ -55,23 +57,43 @@ const char *config_source_name(config_source source)
     static const char *const names[] = {
         [CONFIG_SRC_DEFAULT] = "default",
         [CONFIG_SRC_FILE] = "config file",
+        [CONFIG_SRC_PROFILE] = "profile section",
         [CONFIG_SRC_ENV] = "environment",
         [CONFIG_SRC_FLAG] = "flag",
         [CONFIG_SRC_SANDBOX] = "sandbox",
+        [CONFIG_SRC_COMMAND] = "key_command",
     };
     return names[source];
 }
 
 const char *config_get(const config *cfg, config_key key) { return cfg->values[key]; }
 
+const char *config_profile(const config *cfg)
+{
+    return cfg->profile[0] ? cfg->profile : DEFAULT_PROFILE;
+}
+
 bool config_remote_configured(const config *cfg)
 {
-    return cfg->values[CONFIG_API_URL][0] && cfg->values[CONFIG_API_KEY][0];
+    return cfg->values[CONFIG_API_URL][0] &&
+           (cfg->values[CONFIG_API_KEY][0] || cfg->values[CONFIG_KEY_COMMAND][0]);
 }
 
 void config_clear(config *cfg)
 {
     model_wipe(cfg->values[CONFIG_API_KEY], sizeof cfg->values[CONFIG_API_KEY]);
+}
+
+bool config_profile_name_valid(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > CONFIG_PROFILE_NAME_MAX)
+        return false;
+    for (const char *p = name; *p; p++) {
+        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
+            return false;
+    }
+    return true;
 }
 
 /* A whole-number setting within its row's range. */
@@ -101,24 +123,52 @@ static error_code check_url(const char *value, error_info *err)
     return *value ? url_check_api_base(value, "api_url", err) : ERROR_OK;
 }
 
-static error_code check_value(config_key key, const char *value, error_info *err)
+static error_code check_header_name(const char *value, error_info *err)
+{
+    if (!*value)
+        return error_set(err, ERROR_INVALID, "version_header must not be empty");
+    /* An HTTP header name is a token: no spaces, colons or controls. */
+    for (const char *p = value; *p; p++) {
+        if (!isalnum((unsigned char)*p) && !strchr("!#$%&'*+-.^_`|~", *p))
+            return error_set(err, ERROR_INVALID,
+                             "version_header '%.60s' is not a valid HTTP header name", value);
+    }
+    return ERROR_OK;
+}
+
+/* A key command must split into words (closed quotes) now, not when it runs. */
+static error_code check_command(const char *value, error_info *err)
+{
+    if (!*value)
+        return ERROR_OK;
+    words w;
+    if (words_split(value, &w, err) != ERROR_OK)
+        return error_prefix(err, "key_command");
+    words_free(&w);
+    return ERROR_OK;
+}
+
+error_code config_check_value(config_key key, const char *value, error_info *err)
 {
     if (settings[key].unit)
         return check_number(key, value, err);
-    if (key == CONFIG_API_URL)
-        return check_url(value, err);
-    if (key == CONFIG_VERSION_HEADER) {
-        if (!*value)
-            return error_set(err, ERROR_INVALID, "version_header must not be empty");
-        /* An HTTP header name is a token: no spaces, colons or controls. */
-        for (const char *p = value; *p; p++) {
-            if (!isalnum((unsigned char)*p) && !strchr("!#$%&'*+-.^_`|~", *p))
-                return error_set(err, ERROR_INVALID,
-                                 "version_header '%.60s' is not a valid HTTP header name",
-                                 value);
-        }
+    switch (key) {
+    case CONFIG_API_URL: return check_url(value, err);
+    case CONFIG_VERSION_HEADER: return check_header_name(value, err);
+    case CONFIG_KEY_COMMAND: return check_command(value, err);
+    default: return ERROR_OK;
     }
-    return ERROR_OK;
+}
+
+/* api_key and key_command are two answers to one question: the one set last (the
+ * higher level) takes the other's place. */
+static void drop_rival(config *cfg, config_key key, const char *value)
+{
+    config_key rival = key == CONFIG_API_KEY ? CONFIG_KEY_COMMAND : CONFIG_API_KEY;
+    if ((key != CONFIG_API_KEY && key != CONFIG_KEY_COMMAND) || !*value)
+        return;
+    model_wipe(cfg->values[rival], sizeof cfg->values[rival]);
+    cfg->sources[rival] = CONFIG_SRC_DEFAULT;
 }
 
 error_code config_set(config *cfg, config_key key, const char *value,
@@ -127,15 +177,39 @@ error_code config_set(config *cfg, config_key key, const char *value,
     if (key == CONFIG_API_KEY && source == CONFIG_SRC_FLAG)
         return error_set(err, ERROR_CONFIG,
                          "the API key is never taken from the command line (every user "
-                         "can read it there): set RAMPART_API_KEY or api_key in the "
-                         "config file");
-    if (check_value(key, value, err) != ERROR_OK)
+                         "can read it there): set RAMPART_API_KEY, or api_key or "
+                         "key_command in the config file");
+    if (config_check_value(key, value, err) != ERROR_OK)
         return ERROR_INVALID;
     if (!model_copy_text(cfg->values[key], sizeof cfg->values[key], value))
         return error_set(err, ERROR_INVALID, "%s is longer than %zu bytes",
                          settings[key].file_key, sizeof cfg->values[key] - 1);
     cfg->sources[key] = source;
+    drop_rival(cfg, key, value);
     return ERROR_OK;
+}
+
+const char *config_known_keys(void)
+{
+    static char list[512];
+    if (!list[0]) {
+        size_t n = 0;
+        for (int k = 0; k < CONFIG_KEY_COUNT; k++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "",
+                                  settings[k].file_key);
+    }
+    return list;
+}
+
+bool config_lookup_key(const char *name, config_key *out)
+{
+    for (int k = 0; k < CONFIG_KEY_COUNT; k++) {
+        if (strcmp(name, settings[k].file_key) == 0) {
+            *out = (config_key)k;
+            return true;
+        }
+    }
+    return false;
 }
 
 static const char *env(config_getenv_fn fn, void *ctx, const char *name)
@@ -166,168 +240,12 @@ static error_code xdg_path(config_getenv_fn fn, void *ctx, const char *xdg_var,
     return ERROR_OK;
 }
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t len = strlen(s);
-    while (len && isspace((unsigned char)s[len - 1]))
-        s[--len] = '\0';
-    return s;
-}
-
-/* "db, api_url, …": every setting's file key, for the message of an unknown one. */
-static const char *known_keys(void)
-{
-    static char list[512];
-    if (!list[0]) {
-        size_t n = 0;
-        for (int k = 0; k < CONFIG_KEY_COUNT; k++)
-            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "",
-                                  settings[k].file_key);
-    }
-    return list;
-}
-
-static bool lookup_key(const char *name, config_key *out)
-{
-    for (int k = 0; k < CONFIG_KEY_COUNT; k++) {
-        if (strcmp(name, settings[k].file_key) == 0) {
-            *out = (config_key)k;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Strip one pair of double quotes around a value. */
-static error_code unquote(char **value, const char *path, int line, error_info *err)
-{
-    char *v = *value;
-    size_t len = strlen(v);
-    if (v[0] != '"')
-        return ERROR_OK;
-    if (len < 2 || v[len - 1] != '"')
-        return error_set(err, ERROR_FORMAT, "%s:%d: unterminated quoted value", path, line);
-    v[len - 1] = '\0';
-    *value = v + 1;
-    return ERROR_OK;
-}
-
-static error_code parse_line(config *cfg, char *text, const char *path, int line,
-                             error_info *err)
-{
-    char *s = trim(text);
-    if (!*s || *s == '#')
-        return ERROR_OK;
-    char *eq = strchr(s, '=');
-    if (!eq)
-        return error_set(err, ERROR_FORMAT, "%s:%d: expected 'key = value'", path, line);
-    *eq = '\0';
-    char *name = trim(s);
-    char *value = trim(eq + 1);
-    config_key key;
-    if (!lookup_key(name, &key))
-        return error_set(err, ERROR_FORMAT,
-                         "%s:%d: unknown setting '%.40s' (known: %s)", path, line, name,
-                         known_keys());
-    if (unquote(&value, path, line, err) != ERROR_OK)
-        return ERROR_FORMAT;
-    if (config_set(cfg, key, value, CONFIG_SRC_FILE, err) != ERROR_OK) {
-        error_prefix(err, "%s:%d", path, line);
-        return err->code;
-    }
-    return ERROR_OK;
-}
-
-/*
- * Whoever can write the config file can point api_url elsewhere and collect the
- * key from the environment: refuse a file others may write, whatever it holds.
- * A file holding the key must also be unreadable by others. The rules are
- * fileperm's, the same as for the cache and the agent's key.
- */
-static error_code check_file_safety(int fd, const config *cfg, error_info *err)
-{
-    struct stat sb;
-    if (fstat(fd, &sb) != 0)
-        return error_set(err, ERROR_IO, "cannot stat %s: %s", cfg->config_path,
-                         strerror(errno));
-    bool holds_key =
-        cfg->values[CONFIG_API_KEY][0] && cfg->sources[CONFIG_API_KEY] == CONFIG_SRC_FILE;
-    return fileperm_check_stat(cfg->config_path, &sb,
-                               holds_key ? FILEPERM_CONFIG_KEY : FILEPERM_CONFIG, err);
-}
-
-static error_code read_all(int fd, char *buf, size_t cap, size_t *len, const char *path,
-                           error_info *err)
-{
-    size_t used = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf + used, cap - used);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return error_set(err, ERROR_IO, "cannot read %s: %s", path, strerror(errno));
-        if (n == 0)
-            break;
-        used += (size_t)n;
-        if (used == cap)
-            return error_set(err, ERROR_FORMAT, "%s is larger than %zu bytes", path,
-                             cap - 1);
-    }
-    buf[used] = '\0';
-    *len = used;
-    return ERROR_OK;
-}
-
-static error_code parse_text(config *cfg, char *text, size_t len, error_info *err)
-{
-    if (strlen(text) != len)
-        return error_set(err, ERROR_FORMAT, "%s contains a NUL byte", cfg->config_path);
-    int line = 1;
-    for (char *s = text; s && *s; line++) {
-        char *nl = strchr(s, '\n');
-        if (nl)
-            *nl = '\0';
-        if (parse_line(cfg, s, cfg->config_path, line, err) != ERROR_OK)
-            return err->code;
-        s = nl ? nl + 1 : NULL;
-    }
-    return ERROR_OK;
-}
-
-static error_code load_file(config *cfg, bool must_exist, error_info *err)
-{
-    /* Symlinks are followed (dotfile setups): the checks apply to the file itself. */
-    int fd = open(cfg->config_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT && !must_exist)
-        return ERROR_OK;
-    if (fd < 0 && errno == ENOENT)
-        return error_set(err, ERROR_CONFIG, "RAMPART_CONFIG names %s, which does not exist",
-                         cfg->config_path);
-    if (fd < 0)
-        return error_set(err, ERROR_IO, "cannot open %s: %s", cfg->config_path,
-                         strerror(errno));
-    cfg->config_file_found = true;
-    char *text = malloc(CONFIG_FILE_MAX);
-    if (!text) {
-        close(fd);
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    }
-    size_t len = 0;
-    error_code rc = read_all(fd, text, CONFIG_FILE_MAX, &len, cfg->config_path, err);
-    if (rc == ERROR_OK)
-        rc = parse_text(cfg, text, len, err);
-    if (rc == ERROR_OK)
-        rc = check_file_safety(fd, cfg, err);
-    model_wipe(text, CONFIG_FILE_MAX);
-    free(text);
-    close(fd);
-    return rc;
-}
-
 static error_code apply_env(config *cfg, config_getenv_fn fn, void *ctx, error_info *err)
 {
+    if (env(fn, ctx, settings[CONFIG_API_KEY].env) &&
+        env(fn, ctx, settings[CONFIG_KEY_COMMAND].env))
+        return error_set(err, ERROR_CONFIG,
+                         "both RAMPART_API_KEY and RAMPART_KEY_COMMAND are set: unset one");
     for (int k = 0; k < CONFIG_KEY_COUNT; k++) {
         const char *v = env(fn, ctx, settings[k].env);
         if (v && config_set(cfg, (config_key)k, v, CONFIG_SRC_ENV, err) != ERROR_OK) {
@@ -338,14 +256,76 @@ static error_code apply_env(config *cfg, config_getenv_fn fn, void *ctx, error_i
     return ERROR_OK;
 }
 
-error_code config_load(config *cfg, config_getenv_fn getenv_fn, void *ctx,
-                       error_info *err)
+/* The profile asked for, checked; "default" is the top level (""). */
+static error_code select_profile(config *cfg, const char *profile, config_getenv_fn fn,
+                                 void *ctx, error_info *err)
+{
+    cfg->profile_from_flag = profile != NULL;
+    const char *name = profile ? profile : env(fn, ctx, "RAMPART_PROFILE");
+    if (!name || strcmp(name, DEFAULT_PROFILE) == 0)
+        return ERROR_OK;
+    if (!config_profile_name_valid(name))
+        return error_set(err, ERROR_CONFIG,
+                         "%s'%.80s' is not a profile name: 1 to %d letters, digits, '-' or "
+                         "'_'",
+                         profile ? "" : "RAMPART_PROFILE: ", name, CONFIG_PROFILE_NAME_MAX);
+    model_copy_text(cfg->profile, sizeof cfg->profile, name);
+    return ERROR_OK;
+}
+
+/* "default, staging, prod": the profiles there are, for an unknown one's message. */
+static void profile_list(const config *cfg, char *out, size_t size)
+{
+    size_t n = (size_t)snprintf(out, size, "%s", DEFAULT_PROFILE);
+    for (int i = 0; i < cfg->nprofiles && n < size; i++)
+        n += (size_t)snprintf(out + n, size - n, ", %s", cfg->profiles[i]);
+}
+
+static error_code check_profile_known(const config *cfg, error_info *err)
+{
+    if (!cfg->profile[0])
+        return ERROR_OK;
+    for (int i = 0; i < cfg->nprofiles; i++) {
+        if (strcmp(cfg->profiles[i], cfg->profile) == 0)
+            return ERROR_OK;
+    }
+    /* The environment is easy to forget: say so when the name came from there. */
+    const char *from = cfg->profile_from_flag ? "" : "RAMPART_PROFILE: ";
+    if (!cfg->config_file_found)
+        return error_set(err, ERROR_CONFIG,
+                         "%sunknown profile '%s': there is no config file (%s) to define it; "
+                         "add a [profile.%s] section there (rampart(1), CONFIGURATION)",
+                         from, cfg->profile, cfg->config_path[0] ? cfg->config_path : "no HOME",
+                         cfg->profile);
+    char names[CONFIG_PROFILES_MAX * (CONFIG_PROFILE_NAME_MAX + 2) + 16];
+    profile_list(cfg, names, sizeof names);
+    return error_set(err, ERROR_CONFIG, "%sunknown profile '%s' (profiles in %s: %s)", from,
+                     cfg->profile, cfg->config_path, names);
+}
+
+/* The default cache: rampart.db, or rampart-NAME.db for a named profile, so two
+ * accounts never share one. */
+static void default_db(config *cfg, config_getenv_fn fn, void *ctx)
+{
+    char leaf[CONFIG_PROFILE_NAME_MAX + 16];
+    if (cfg->profile[0])
+        snprintf(leaf, sizeof leaf, "rampart-%s.db", cfg->profile);
+    else
+        snprintf(leaf, sizeof leaf, "rampart.db");
+    xdg_path(fn, ctx, "XDG_DATA_HOME", ".local/share", leaf, cfg->values[CONFIG_DB],
+             sizeof cfg->values[CONFIG_DB], NULL);
+}
+
+error_code config_load_profile(config *cfg, const char *profile, config_getenv_fn getenv_fn,
+                               void *ctx, error_info *err)
 {
     error_info scratch;
     err = err ? err : &scratch; /* error_prefix needs somewhere to keep the code */
     memset(cfg, 0, sizeof *cfg);
     for (int k = 0; k < CONFIG_KEY_COUNT; k++)
         model_copy_text(cfg->values[k], sizeof cfg->values[k], settings[k].fallback);
+    if (select_profile(cfg, profile, getenv_fn, ctx, err) != ERROR_OK)
+        return err->code;
 
     const char *explicit_path = env(getenv_fn, ctx, "RAMPART_CONFIG");
     if (explicit_path) {
@@ -355,13 +335,46 @@ error_code config_load(config *cfg, config_getenv_fn getenv_fn, void *ctx,
                         cfg->config_path, sizeof cfg->config_path, NULL) != ERROR_OK) {
         cfg->config_path[0] = '\0'; /* no HOME: no config file, which is allowed */
     }
-    if (cfg->config_path[0] && load_file(cfg, explicit_path != NULL, err) != ERROR_OK)
+    if (cfg->config_path[0] && config_file_load(cfg, explicit_path != NULL, err) != ERROR_OK)
+        return err->code;
+    if (check_profile_known(cfg, err) != ERROR_OK)
         return err->code;
     if (apply_env(cfg, getenv_fn, ctx, err) != ERROR_OK)
         return err->code;
     /* No HOME and no RAMPART_DB: left empty, so a --db flag can still supply it. */
     if (!cfg->values[CONFIG_DB][0])
-        xdg_path(getenv_fn, ctx, "XDG_DATA_HOME", ".local/share", "rampart.db",
-                 cfg->values[CONFIG_DB], sizeof cfg->values[CONFIG_DB], NULL);
+        default_db(cfg, getenv_fn, ctx);
+    return ERROR_OK;
+}
+
+error_code config_load(config *cfg, config_getenv_fn getenv_fn, void *ctx,
+                       error_info *err)
+{
+    return config_load_profile(cfg, NULL, getenv_fn, ctx, err);
+}
+
+error_code config_copy_flags(config *dst, const config *src, error_info *err)
+{
+    for (int k = 0; k < CONFIG_KEY_COUNT; k++) {
+        if (src->sources[k] == CONFIG_SRC_FLAG &&
+            config_set(dst, (config_key)k, src->values[k], CONFIG_SRC_FLAG, err) != ERROR_OK)
+            return err ? err->code : ERROR_INVALID;
+    }
+    return ERROR_OK;
+}
+
+error_code config_resolve_key(config *cfg, bool quiet, error_info *err)
+{
+    if (cfg->values[CONFIG_API_KEY][0] || !cfg->values[CONFIG_KEY_COMMAND][0] ||
+        !cfg->values[CONFIG_API_URL][0])
+        return ERROR_OK;
+    error_info e = {0};
+    if (keycmd_run(cfg->values[CONFIG_KEY_COMMAND], quiet, cfg->values[CONFIG_API_KEY],
+                   sizeof cfg->values[CONFIG_API_KEY], &e) != ERROR_OK)
+        return error_set(err, ERROR_CONFIG,
+                         "profile %s: key_command '%.200s' gave no API key: %s%s",
+                         config_profile(cfg), cfg->values[CONFIG_KEY_COMMAND], e.msg,
+                         quiet ? " (run it in a shell to see why)" : "");
+    cfg->sources[CONFIG_API_KEY] = CONFIG_SRC_COMMAND;
     return ERROR_OK;
 }

@@ -58,7 +58,7 @@ check "the installed binary runs: --version" sh -c \
 
 # ---- the man page ----
 # Every command path, for the man page and completion checks below.
-paths="tui agent check serve-api sync plan status apply export"
+paths="tui agent check serve-api sync plan status apply export profiles"
 for s in create list get update resolve delete import export retry discard; do paths="$paths rules:$s"; done
 for s in create list get update resolve delete token retry discard; do paths="$paths creds:$s"; done
 

@@ -1,10 +1,12 @@
 /*
  * Fuzz target: the config file parser, through config_load reading a real file
  * (named by RAMPART_CONFIG, mode 0600 in a private temp directory), and
- * config_set as flags reach it. The first byte picks: config_set of one key
- * (byte % 8 < CONFIG_KEY_COUNT) with the rest as the value, else the rest is the
- * file. A successful load must leave every value terminated and, when an API URL
- * is set, one config_set accepts again.
+ * config_set as flags reach it. The first byte b picks: b % 8 below 5, config_set
+ * of one key (spread over every key by b / 8) with the rest as the value; 5, the
+ * rest is the file, loaded for the default profile; 6, the same with
+ * RAMPART_PROFILE=a; 7, with the profile "b" asked for as --profile does. A
+ * successful load must leave every value terminated and, when an API URL is set,
+ * one config_set accepts again. key_command is never run (config_load does not).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -41,10 +43,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* The environment of the load: only the config file's name. */
+/* The environment of the load: the config file's name, and RAMPART_PROFILE when
+ * `ctx` is not NULL. */
 static const char *lookup(void *ctx, const char *name)
 {
-    (void)ctx;
+    if (strcmp(name, "RAMPART_PROFILE") == 0)
+        return ctx;
     return strcmp(name, "RAMPART_CONFIG") == 0 ? path : NULL;
 }
 
@@ -74,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static config cfg; /* large: off the stack */
     error_info err = {0};
     unsigned pick = data[0] % 8;
-    if (pick < CONFIG_KEY_COUNT) {
+    if (pick < 5) {
+        pick = (pick + 5u * (data[0] / 8u)) % CONFIG_KEY_COUNT;
         char *value = malloc(size);
         if (!value)
             return 0;
@@ -86,7 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     write_file(data + 1, size - 1);
-    if (config_load(&cfg, lookup, NULL, &err) == ERROR_OK) {
+    static char env_profile[] = "a";
+    if (config_load_profile(&cfg, pick == 7 ? "b" : NULL, lookup,
+                            pick == 6 ? env_profile : NULL, &err) == ERROR_OK) {
         for (int k = 0; k < CONFIG_KEY_COUNT; k++) {
             if (!memchr(cfg.values[k], '\0', sizeof cfg.values[k]))
                 abort();

@@ -15,14 +15,49 @@
 static const ui_style bar = {UI_ATTR_REVERSE, UI_COLOR_TITLE};
 static const ui_style plain = {0, UI_COLOR_DEFAULT};
 
+enum { PROFILE_TITLE_MAX = 24 }; /* columns a long profile name may take in the title */
+
+/* " rampart  ", or with a profile " rampart (staging)  "; when the tabs would not
+ * fit beside that, the name alone: which account this is matters most. */
+static void draw_title(const ui_app *app, ui_canvas *c, int tabs_width, int *x)
+{
+    const ui_style title = {UI_ATTR_REVERSE | UI_ATTR_BOLD, UI_COLOR_TITLE};
+    const char *profile = ui_app_options(app)->profile;
+    if (!profile) {
+        *x += ui_canvas_text(c, 0, *x, -1, " rampart  ", title, false);
+        return;
+    }
+    char text[96];
+    snprintf(text, sizeof text, " rampart (%s)  ", profile);
+    int w = ui_canvas_width(c, text, c->width);
+    if (w + tabs_width > c->width || w > PROFILE_TITLE_MAX + 13) {
+        *x += ui_canvas_text(c, 0, *x, 1, " ", title, false);
+        *x += ui_canvas_text(c, 0, *x, PROFILE_TITLE_MAX, profile, title, true);
+        *x += ui_canvas_text(c, 0, *x, 2, "  ", title, false);
+        return;
+    }
+    *x += ui_canvas_text(c, 0, *x, -1, text, title, false);
+}
+
+static void tab_text(const ui_app *app, int i, char *tab, size_t size)
+{
+    bool cur = (ui_view_id)i == app->view;
+    snprintf(tab, size, cur ? "[%d %s]" : " %d %s ", i + 1, app->views[i]->ops->title);
+}
+
 static void draw_tabs(const ui_app *app, ui_canvas *c, int *x)
 {
-    *x += ui_canvas_text(c, 0, *x, -1, " rampart  ", (ui_style){UI_ATTR_REVERSE | UI_ATTR_BOLD,
-                                                                 UI_COLOR_TITLE}, false);
+    int tabs_width = 0;
+    for (int i = 0; i < UI_VIEW_COUNT; i++) {
+        char tab[32];
+        tab_text(app, i, tab, sizeof tab);
+        tabs_width += ui_canvas_width(c, tab, c->width);
+    }
+    draw_title(app, c, tabs_width, x);
     for (int i = 0; i < UI_VIEW_COUNT; i++) {
         char tab[32];
         bool cur = (ui_view_id)i == app->view;
-        snprintf(tab, sizeof tab, cur ? "[%d %s]" : " %d %s ", i + 1, app->views[i]->ops->title);
+        tab_text(app, i, tab, sizeof tab);
         ui_style s = cur ? (ui_style){UI_ATTR_REVERSE | UI_ATTR_BOLD | UI_ATTR_UNDERLINE,
                                       UI_COLOR_TITLE}
                          : bar;

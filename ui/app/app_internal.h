@@ -129,9 +129,27 @@ void ui_app_draw_header(const ui_app *app, ui_canvas *c);
 error_code ui_app_new(const ui_options *opt, int width, int height, bool ascii,
                       ui_app **out, error_info *err);
 
-/* Close the overlays, stop the sync worker (cancelling it), free the views, then
- * the state. NULL is a no-op. */
+/* Stop the agent, close the overlays, stop the sync worker (cancelling it), free
+ * the views, then the state. NULL is a no-op. */
 void ui_app_free(ui_app *app);
+
+/* The local agent endpoint on the console's cache, served while it is open (unless
+ * opt->agent is false). A failure (another rampart serves the socket) goes to the
+ * header and the log, not fatal. */
+void ui_app_start_agent(ui_app *app);
+
+/* `:profile NAME` (commands.c): whether the switch may happen now; false with the
+ * reason in the status line (no profiles here, a sync running, a form open). */
+bool ui_app_profile_allowed(ui_app *app, const char *name);
+
+/*
+ * After a key: when `:profile NAME` was asked for (app->profile_request), switch
+ * (ui.h: the hooks open the profile, a new console on the same screen replaces
+ * `app`, which is freed). Returns the console to go on with: the new one, or `app`
+ * itself when nothing was asked or the switch failed (its status line says why).
+ * `term` gives the terminal back around a key_command (NULL headless).
+ */
+ui_app *ui_app_follow_profile(ui_app *app, const ui_term_hold *term);
 
 /* A frame: bring the state up to date (another writer's changes, the current
  * view's rows, the overlays' layout, the header's sync text), then draw it into
@@ -151,9 +169,10 @@ bool ui_app_tick(ui_app *app);
 
 /* ---- the headless runner (headless.c) ------------------------------------------ */
 
-/* Parse the whole script, then run it on `app` (already sized). ERROR_INVALID
- * naming the file and line for a bad step; nothing runs then. */
-error_code ui_headless_run(ui_app *app, const ui_options *opt, error_info *err);
+/* Parse the whole script, then run it on *app (already sized; replaced when the
+ * script switches profiles). ERROR_INVALID naming the file and line for a bad
+ * step; nothing runs then. */
+error_code ui_headless_run(ui_app **app, const ui_options *opt, error_info *err);
 
 /* 's' after the read-only check (app/sync_worker.c): start the worker, or retry at
  * once while it waits to retry an unreachable remote; refused (status line) when

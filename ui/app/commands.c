@@ -95,6 +95,15 @@ static void cmd_sync(ui_app *app, const char *arg)
         ui_action_sync(app);
 }
 
+/* `:profile NAME`: asked here, done by the driver after the key (ui_app_follow_profile),
+ * since it replaces the whole console. */
+static void cmd_profile(ui_app *app, const char *arg)
+{
+    if (!ui_app_profile_allowed(app, arg))
+        return;
+    snprintf(app->profile_request, sizeof app->profile_request, "%s", arg);
+}
+
 static const ui_command commands[] = {
     {"rules", "1", cmd_rules, "", "the rules view", UI_REQ_NONE},
     {"creds", "credentials", cmd_creds, "", "the credentials view", UI_REQ_NONE},
@@ -106,6 +115,8 @@ static const ui_command commands[] = {
     {"check", NULL, ui_check_command, "IP [POLICY]", "allowed? and the rule that decides",
      UI_REQ_NONE},
     {"sync", NULL, cmd_sync, "", "sync now", UI_REQ_SYNC},
+    {"profile", NULL, cmd_profile, "NAME", "switch to another profile's remote and cache",
+     UI_REQ_NONE},
     {"help", "h", cmd_help, "", "the keys and commands", UI_REQ_NONE},
     {"quit", "q", cmd_quit, "", "leave the console", UI_REQ_NONE},
 };

@@ -291,9 +291,10 @@ static error_code wait_for(ui_app *app, const char *text, error_info *err)
                      WAIT_FOR_MS / 1000);
 }
 
-static error_code run_step(ui_app *app, const step *st, fake_clock *clock, FILE *dump,
+static error_code run_step(ui_app **appp, const step *st, fake_clock *clock, FILE *dump,
                            FILE *timing, error_info *err)
 {
+    ui_app *app = *appp;
     switch (st->kind) {
     case STEP_WAIT_FOR:
         return wait_for(app, st->text, err);
@@ -304,8 +305,13 @@ static error_code run_step(ui_app *app, const step *st, fake_clock *clock, FILE 
         return ERROR_OK;
     case STEP_KEYS:
         for (long r = 0; r < st->repeat && !ui_app_quitting(app, NULL); r++) {
-            for (size_t i = 0; i < st->nkeys && !ui_app_quitting(app, NULL); i++)
+            for (size_t i = 0; i < st->nkeys && !ui_app_quitting(app, NULL); i++) {
                 press(app, st->keys[i], timing);
+                ui_app *now = ui_app_follow_profile(app, NULL);
+                if (now != app)
+                    ui_app_render(now); /* as press does after a key */
+                *appp = app = now;
+            }
         }
         return ERROR_OK;
     case STEP_RESIZE:
@@ -343,8 +349,9 @@ static void peak_rss(FILE *timing)
     fclose(f);
 }
 
-error_code ui_headless_run(ui_app *app, const ui_options *opt, error_info *err)
+error_code ui_headless_run(ui_app **appp, const ui_options *opt, error_info *err)
 {
+    ui_app *app = *appp;
     script s = {0};
     if (parse_script(opt->script, &s, err) != ERROR_OK) {
         free(s.steps);
@@ -363,7 +370,8 @@ error_code ui_headless_run(ui_app *app, const ui_options *opt, error_info *err)
     ui_app_render(app);
     error_code rc = ERROR_OK;
     for (size_t i = 0; i < s.n && rc == ERROR_OK && !ui_app_quitting(app, NULL); i++) {
-        rc = run_step(app, &s.steps[i], &clock, dump, timing, err);
+        rc = run_step(&app, &s.steps[i], &clock, dump, timing, err);
+        *appp = app;
         /* As the terminal's loop does after whatever woke it. */
         if (rc == ERROR_OK && ui_app_tick(app))
             ui_app_render(app);

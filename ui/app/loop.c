@@ -8,6 +8,12 @@
  */
 #include "sync_internal.h"
 
+#include <stdio.h>
+#include <string.h>
+
+#include "../widgets/ui_text.h"
+#include "rampart/ui_dialog.h"
+
 /* Each view of the console: the record view of a kind, or a view of its own. */
 static error_code view_new(ui_app *app, ui_view_id id, ui_view **out, error_info *err)
 {
@@ -65,6 +71,8 @@ void ui_app_free(ui_app *app)
 {
     if (!app)
         return;
+    agent_stop(app->agent);
+    app->agent = NULL;
     ui_app_close_all(app);
     /* The worker posts into this app until it is joined. */
     ui_sync_free(app->sync);
@@ -137,4 +145,113 @@ void ui_app_render(ui_app *app)
 {
     update(app);
     ui_app_draw(app, ui_app_canvas(app));
+}
+
+/* ---- the agent ---------------------------------------------------------------- */
+
+/* Agent audit lines come from its server threads: into the loop's queue. */
+static void agent_log(void *ctx, const char *line)
+{
+    ui_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = UI_EVENT_AGENT_LOG;
+    snprintf(ev.line, sizeof ev.line, "agent: %s", line);
+    ui_app_post(ctx, &ev);
+}
+
+void ui_app_start_agent(ui_app *app)
+{
+    const ui_options *opt = app->opt;
+    if (!opt->agent)
+        return;
+    agent_options ao = {.db_path = opt->db_path, .on_log = agent_log, .log_ctx = app,
+                        .version_header = opt->api.version_header};
+    if (opt->agent_listen && *opt->agent_listen) {
+        ao.listen[0] = opt->agent_listen;
+        ao.nlisten = 1;
+    }
+    error_info e = {0};
+    if (agent_start(&ao, &app->agent, &e) != ERROR_OK) {
+        app->agent = NULL;
+        size_t n = ui_text_prefix(e.msg, sizeof app->agent_error - 1);
+        memcpy(app->agent_error, e.msg, n);
+        app->agent_error[n] = '\0';
+        ui_app_log(app, SYNC_LOG_ERROR, e.msg);
+    }
+}
+
+/* ---- profiles ----------------------------------------------------------------- */
+
+bool ui_app_profile_allowed(ui_app *app, const char *name)
+{
+    const ui_options *opt = app->opt;
+    if (!opt->profiles) {
+        ui_app_status(app, true, "%s", opt->sandbox ? "the sandbox has no profiles: leave it "
+                                                     "and run rampart --profile NAME"
+                                                   : "this console cannot switch profiles");
+        return false;
+    }
+    if (!*name) {
+        ui_app_status(app, false, "profile %s: :profile NAME switches (rampart profiles "
+                      "lists them)", opt->profile ? opt->profile : "default");
+        return false;
+    }
+    if (opt->profile && strcmp(name, opt->profile) == 0) {
+        ui_app_status(app, false, "already on profile %s", name);
+        return false;
+    }
+    if (ui_sync_running(app)) {
+        ui_app_status(app, true, "a sync is running: :profile %s when it has ended", name);
+        return false;
+    }
+    if (app->noverlays > 0) {
+        ui_app_status(app, true, "close what is open first (a form's edits would be lost)");
+        return false;
+    }
+    return true;
+}
+
+/* The new console starts where the old one was seen from: the same clock (the
+ * headless one is a fake), a whole repaint, and a line that says what changed. */
+static void take_over(ui_app *fresh, const ui_app *old, const char *name)
+{
+    ui_app_set_clock(fresh, old->clock, old->clock_ctx);
+    fresh->repaint = true;
+    ui_app_status(fresh, false, "profile %s: cache %s", name, fresh->opt->db_path);
+    char line[UI_LOG_TEXT];
+    snprintf(line, sizeof line, "switched to profile %.64s (cache %.400s)", name,
+             fresh->opt->db_path);
+    ui_app_log(fresh, SYNC_LOG_INFO, line);
+}
+
+ui_app *ui_app_follow_profile(ui_app *app, const ui_term_hold *term)
+{
+    if (!app->profile_request[0])
+        return app;
+    char name[sizeof app->profile_request];
+    memcpy(name, app->profile_request, sizeof name);
+    app->profile_request[0] = '\0';
+    const ui_profiles *p = app->opt->profiles;
+    static const ui_term_hold no_term = {0};
+    const ui_options *next = NULL;
+    error_info e = {0};
+    if (p->open(p->ctx, name, term ? term : &no_term, &next, &e) != ERROR_OK) {
+        ui_app_status(app, true, "%s", e.msg);
+        app->repaint = true; /* a key_command may have written on the terminal */
+        return app;
+    }
+    ui_app *fresh = NULL;
+    if (ui_app_new(next, app->canvas.width, app->canvas.height, app->canvas.ascii, &fresh,
+                   &e) != ERROR_OK ||
+        !fresh) {
+        p->finish(p->ctx, false);
+        ui_app_status(app, true, "profile %s: %s", name, e.msg);
+        return app;
+    }
+    take_over(fresh, app, name);
+    ui_app_free(app);
+    p->finish(p->ctx, true);
+    ui_app_start_agent(fresh);
+    ui_token_show_unseen(fresh);
+    return fresh;
 }

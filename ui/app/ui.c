@@ -21,46 +21,6 @@
 
 enum { TICK_MS = 1000 };
 
-/* Agent audit lines come from its server threads: into the loop's queue. */
-static void agent_log(void *ctx, const char *line)
-{
-    ui_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = UI_EVENT_AGENT_LOG;
-    snprintf(ev.line, sizeof ev.line, "agent: %s", line);
-    ui_app_post(ctx, &ev);
-}
-
-/* The local agent endpoint, served while the console is open. A failure (another
- * rampart already serves the socket) is shown in the header, not fatal. */
-static void start_agent(ui_app *app, const ui_options *opt)
-{
-    if (!opt->agent)
-        return;
-    agent_options ao = {.db_path = opt->db_path, .on_log = agent_log, .log_ctx = app,
-                        .version_header = opt->api.version_header};
-    if (opt->agent_listen && *opt->agent_listen) {
-        ao.listen[0] = opt->agent_listen;
-        ao.nlisten = 1;
-    }
-    error_info e = {0};
-    if (agent_start(&ao, &app->agent, &e) != ERROR_OK) {
-        app->agent = NULL;
-        size_t n = ui_text_prefix(e.msg, sizeof app->agent_error - 1);
-        memcpy(app->agent_error, e.msg, n);
-        app->agent_error[n] = '\0';
-        ui_app_log(app, SYNC_LOG_ERROR, e.msg);
-    }
-}
-
-/* Stop the agent, then the loop (a running sync is cancelled and joined). */
-static void finish(ui_app *app)
-{
-    agent_stop(app->agent);
-    app->agent = NULL;
-    ui_app_free(app);
-}
-
 static void draw(ui_app *app, ui_term *t)
 {
     ui_app_render(app);
@@ -114,8 +74,15 @@ static void read_keys(ui_app *app, ui_term *t)
         ui_app_key(app, key);
 }
 
-static int loop(ui_app *app, ui_term *t)
+/* The terminal given back while a key_command runs (it may ask for a passphrase). */
+static void term_pause(void *t) { ui_term_suspend(t); }
+static void term_resume(void *t) { ui_term_resume(t); }
+
+/* Runs until the user quits; *appp is replaced when `:profile` switched consoles. */
+static int loop(ui_app **appp, ui_term *t)
 {
+    ui_app *app = *appp;
+    const ui_term_hold hold = {term_pause, term_resume, t};
     int status = 0;
     bool whole = true; /* something besides the clock happened: a whole frame */
     while (!ui_app_quitting(app, &status)) {
@@ -140,6 +107,7 @@ static int loop(ui_app *app, ui_term *t)
             read_keys(app, t);
         if (fds[2].revents & POLLIN)
             ui_app_drain(app);
+        *appp = app = ui_app_follow_profile(app, &hold);
     }
     return status;
 }
@@ -165,14 +133,14 @@ static int run_terminal(const ui_options *opt, error_info *err)
         return 1;
     }
     ui_term_layout(t, UI_HEADER_ROWS, UI_STATUS_ROWS);
-    start_agent(app, opt);
+    ui_app_start_agent(app);
     ui_token_show_unseen(app); /* tokens a sync brought before this start */
-    int status = loop(app, t);
+    int status = loop(&app, t);
     if (ui_sync_running(app)) {
         ui_app_status(app, false, "stopping the sync after its current request...");
         draw(app, t);
     }
-    finish(app);
+    ui_app_free(app);
     ui_term_close(t);
     return status;
 }
@@ -185,11 +153,11 @@ static int run_headless(const ui_options *opt, error_info *err)
     if (ui_app_new(opt, w, h, opt->ascii, &app, err) != ERROR_OK)
         return 1;
     int status = 0;
-    start_agent(app, opt);
+    ui_app_start_agent(app);
     ui_token_show_unseen(app);
-    error_code rc = ui_headless_run(app, opt, err);
+    error_code rc = ui_headless_run(&app, opt, err);
     ui_app_quitting(app, &status);
-    finish(app);
+    ui_app_free(app);
     if (rc != ERROR_OK)
         return rc == ERROR_INVALID ? 2 : 1;
     return status;

@@ -148,6 +148,7 @@ struct ui_app {
     char agent_error[160];
     bool quit;
     int exit_status;
+    char profile_request[UI_PROMPT_MAX + 1]; /* `:profile NAME`: taken by the driver */
     bool repaint;
     long long data_version;
     bool have_version;

@@ -274,6 +274,20 @@ void ui_term_repaint(ui_term *t)
     clearok(curscr, TRUE);
 }
 
+void ui_term_suspend(ui_term *t)
+{
+    (void)t;
+    def_prog_mode();
+    endwin();
+    fflush(stdout);
+}
+
+void ui_term_resume(ui_term *t)
+{
+    reset_prog_mode();
+    ui_term_repaint(t);
+}
+
 static int win_of(const ui_term *t, int y)
 {
     for (int i = 0; i < WIN_COUNT; i++) {

@@ -65,4 +65,10 @@ void ui_term_draw(ui_term *t, ui_canvas *c, int cursor_y, int cursor_x, bool vis
 /* Ctrl-L: the next draw repaints the whole screen. */
 void ui_term_repaint(ui_term *t);
 
+/* Give the terminal back for a while (a command that may ask the user something
+ * runs in between: the shell's screen and modes, as after endwin), then take it
+ * again; the next draw repaints the whole screen. */
+void ui_term_suspend(ui_term *t);
+void ui_term_resume(ui_term *t);
+
 #endif

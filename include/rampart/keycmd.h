@@ -1,0 +1,36 @@
+/*
+ * keycmd: the API key printed by a command (the `key_command` setting, e.g.
+ * `pass show api/staging`), as many command-line clients take a secret from a
+ * password manager instead of a file.
+ *
+ * Contract:
+ * - The command line is split into words as rampart/words.h says and run without
+ *   a shell (posix_spawnp, searching PATH); a pipeline takes `sh -c '...'`. It
+ *   inherits the environment, standard input and (unless `quiet`) standard error,
+ *   so a password manager can ask for its passphrase; `quiet` sends its standard
+ *   error to /dev/null (the console, which owns the terminal). Signals are at
+ *   their defaults and unblocked in it.
+ * - The key is the first line of its standard output, without the line end and
+ *   trailing blanks (pass keeps the secret on the first line; the rest is read and
+ *   dropped). It must be 1 to `size - 1` bytes of printable ASCII, no spaces.
+ * - Failure (ERROR_CONFIG): the command cannot start, exits with a status other
+ *   than 0 or is killed, prints no key, or prints one that breaks the rule above.
+ *   The message names the command line and the exit status or signal, never a
+ *   byte of the output; the caller adds which profile it belongs to.
+ * - The key goes only into `key` (wiped on failure); every buffer that held
+ *   output is wiped before it is freed. Nothing is logged. Blocks until the
+ *   command ends.
+ */
+#ifndef RAMPART_KEYCMD_H
+#define RAMPART_KEYCMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rampart/error.h"
+
+/* Run `command_line` and put the key it prints into `key` (`size` bytes). */
+error_code keycmd_run(const char *command_line, bool quiet, char *key, size_t size,
+                      error_info *err);
+
+#endif
