@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_follower.h"
 #include "cli_sync.h"
 #include "rampart/api.h"
 #include "rampart/cli.h"
@@ -204,7 +205,10 @@ void cli_sync_settings(const config *cfg, sync_options *opt, api_config *api)
     }
 }
 
-static error_code make_client(cli_ctx *ctx, api_client **client, error_info *e)
+/* A follower's client sends conditional GETs, its pages kept in the cache
+ * (`pages` must outlive the client). */
+static error_code make_client(cli_ctx *ctx, api_page_cache *pages, api_client **client,
+                              error_info *e)
 {
     const config *cfg = &ctx->cfg;
     if (!config_remote_configured(cfg))
@@ -218,6 +222,10 @@ static error_code make_client(cli_ctx *ctx, api_client **client, error_info *e)
         .version_header = config_get(cfg, CONFIG_VERSION_HEADER),
     };
     cli_sync_settings(cfg, NULL, &ac);
+    if (cli_follower(ctx) && ctx->st) {
+        cli_follower_pages(ctx->st, pages);
+        ac.pages = pages;
+    }
     return api_client_new(&ac, client, e);
 }
 
@@ -228,13 +236,14 @@ int cli_sync_run(cli_ctx *ctx, const cli_sync_args *a, sync_report *report)
     if (!st)
         return ctx->store_exit;
     api_client *client = NULL;
+    api_page_cache pages;
     error_info e = {0};
-    if (make_client(ctx, &client, &e) != ERROR_OK)
+    if (make_client(ctx, &pages, &client, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
     cli_sync_view view;
     cli_sync_view_init(&view, ctx, a->progress, a->verbose, a->json);
     sync_options opt = {
-        .push = a->push,
+        .push = a->push && !cli_follower(ctx), /* a follower only pulls */
         .pull = a->pull,
         .on_progress = cli_sync_view_progress,
         .on_log = cli_sync_view_log,
@@ -314,6 +323,8 @@ static int sync_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         return rc;
     if (push_only && pull_only)
         return cli_usage_error(ctx, path, "--push-only and --pull-only exclude each other");
+    if (push_only && cli_follower(ctx))
+        return cli_follower_refuse(ctx, path);
     if (!set_flag(ctx, "--rate", rate, CONFIG_RATE, &rc) ||
         !set_flag(ctx, "--window", window, CONFIG_WINDOW, &rc) ||
         !set_flag(ctx, "--share", share, CONFIG_SHARE, &rc) ||

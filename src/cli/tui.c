@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_follower.h"
 #include "cli_sync.h"
 #include "rampart/cli.h"
 #include "rampart/ui.h"
@@ -81,8 +82,11 @@ static int tui_run(cli_ctx *ctx, const char *path, int argc, char **argv)
     if (!cli_parse(ctx, path, &tui_command, opts, sizeof opts / sizeof opts[0], argc, argv,
                    &first, &rc))
         return rc;
+    char follower_why[CONFIG_PATH_MAX + 512];
+    cli_follower_reason(ctx, follower_why, sizeof follower_why);
     ui_options o = {
-        .readonly = readonly,
+        .readonly = readonly || cli_follower(ctx), /* a follower changes nothing */
+        .readonly_why = !readonly && cli_follower(ctx) ? follower_why : NULL,
         .ascii = ascii,
         .no_color = no_color || no_color_env(),
         .agent = !no_agent,
