@@ -15,9 +15,10 @@ USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 PKGS      := ncursesw libcurl sqlite3 jansson cmocka libmicrohttpd
 DEB_PKGS  := pkg-config libncurses-dev libcurl4-openssl-dev libsqlite3-dev \
              libjansson-dev libcmocka-dev libmicrohttpd-dev
-# Tools the tests and benchmarks run (checked with `command -v`).
-TOOLS     := tmux curl sqlite3 man
-DEB_TOOLS := tmux curl sqlite3 man-db
+# Tools the tests and benchmarks run (checked with `command -v`, or in /usr/sbin,
+# where nginx lives and which a user's PATH may leave out).
+TOOLS     := tmux curl sqlite3 man nginx
+DEB_TOOLS := tmux curl sqlite3 man-db nginx
 # make fuzz only: clang and its libFuzzer runtime.
 DEB_FUZZ  := clang libclang-rt-14-dev
 # What `make lint` and `make valgrind` run, installed by them when missing.
@@ -190,7 +191,7 @@ deps-check:
 	@missing=""; \
 	command -v pkg-config >/dev/null 2>&1 || missing=1; \
 	for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing=1; done; \
-	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing=1; done; \
+	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || [ -x /usr/sbin/$$t ] || missing=1; done; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory deps; fi
 
 deps:

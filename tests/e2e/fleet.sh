@@ -144,7 +144,6 @@ nget() {
     status=$(curl -sS --max-time 10 -o "$tmp/out" -D "$tmp/hdr" -w '%{http_code}' \
         -K "$tmp/n.curl" "$@" "$u" 2>"$tmp/err")
 }
-hdr_has() { tr -d '\r' <"$tmp/hdr" | grep -qi -e "$1"; }
 
 # ---- the bearer key, TLS, what is served ----
 curl -s -o "$tmp/out" -w '%{http_code}' "$U/ip_policy_rules" >"$tmp/code"
