@@ -11,19 +11,14 @@ here=$(dirname "$0")
 . "$here/agent_lib.sh"
 export LC_ALL=C
 
-NGINX=$(command -v nginx 2>/dev/null)
-[ -z "$NGINX" ] && [ -x /usr/sbin/nginx ] && NGINX=/usr/sbin/nginx
-if [ -z "$NGINX" ]; then
+FLEET_DIR=$tmp
+. "$here/fleet_lib.sh"
+if ! fleet_nginx; then
     echo "ok - skip: nginx not installed (the fleet test needs the real tool: apt-get install nginx)"
     exit 0
 fi
 
-ngx_pid=""
-stop_nginx() {
-    [ -n "$ngx_pid" ] && kill "$ngx_pid" 2>/dev/null && wait "$ngx_pid" 2>/dev/null
-    ngx_pid=""
-}
-trap 'stop_nginx; stop_agents; stop_server; rm -rf "$tmp"' EXIT INT TERM
+trap 'fleet_stop_nginx; fleet_stop_hub; stop_server; rm -rf "$tmp"' EXIT INT TERM
 
 P=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a
 N=5          # followers
@@ -54,85 +49,24 @@ check "hub: pulled the remote's 250 rules under its rate limit" sh -c \
     '[ "$0" = 0 ] && grep -q "remote has 250 rules, 1 credentials" "$1"' "$status" "$tmp/out"
 PAGES=$(($(served) - 1)) # one pull: 3 rule pages and 1 credential page (and the POST)
 
-# ---- nginx in front of the hub's mirror ----
+# ---- nginx in front of the hub's mirror: one key per follower ----
 mkdir -p "$tmp/ngx/keys"
 for i in $(seq 1 $N); do
-    key=fleet_${i}_$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+    key=fleet_${i}_$(fleet_key)
     printf '%s\n' "$key" >"$tmp/f$i.key"
     printf '"Bearer %s" f%s;\n' "$key" "$i" >>"$tmp/ngx/keys/keys.map"
 done
 have_tls=""
-if command -v openssl >/dev/null 2>&1 &&
-    openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
-        -addext subjectAltName=IP:127.0.0.1 -keyout "$tmp/ngx/tls.key" \
-        -out "$tmp/ngx/tls.pem" >/dev/null 2>&1; then
-    have_tls=1
-fi
-
-# The shipped file with this test's paths and ports (its TLS server block as it
-# is, a plain loopback listener beside it for the followers, whose client only
-# trusts real certificates), inside a main file for a user without root.
-fleet_conf() { # NGINX_PORT TLS_PORT HUB_ADDR
-    tls_listen="listen 127.0.0.1:$2 ssl;"
-    [ -n "$have_tls" ] || tls_listen=""
-    sed -e "s|/var/cache/nginx/rampart-fleet|$tmp/ngx/cache|" \
-        -e "s|/etc/nginx/rampart-fleet/|$tmp/ngx/keys/|" \
-        -e "s|/var/log/nginx/rampart-fleet.log|$tmp/ngx/access.log|" \
-        -e "s|/etc/ssl/certs/fleet.example.org.pem|$tmp/ngx/tls.pem|" \
-        -e "s|/etc/ssl/private/fleet.example.org.key|$tmp/ngx/tls.key|" \
-        -e "s|server 127.0.0.1:8181;|server $3;|" \
-        -e "s|listen 443 ssl;|$tls_listen listen 127.0.0.1:$1;|" \
-        "$here/../../assets/nginx-fleet.conf"
-    [ -n "$have_tls" ] || echo "# no openssl: no certificate, the ssl lines unused"
-}
-main_conf() {
-    [ "$(id -u)" -eq 0 ] && echo "user root;"
-    cat <<EOF
-pid $tmp/ngx/nginx.pid;
-error_log $tmp/ngx/error.log;
-daemon off;
-events {}
-http {
-    client_body_temp_path $tmp/ngx; proxy_temp_path $tmp/ngx; fastcgi_temp_path $tmp/ngx;
-    uwsgi_temp_path $tmp/ngx; scgi_temp_path $tmp/ngx;
-    include $tmp/ngx/fleet.conf;
-}
-EOF
-}
-
-HUBKEY="$tmp/hub.key"
-for try in 1 2 3 4 5; do
-    NPORT=$((20000 + ($$ * 7 + try * 997) % 40000))
-    TPORT=$((NPORT + 1))
-    start_agent hub --db "$HUB" --mirror-only --listen tcp:127.0.0.1:0 --key-file "$HUBKEY" \
-        --public-url "http://127.0.0.1:$NPORT" --max-age $MAXAGE
-    [ -n "$tcp" ] || break
-    printf 'proxy_set_header Authorization "Bearer %s";\n' "$(head -n 1 "$HUBKEY")" \
-        >"$tmp/ngx/keys/hub-key.conf"
-    fleet_conf $NPORT $TPORT "$tcp" >"$tmp/ngx/fleet.conf"
-    main_conf >"$tmp/ngx/nginx.conf"
-    if [ $try = 1 ]; then
-        "$NGINX" -t -q -c "$tmp/ngx/nginx.conf" -e "$tmp/ngx/error.log" >"$tmp/out" 2>"$tmp/err"
-        status=$?
-        check "nginx -t accepts assets/nginx-fleet.conf${have_tls:+ (its TLS server block with a self-signed certificate)}" status_is 0
-    fi
-    "$NGINX" -c "$tmp/ngx/nginx.conf" -e "$tmp/ngx/error.log" 2>>"$tmp/ngx/start.log" &
-    ngx_pid=$!
-    n=0
-    while [ $n -lt 100 ] && kill -0 $ngx_pid 2>/dev/null &&
-        ! curl -s -o /dev/null "http://127.0.0.1:$NPORT/"; do
-        n=$((n + 1))
-        sleep 0.05 # polling for the listener
-    done
-    kill -0 "$ngx_pid" 2>/dev/null && break
-    ngx_pid=""
-    stop_agent hub
-done
-if [ -z "$ngx_pid" ]; then
+fleet_tls && have_tls=1
+if ! fleet_start "$HUB" $MAXAGE 1 "$have_tls"; then
     echo "not ok - nginx or the hub's agent did not start"
     sed 's/^/#   /' "$tmp/ngx/start.log" "$tmp/ngx/error.log" "$tmp/hub.log" 2>/dev/null | tail -n 20
     exit 0
 fi
+status=$fleet_conf_status
+cp "$tmp/ngx/t.log" "$tmp/err"
+: >"$tmp/out"
+check "nginx -t accepts assets/nginx-fleet.conf${have_tls:+ (its TLS server block with a self-signed certificate)}" status_is 0
 U="http://127.0.0.1:$NPORT"
 
 # nget KEYFILE URL [curl args]: GET through nginx; body $tmp/out, headers $tmp/hdr.
@@ -173,8 +107,8 @@ for path in "/v1/credentials/$CRED/token" /v1/tokens/web "/v1/tokens?name=web" \
     nget "$tmp/f2.key" "$U$path"
     check "nginx does not serve $path (404)" replied 404 ERR_NOT_FOUND
 done
-key_config "$HUBKEY"
-treq "$tcp" "/v1/credentials/$CRED/token"
+key_config "$tmp/hub.key"
+treq "$HUB_ADDR" "/v1/credentials/$CRED/token"
 check "the hub's mirror-only listener has no token route: 404, no-store" sh -c \
     '[ "$0" = 404 ] && tr -d "\r" <"$1" | grep -q "^Cache-Control: no-store$"' "$status" "$tmp/hdr"
 
@@ -283,11 +217,11 @@ check "  a follower's check denies by the new rule" sh -c '[ "$0" = 1 ] && grep 
 
 # ---- what reached whom ----
 follower_requests=$(lines)
-stop_agent hub
-hub_seen=$(sed -n 's/^stopped ([A-Z]*): \([0-9]*\) requests.*/\1/p' "$tmp/hub.log")
+fleet_stop_hub
+hub_seen=$(fleet_hub_requests)
 check "serve-api: only the hub's pulls ($PAGES + $hub_requests requests; followers: 0)" \
     [ "$hub_requests" = "$PAGES" ]
 check "the hub saw $hub_seen requests for $follower_requests from followers (bounded by the cache)" \
     sh -c '[ -n "$0" ] && [ "$0" -lt $(($1 / 3)) ]' "$hub_seen" "$follower_requests"
-stop_nginx
+fleet_stop_nginx
 exit 0
