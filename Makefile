@@ -205,6 +205,7 @@ deps:
 INSTALL_FILES := $(MANDIR)/man1/rampart.1=assets/rampart.1 \
                  $(BASHCOMPDIR)/rampart=assets/rampart.bash-completion \
                  $(DOCDIR)/config.example=assets/config.example \
+                 $(DOCDIR)/nginx-fleet.conf=assets/nginx-fleet.conf \
                  $(USERUNITDIR)/rampart-agent.service=$(BUILD)/rampart-agent.service \
                  $(USERUNITDIR)/rampart-agent.socket=assets/rampart-agent.socket
 
