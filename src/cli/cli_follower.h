@@ -29,8 +29,12 @@ bool cli_follower(const cli_ctx *ctx);
 /* "rampart: PATH: refused: …"; CLI_EXIT_USAGE. */
 int cli_follower_refuse(cli_ctx *ctx, const char *path);
 
-/* The same sentence without the prefix, for the console's status line. */
+/* The same sentence without the prefix. */
 void cli_follower_reason(const cli_ctx *ctx, char *out, size_t size);
+
+/* The setting as the user would look for it: "read_only = true in PATH" or
+ * "RAMPART_READ_ONLY=true in the environment". */
+void cli_follower_setting(const cli_ctx *ctx, char *out, size_t size);
 
 /* Fill `pages` (which must live as long as the client) to keep pages in `st`. */
 void cli_follower_pages(store *st, api_page_cache *pages);

@@ -11,8 +11,7 @@ bool cli_follower(const cli_ctx *ctx)
     return config_flag(&ctx->cfg, CONFIG_READ_ONLY);
 }
 
-/* Where the setting came from, as the user would look for it. */
-static void setting_source(const cli_ctx *ctx, char *out, size_t size)
+void cli_follower_setting(const cli_ctx *ctx, char *out, size_t size)
 {
     const config *cfg = &ctx->cfg;
     if (cfg->sources[CONFIG_READ_ONLY] == CONFIG_SRC_ENV)
@@ -25,7 +24,7 @@ static void setting_source(const cli_ctx *ctx, char *out, size_t size)
 void cli_follower_reason(const cli_ctx *ctx, char *out, size_t size)
 {
     char source[CONFIG_PATH_MAX + 64];
-    setting_source(ctx, source, sizeof source);
+    cli_follower_setting(ctx, source, sizeof source);
     snprintf(out, size, "this cache follows a read-only remote (%s): it only pulls, and "
              "a change made here would never be sent. Make it where the data comes from "
              "(the hub's remote), or set read_only = false", source);

@@ -1,4 +1,5 @@
 /* `rampart tui`: the console (also `rampart` with no command, on a terminal). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,8 +83,9 @@ static int tui_run(cli_ctx *ctx, const char *path, int argc, char **argv)
     if (!cli_parse(ctx, path, &tui_command, opts, sizeof opts / sizeof opts[0], argc, argv,
                    &first, &rc))
         return rc;
-    char follower_why[CONFIG_PATH_MAX + 512];
-    cli_follower_reason(ctx, follower_why, sizeof follower_why);
+    char setting[CONFIG_PATH_MAX + 64], follower_why[CONFIG_PATH_MAX + 128];
+    cli_follower_setting(ctx, setting, sizeof setting);
+    snprintf(follower_why, sizeof follower_why, "a follower: %s", setting);
     ui_options o = {
         .readonly = readonly || cli_follower(ctx), /* a follower changes nothing */
         .readonly_why = !readonly && cli_follower(ctx) ? follower_why : NULL,

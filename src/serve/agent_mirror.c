@@ -52,8 +52,7 @@ error_code agent_mirror_settings(agent *ag, const agent_options *opt, error_info
     if (len >= sizeof ag->public_url)
         return error_set(err, ERROR_INVALID, "the public URL is longer than %zu bytes",
                          sizeof ag->public_url - 1);
-    memcpy(ag->public_url, url, len);
-    ag->public_url[len] = '\0';
+    snprintf(ag->public_url, sizeof ag->public_url, "%.*s", (int)len, url);
     return url_check_api_base(ag->public_url, "public URL", err);
 }
 

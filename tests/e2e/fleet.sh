@@ -168,6 +168,10 @@ status=$?
 check "a follower refuses apply" refused 2 "read_only"
 check "  and queued nothing" sh -c '[ "$(sqlite3 "$0" "SELECT count(*) FROM rules WHERE state <> '"'synced'"'")" = 0 ]' \
     "$tmp/f2.db"
+printf 'key c\ndump\n' >"$tmp/keys.txt"
+follower 3 tui --headless "$tmp/keys.txt" --size 100x20 --no-agent >"$tmp/out" 2>"$tmp/err"
+check "a follower's console is read-only and says why" \
+    out_has "read-only console (a follower: RAMPART_READ_ONLY=true in the environment)"
 follower 4 status >"$tmp/out" 2>"$tmp/err"
 check "status on a follower: its upstream, read-only, the age of its data" sh -c \
     'grep -q "^upstream  *$0 (read-only" "$1" && grep -q "^data age  *[0-9]*s (last pull 20" "$1"' \
