@@ -46,6 +46,9 @@ static const cli_command sync_command = {
     "while the queue waits, a countdown and why (budget, rate limited 429, server\n"
     "error 503 ...). A sync that stops early (--timeout, 429s for give_up_windows\n"
     "windows, the remote unreachable) says what it did, what is left and why.\n"
+    "On a follower (read_only = true) it only pulls, asking each page with the\n"
+    "entity tag kept from the last pull (If-None-Match: an unchanged page is a 304);\n"
+    "--push-only is refused there.\n"
     "Exit status: 0 when everything converged, 4 when rows are still pending or\n"
     "failed (see 'rampart plan') or the sync stopped early, 2 when no remote is\n"
     "configured or the API key was refused.\n",
