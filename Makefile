@@ -19,7 +19,7 @@ INSTALL     ?= install
 # the missing ones.
 LIB_DEBS  := ncursesw=libncurses-dev libcurl=libcurl4-openssl-dev sqlite3=libsqlite3-dev \
              jansson=libjansson-dev cmocka=libcmocka-dev libmicrohttpd=libmicrohttpd-dev
-TOOL_DEBS := tmux=tmux curl=curl sqlite3=sqlite3 man=man-db python3=python3
+TOOL_DEBS := tmux=tmux curl=curl sqlite3=sqlite3 man=man-db python3=python3 nginx=nginx
 PKGS      := $(foreach p,$(LIB_DEBS),$(firstword $(subst =, ,$(p))))
 DEB_PKGS  := pkg-config $(foreach p,$(LIB_DEBS),$(lastword $(subst =, ,$(p))))
 DEB_TOOLS := $(foreach p,$(TOOL_DEBS),$(lastword $(subst =, ,$(p))))
@@ -232,7 +232,7 @@ for p in $(LIB_DEBS); do \
     pkg-config --exists $${p%%=*} 2>/dev/null || echo "$${p%%=*} $${p#*=}"; \
 done; \
 for t in $(TOOL_DEBS); do \
-    command -v $${t%%=*} >/dev/null 2>&1 || echo "$${t%%=*} $${t#*=}"; \
+    command -v $${t%%=*} >/dev/null 2>&1 || [ -x /usr/sbin/$${t%%=*} ] || echo "$${t%%=*} $${t#*=}"; \
 done
 endef
 
@@ -265,6 +265,7 @@ deps:
 INSTALL_FILES := $(MANDIR)/man1/rampart.1=assets/rampart.1 \
                  $(BASHCOMPDIR)/rampart=assets/rampart.bash-completion \
                  $(DOCDIR)/config.example=assets/config.example \
+                 $(DOCDIR)/nginx-fleet.conf=assets/nginx-fleet.conf \
                  $(USERUNITDIR)/rampart-agent.service=$(BUILD)/rampart-agent.service \
                  $(USERUNITDIR)/rampart-agent.socket=assets/rampart-agent.socket
 

@@ -39,6 +39,14 @@ struct api_client {
     char retry_after[64];
     char op_id[MODEL_ID_MAX + 1];
     char url[MODEL_URI_MAX + 64];
+    /* Conditional page GETs (api_page_cache), when `pages` is set. */
+    const api_page_cache *pages;
+    struct curl_slist *hdr_cond;  /* hdr_plain and If-None-Match, for one GET */
+    char etag[API_ETAG_MAX];      /* the last reply's entity tag ("" none) */
+    bool no_store;                /* the last reply said Cache-Control: no-store */
+    bool reused;                  /* the last page is a kept body (a 304) */
+    char refetch[MODEL_URI_MAX + 64]; /* a kept body that did not decode: ask again */
+    long long listing_ms[MODEL_KIND_COUNT]; /* when each listing's first page went */
 };
 
 typedef enum api_method { API_GET, API_POST, API_PATCH, API_DELETE } api_method;
@@ -151,6 +159,8 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
     if (n >= 5 && strncmp(line, "HTTP/", 5) == 0) {
         c->retry_after[0] = '\0'; /* a new reply (after a 1xx): forget the last one's */
         c->op_id[0] = '\0';
+        c->etag[0] = '\0';
+        c->no_store = false;
         return n;
     }
     const char *colon = memchr(line, ':', n);
@@ -163,6 +173,10 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
         api_take_header_value(value, value_len, c->retry_after, sizeof c->retry_after);
     else if (api_is_operation_id_header(line, name_len))
         api_take_operation_id(value, value_len, c->op_id, sizeof c->op_id);
+    else if (name_len == 4 && strncasecmp(line, "ETag", 4) == 0)
+        api_take_etag(value, value_len, c->etag, sizeof c->etag);
+    else if (name_len == 13 && strncasecmp(line, "Cache-Control", 13) == 0)
+        c->no_store = c->no_store || api_cache_control_no_store(value, value_len);
     return n;
 }
 
@@ -274,6 +288,7 @@ error_code api_client_new(const api_config *cfg, api_client **out, error_info *e
     const char *vh = api_version_header(cfg);
     c->base = strndup(cfg->base_url, api_base_len(cfg->base_url));
     c->key = strdup(cfg->api_key);
+    c->pages = cfg->pages;
     c->easy = curl_easy_init();
     if (!c->base || !c->key || !c->easy || !build_headers(c, vh)) {
         api_client_free(c);
@@ -322,7 +337,9 @@ static CURLcode set_method(api_client *c, api_method m, const char *payload)
         return rc;
     curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, post ? 1L : 0L);
     curl_easy_setopt(e, CURLOPT_FORBID_REUSE, post ? 1L : 0L);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, body ? c->hdr_json : c->hdr_plain);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, body         ? c->hdr_json
+                                            : c->hdr_cond ? c->hdr_cond
+                                                          : c->hdr_plain);
     if (body) {
         /* A body makes the request a POST; PATCH only renames the method. */
         rc = curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, post ? NULL : "PATCH");
@@ -370,6 +387,9 @@ static void perform(api_client *c, api_method m, const char *payload, api_call *
     c->errbuf[0] = '\0';
     c->retry_after[0] = '\0';
     c->op_id[0] = '\0';
+    c->etag[0] = '\0';
+    c->no_store = false;
+    c->reused = false;
     buf_reset(&c->body);
     c->too_big = false;
     CURLcode rc = set_method(c, m, payload);
@@ -518,16 +538,93 @@ static sync_outcome api_remove(void *ctx, model_kind kind, const char *id, sync_
     return finish(c, &call, res);
 }
 
+/* ---- conditional page GETs (a follower: api_page_cache) ---- */
+
+static long long wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* hdr_plain and "If-None-Match: <etag>" (a copy: the plain list stays as it is;
+ * it holds the key, so it is wiped when freed). False when out of memory. */
+static bool conditional_headers(api_client *c, const char *etag)
+{
+    bool ok = true;
+    struct curl_slist *h = NULL;
+    for (const struct curl_slist *p = c->hdr_plain; p && ok; p = p->next)
+        h = add_header(h, p->data, "", &ok);
+    h = add_header(h, "If-None-Match: ", etag, &ok);
+    if (!ok) {
+        free_headers(h);
+        return false;
+    }
+    c->hdr_cond = h;
+    return true;
+}
+
+/* GET c->url, with If-None-Match when a page is kept for it; a 304 makes the kept
+ * body the reply (c->reused). */
+static void perform_page_get(api_client *c, api_call *call)
+{
+    char etag[API_ETAG_MAX] = "";
+    char *kept = NULL;
+    size_t len = 0;
+    bool held = c->pages && strcmp(c->refetch, c->url) != 0 &&
+                c->pages->get(c->pages->ctx, c->url, etag, sizeof etag, &kept, &len) &&
+                etag[0] && conditional_headers(c, etag);
+    c->refetch[0] = '\0';
+    perform(c, API_GET, NULL, call);
+    free_headers(c->hdr_cond);
+    c->hdr_cond = NULL;
+    if (held && call->x.net == API_NET_REPLY && call->x.status == 304) {
+        buf_reset(&c->body);
+        if (buf_append(&c->body, kept, len)) {
+            call->x.status = 200; /* the page, as the 200 that brought it */
+            call->x.body = c->body.data;
+            call->x.body_len = c->body.len;
+            c->reused = true;
+            c->pages->reused(c->pages->ctx, c->url, wall_ms());
+        }
+    }
+    free(kept);
+}
+
+/* After a page decoded: keep it (a 200 with a tag), or, a kept one that did not
+ * decode, ask for it whole next time; at the end of a listing, forget its pages
+ * no longer used. */
+static void keep_page(api_client *c, const codec_page *page, bool decoded)
+{
+    if (!c->pages)
+        return;
+    if (!decoded) {
+        if (c->reused)
+            snprintf(c->refetch, sizeof c->refetch, "%s", c->url);
+        return;
+    }
+    char collection[MODEL_URI_MAX + 64];
+    snprintf(collection, sizeof collection, "%s%s", c->base, kind_get(page->kind)->api_path);
+    if (!c->reused && c->etag[0] && !c->no_store)
+        c->pages->put(c->pages->ctx, c->url, collection, c->etag, c->body.data, c->body.len,
+                      wall_ms());
+    if (page->count == 0 || !page->next_page_uri[0])
+        c->pages->prune(c->pages->ctx, collection, c->listing_ms[page->kind]);
+}
+
 /* GET a list page into c->body; false (with `res` filled) when the URL is refused. */
-static bool get_page(api_client *c, const char *path, const char *url, api_call *call,
+static bool get_page(api_client *c, model_kind kind, const char *url, api_call *call,
                      sync_result *res)
 {
     error_info err = {0};
-    if (api_page_url(c->base, path, url, c->url, sizeof c->url, &err) != ERROR_OK) {
+    if (api_page_url(c->base, kind_get(kind)->api_path, url, c->url, sizeof c->url, &err) !=
+        ERROR_OK) {
         refuse(res, SYNC_REJECTED, &err);
         return false;
     }
-    perform(c, API_GET, NULL, call);
+    if (!url)
+        c->listing_ms[kind] = wall_ms();
+    perform_page_get(c, call);
     return true;
 }
 
@@ -554,13 +651,14 @@ static sync_outcome api_list_page(void *ctx, model_kind kind, const char *url,
     memset(page, 0, sizeof *page);
     page->kind = kind;
     api_call call;
-    if (!get_page(c, kind_get(kind)->api_path, url, &call, res))
+    if (!get_page(c, kind, url, &call, res))
         return res->outcome;
     if (is_2xx(&call)) {
         error_info err = {0};
         bool ok = codec_page_decode(kind, c->body.data, c->body.len, page, &err) == ERROR_OK &&
                   check_page(c, page, &err) == ERROR_OK;
         set_decoded(&call, ok, &err);
+        keep_page(c, page, ok);
     }
     if (finish(c, &call, res) != SYNC_OK)
         codec_page_free(page);

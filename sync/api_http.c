@@ -117,6 +117,33 @@ void api_take_operation_id(const char *value, size_t len, char *out, size_t size
     }
 }
 
+void api_take_etag(const char *value, size_t len, char *out, size_t size)
+{
+    if (!api_take_header_value(value, len, out, size))
+        return;
+    const char *p = out[0] == 'W' && out[1] == '/' ? out + 2 : out;
+    size_t n = strlen(p);
+    bool ok = n >= 2 && p[0] == '"' && p[n - 1] == '"';
+    for (size_t i = 1; ok && i + 1 < n; i++)
+        ok = p[i] > 0x20 && p[i] < 0x7f && p[i] != '"';
+    if (!ok)
+        out[0] = '\0';
+}
+
+bool api_cache_control_no_store(const char *value, size_t len)
+{
+    /* Directives are comma-separated tokens, case-insensitive (RFC 9111 5.2). */
+    for (size_t i = 0; i + 8 <= len; i++) {
+        bool starts = i == 0 || value[i - 1] == ',' || is_blank(value[i - 1]);
+        size_t end = i + 8;
+        bool ends = end == len || value[end] == ',' || is_blank(value[end]) ||
+                    value[end] == '\r' || value[end] == '\n';
+        if (starts && ends && strncasecmp(value + i, "no-store", 8) == 0)
+            return true;
+    }
+    return false;
+}
+
 static error_code put_url(char *out, size_t size, error_info *err, const char *a,
                           const char *b)
 {

@@ -90,6 +90,14 @@ bool api_is_operation_id_header(const char *name, size_t len);
  * not fit. */
 bool api_take_header_value(const char *value, size_t len, char *out, size_t size);
 
+/* Copy an ETag header value (`len` bytes) into `out` when it is one entity-tag
+ * (W/"…" or "…", characters 0x21-0x7E, no '"' inside) that fits, else leave `out`
+ * empty: it goes back in a request header, so nothing else may pass. */
+void api_take_etag(const char *value, size_t len, char *out, size_t size);
+
+/* True when a Cache-Control value (`len` bytes) holds the directive no-store. */
+bool api_cache_control_no_store(const char *value, size_t len);
+
 /* Copy an operation id header value (`len` bytes, trimmed of blanks) into `out`
  * when it looks like an id (letters, digits, '_', '-', '.'), else leave `out`
  * empty: a header must not smuggle text into messages. */

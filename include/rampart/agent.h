@@ -49,8 +49,19 @@
  *         (new, creating, unknown, failed) and remote_deleted ones are not. Every
  *         uri (items, "uri", "next_page_uri") points back at the agent: absolute
  *         "http://127.0.0.1:PORT/…" on TCP, path-only "/credentials?…" on a unix
- *         socket (resolve it against the request's URL). A version header, when
- *         sent, must say 2 (else 400 ERR_VERSION), as on the remote.
+ *         socket (resolve it against the request's URL), or `public_url` when
+ *         given (where clients reach the mirror through a cache in front). A
+ *         version header, when sent, must say 2 (else 400 ERR_VERSION), as on the
+ *         remote. Mirror replies (and only they) may be kept by caches: a strong
+ *         ETag (the cache's id, its change counter for the kind, what was asked:
+ *         serve_list.h), "Cache-Control: public, max-age=N,
+ *         stale-while-revalidate=N" (N: mirror_max_age_s; 0: "public, no-cache"),
+ *         and 304 with both, no body, when If-None-Match matches (RFC 9110 weak
+ *         comparison; decided from the counter before any row is read). Every
+ *         other reply, the mirror's errors included, is no-store.
+ *     With mirror_only, a listener serves the mirror's four routes and nothing
+ *         else: tokens, checks and /healthz are 404 there (for a cache or proxy
+ *         in front, which must never reach a token).
  * - Each request reads through a read-only store handle of a pool (opened on
  *   demand, AGENT_POOL_MAX at most; WAL: writers never block a lookup for long).
  *   The policy index is rebuilt by the first check after the store's data_version
@@ -95,6 +106,7 @@
 
 enum {
     AGENT_LISTEN_MAX = 4,
+    AGENT_BASE_MAX = 160,             /* bytes of a mirror base, NUL included */
     AGENT_UIDS_MAX = 16,
     AGENT_RATE_DEFAULT = 50,          /* requests per second per peer */
     AGENT_IDLE_TIMEOUT_DEFAULT = 10,  /* seconds */
@@ -123,6 +135,14 @@ typedef struct agent_options {
                                             timeout when that is shorter */
     const char *version_header;          /* mirror replies' version header name;
                                             NULL: the default */
+    unsigned mirror_max_age_s;           /* how long caches may reuse a mirror reply
+                                            (at most SERVE_MAX_AGE_MAX); 0: they
+                                            revalidate every time */
+    const char *public_url;              /* the base of the mirror's uris, as its
+                                            clients reach it (url_check_api_base's
+                                            rules, at most AGENT_BASE_MAX - 1
+                                            bytes); NULL: each listener's own */
+    bool mirror_only;                    /* serve the mirror's routes only */
     /* Audit and error lines (one line, no newline, never a token). Called from
      * server threads: must be thread-safe. NULL: none. */
     void (*on_log)(void *ctx, const char *line);

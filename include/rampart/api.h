@@ -49,6 +49,14 @@
  *   decode, or holds another id, is AMBIGUOUS; 404 is NOT_FOUND.
  * - The operation id comes from the error body or, failing that, from a response
  *   header whose name ends in "operation-id" (any case).
+ * - Conditional GETs of list pages (a follower pulling from a hub's mirror through
+ *   a cache), with `pages` set: a page GET sends If-None-Match with the entity tag
+ *   kept for its URL, and a 304 makes the kept body the page, decoded as a 200's
+ *   would be; a 200 that carries a well-formed entity tag (not "Cache-Control:
+ *   no-store") and decodes is kept. When a listing completes (a page with no
+ *   next_page_uri, or an empty one), its pages not used since its first page was
+ *   asked are forgotten (their bounds moved). A kept body that no longer decodes
+ *   is asked for again without the tag. Without `pages`, plain GETs.
  * - libcurl's global state: api_client_new calls curl_global_init and
  *   api_client_free curl_global_cleanup (reference-counted by libcurl). That is
  *   thread-safe with libcurl 7.84+ built "threadsafe" (Debian's is); with another
@@ -67,6 +75,26 @@
 #define API_KEY_MAX 1024                          /* bytes */
 #define API_DEFAULT_VERSION_HEADER "Service-Version"
 
+/* Where a client keeps the pages it pulled, with their entity tags (a follower's
+ * cache: store_http_page_*). Called on the client's thread; a failure of any
+ * callback costs only a full download. The struct must outlive the client. */
+enum { API_ETAG_MAX = 201 }; /* bytes of an entity tag, NUL included */
+typedef struct api_page_cache {
+    void *ctx;
+    /* The tag (into `etag`) and a heap copy of the body (NUL-terminated after
+     * *len bytes, freed by the client) kept for `url`; false when none. */
+    bool (*get)(void *ctx, const char *url, char *etag, size_t etag_size, char **body,
+                size_t *len);
+    /* The page kept for `url` was used again (a 304), at `now_ms` (wall clock). */
+    void (*reused)(void *ctx, const char *url, long long now_ms);
+    /* Keep `body` (`len` bytes) and `etag` for `url`, a page of the listing whose
+     * first page is `collection`. */
+    void (*put)(void *ctx, const char *url, const char *collection, const char *etag,
+                const char *body, size_t len, long long now_ms);
+    /* Forget the pages of `collection` not used since `before_ms`. */
+    void (*prune)(void *ctx, const char *collection, long long before_ms);
+} api_page_cache;
+
 typedef struct api_config {
     const char *base_url;        /* "https://api.example.com" (no trailing slash needed) */
     const char *api_key;         /* copied by the client, wiped on free */
@@ -77,6 +105,7 @@ typedef struct api_config {
     long low_speed_s;            /* ... for this many seconds is a timeout (timed_out);
                                     either 0: defaults 10 bytes/s for 20 s;
                                     negative: ERROR_CONFIG */
+    const api_page_cache *pages; /* NULL: plain GETs; else conditional page GETs */
 } api_config;
 
 typedef struct api_client api_client;

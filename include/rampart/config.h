@@ -14,9 +14,11 @@
  * - The config file is lines of `key = value`; `#` starts a comment line; values
  *   may be wrapped in double quotes. Unknown keys and malformed lines are
  *   ERROR_FORMAT with the file and line number. Keys: db, api_url, api_key,
- *   key_command, version_header, and the whole numbers rate, window, share,
- *   give_up_windows, timeout, low_speed, low_speed_time, max_backoff, auto_pull
- *   (config_key says what each is; config_set checks each against its range).
+ *   key_command, version_header, the whole numbers rate, window, share,
+ *   give_up_windows, timeout, low_speed, low_speed_time, max_backoff, auto_pull,
+ *   mirror_max_age (config_key says what each is; config_set checks each against
+ *   its range), and the switch read_only (true/false, yes/no, on/off, 1/0, any
+ *   case; kept as "true" or "false": config_flag reads it).
  * - Profiles: a line `[profile.NAME]` starts the section of profile NAME, which
  *   runs to the next section or the end; the settings before the first section
  *   are the profile called "default". Every key may appear in every section (one
@@ -90,6 +92,10 @@ typedef enum config_key {
     CONFIG_LOW_SPEED_TIME, /* ... for this many seconds is a timeout */
     CONFIG_MAX_BACKOFF,   /* the longest pause after a failure, seconds */
     CONFIG_AUTO_PULL,     /* an idle console pulls this often, seconds; 0: never */
+    CONFIG_READ_ONLY,     /* "true": the remote is a hub's mirror: pull only, no
+                             local change (a follower of a fleet) */
+    CONFIG_MIRROR_MAX_AGE, /* how long caches may reuse the agent's mirror replies,
+                              seconds; 0: revalidate every time */
     CONFIG_KEY_COUNT
 } config_key;
 
@@ -154,6 +160,9 @@ const char *config_get(const config *cfg, config_key key);
 
 /* A whole-number setting's value (checked when set; its minimum if unset). */
 long config_number(const config *cfg, config_key key);
+
+/* A switch's value (read_only): true when set to one of the words for true. */
+bool config_flag(const config *cfg, config_key key);
 
 /* Settings-file/env-var names of a key ("api_url", "RAMPART_API_URL"). */
 const char *config_key_name(config_key key);

@@ -18,6 +18,12 @@
  *   unix socket has no host).
  * - Bodies are heap strings the caller hands to http_response_set. Credentials are
  *   encoded with a null token (store pages never fill one).
+ * - Entity tags (serve_list_etag) name one reply: the state of the kind's rows
+ *   (store_change_tag: the cache's id and its change counter) and what was asked
+ *   (the uris' base, the collection, limit and before_id, or the object's id).
+ *   Strong: the same tag is the same bytes. A page keeps its bounds while the data
+ *   stays (before_id is a cursor, not an offset), so a client walking the pages
+ *   again asks for the same URLs and can be answered 304 for each.
  */
 #ifndef RAMPART_SERVE_LIST_H
 #define RAMPART_SERVE_LIST_H
@@ -56,5 +62,14 @@ void serve_list_uris(const char *base, model_object *obj);
  * ERROR_NOMEM. */
 error_code serve_list_page(store *st, model_kind kind, const serve_list_query *q,
                            unsigned states, const char *base, char **body, error_info *err);
+
+/* "\"<cache id>-<r|c><counter>-<16 hex digits>\"" */
+enum { SERVE_ETAG_MAX = STORE_CACHE_ID_MAX + 64 };
+
+/* The entity tag of the reply to `q` (a page; `id` NULL) or of object `id` (`q`
+ * NULL) of `kind`, with uris at `base`, while the kind's rows are at `tag`, into
+ * `out` (at least SERVE_ETAG_MAX bytes). */
+void serve_list_etag(const store_change_tag *tag, const char *base, model_kind kind,
+                     const serve_list_query *q, const char *id, char *out, size_t size);
 
 #endif

@@ -776,4 +776,51 @@ typedef error_code (*store_policy_rule_fn)(void *ctx, const store_policy_rule *r
 error_code store_policy_rules(store *st, const char *policy_id, store_policy_rule_fn fn,
                               void *ctx, error_info *err);
 
+/* ---- a fleet: the mirror's validators, a follower's pages (store_http.c) ---- */
+
+/*
+ * The state of one kind's rows, as the mirror's entity tags name it: `counter`
+ * counts every write to the kind's table since the cache was made (triggers of
+ * schema step 9: every path that writes counts, in any process; a bulk import
+ * counts once), `cache_id` is random per cache (two caches never share tags).
+ * The pair changes whenever a row of the kind may have, and never moves back.
+ * Read it BEFORE the rows a reply is made of: a write in between then makes the
+ * tag older than the body, which costs a client one more download, never a stale
+ * page kept as current. ERROR_IO when the schema lacks it.
+ */
+enum { STORE_CACHE_ID_MAX = 32, STORE_ETAG_MAX = 200 };
+typedef struct store_change_tag {
+    long long counter;
+    char cache_id[STORE_CACHE_ID_MAX + 1];
+} store_change_tag;
+error_code store_change_tag_get(store *st, model_kind kind, store_change_tag *out,
+                                error_info *err);
+
+/*
+ * A follower's copy of the pages it pulled (the table http_cache), by URL: the
+ * entity tag the remote gave and the body, so that a page the remote answers 304
+ * for is read from here. Only for what a 200 carried (the API client decides).
+ * - store_http_page_get: the tag (cut at etag_size) and a heap copy of the body
+ *   (NUL-terminated after *len bytes; the caller frees it); ERROR_NOT_FOUND when
+ *   none is kept. Reads only.
+ * - store_http_page_reused: the page at `url` was used again at `now_ms`
+ *   (milliseconds of the wall clock).
+ * - store_http_page_put: keep (or replace) the page at `url`, one page of the
+ *   listing `collection` (its first page's URL), used at `now_ms`. ERROR_INVALID
+ *   for an empty URL or tag, or a tag longer than STORE_ETAG_MAX.
+ * - store_http_page_prune: forget the pages of `collection` not used since
+ *   `before_ms` (a listing that completed names every page it still has: the rest
+ *   belong to page boundaries that moved).
+ * Each write is its own short transaction (or part of the caller's).
+ */
+error_code store_http_page_get(store *st, const char *url, char *etag, size_t etag_size,
+                               char **body, size_t *len, error_info *err);
+error_code store_http_page_reused(store *st, const char *url, long long now_ms,
+                                  error_info *err);
+error_code store_http_page_put(store *st, const char *url, const char *collection,
+                               const char *etag, const char *body, size_t len,
+                               long long now_ms, error_info *err);
+error_code store_http_page_prune(store *st, const char *collection, long long before_ms,
+                                 error_info *err);
+
 #endif

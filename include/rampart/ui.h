@@ -102,6 +102,8 @@ struct ui_options {
     double auto_pull_s;      /* an idle console pulls this often (0: never); those
                                 pulls take at most UI_AUTO_PULL_SHARE of the budget */
     bool readonly;           /* hide and refuse every mutating key */
+    const char *readonly_why; /* why, said when a key is refused: NULL "started
+                                 with --readonly" (a follower: its setting) */
     bool ascii;              /* no UTF-8 line drawing even when the locale has it */
     bool no_color;           /* also set when NO_COLOR is in the environment */
     bool agent;              /* start the local agent endpoint while open */

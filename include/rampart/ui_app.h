@@ -111,8 +111,11 @@ error_code ui_app_push(ui_app *app, const ui_overlay_ops *ops, void *self, error
 store *ui_app_store(ui_app *app);
 /* The options the console runs with (borrowed for the whole run). */
 const ui_options *ui_app_options(const ui_app *app);
-/* Started with --readonly: no change, no token. */
+/* Started with --readonly (or on a follower's cache): no change, no token. */
 bool ui_app_readonly(const ui_app *app);
+
+/* Why it is read-only, for messages: "started with --readonly" or the setting. */
+const char *ui_app_readonly_why(const ui_app *app);
 
 /* A message in the status line until the next key (error: styled as one, and
  * also added to the log view). printf-style. */

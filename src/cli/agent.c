@@ -48,6 +48,16 @@ static const char help_text[] =
     "                     key within 5 s of accept (or S, if shorter)\n"
     "  --ready-file FILE  once listening, write the addresses (unix:PATH, tcp:ADDR),\n"
     "                     one a line, to FILE for scripts to poll; removed at exit\n"
+    "  --max-age S        how long caches may reuse a mirror reply (Cache-Control:\n"
+    "                     public, max-age=S, stale-while-revalidate=S; every mirror\n"
+    "                     reply has an ETag, and If-None-Match is answered 304).\n"
+    "                     Default: the mirror_max_age setting, 30; 0: revalidate\n"
+    "                     every time\n"
+    "  --public-url URL   the mirror's uris start with URL (where clients reach it\n"
+    "                     through a cache in front, e.g. https://fleet.example.org)\n"
+    "                     instead of this listener's own address\n"
+    "  --mirror-only      serve the read-only mirror and nothing else: no token, no\n"
+    "                     check, no /healthz (for a cache or proxy in front of it)\n"
     "\n"
     "Routes (every reply JSON):\n"
     "  GET /v1/credentials/ID/token     {\"id\",\"token\"}; 404 unknown, 409 token not\n"
@@ -106,7 +116,8 @@ static bool parse_count(const char *text, long max, long *out)
 
 typedef struct agent_flags {
     cli_list listen, uids;
-    const char *key_file, *rate, *idle, *ready_file;
+    const char *key_file, *rate, *idle, *ready_file, *max_age, *public_url;
+    bool mirror_only;
     char inherited[AGENT_LISTEN_MAX][FD_SPEC_MAX]; /* "fd:N" of the passed sockets */
     size_t ninherited;
 } agent_flags;
@@ -186,6 +197,15 @@ static bool build_options(cli_ctx *ctx, const char *path, const agent_flags *f,
     }
     if (f->idle)
         o->idle_timeout_s = (unsigned)v;
+    error_info e = {0};
+    if (f->max_age &&
+        config_set(&ctx->cfg, CONFIG_MIRROR_MAX_AGE, f->max_age, CONFIG_SRC_FLAG, &e)) {
+        cli_usage_error(ctx, path, "--max-age: %s", e.msg);
+        return false;
+    }
+    o->mirror_max_age_s = (unsigned)config_number(&ctx->cfg, CONFIG_MIRROR_MAX_AGE);
+    o->public_url = f->public_url;
+    o->mirror_only = f->mirror_only;
     o->key_path = f->key_file;
     o->db_path = config_get(&ctx->cfg, CONFIG_DB);
     o->version_header = config_get(&ctx->cfg, CONFIG_VERSION_HEADER);
@@ -248,7 +268,8 @@ static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
     const cli_command cmd = {
         "agent", agent_cmd,
         "[--listen unix:PATH|tcp:127.0.0.1:PORT|fd:N]... [--key-file PATH]\n"
-        "       [--allow-uid UID]... [--rate N] [--idle-timeout S] [--ready-file FILE]",
+        "       [--allow-uid UID]... [--rate N] [--idle-timeout S] [--ready-file FILE]\n"
+        "       [--max-age S] [--public-url URL] [--mirror-only]",
         "Serve tokens, policy checks and a read-only API mirror to local agents.", help, 0, 0,
     };
     agent_flags f = {0};
@@ -259,6 +280,9 @@ static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         {"rate", CLI_OPT_STRING, &f.rate},
         {"idle-timeout", CLI_OPT_STRING, &f.idle},
         {"ready-file", CLI_OPT_STRING, &f.ready_file},
+        {"max-age", CLI_OPT_STRING, &f.max_age},
+        {"public-url", CLI_OPT_STRING, &f.public_url},
+        {"mirror-only", CLI_OPT_FLAG, &f.mirror_only},
     };
     int first, rc;
     if (!cli_parse(ctx, path, &cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &first,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli_apply.h"
+#include "cli_follower.h"
 #include "cli_object.h"
 #include "cli_sync.h"
 #include "rampart/validate.h"
@@ -295,6 +296,8 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
     if (!cli_parse(ctx, path, &apply_command, opts, sizeof opts / sizeof opts[0], argc, argv,
                    &first, &rc))
         return rc;
+    if (!run.dry_run && cli_follower(ctx)) /* a dry run only shows the plan */
+        return cli_follower_refuse(ctx, path);
     run.req.name = a.name;
     rc = check_args(ctx, path, &a, &run);
     const char *file = argv[first];

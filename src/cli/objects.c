@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_follower.h"
 #include "cli_object.h"
 #include "cli_sync.h"
 #include "rampart/codec.h"
@@ -488,6 +489,28 @@ static const object_command commands[] = {
 
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
+/* The commands that change rows: refused on a follower's cache (cli_follower.h). */
+static bool changes_rows(const char *name)
+{
+    static const char *const changing[] = {"create", "update", "resolve", "delete",
+                                           "import", "retry",  "discard"};
+    for (size_t i = 0; i < sizeof changing / sizeof changing[0]; i++) {
+        if (strcmp(name, changing[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* --help among the options (before "--"): shown even where the command is refused. */
+static bool asks_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0)
+            return true;
+    }
+    return false;
+}
+
 int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
                      char **argv)
 {
@@ -510,6 +533,8 @@ int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
     char sub[128];
     snprintf(sub, sizeof sub, "%s %s", path, cmd->name);
     const object_command *row = rows[cmd - view];
+    if (changes_rows(row->name) && cli_follower(ctx) && !asks_help(argc, argv))
+        return cli_follower_refuse(ctx, sub);
     cli_object_call call = {kind, cmd, sub, row->data};
     return row->run(ctx, &call, argc - 1, argv + 1);
 }

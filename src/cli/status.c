@@ -1,6 +1,10 @@
-/* `rampart status`: what is cached, in which sync state, and where things live. */
+/* `rampart status`: what is cached, in which sync state, and where things live;
+ * on a follower (read_only), what it follows and how old its data is. */
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "cli_follower.h"
 #include "rampart/cli.h"
 
 static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv);
@@ -8,7 +12,15 @@ static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv);
 static const cli_command status_command = {
     "status", status_run, "[--json]",
     "Counts of rules and credentials per sync state, and where data and settings live.",
+    "On a follower (read_only = true) also its upstream and the age of its data: the\n"
+    "time since its last complete pull.\n"
     "Options:\n  --json   the same as one JSON object\n", 0, 0};
+
+/* When the cache last completed a pull (STORE_META_LAST_SYNC), and how long ago. */
+typedef struct status_pull {
+    char when[STORE_META_VALUE_MAX + 1]; /* "" never */
+    long long age_s;                     /* -1: never, or not a time we can read */
+} status_pull;
 
 /* Rows per kind and sync state. */
 typedef struct status_counts {
@@ -35,6 +47,65 @@ static error_code gather(store *st, status_counts *c, error_info *e)
             c->total[k] += c->of[k][s];
     }
     return ERROR_OK;
+}
+
+/* "2026-01-02T03:04:05Z" -> seconds since the epoch; false for anything else. */
+static bool parse_utc(const char *text, time_t *out)
+{
+    struct tm tm = {0};
+    int n = 0;
+    if (sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+               &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 20 || text[n])
+        return false;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    *out = timegm(&tm);
+    return *out != (time_t)-1;
+}
+
+static void last_pull(store *st, status_pull *p)
+{
+    p->age_s = -1;
+    time_t t;
+    if (store_meta_get(st, STORE_META_LAST_SYNC, p->when, sizeof p->when, NULL) == ERROR_OK &&
+        parse_utc(p->when, &t)) {
+        double age = difftime(time(NULL), t);
+        p->age_s = age > 0 ? (long long)age : 0;
+    }
+}
+
+/* "42s", "5m 3s", "2h 10m", "3d 4h". */
+static void put_age(FILE *out, long long s)
+{
+    if (s < 60)
+        fprintf(out, "%llds", s);
+    else if (s < 3600)
+        fprintf(out, "%lldm %llds", s / 60, s % 60);
+    else if (s < 86400)
+        fprintf(out, "%lldh %lldm", s / 3600, s % 3600 / 60);
+    else
+        fprintf(out, "%lldd %lldh", s / 86400, s % 86400 / 3600);
+}
+
+/* A follower's lines: what it follows, read-only, and how old its data is. */
+static void put_follower(cli_ctx *ctx, const status_pull *p)
+{
+    const config *cfg = &ctx->cfg;
+    fputs("upstream        ", ctx->out);
+    cli_put_cell(ctx->out, config_get(cfg, CONFIG_API_URL)[0] ? config_get(cfg, CONFIG_API_URL)
+                                                              : "not configured",
+                 0, 0);
+    fprintf(ctx->out, " (read-only: pulls only, no local change; read_only from %s)\n",
+            config_source_name(cfg->sources[CONFIG_READ_ONLY]));
+    fputs("data age        ", ctx->out);
+    if (p->age_s < 0) {
+        fprintf(ctx->out, "never pulled: run '%s sync'\n", ctx->program);
+        return;
+    }
+    put_age(ctx->out, p->age_s);
+    fputs(" (last pull ", ctx->out);
+    cli_put_cell(ctx->out, p->when, 0, 0);
+    fputs(")\n", ctx->out);
 }
 
 static void put_remote(cli_ctx *ctx)
@@ -66,7 +137,7 @@ static void put_counts_line(cli_ctx *ctx, const char *name,
     fputc('\n', ctx->out);
 }
 
-static void put_human(cli_ctx *ctx, const status_counts *c)
+static void put_human(cli_ctx *ctx, const status_counts *c, const status_pull *p)
 {
     const config *cfg = &ctx->cfg;
     fprintf(ctx->out, "profile         %s\n", config_profile(cfg));
@@ -76,6 +147,8 @@ static void put_human(cli_ctx *ctx, const status_counts *c)
     cli_put_cell(ctx->out, cfg->config_path, 0, 0);
     fputs(cfg->config_file_found ? "\n" : " (none)\n", ctx->out);
     put_remote(ctx);
+    if (cli_follower(ctx))
+        put_follower(ctx, p);
     fputs("version header  ", ctx->out);
     cli_put_cell(ctx->out, config_get(cfg, CONFIG_VERSION_HEADER), 0, 0);
     fputs("\n\n", ctx->out);
@@ -105,7 +178,7 @@ static void put_counts_json(cli_ctx *ctx, const size_t counts[MODEL_STATE_COUNT]
     fprintf(ctx->out, "\"total\": %zu}", total);
 }
 
-static void put_json(cli_ctx *ctx, const status_counts *c)
+static void put_json(cli_ctx *ctx, const status_counts *c, const status_pull *p)
 {
     const config *cfg = &ctx->cfg;
     fprintf(ctx->out, "{\"version\": \"%s\", \"profile\": ", RAMPART_VERSION);
@@ -120,6 +193,16 @@ static void put_json(cli_ctx *ctx, const status_counts *c)
     cli_put_json_string(ctx->out, config_get(cfg, CONFIG_API_URL));
     fputs(", \"version_header\": ", ctx->out);
     cli_put_json_string(ctx->out, config_get(cfg, CONFIG_VERSION_HEADER));
+    fprintf(ctx->out, ", \"read_only\": %s, \"last_pull\": ",
+            cli_follower(ctx) ? "true" : "false");
+    if (p->when[0])
+        cli_put_json_string(ctx->out, p->when);
+    else
+        fputs("null", ctx->out);
+    if (p->age_s >= 0)
+        fprintf(ctx->out, ", \"data_age_s\": %lld", p->age_s);
+    else
+        fputs(", \"data_age_s\": null", ctx->out);
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
         fprintf(ctx->out, ", \"%s\": ", kind_get((model_kind)k)->plural);
         put_counts_json(ctx, c->of[k], c->total[k]);
@@ -141,10 +224,12 @@ static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv)
     error_info e = {0};
     if (gather(st, &counts, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
+    status_pull pull;
+    last_pull(st, &pull);
     if (json)
-        put_json(ctx, &counts);
+        put_json(ctx, &counts, &pull);
     else
-        put_human(ctx, &counts);
+        put_human(ctx, &counts, &pull);
     return CLI_EXIT_OK;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_follower.h"
 #include "cli_sync.h"
 #include "rampart/api.h"
 #include "rampart/cli.h"
@@ -45,6 +46,9 @@ static const cli_command sync_command = {
     "while the queue waits, a countdown and why (budget, rate limited 429, server\n"
     "error 503 ...). A sync that stops early (--timeout, 429s for give_up_windows\n"
     "windows, the remote unreachable) says what it did, what is left and why.\n"
+    "On a follower (read_only = true) it only pulls, asking each page with the\n"
+    "entity tag kept from the last pull (If-None-Match: an unchanged page is a 304);\n"
+    "--push-only is refused there.\n"
     "Exit status: 0 when everything converged, 4 when rows are still pending or\n"
     "failed (see 'rampart plan') or the sync stopped early, 2 when no remote is\n"
     "configured or the API key was refused.\n",
@@ -204,7 +208,10 @@ void cli_sync_settings(const config *cfg, sync_options *opt, api_config *api)
     }
 }
 
-static error_code make_client(cli_ctx *ctx, api_client **client, error_info *e)
+/* A follower's client sends conditional GETs, its pages kept in the cache
+ * (`pages` must outlive the client). */
+static error_code make_client(cli_ctx *ctx, api_page_cache *pages, api_client **client,
+                              error_info *e)
 {
     const config *cfg = &ctx->cfg;
     if (!config_remote_configured(cfg))
@@ -221,6 +228,10 @@ static error_code make_client(cli_ctx *ctx, api_client **client, error_info *e)
         .version_header = config_get(cfg, CONFIG_VERSION_HEADER),
     };
     cli_sync_settings(cfg, NULL, &ac);
+    if (cli_follower(ctx) && ctx->st) {
+        cli_follower_pages(ctx->st, pages);
+        ac.pages = pages;
+    }
     return api_client_new(&ac, client, e);
 }
 
@@ -231,13 +242,14 @@ int cli_sync_run(cli_ctx *ctx, const cli_sync_args *a, sync_report *report)
     if (!st)
         return ctx->store_exit;
     api_client *client = NULL;
+    api_page_cache pages;
     error_info e = {0};
-    if (make_client(ctx, &client, &e) != ERROR_OK)
+    if (make_client(ctx, &pages, &client, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
     cli_sync_view view;
     cli_sync_view_init(&view, ctx, a->progress, a->verbose, a->json);
     sync_options opt = {
-        .push = a->push,
+        .push = a->push && !cli_follower(ctx), /* a follower only pulls */
         .pull = a->pull,
         .on_progress = cli_sync_view_progress,
         .on_log = cli_sync_view_log,
@@ -317,6 +329,8 @@ static int sync_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         return rc;
     if (push_only && pull_only)
         return cli_usage_error(ctx, path, "--push-only and --pull-only exclude each other");
+    if (push_only && cli_follower(ctx))
+        return cli_follower_refuse(ctx, path);
     if (!set_flag(ctx, "--rate", rate, CONFIG_RATE, &rc) ||
         !set_flag(ctx, "--window", window, CONFIG_WINDOW, &rc) ||
         !set_flag(ctx, "--share", share, CONFIG_SHARE, &rc) ||

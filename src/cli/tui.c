@@ -1,7 +1,9 @@
 /* `rampart tui`: the console (also `rampart` with no command, on a terminal). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_follower.h"
 #include "cli_sync.h"
 #include "rampart/cli.h"
 #include "rampart/ui.h"
@@ -212,8 +214,12 @@ static int tui_run(cli_ctx *ctx, const char *path, int argc, char **argv)
     if (!cli_parse(ctx, path, &tui_command, opts, sizeof opts / sizeof opts[0], argc, argv,
                    &first, &rc))
         return rc;
+    char setting[CONFIG_PATH_MAX + 64], follower_why[CONFIG_PATH_MAX + 128];
+    cli_follower_setting(ctx, setting, sizeof setting);
+    snprintf(follower_why, sizeof follower_why, "a follower: %s", setting);
     ui_options o = {
-        .readonly = readonly,
+        .readonly = readonly || cli_follower(ctx), /* a follower changes nothing */
+        .readonly_why = !readonly && cli_follower(ctx) ? follower_why : NULL,
         .ascii = ascii,
         .no_color = no_color || no_color_env(),
         .agent = !no_agent,

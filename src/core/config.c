@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config_internal.h"
 #include "rampart/keycmd.h"
@@ -45,6 +46,9 @@ static const struct {
     [CONFIG_MAX_BACKOFF] = {"max_backoff", "RAMPART_MAX_BACKOFF", "30", 1, 3600, "seconds"},
     [CONFIG_AUTO_PULL] = {"auto_pull", "RAMPART_AUTO_PULL", "300", 0, 604800,
                           "seconds (0: off)"},
+    [CONFIG_READ_ONLY] = {"read_only", "RAMPART_READ_ONLY", "false", 0, 0, NULL},
+    [CONFIG_MIRROR_MAX_AGE] = {"mirror_max_age", "RAMPART_MIRROR_MAX_AGE", "30", 0, 86400,
+                               "seconds (0: caches revalidate every time)"},
 };
 
 #define DEFAULT_PROFILE "default"
@@ -117,6 +121,27 @@ long config_number(const config *cfg, config_key key)
     return n < settings[key].min ? settings[key].min : n;
 }
 
+bool config_flag(const config *cfg, config_key key)
+{
+    return strcmp(cfg->values[key], "true") == 0;
+}
+
+/* A switch: its words for true and false, kept as "true" or "false". */
+static error_code check_flag(config_key key, const char *value, const char **canon,
+                             error_info *err)
+{
+    static const char *const yes[] = {"true", "yes", "on", "1"};
+    static const char *const no[] = {"false", "no", "off", "0"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+        if (strcasecmp(value, yes[i]) == 0 || strcasecmp(value, no[i]) == 0) {
+            *canon = strcasecmp(value, yes[i]) == 0 ? "true" : "false";
+            return ERROR_OK;
+        }
+    }
+    return error_set(err, ERROR_INVALID, "%s must be true or false (yes/no, on/off, 1/0), "
+                     "not '%.40s'", settings[key].file_key, value);
+}
+
 static error_code check_url(const char *value, error_info *err)
 {
     /* Empty: no remote configured, which is fine until a sync needs one. */
@@ -156,6 +181,10 @@ error_code config_check_value(config_key key, const char *value, error_info *err
     case CONFIG_API_URL: return check_url(value, err);
     case CONFIG_VERSION_HEADER: return check_header_name(value, err);
     case CONFIG_KEY_COMMAND: return check_command(value, err);
+    case CONFIG_READ_ONLY: {
+        const char *canon;
+        return check_flag(key, value, &canon, err);
+    }
     default: return ERROR_OK;
     }
 }
@@ -179,6 +208,8 @@ error_code config_set(config *cfg, config_key key, const char *value,
                          "the API key is never taken from the command line (every user "
                          "can read it there): set RAMPART_API_KEY, or api_key or "
                          "key_command in the config file");
+    if (key == CONFIG_READ_ONLY && check_flag(key, value, &value, err) != ERROR_OK)
+        return ERROR_INVALID;
     if (config_check_value(key, value, err) != ERROR_OK)
         return ERROR_INVALID;
     if (!model_copy_text(cfg->values[key], sizeof cfg->values[key], value))

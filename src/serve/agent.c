@@ -211,6 +211,8 @@ static error_code take_settings(agent *ag, const agent_options *opt, error_info 
     if (strlen(vh) >= sizeof ag->version_header)
         return error_set(err, ERROR_INVALID, "version header name too long");
     memcpy(ag->version_header, vh, strlen(vh) + 1);
+    if (agent_mirror_settings(ag, opt, err) != ERROR_OK)
+        return err->code;
     ag->on_log = opt->on_log;
     ag->log_ctx = opt->log_ctx;
     ag->db_path = strdup(opt->db_path);
@@ -298,7 +300,9 @@ static error_code open_listener(agent *ag, const agent_options *opt, const char 
     conn_limits cl = connection_limits(opt->nlisten);
     /* pending_limit counts TCP connections only: a unix socket admits at accept. */
     http_config hc = {
-        .listen = spec, .routes = agent_routes, .nroutes = agent_nroutes, .ctx = l,
+        .listen = spec, .ctx = l,
+        .routes = opt->mirror_only ? agent_mirror_routes : agent_routes,
+        .nroutes = opt->mirror_only ? agent_mirror_nroutes : agent_nroutes,
         .gate = agent_gate, .error = agent_layer_error, .log = on_http_log,
         .body_max = BODY_MAX, .header_max = HEADER_MAX,
         .connection_limit = cl.limit, .pending_limit = cl.pending,

@@ -19,7 +19,6 @@
 #include "rampart/store.h"
 
 enum {
-    AGENT_BASE_MAX = 160,         /* "http://127.0.0.1:PORT", "" for a unix socket */
     AGENT_KEY_MAX = 512,          /* bytes of the local key */
     AGENT_RATE_SLOTS = 64,        /* peers tracked by the rate limiter */
     AGENT_HEADER_NAME_MAX = 64,
@@ -36,7 +35,10 @@ typedef struct agent_listener {
     http_server *http;
     bool tcp;
     char address[HTTP_ADDRESS_MAX + 8]; /* "unix:PATH" / "tcp:127.0.0.1:PORT" */
-    char base[AGENT_BASE_MAX];          /* prefix of the uris in mirror replies */
+    char base[AGENT_BASE_MAX];          /* prefix of the uris in mirror replies:
+                                           "http://127.0.0.1:PORT", "" for a unix
+                                           socket (agent_mirror_base: the public
+                                           URL instead when given) */
 } agent_listener;
 
 /* A token bucket: `tokens` left at monotonic second `last` (its last refill). */
@@ -60,6 +62,8 @@ struct agent {
     size_t nuids;
     unsigned rate;                    /* per peer per second; 0: no limit */
     char version_header[AGENT_HEADER_NAME_MAX];
+    unsigned mirror_max_age_s;        /* Cache-Control of mirror replies */
+    char public_url[AGENT_BASE_MAX];  /* "" or the base of every mirror uri */
     void (*on_log)(void *ctx, const char *line);
     void *log_ctx;
 
@@ -194,6 +198,14 @@ typedef enum agent_auth {
  * agent_listener. */
 extern const http_route agent_routes[];
 extern const size_t agent_nroutes;
+
+/* The mirror's routes alone, for a mirror-only listener (agent_mirror.c). */
+extern const http_route agent_mirror_routes[];
+extern const size_t agent_mirror_nroutes;
+
+/* Copy the mirror settings of `opt` (max-age, public URL) into `ag`; ERROR_INVALID
+ * naming the bad one (agent_mirror.c). */
+error_code agent_mirror_settings(agent *ag, const agent_options *opt, error_info *err);
 
 void agent_mirror_list_rules(void *ctx, const http_request *req, http_response *resp);
 void agent_mirror_list_creds(void *ctx, const http_request *req, http_response *resp);

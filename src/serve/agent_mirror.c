@@ -6,7 +6,14 @@
  *
  * Rows shown: what the cache believes is on the remote now (synced, deleting,
  * orphaned). Query rules, reading order and page shape are serve-api's own
- * (rampart/serve_list.h). Every uri points back at the agent (see rampart/agent.h).
+ * (rampart/serve_list.h). Every uri points back at the agent, or at the public
+ * URL a cache in front serves it under (see rampart/agent.h).
+ *
+ * Replies a cache may keep: each 200 carries a strong ETag made from the kind's
+ * change counter (read before the rows: rampart/store.h) and what was asked, and
+ * the Cache-Control of the max-age setting. A request whose If-None-Match
+ * matches is answered 304 from the counter alone, without reading a row: that is
+ * what a cache revalidating a page costs the hub.
  */
 #include "agent_internal.h"
 
@@ -15,6 +22,8 @@
 #include <string.h>
 
 #include "rampart/serve_list.h"
+#include "rampart/serve_reply.h"
+#include "rampart/url.h"
 #include "rampart/validate.h"
 
 #define MIRROR_STATES                                                                    \
@@ -24,6 +33,88 @@
 static bool shown(model_state s)
 {
     return (MIRROR_STATES >> s) & 1u;
+}
+
+/* ---- settings ---- */
+
+error_code agent_mirror_settings(agent *ag, const agent_options *opt, error_info *err)
+{
+    if (opt->mirror_max_age_s > SERVE_MAX_AGE_MAX)
+        return error_set(err, ERROR_INVALID, "the mirror's max-age is at most %d seconds",
+                         SERVE_MAX_AGE_MAX);
+    ag->mirror_max_age_s = opt->mirror_max_age_s;
+    const char *url = opt->public_url;
+    if (!url || !*url)
+        return ERROR_OK;
+    size_t len = strlen(url);
+    while (len > 0 && url[len - 1] == '/')
+        len--;
+    if (len >= sizeof ag->public_url)
+        return error_set(err, ERROR_INVALID, "the public URL is longer than %zu bytes",
+                         sizeof ag->public_url - 1);
+    snprintf(ag->public_url, sizeof ag->public_url, "%.*s", (int)len, url);
+    return url_check_api_base(ag->public_url, "public URL", err);
+}
+
+/* Where the uris of this listener's replies start. */
+static const char *mirror_base(const agent_listener *l)
+{
+    return l->ag->public_url[0] ? l->ag->public_url : l->base;
+}
+
+/* ---- replies a cache may keep ---- */
+
+/* The tag of what was asked, from the kind's change counter: read before any row
+ * (an older tag on a newer body costs a download; the reverse would keep a stale
+ * page). False after replying a store failure. */
+static bool make_tag(const agent_listener *l, store *st, model_kind kind,
+                     const serve_list_query *q, const char *id, char *etag, size_t size,
+                     http_response *resp)
+{
+    store_change_tag tag;
+    error_info e = {0};
+    if (store_change_tag_get(st, kind, &tag, &e) != ERROR_OK) {
+        agent_store_error(resp, &e);
+        return false;
+    }
+    serve_list_etag(&tag, mirror_base(l), kind, q, id, etag, size);
+    return true;
+}
+
+/* 304: the client (a cache revalidating) holds this reply already. */
+static void not_modified(const agent_listener *l, const char *etag, http_response *resp)
+{
+    http_response_set(resp, 304, NULL);
+    if (!serve_cache_headers(resp, etag, l->ag->mirror_max_age_s))
+        agent_error(resp, 500, "ERR_INTERNAL", "the reply's headers did not fit");
+}
+
+/* 200 with `body` (taken over), its tag and the cache's headers. */
+static void cacheable(const agent_listener *l, const char *etag, char *body,
+                      http_response *resp)
+{
+    if (!body) {
+        agent_reply(resp, 200, NULL); /* a 500, no-store */
+        return;
+    }
+    http_response_set(resp, 200, body);
+    if (!serve_cache_headers(resp, etag, l->ag->mirror_max_age_s))
+        agent_error(resp, 500, "ERR_INTERNAL", "the reply's headers did not fit");
+}
+
+/* If-None-Match: "*" (any representation at all). */
+static bool any_tag(const http_request *req)
+{
+    const char *h = http_request_header(req, "If-None-Match");
+    if (!h)
+        return false;
+    h += strspn(h, " \t");
+    return *h == '*' && h[1 + strspn(h + 1, " \t")] == '\0';
+}
+
+static bool asked_for(const http_request *req, const char *etag)
+{
+    return serve_etag_matches(http_request_header(req, "If-None-Match"), etag);
 }
 
 /* ---- requests ---- */
@@ -54,12 +145,25 @@ static void list(const agent_listener *l, model_kind kind, const http_request *r
     }
     error_info e = {0};
     store *st = agent_store_take(l->ag, &e);
+    if (!st) {
+        agent_store_error(resp, &e);
+        return;
+    }
+    char etag[SERVE_ETAG_MAX];
+    if (!make_tag(l, st, kind, &q, NULL, etag, sizeof etag, resp)) {
+        agent_store_give(l->ag, st, true);
+        return;
+    }
+    if (asked_for(req, etag)) { /* "*" too: a collection always exists */
+        agent_store_give(l->ag, st, false);
+        not_modified(l, etag, resp);
+        return;
+    }
     char *body = NULL;
-    error_code rc = st ? serve_list_page(st, kind, &q, MIRROR_STATES, l->base, &body, &e)
-                        : e.code;
+    error_code rc = serve_list_page(st, kind, &q, MIRROR_STATES, mirror_base(l), &body, &e);
     agent_store_give(l->ag, st, rc == ERROR_IO);
     if (rc == ERROR_OK)
-        agent_reply(resp, 200, body);
+        cacheable(l, etag, body, resp);
     else
         agent_store_error(resp, &e);
 }
@@ -109,6 +213,19 @@ static void get(const agent_listener *l, model_kind kind, const http_request *re
     store *st = get_start(l, kind, req, &id, resp);
     if (!st)
         return;
+    char etag[SERVE_ETAG_MAX];
+    if (!make_tag(l, st, kind, NULL, id, etag, sizeof etag, resp)) {
+        agent_store_give(l->ag, st, true);
+        return;
+    }
+    /* A tag of this object at this counter was only ever given out while it was
+     * shown, and the counter moves with any change: it is shown still. ("*" asks
+     * whether it exists at all, which only the row says.) */
+    if (!any_tag(req) && asked_for(req, etag)) {
+        agent_store_give(l->ag, st, false);
+        not_modified(l, etag, resp);
+        return;
+    }
     model_object obj;
     model_object_init(&obj, kind);
     error_info e = {0};
@@ -120,9 +237,11 @@ static void get(const agent_listener *l, model_kind kind, const http_request *re
         no_such(resp, kind, id);
     else if (rc != ERROR_OK)
         agent_store_error(resp, &e);
+    else if (asked_for(req, etag)) /* "*": it exists */
+        not_modified(l, etag, resp);
     else {
-        serve_list_uris(l->base, &obj);
-        agent_reply(resp, 200, kind_get(kind)->encode(&obj, 0));
+        serve_list_uris(mirror_base(l), &obj);
+        cacheable(l, etag, kind_get(kind)->encode(&obj, 0), resp);
     }
     model_object_clear(&obj);
 }
@@ -136,3 +255,17 @@ void agent_mirror_get_cred(void *ctx, const http_request *req, http_response *re
 {
     get(ctx, MODEL_KIND_CRED, req, resp);
 }
+
+/* ---- a mirror-only listener ---- */
+
+static const agent_auth mirror_auth = AGENT_AUTH_ALLOWED_UID;
+
+/* What a cache in front of the hub may reach: the mirror, nothing else. */
+const http_route agent_mirror_routes[] = {
+    {"GET", "/credentials",          agent_mirror_list_creds, &mirror_auth},
+    {"GET", "/credentials/{id}",     agent_mirror_get_cred,   &mirror_auth},
+    {"GET", "/ip_policy_rules",      agent_mirror_list_rules, &mirror_auth},
+    {"GET", "/ip_policy_rules/{id}", agent_mirror_get_rule,   &mirror_auth},
+};
+
+const size_t agent_mirror_nroutes = sizeof agent_mirror_routes / sizeof agent_mirror_routes[0];

@@ -183,3 +183,33 @@ error_code serve_list_page(store *st, model_kind kind, const serve_list_query *q
     free(rows);
     return rc;
 }
+
+/* ---- entity tags ---- */
+
+/* FNV-1a, 64 bits, over `text` and a separator: enough to tell what was asked
+ * apart (collisions only matter within one cache id and counter). */
+static unsigned long long fnv_add(unsigned long long h, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return (h ^ 0x0aull) * 1099511628211ull;
+}
+
+void serve_list_etag(const store_change_tag *tag, const char *base, model_kind kind,
+                     const serve_list_query *q, const char *id, char *out, size_t size)
+{
+    char limit[24] = "";
+    unsigned long long h = 14695981039346656037ull;
+    h = fnv_add(h, base);
+    h = fnv_add(h, kind_get(kind)->api_path);
+    if (q) {
+        snprintf(limit, sizeof limit, "limit=%zu", q->limit);
+        h = fnv_add(h, limit);
+        h = fnv_add(h, q->before_id ? q->before_id : "");
+    } else {
+        h = fnv_add(h, "id");
+        h = fnv_add(h, id ? id : "");
+    }
+    snprintf(out, size, "\"%s-%c%lld-%016llx\"", tag->cache_id,
+             kind == MODEL_KIND_RULE ? 'r' : 'c', tag->counter, h);
+}

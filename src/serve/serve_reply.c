@@ -64,3 +64,81 @@ bool serve_bearer_ok(const char *header, const char *key, size_t key_len)
         len--;
     return key_matches(key, key_len, given, len);
 }
+
+/* ---- replies a cache may keep ---- */
+
+/* Skip blanks (RFC 9110's OWS: spaces and tabs). */
+static const char *skip_ows(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* One entity-tag at p: [W/]"opaque" with etagc characters (%x21, %x23-7E, and
+ * obs-text). *opaque and *len: the quoted part, quotes included; NULL when p does
+ * not start with one. Returns the first byte after it. */
+static const char *entity_tag(const char *p, const char **opaque, size_t *len)
+{
+    *opaque = NULL;
+    if (p[0] == 'W' && p[1] == '/')
+        p += 2;
+    if (*p != '"')
+        return p;
+    const char *q = p + 1;
+    while (*q && *q != '"') {
+        unsigned char c = (unsigned char)*q;
+        if (c < 0x21 || c == 0x7f)
+            return p;
+        q++;
+    }
+    if (*q != '"')
+        return p;
+    *opaque = p;
+    *len = (size_t)(q + 1 - p);
+    return q + 1;
+}
+
+bool serve_etag_matches(const char *header, const char *etag)
+{
+    if (!header || !etag)
+        return false;
+    const char *p = skip_ows(header);
+    if (*p == '*')
+        return *skip_ows(p + 1) == '\0';
+    const char *want = etag[0] == 'W' && etag[1] == '/' ? etag + 2 : etag;
+    size_t want_len = strlen(want);
+    bool match = false;
+    for (;;) {
+        p = skip_ows(p);
+        if (*p == ',') { /* empty list elements are allowed (RFC 9110 5.6.1) */
+            p++;
+            continue;
+        }
+        if (!*p)
+            return match;
+        const char *opaque;
+        size_t len = 0;
+        p = entity_tag(p, &opaque, &len);
+        if (!opaque)
+            return false;
+        match = match || (len == want_len && memcmp(opaque, want, len) == 0);
+        p = skip_ows(p);
+        if (*p && *p != ',')
+            return false;
+    }
+}
+
+bool serve_cache_headers(http_response *resp, const char *etag, unsigned max_age_s)
+{
+    char value[96];
+    if (max_age_s > SERVE_MAX_AGE_MAX)
+        max_age_s = SERVE_MAX_AGE_MAX;
+    if (max_age_s == 0)
+        snprintf(value, sizeof value, "public, no-cache");
+    else
+        snprintf(value, sizeof value, "public, max-age=%u, stale-while-revalidate=%u",
+                 max_age_s, max_age_s);
+    return http_response_header(resp, "ETag", etag) &&
+           http_response_header(resp, "Cache-Control", value);
+}

@@ -176,6 +176,9 @@ sh "$(dirname "$0")/pacing.sh" "$build"
 # ---- the agent endpoint: token lookups over loopback TCP against nginx ----
 sh "$(dirname "$0")/agent.sh" "$build"
 
+# ---- a fleet: 200 followers through nginx in front of one hub ----
+sh "$(dirname "$0")/fleet.sh" "$build"
+
 # ---- the console, over the same 1,000,000-rule cache ----
 sh "$(dirname "$0")/ui.sh" "$build" "$work/import.db"
 

@@ -101,7 +101,11 @@ check "no name at all: 400" error_is ERR_INVALID_QUERY 400
 ureq "$S" /v1/tokens/nobody
 check "a 404 of a token route: no-store too" hdr_has '^Cache-Control: no-store$'
 ureq "$S" /credentials
-check "a mirror page: no-store" hdr_has '^Cache-Control: no-store$'
+check "a mirror page: a cache may keep it (ETag, public, max-age 30 by default)" sh -c \
+    'tr -d "\r" <"$0" | grep -q "^Cache-Control: public, max-age=30, stale-while-revalidate=30$" &&
+     tr -d "\r" <"$0" | grep -q "^ETag: \""' "$tmp/hdr"
+ureq "$S" /credentials/cr_0000000000000000000000zzzzz
+check "a mirror 404: no-store" hdr_has '^Cache-Control: no-store$'
 # A credential the remote refused to create: said so, no token.
 sqlite3 "$DB" "UPDATE credentials SET state = 'failed' WHERE id = '$LATER'"
 ureq "$S" "/v1/credentials/$LATER/token"

@@ -46,7 +46,8 @@ mode_is() { [ "$(stat -c %a "$2")" = "$1" ]; }
 # ---- install ----
 make_target install
 check "make install succeeds" status_is 0
-for f in "$man1" "$comp" "$doc" "$units/rampart-agent.service" "$units/rampart-agent.socket"; do
+for f in "$man1" "$comp" "$doc" "${doc%/*}/nginx-fleet.conf" "$units/rampart-agent.service" \
+    "$units/rampart-agent.socket"; do
     check "installed 0644: ${f#"$dest"}" mode_is 644 "$f"
 done
 check "installed 0755: $prefix/bin/rampart" mode_is 755 "$inst"

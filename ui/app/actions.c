@@ -25,7 +25,8 @@ static bool refused_readonly(ui_app *app, const char *what)
 {
     if (!ui_app_readonly(app))
         return false;
-    ui_app_status(app, true, "read-only console: %s is off (started with --readonly)", what);
+    ui_app_status(app, true, "read-only console: %s is off (%s)", what,
+                  ui_app_readonly_why(app));
     return true;
 }
 

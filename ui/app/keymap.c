@@ -100,7 +100,8 @@ bool ui_request_refused(ui_app *app, ui_request req)
 {
     if (!ui_request_readonly_refused(req) || !ui_app_readonly(app))
         return false;
-    ui_app_status(app, false, "read-only console (--readonly): changes and tokens are off");
+    ui_app_status(app, false, "read-only console (%s): changes and tokens are off",
+                  ui_app_readonly_why(app));
     return true;
 }
 

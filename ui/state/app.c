@@ -109,6 +109,11 @@ bool ui_app_readonly(const ui_app *app)
     return app->opt->readonly;
 }
 
+const char *ui_app_readonly_why(const ui_app *app)
+{
+    return app->opt->readonly_why ? app->opt->readonly_why : "started with --readonly";
+}
+
 ui_sync *ui_app_sync(ui_app *app)
 {
     return app ? app->sync : NULL;

@@ -57,6 +57,13 @@ typedef enum store_stmt_id {
     STMT_DATA_VERSION,
     STMT_META_GET,
     STMT_META_SET,
+    /* a fleet (store_http.c) */
+    STMT_CHANGE_TAG,
+    STMT_CHANGE_BUMP,
+    STMT_HTTP_GET,
+    STMT_HTTP_TOUCH,
+    STMT_HTTP_PUT,
+    STMT_HTTP_PRUNE,
     /* outbox (store_outbox.c) */
     STMT_RULE_CLAIM,
     STMT_CRED_CLAIM,
@@ -188,6 +195,9 @@ const char *store_sql_migration(int index);
 /* The rules table's secondary indexes: the SQL that creates them (true) or drops
  * them (false), for a bulk import that builds them once at its end. */
 const char *store_sql_rule_indexes(bool create);
+/* The rules table's change triggers (migration 9): the SQL that makes them (true)
+ * or drops them (false), for a bulk import that counts once instead of per row. */
+const char *store_sql_rule_change_triggers(bool create);
 /* The pull staging tables (TEMP, this connection), created if missing. */
 const char *store_sql_staging(void);
 
@@ -255,6 +265,10 @@ typedef enum store_op {
 } store_op;
 error_code store_op_begin(store *st, bool multi_write, store_op *op, error_info *err);
 error_code store_op_end(store *st, store_op op, error_code rc, error_info *err);
+
+/* store_http.c: one more write to `kind` in the change counter (a bulk import,
+ * whose triggers are dropped, counts once). Inside the caller's transaction. */
+error_code store_change_bump(store *st, model_kind kind, error_info *err);
 
 /* store_rows.c: logic shared by both kinds */
 error_code store_row_resolve(store *st, model_kind kind, const char *id,

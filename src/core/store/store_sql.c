@@ -89,6 +89,18 @@
     " DELETE FROM conflicts WHERE kind = '" k "' AND id IN (old.id, new.id)" \
     "  AND new.state <> 'conflict'; END;"
 
+/* Every write to table `t` counts in changes (`k` the kind's name there): the
+ * mirror's entity tags follow it. Dropped and made again by a bulk import. */
+#define CHANGE_TRIGGER(k, t, when) \
+    "CREATE TRIGGER " t "_changed_" when " AFTER " when " ON " t " BEGIN" \
+    " UPDATE changes SET n = n + 1 WHERE kind = '" k "'; END;"
+#define CHANGE_TRIGGERS(k, t) \
+    CHANGE_TRIGGER(k, t, "insert") CHANGE_TRIGGER(k, t, "update") \
+    CHANGE_TRIGGER(k, t, "delete")
+#define CHANGE_TRIGGERS_DROP(t) \
+    "DROP TRIGGER " t "_changed_insert; DROP TRIGGER " t "_changed_update;" \
+    " DROP TRIGGER " t "_changed_delete;"
+
 static const char *const migrations[] = {
     "CREATE TABLE rules (" RULE_COLUMNS(
         "state IN ('new', 'creating', 'synced', 'deleting',"
@@ -199,6 +211,27 @@ static const char *const migrations[] = {
     " cred_id TEXT PRIMARY KEY"
     "  REFERENCES credentials(id) ON UPDATE CASCADE ON DELETE CASCADE,"
     " last_at INTEGER NOT NULL) WITHOUT ROWID;",
+    /*
+     * 9: a fleet. `changes` counts the writes to each kind's table (one trigger per
+     * statement kind and row, so every path that writes counts, the sqlite3 shell
+     * included); with `cache_id` (random, per cache) it makes the mirror's entity
+     * tags, which change whenever a page may have and let a 304 be answered without
+     * reading rows. A bulk import drops the rules' triggers and counts once
+     * (store_import.c). `http_cache` is a follower's copy of the pages it pulled:
+     * per URL, the entity tag and the body, reused when the remote answers 304.
+     */
+    "CREATE TABLE changes (kind TEXT NOT NULL PRIMARY KEY"
+    "  CHECK (kind IN ('rule', 'credential')), n INTEGER NOT NULL) WITHOUT ROWID;"
+    "INSERT INTO changes (kind, n) VALUES ('rule', 1), ('credential', 1);"
+    "INSERT OR REPLACE INTO meta (key, value) VALUES ('cache_id', lower(hex(randomblob(8))));"
+    CHANGE_TRIGGERS("rule", "rules")
+    CHANGE_TRIGGERS("credential", "credentials")
+    "CREATE TABLE http_cache ("
+    " url TEXT NOT NULL UNIQUE,"
+    " collection TEXT NOT NULL,"
+    " etag TEXT NOT NULL,"
+    " body BLOB NOT NULL,"
+    " used_ms INTEGER NOT NULL);",
 };
 
 /*
@@ -361,6 +394,15 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_DATA_VERSION] = "PRAGMA data_version",
     [STMT_META_GET] = "SELECT value FROM meta WHERE key = ?1",
     [STMT_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+    /* a fleet (store_http.c) */
+    [STMT_CHANGE_TAG] = "SELECT n, (SELECT value FROM meta WHERE key = 'cache_id')"
+                        " FROM changes WHERE kind = ?1",
+    [STMT_CHANGE_BUMP] = "UPDATE changes SET n = n + 1 WHERE kind = ?1",
+    [STMT_HTTP_GET] = "SELECT etag, body FROM http_cache WHERE url = ?1",
+    [STMT_HTTP_TOUCH] = "UPDATE http_cache SET used_ms = ?2 WHERE url = ?1",
+    [STMT_HTTP_PUT] = "INSERT OR REPLACE INTO http_cache (url, collection, etag, body,"
+                      " used_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+    [STMT_HTTP_PRUNE] = "DELETE FROM http_cache WHERE collection = ?1 AND used_ms < ?2",
     /* The ACL the remote enforces: an ACL edit not yet sent keeps its base. */
     [STMT_TOKEN_GET] = "SELECT c.id, t.token, c.state, coalesce((SELECT e.base FROM edits"
                        " AS e WHERE e.kind = 'credential' AND e.id = c.id AND e.field = 'acl'),"
@@ -589,6 +631,11 @@ const char *store_sql_rule_indexes(bool create)
 {
     return create ? RULE_INDEXES_V4 RULE_SORT_INDEXES
                   : RULE_INDEXES_DROP RULE_SORT_INDEXES_DROP;
+}
+
+const char *store_sql_rule_change_triggers(bool create)
+{
+    return create ? CHANGE_TRIGGERS("rule", "rules") : CHANGE_TRIGGERS_DROP("rules");
 }
 
 const char *store_sql_staging(void)

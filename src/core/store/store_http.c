@@ -1,0 +1,138 @@
+/*
+ * store: what a fleet needs from a cache (migration 9). On the hub, the change
+ * counter and the cache's id, from which the mirror makes its entity tags; on a
+ * follower, the pages it pulled with their entity tags (http_cache), so that a
+ * page the remote answers 304 for is read from here.
+ */
+#include "store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The kind's name in `changes` (the same as in edits and aliases). */
+static const char *kind_name(model_kind kind)
+{
+    return kind == MODEL_KIND_RULE ? "rule" : "credential";
+}
+
+error_code store_change_tag_get(store *st, model_kind kind, store_change_tag *out,
+                                error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    memset(out, 0, sizeof *out);
+    if ((unsigned)kind >= MODEL_KIND_COUNT)
+        return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
+    sqlite3_stmt *s = store_stmt(st, STMT_CHANGE_TAG, err);
+    const char *name = kind_name(kind);
+    bool row = false;
+    if (!s || store_bind_texts(st, s, &name, 1, err) || store_step(st, s, &row, err))
+        return err->code;
+    if (row) {
+        out->counter = sqlite3_column_int64(s, 0);
+        store_col_copy(s, 1, out->cache_id, sizeof out->cache_id);
+    }
+    store_reset(s);
+    if (!row || !out->cache_id[0])
+        return error_set(err, ERROR_IO, "database: the change counter is missing (schema 9)");
+    return ERROR_OK;
+}
+
+error_code store_change_bump(store *st, model_kind kind, error_info *err)
+{
+    sqlite3_stmt *s = store_stmt(st, STMT_CHANGE_BUMP, err);
+    const char *name = kind_name(kind);
+    if (!s || store_bind_texts(st, s, &name, 1, err))
+        return err->code;
+    return store_exec(st, s, err);
+}
+
+/* ---- a follower's pages ---- */
+
+error_code store_http_page_get(store *st, const char *url, char *etag, size_t etag_size,
+                               char **body, size_t *len, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    *body = NULL;
+    *len = 0;
+    if (etag_size)
+        etag[0] = '\0';
+    sqlite3_stmt *s = store_stmt(st, STMT_HTTP_GET, err);
+    bool row = false;
+    if (!s || store_bind_texts(st, s, &url, 1, err) || store_step(st, s, &row, err))
+        return err->code;
+    error_code rc = ERROR_OK;
+    if (!row) {
+        rc = error_set(err, ERROR_NOT_FOUND, "no page kept for that URL");
+    } else {
+        const void *blob = sqlite3_column_blob(s, 1);
+        size_t n = (size_t)sqlite3_column_bytes(s, 1);
+        *body = malloc(n + 1);
+        if (!*body) {
+            rc = error_set(err, ERROR_NOMEM, "out of memory");
+        } else {
+            if (n)
+                memcpy(*body, blob, n);
+            (*body)[n] = '\0';
+            *len = n;
+            store_col_copy(s, 0, etag, etag_size);
+        }
+    }
+    store_reset(s);
+    return rc;
+}
+
+/* One statement of the http_cache in its own short transaction (or the caller's). */
+static error_code write_one(store *st, sqlite3_stmt *s, error_info *err)
+{
+    store_op op;
+    if (store_op_begin(st, false, &op, err)) {
+        store_reset(s);
+        return err->code;
+    }
+    return store_op_end(st, op, store_exec(st, s, err), err);
+}
+
+error_code store_http_page_reused(store *st, const char *url, long long now_ms,
+                                  error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    sqlite3_stmt *s = store_stmt(st, STMT_HTTP_TOUCH, err);
+    if (!s || store_bind_texts(st, s, &url, 1, err))
+        return err->code;
+    sqlite3_bind_int64(s, 2, now_ms);
+    return write_one(st, s, err);
+}
+
+error_code store_http_page_put(store *st, const char *url, const char *collection,
+                               const char *etag, const char *body, size_t len,
+                               long long now_ms, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if (!url || !*url || !collection || !etag || !*etag || strlen(etag) > STORE_ETAG_MAX ||
+        !body || len > (size_t)0x7fffffff)
+        return error_set(err, ERROR_INVALID, "a kept page needs a URL, an entity tag of at "
+                         "most %d bytes and a body", STORE_ETAG_MAX);
+    sqlite3_stmt *s = store_stmt(st, STMT_HTTP_PUT, err);
+    const char *texts[] = {url, collection, etag};
+    if (!s || store_bind_texts(st, s, texts, 3, err))
+        return err->code;
+    sqlite3_bind_blob(s, 4, body, (int)len, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 5, now_ms);
+    return write_one(st, s, err);
+}
+
+error_code store_http_page_prune(store *st, const char *collection, long long before_ms,
+                                 error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    sqlite3_stmt *s = store_stmt(st, STMT_HTTP_PRUNE, err);
+    if (!s || store_bind_texts(st, s, &collection, 1, err))
+        return err->code;
+    sqlite3_bind_int64(s, 2, before_ms);
+    return write_one(st, s, err);
+}
