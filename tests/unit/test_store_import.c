@@ -1,6 +1,8 @@
-/* The store's bulk import (store_import_*): the same gate, results and messages as
- * store_insert, the rules' indexes dropped and built again when the import is at
- * least as large as the table, and the transaction rules around it. */
+/* Import: the list splitter (codec_split_*) over input read in chunks, and the
+ * store's bulk import (store_import_*): rows matched with the cache (unchanged,
+ * updated, created, synced), the same gate and messages as store_insert, the
+ * rules' browsing indexes dropped and built again for a large import, the
+ * transaction rules around it, and the round trip of what export writes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rampart/codec.h"
+#include "rampart/kind.h"
 #include "rampart/store.h"
 #include "test_support.h"
 
@@ -54,11 +58,20 @@ static size_t rule_count(store *st)
     return n;
 }
 
+static error_code add_as(store_import *imp, const char *cidr, model_action action,
+                         store_import_result *result, error_info *err)
+{
+    model_object o = ts_rule(POLICY, cidr, action, MODEL_STATE_NEW);
+    return store_import_add(imp, &o, result, err);
+}
+
 static error_code add(store_import *imp, const char *cidr, error_info *err)
 {
-    model_object o = ts_rule(POLICY, cidr, MODEL_ACTION_ALLOW, MODEL_STATE_NEW);
-    return store_import_add(imp, &o, err);
+    return add_as(imp, cidr, MODEL_ACTION_ALLOW, NULL, err);
 }
+
+/* Large enough for the browsing indexes to be dropped from the start. */
+enum { BIG = 100000 };
 
 /* The rebuilding path: into an empty table, keys checked in memory, refusals as
  * store_insert gives them, the indexes back at finish. */
@@ -68,15 +81,20 @@ static void test_import_rebuilds_indexes(void **state)
     error_info err;
     store_import *imp;
     assert_int_equal(store_begin(d->st, &err), ERROR_OK);
-    assert_int_equal(store_import_begin(d->st, MODEL_KIND_RULE, 1000, &imp, &err), ERROR_OK);
+    assert_int_equal(store_import_begin(d->st, MODEL_KIND_RULE, BIG, &imp, &err), ERROR_OK);
     char cidr[32];
     for (int i = 0; i < 300; i++) {
         snprintf(cidr, sizeof cidr, "10.0.%d.%d/32", i / 256, i % 256);
         assert_int_equal(add(imp, cidr, &err), ERROR_OK);
     }
-    /* The key of a row of this import, in another spelling: refused by the set. */
+    /* The key of a row of this import, in another spelling: the same rule again is
+     * left alone; another action for it is refused by the natural key's index. */
+    store_import_result result;
     assert_int_equal(add(imp, "2001:DB8::/32", &err), ERROR_OK);
-    assert_int_equal(add(imp, "2001:db8::/32", &err), ERROR_CONFLICT);
+    assert_int_equal(add_as(imp, "2001:db8::/32", MODEL_ACTION_ALLOW, &result, &err), ERROR_OK);
+    assert_int_equal(result, STORE_IMPORT_UNCHANGED);
+    assert_int_equal(add_as(imp, "2001:db8::/32", MODEL_ACTION_DENY, &result, &err),
+                     ERROR_CONFLICT);
     assert_non_null(strstr(err.msg, "already has a rule for 2001:db8::/32"));
     /* A bad row: the gate's message, nothing stored, the import goes on. */
     assert_int_equal(add(imp, "10.0.0.1/8", &err), ERROR_INVALID);
@@ -126,7 +144,7 @@ static void test_import_into_larger_table(void **state)
     store_import *imp;
     assert_int_equal(store_begin(d->st, &err), ERROR_OK);
     assert_int_equal(store_import_begin(d->st, MODEL_KIND_RULE, 1, &imp, &err), ERROR_OK);
-    assert_int_equal(add(imp, "10.0.0.0/8", &err), ERROR_CONFLICT);
+    assert_int_equal(add_as(imp, "10.0.0.0/8", MODEL_ACTION_DENY, NULL, &err), ERROR_CONFLICT);
     assert_non_null(strstr(err.msg, first));
     assert_int_equal(add(imp, "10.2.0.0/16", &err), ERROR_OK);
     /* Nothing dropped: the commit is not held back. */
@@ -135,9 +153,9 @@ static void test_import_into_larger_table(void **state)
     assert_int_equal(rule_count(d->st), 3);
 }
 
-/* The same conflict with the table's rows when the indexes were dropped: the key
- * set was seeded from the table. */
-static void test_import_seeds_keys_from_table(void **state)
+/* The same conflict with the table's rows when the browsing indexes were dropped:
+ * the natural key's index stays. */
+static void test_import_keeps_natural_key(void **state)
 {
     ts_store_dir *d = *state;
     char first[MODEL_ID_MAX + 1];
@@ -145,9 +163,12 @@ static void test_import_seeds_keys_from_table(void **state)
     error_info err;
     store_import *imp;
     assert_int_equal(store_begin(d->st, &err), ERROR_OK);
-    assert_int_equal(store_import_begin(d->st, MODEL_KIND_RULE, 100, &imp, &err), ERROR_OK);
+    assert_int_equal(store_import_begin(d->st, MODEL_KIND_RULE, BIG, &imp, &err), ERROR_OK);
     assert_int_equal(add(imp, "10.0.0.0/8", &err), ERROR_CONFLICT);
     assert_non_null(strstr(err.msg, first));
+    store_import_result result;
+    assert_int_equal(add_as(imp, "10.0.0.0/8", MODEL_ACTION_DENY, &result, &err), ERROR_OK);
+    assert_int_equal(result, STORE_IMPORT_UNCHANGED);
     assert_int_equal(store_import_finish(imp, &err), ERROR_OK);
     assert_int_equal(store_commit(d->st, &err), ERROR_OK);
     assert_int_equal(rule_count(d->st), 1);
@@ -166,7 +187,7 @@ static void test_import_needs_transaction(void **state)
     assert_int_equal(store_import_begin(d->st, MODEL_KIND_RULE, 0, &imp, &err), ERROR_OK);
     model_object c;
     ts_cred_init(&c, "web", "", NULL);
-    assert_int_equal(store_import_add(imp, &c, &err), ERROR_INVALID);
+    assert_int_equal(store_import_add(imp, &c, NULL, &err), ERROR_INVALID);
     model_object_clear(&c);
     store_import *second;
     assert_int_equal(store_import_begin(d->st, MODEL_KIND_RULE, 0, &second, &err),
@@ -182,7 +203,7 @@ int main(void)
         T(test_import_rebuilds_indexes),
         T(test_import_rollback_restores),
         T(test_import_into_larger_table),
-        T(test_import_seeds_keys_from_table),
+        T(test_import_keeps_natural_key),
         T(test_import_needs_transaction),
     };
 #undef T
