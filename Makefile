@@ -126,7 +126,8 @@ test: deps-check
 	@$(CRASH_ENV) sh tests/run.sh $(BUILD)
 
 bench: deps-check
-	@$(MAKE) --no-print-directory SAN= BUILD=build $(BENCH_SRC:tests/bench/%.c=build/bench/%) build/rampart
+	@$(MAKE) --no-print-directory SAN= BUILD=build $(BENCH_SRC:tests/bench/%.c=build/bench/%) build/rampart \
+	    build/tools/maxrss
 	@sh tests/bench/run.sh build
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_http.h $(LIB)
