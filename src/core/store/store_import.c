@@ -224,9 +224,10 @@ static void set_new_row(model_object *obj, model_state state)
         obj->rule.state = state;
 }
 
-/* What the file's id makes of the row: the cached row it names, or a new row
- * (synced with the remote's id; new, without one or with another cache's local
- * id). The file's state and error text are not taken. */
+/* What the file's id makes of the row: the cached row it names (read into
+ * `cached`, initialised here only then), or a new row (synced with the remote's
+ * id; new, without one or with another cache's local id). The file's state and
+ * error text are not taken. */
 static error_code import_identify(store_import *imp, model_object *obj, model_object *cached,
                                   bool *found, error_info *err)
 {
@@ -237,11 +238,17 @@ static error_code import_identify(store_import *imp, model_object *obj, model_ob
     if (id[0] && !local && validate_id(id, d->id_prefix, "id", err))
         return err->code;
     if (id[0]) {
-        error_code rc = store_get(imp->st, imp->kind, id, cached, err);
-        if (rc != ERROR_NOT_FOUND) {
-            *found = rc == ERROR_OK;
-            return rc;
+        /* Most rows of a large import are new: the row is read only once known. */
+        char canon[MODEL_ID_MAX + 1];
+        model_state state;
+        error_code rc = store_row_resolve(imp->st, imp->kind, id, canon, &state, err);
+        if (rc == ERROR_OK) {
+            model_object_init(cached, imp->kind);
+            *found = true;
+            return store_get(imp->st, imp->kind, canon, cached, err);
         }
+        if (rc != ERROR_NOT_FOUND)
+            return rc;
     }
     if (local)
         id[0] = '\0';
@@ -260,13 +267,13 @@ error_code store_import_add(store_import *imp, model_object *obj, store_import_r
         return error_set(err, ERROR_INVALID, "a %s in an import of %s",
                          kind_get(obj->kind)->noun, kind_get(imp->kind)->plural);
     model_object cached;
-    model_object_init(&cached, imp->kind);
     bool found;
     error_code rc = import_identify(imp, obj, &cached, &found, err);
     if (rc == ERROR_OK)
         rc = found ? import_existing(imp, obj, &cached, result, err)
                    : import_new(imp, obj, result, err);
-    model_object_clear(&cached);
+    if (found)
+        model_object_clear(&cached);
     return rc;
 }
 
