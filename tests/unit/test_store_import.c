@@ -285,6 +285,10 @@ static void test_split_elements(void **state)
     assert_string_equal(r.item[3], "12");
     assert_int_equal(r.line[0], 2);
     assert_int_equal(r.line[1], 3);
+    /* A number ends at the newline after it, which is counted once. */
+    split("[1\n,\n2]", &r);
+    assert_int_equal(r.count, 2);
+    assert_int_equal(r.line[1], 3);
     split("[]", &r);
     assert_int_equal(r.rc, ERROR_OK);
     assert_int_equal(r.count, 0);

@@ -177,14 +177,14 @@ static bool scan_bytes(codec_split *sp, scan *s)
     size_t i = sp->pos;
     for (; i < sp->tail; i++) {
         char c = b[i];
+        if (s->scalar) {
+            if (is_delimiter(c))
+                break; /* not consumed: a newline is counted where it is read */
+            continue;
+        }
         if (c == '\n') {
             sp->line++;
             sp->line_start = sp->base + i + 1;
-        }
-        if (s->scalar) {
-            if (is_delimiter(c))
-                break;
-            continue;
         }
         if (s->in_string) {
             if (s->escaped)
