@@ -18,6 +18,7 @@
 #include "rampart/kind.h"
 #include "rampart/store.h"
 #include "test_support.h"
+#include "../../src/core/store/store_internal.h"
 
 static const char POLICY[] = "ipp_2Zz1lqOxDdQyVpYcAAAAAAAAAAA";
 
@@ -173,6 +174,49 @@ static void test_import_keeps_natural_key(void **state)
     assert_int_equal(store_import_finish(imp, &err), ERROR_OK);
     assert_int_equal(store_commit(d->st, &err), ERROR_OK);
     assert_int_equal(rule_count(d->st), 1);
+}
+
+static void pragma(store *st, const char *name, char *out, size_t size)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA %s", name);
+    error_info err;
+    assert_int_equal(store_query_text(st, sql, out, size, &err), ERROR_OK);
+}
+
+/* Memory: the page cache is held small during an import, and a temporary store in
+ * memory (where SQLite would sort whole indexes in memory) moves to files while
+ * the indexes are built; both come back, committed or rolled back. */
+static void test_import_memory_settings(void **state)
+{
+    ts_store_dir *d = *state;
+    error_info err;
+    char before[24], during[24], after[24], temp[8];
+    assert_int_equal(store_exec_sql(d->st, "PRAGMA temp_store = MEMORY", &err), ERROR_OK);
+    pragma(d->st, "cache_size", before, sizeof before);
+    for (int commit = 0; commit < 2; commit++) {
+        store_import *imp;
+        assert_int_equal(store_begin(d->st, &err), ERROR_OK);
+        assert_int_equal(store_import_begin(d->st, MODEL_KIND_RULE, BIG, &imp, &err), ERROR_OK);
+        pragma(d->st, "cache_size", during, sizeof during);
+        assert_string_equal(during, "-4096");
+        pragma(d->st, "temp_store", temp, sizeof temp);
+        assert_string_equal(temp, "1");
+        assert_int_equal(add(imp, commit ? "10.1.0.0/16" : "10.0.0.0/16", &err), ERROR_OK);
+        if (commit) {
+            assert_int_equal(store_import_finish(imp, &err), ERROR_OK);
+            assert_int_equal(store_commit(d->st, &err), ERROR_OK);
+        } else {
+            store_import_free(imp);
+            store_rollback(d->st);
+        }
+        pragma(d->st, "cache_size", after, sizeof after);
+        assert_string_equal(after, before);
+        pragma(d->st, "temp_store", temp, sizeof temp);
+        assert_string_equal(temp, "2");
+    }
+    assert_int_equal(rule_count(d->st), 1);
+    assert_int_equal(rule_indexes(d->path), 2);
 }
 
 static void test_import_needs_transaction(void **state)
@@ -598,6 +642,7 @@ int main(void)
         T(test_import_into_larger_table),
         T(test_import_keeps_natural_key),
         T(test_import_needs_transaction),
+        T(test_import_memory_settings),
         T(test_import_matches_cache),
         T(test_import_round_trip),
         cmocka_unit_test(test_split_elements),

@@ -21,7 +21,7 @@
 #include "rampart/kind.h"
 
 enum {
-    SPLIT_CHUNK = 64 << 10, /* bytes asked of the reader at a time */
+    SPLIT_CHUNK = 64 << 10, /* the least room a read is given */
     /* A rule or credential is a few KiB at most (4 KiB of metadata, escaped); a
      * larger element is refused rather than buffered without bound. */
     SPLIT_ELEMENT_MAX = 1 << 20

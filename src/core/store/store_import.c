@@ -37,8 +37,9 @@ struct store_import {
     size_t existing;    /* rows of the kind's table when the import began */
     size_t added;       /* rows inserted since */
     bool rebuild;       /* the browsing indexes were dropped: build them at finish */
-    char cache_size[24]; /* the connection's settings before the import, restored */
-    char temp_store[8];  /* after it */
+    char cache_size[24]; /* the connection's page cache before the import */
+    char temp_store[8];  /* and its temporary store ("2": memory) */
+    bool temp_switched;  /* moved to files for the index builds: moved back */
 };
 
 /* ---- connection settings ---------------------------------------------------- */
@@ -63,7 +64,7 @@ static void restore_settings(store_import *imp)
         snprintf(sql, sizeof sql, "PRAGMA cache_size = %s", imp->cache_size);
         store_exec_sql(imp->st, sql, &ignored);
     }
-    if (strcmp(imp->temp_store, "2") == 0)
+    if (imp->temp_switched)
         store_exec_sql(imp->st, "PRAGMA temp_store = MEMORY", &ignored);
 }
 
@@ -73,16 +74,19 @@ static void restore_settings(store_import *imp)
  * Drop the rules' browsing indexes once the import is as large as the table it
  * goes into (SQLite builds an index by sorting, several times cheaper than a
  * B-tree insert per row and index). With a temporary store in memory SQLite would
- * sort a whole index in memory: the import sorts in files.
+ * sort a whole index in memory: the import sorts in files. SQLite refuses that
+ * switch inside a transaction once the connection has used temporary tables; the
+ * import then goes on, sorting in memory.
  */
 static error_code maybe_drop_indexes(store_import *imp, size_t rows, error_info *err)
 {
     if (imp->rebuild || imp->kind != MODEL_KIND_RULE || rows < IMPORT_REBUILD_MIN ||
         rows < imp->existing)
         return ERROR_OK;
-    if (strcmp(imp->temp_store, "2") == 0 &&
-        store_exec_sql(imp->st, "PRAGMA temp_store = FILE", err))
-        return err->code;
+    error_info ignored;
+    if (strcmp(imp->temp_store, "2") == 0)
+        imp->temp_switched =
+            store_exec_sql(imp->st, "PRAGMA temp_store = FILE", &ignored) == ERROR_OK;
     if (store_exec_sql(imp->st, store_sql_rule_indexes(false), err))
         return err->code;
     imp->st->indexes_dropped = true;
