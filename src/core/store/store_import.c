@@ -112,7 +112,9 @@ error_code store_import_begin(store *st, model_kind kind, size_t expected_rows,
     imp->st = st;
     imp->kind = kind;
     st->import_open = true;
-    if (store_count_rows(st, kind, NULL, &imp->existing, err) || save_settings(imp, err) ||
+    /* The cache is made small before the count reads the table into it: freed
+     * pages would stay in the process's heap. */
+    if (save_settings(imp, err) || store_count_rows(st, kind, NULL, &imp->existing, err) ||
         maybe_drop_indexes(imp, expected_rows, err)) {
         store_import_free(imp);
         return err->code;
