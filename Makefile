@@ -163,7 +163,8 @@ check-packaging: deps-verify
 	    awk '{ print } /^not ok/ { bad++ } END { if (bad) print bad " failed"; exit (bad ? 1 : 0) }'
 
 bench: deps-check
-	@$(MAKE) --no-print-directory SAN= BUILD=build $(BENCH_SRC:tests/bench/%.c=build/bench/%) build/rampart
+	@$(MAKE) --no-print-directory SAN= BUILD=build $(BENCH_SRC:tests/bench/%.c=build/bench/%) build/rampart \
+	    build/tools/maxrss
 	@sh tests/bench/run.sh build
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_http.h $(LIB)

@@ -154,23 +154,87 @@ void codec_page_free(codec_page *page);
 error_code codec_api_error_decode(const char *json, size_t len, codec_api_error *out,
                                   error_info *err);
 
+/* ---- lists of any length, read incrementally (import) ---------------------- */
+
 /*
- * Called once per rule by codec_rule_stream, with its 0-based index. `rule` is
+ * Input for the readers below: fill `buf` with up to `size` bytes and set *got to
+ * how many; *got = 0 means the end of input. An error stops the reading and is
+ * returned as is (the reader names the file).
+ */
+typedef error_code (*codec_read_fn)(void *ctx, char *buf, size_t size, size_t *got,
+                                    error_info *err);
+
+/* A buffer as input (codec_read_memory's ctx): `pos` starts at 0. */
+typedef struct codec_memory_input {
+    const char *data;
+    size_t len;
+    size_t pos;
+} codec_memory_input;
+
+error_code codec_read_memory(void *ctx, char *buf, size_t size, size_t *got,
+                             error_info *err);
+
+/*
+ * The list splitter: a JSON array of `kind`'s objects, or an API list object
+ * ({"<api_plural>": [...], "uri": …, "next_page_uri": …}), read through `read`
+ * in chunks, each element handed out as its own byte range. Memory is one chunk
+ * plus the largest element (at most 1 MiB; a larger one is refused), whatever the
+ * length of the input. A leading UTF-8 byte order mark is skipped.
+ * What lies between the elements is checked here: brackets, commas, whitespace,
+ * nothing after the document, and in a list object the array member present
+ * exactly once and the other members valid JSON (then ignored). The elements
+ * themselves are not parsed: the caller gives each to jansson or codec_*_decode,
+ * so together every byte is checked as a whole-document parse would.
+ * Messages name the element by the kind's noun and its place, counting from 1
+ * ("rule 3 (line 5): unexpected end of input"), or give a line and column.
+ */
+typedef struct codec_split codec_split;
+
+typedef struct codec_split_item {
+    const char *json;  /* the element's bytes: valid until the next call */
+    size_t len;
+    size_t index;      /* 0-based position in the array */
+    size_t line;       /* 1-based line and byte column of its first byte */
+    size_t column;
+} codec_split_item;
+
+/* Start reading; nothing is read yet. Free with codec_split_free. */
+error_code codec_split_open(model_kind kind, codec_read_fn read, void *read_ctx,
+                            codec_split **out, error_info *err);
+
+/*
+ * The next element: ERROR_OK with *more true and `item` filled, or with *more
+ * false once the document has been read and checked to its last byte (an empty
+ * array gives no element). ERROR_FORMAT for a malformed document, ERROR_NOMEM, or
+ * the reader's error; after an error the splitter gives nothing more.
+ */
+error_code codec_split_next(codec_split *sp, codec_split_item *item, bool *more,
+                            error_info *err);
+
+/* NULL is a no-op. */
+void codec_split_free(codec_split *sp);
+
+/*
+ * Called once per rule by the rule streams, with its 0-based index. `rule` is
  * valid only during the call (copy it to keep it). Return ERROR_OK to go on;
- * anything else stops the stream and is returned as is.
+ * anything else stops the stream.
  */
 typedef error_code (*codec_rule_fn)(void *ctx, const model_rule *rule, size_t index,
                                     error_info *err);
 
 /*
- * Import: `json` is either a JSON array of rule objects or an API list object
- * ({"ip_policy_rules": [...]}). Calls `fn` for each rule in order. A JSON array is
- * decoded one element at a time, so memory stays bounded by one rule however long
- * the array (a list object is parsed whole). Elements are decoded as by
- * codec_rule_decode. A decode error names the element counting from 1 ("rule 12:
- * cidr: expected a string, got a number"); rules before it have been passed to `fn`.
- * Data after the closing bracket is an error. An error from `fn` is returned as is.
+ * Import: the rules of a JSON array of rule objects or of an API list object
+ * ({"ip_policy_rules": [...]}), read through `read` by the list splitter, so memory
+ * does not grow with the input. Calls `fn` for each rule in order; each element is
+ * decoded as by codec_rule_decode. An error about an element, the decoder's or
+ * `fn`'s, comes with its place in front ("rule 12 (line 13): cidr: expected a
+ * string, got a number"), keeping its code; rules before it have been passed to
+ * `fn`. Data after the document is an error.
  */
+error_code codec_rule_stream_read(codec_read_fn read, void *read_ctx, codec_rule_fn fn,
+                                  void *ctx, error_info *err);
+
+/* The same over a buffer of `len` bytes (NULL or blank: "empty document"). */
 error_code codec_rule_stream(const char *json, size_t len, codec_rule_fn fn, void *ctx,
                              error_info *err);
 

@@ -520,33 +520,58 @@ error_code store_edit_conflict(store *st, model_kind kind, const char *id,
 /* ---- bulk import (store_import.c) ----------------------------------------- */
 
 /*
- * A bulk insert of rows of one kind (an import): the same gate, the same results
- * and the same messages as store_insert row by row, several times faster for many
- * rows. It runs inside the caller's store_begin transaction, which makes the
- * import all or nothing (the caller commits after store_import_finish, or rolls
- * back).
- * When `expected_rows` (an upper estimate of the rows to come; 0: unknown) is at
- * least the number of rows the kind's table holds, the table's secondary indexes
- * are dropped for the import and built once by store_import_finish: SQLite builds
- * an index by sorting, far faster than as many B-tree inserts. Meanwhile the
- * natural key is checked against an in-memory set of key hashes (8 bytes a row),
- * so a conflict is still refused at the row that causes it. store_commit refuses
+ * An import: rows of one kind read from a file (`rules import`), merged into the
+ * cache so that importing what `export` wrote changes nothing, and importing it
+ * again after editing it queues those edits. It runs inside the caller's
+ * store_begin transaction, which makes the import all or nothing (the caller
+ * commits after store_import_finish, or rolls back).
+ * Each row is matched with the cache, and the row's own state and error text are
+ * never taken:
+ * - its id, or local alias, names a cached row: when the user's fields (the
+ *   kind's KIND_FIELD_CREATE fields, compared after the gate, so a CIDR in
+ *   another spelling is the same) are equal, nothing is done, whatever the row's
+ *   state (STORE_IMPORT_UNCHANGED); when fields an edit may change differ, they are
+ *   the user's edit, as store_edit makes it, with its refusals (a create in
+ *   flight, a row being deleted) (STORE_IMPORT_UPDATED); a difference in a field
+ *   that never changes (a rule's policy or action) is ERROR_INVALID naming it;
+ * - a remote id (the kind's prefix) the cache does not know: inserted as synced,
+ *   the remote's row (STORE_IMPORT_SYNCED);
+ * - no id, or a local id the cache does not know (another machine's cache):
+ *   inserted as new, a create for the next sync, under a new local id
+ *   (STORE_IMPORT_CREATED);
+ * - a rule inserted so whose natural key a live rule holds: unchanged when that
+ *   rule has the same action, description and metadata (the same rule, listed
+ *   again or imported twice), else store_insert's ERROR_CONFLICT naming it.
+ * Inserts pass store_insert's gate with its messages. Memory does not grow with
+ * the number of rows: nothing is kept per row, and the page cache is held to a
+ * few MiB during the import. Once the import has inserted at least as many rows
+ * as the table held (and many: `expected_rows`, an upper estimate, 0 when
+ * unknown, may say so from the start), the rules' browsing indexes are dropped
+ * and built once by store_import_finish (an external sort, in files, not
+ * memory); the natural key's unique index stays. store_commit refuses
  * (ERROR_STATE) until the import is finished; store_rollback restores the indexes.
- * The bulk path is the rules' (imports are made of rules); an import of
- * credentials inserts row by row.
  */
 typedef struct store_import store_import;
 
+typedef enum store_import_result {
+    STORE_IMPORT_CREATED,  /* a new row, queued for creation */
+    STORE_IMPORT_SYNCED,   /* a new row with the remote's id, taken as synced */
+    STORE_IMPORT_UPDATED,  /* a cached row took differing values as the user's edit */
+    STORE_IMPORT_UNCHANGED /* the cache holds the row with these values already */
+} store_import_result;
+
 /* Start an import. ERROR_STATE without an open store_begin transaction or with
  * another import open on this handle; *out is freed by store_import_finish or
- * store_import_free. */
+ * store_import_free, which also restore the connection's cache settings. */
 error_code store_import_begin(store *st, model_kind kind, size_t expected_rows,
                               store_import **out, error_info *err);
 
-/* One row, as store_insert (gate, local id and created_at written back, the same
- * ERROR_INVALID and ERROR_CONFLICT messages). A failed row leaves nothing behind;
- * the import can go on. */
-error_code store_import_add(store_import *imp, model_object *obj, error_info *err);
+/* One row as read from a file (see above); *result (may be NULL) says what was
+ * done. `obj` is the caller's scratch: on success it holds what was written (the
+ * new local id, the canonical CIDR), on failure anything. A refused row leaves
+ * nothing behind; the import can go on. */
+error_code store_import_add(store_import *imp, model_object *obj, store_import_result *result,
+                            error_info *err);
 
 /* Build the indexes it dropped (if any) and free `imp`, whatever the result. */
 error_code store_import_finish(store_import *imp, error_info *err);

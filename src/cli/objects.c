@@ -451,10 +451,16 @@ static const object_command commands[] = {
     {"import", cli_object_import_rules, NULL, 1, 1, {
      [MODEL_KIND_RULE] = {"FILE|- [--json]",
       "Import rules from a JSON array of rules or an API list object (all or nothing).",
-      "Rules with a remote id (ipr_ID) are taken as already synced; rules without one\n"
-      "(or with another machine's local_ id) are queued for creation. Every rule is\n"
-      "validated; one bad rule imports nothing and the message names it and why.\n"
-      "Options:\n  --json   print {\"imported\": N, \"new\": N, \"synced\": N}\n"}}},
+      "Each rule is matched with the cache (its state is ignored): one whose id the\n"
+      "cache holds with the same values is left alone; with another cidr, description\n"
+      "or metadata it is queued as an edit, as 'rules update' would. Rules with a\n"
+      "remote id (ipr_ID) the cache does not know are taken as already synced; rules\n"
+      "without one (or with another machine's local_ id) are queued for creation,\n"
+      "unless a rule of their policy has their cidr with the same values already. So\n"
+      "an export imports back into the same cache as a no-op. Every rule is validated;\n"
+      "one bad rule imports nothing and the message names it, its line and why.\n"
+      "Options:\n  --json   print {\"imported\": N, \"new\": N, \"synced\": N, "
+      "\"updated\": N,\n           \"unchanged\": N}\n"}}},
     {"export", object_export, NULL, 0, 0, {
      [MODEL_KIND_RULE] = {"[--json]",
       "Print every cached rule as a JSON array in the API's wire format.",

@@ -26,9 +26,12 @@ awk -v n="$rows" 'BEGIN {
             (i % 2 ? "allow" : "deny"), i;
     print "]" }' >"$work/rules.json"
 
-"$build/bench/bench_store" baseline "$rows" "$work/baseline.db" >"$work/baseline.txt"
+# Both under maxrss (tests/tools/maxrss.c): the peak RSS of each process.
+"$build/tools/maxrss" "$work/baseline.rss" \
+    "$build/bench/bench_store" baseline "$rows" "$work/baseline.db" >"$work/baseline.txt"
 t0=$(now)
-"$build/rampart" --db "$work/import.db" rules import "$work/rules.json" >/dev/null
+"$build/tools/maxrss" "$work/import.rss" \
+    "$build/rampart" --db "$work/import.db" rules import "$work/rules.json" >/dev/null
 t1=$(now)
 "$build/bench/bench_store" pages "$work/import.db" >"$work/pages.txt"
 
@@ -40,6 +43,11 @@ deep=$(figure page_deep_us "$work/pages.txt")
 bench_row "import rows/s (rampart rules import)" "$import_rate" \
     "$base_rate" "$(awk -v a="$import_rate" -v b="$base_rate" 'BEGIN { printf "%.2f", a / b }')" \
     ">= 200000 rows/s (baseline: plain SQLite inserts, same schema)"
+import_mib=$(awk '{ printf "%.1f", $1 / 1024 }' "$work/import.rss")
+base_mib=$(awk '{ printf "%.1f", $1 / 1024 }' "$work/baseline.rss")
+bench_row "import $rows rules: peak RSS MiB" "$import_mib" "$base_mib" \
+    "$(bench_ratio "$import_mib" "$base_mib")" \
+    "<= 32 MiB (baseline: the plain SQLite inserts' process, 16 MiB cache)"
 bench_row "page at 90% depth, us (20 rows)" "$deep" "$first" \
     "$(awk -v a="$deep" -v b="$first" 'BEGIN { printf "%.2f", a / b }')" \
     "ratio <= 1.5 (baseline: first page)"

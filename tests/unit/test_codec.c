@@ -917,22 +917,22 @@ static void test_stream_array_errors(void **state)
     static const char *const cases[][2] = {
         {"[" SR("1.0.0.0/8") "," SR("2.0.0.0/8") ","
          "{\"cidr\":12,\"ip_policy_id\":\"p\",\"action\":\"allow\"}]",
-         "rule 3: cidr: expected a string, got a number"},
-        {"[" SR("1.0.0.0/8") "] x", "unexpected data after the array at offset"},
+         "rule 3 (line 1): cidr: expected a string, got a number"},
+        {"[" SR("1.0.0.0/8") "] x", "unexpected data after the array at line 1"},
         {"[" SR("1.0.0.0/8") "]]", "unexpected data after the array"},
         {"[] []", "unexpected data after the array"},
-        {"[" SR("1.0.0.0/8") ",", "rule 2: unexpected end of input"},
+        {"[" SR("1.0.0.0/8") ",", "rule 2 (line 1): unexpected end of input"},
         {"[" SR("1.0.0.0/8"), "unexpected end of input after rule 1: expected ',' or ']'"},
         {"[" SR("1.0.0.0/8") " " SR("2.0.0.0/8") "]",
-         "after rule 1: expected ',' or ']' at offset"},
-        {"[" SR("1.0.0.0/8") ",]", "rule 2: invalid JSON"},
-        {"[" SR("1.0.0.0/8") ",,]", "rule 2: invalid JSON"},
-        {"[,]", "rule 1: invalid JSON"},
-        {"[", "rule 1: unexpected end of input"},
-        {"[" SR("1.0.0.0/8") ",42]", "rule 2: expected an object, got a number"},
-        {"[" SR("1.0.0.0/8") ",[]]", "rule 2: expected an object, got an array"},
-        {"[{\"cidr\":\"1.0.0.0/8\",\"cidr\":\"2.0.0.0/8\"}]", "rule 1: invalid JSON"},
-        {"[{\"cidr\":\"1.0.0.0/8\"", "rule 1: invalid JSON"},
+         "expected ',' or ']' after rule 1 at line 1"},
+        {"[" SR("1.0.0.0/8") ",]", "rule 2 (line 1): invalid JSON"},
+        {"[" SR("1.0.0.0/8") ",,]", "rule 2 (line 1): invalid JSON"},
+        {"[,]", "rule 1 (line 1): invalid JSON"},
+        {"[", "rule 1 (line 1): unexpected end of input"},
+        {"[" SR("1.0.0.0/8") ",42]", "rule 2 (line 1): expected an object, got a number"},
+        {"[" SR("1.0.0.0/8") ",[]]", "rule 2 (line 1): expected an object, got an array"},
+        {"[{\"cidr\":\"1.0.0.0/8\",\"cidr\":\"2.0.0.0/8\"}]", "rule 1 (line 1): invalid JSON"},
+        {"[{\"cidr\":\"1.0.0.0/8\"", "rule 1 (line 1): unexpected end of input"},
         {"", "empty document"},
         {"  ", "empty document"},
         {"\"rules\"", "expected a JSON array or object of rules"},
@@ -961,7 +961,7 @@ static void test_stream_callback_stops(void **state)
     const char *json = "[" SR("1.0.0.0/8") "," SR("2.0.0.0/8") "," SR("3.0.0.0/8") "]";
     assert_int_equal(codec_rule_stream(json, strlen(json), collect_rule, &c, &err),
                      ERROR_CONFLICT);
-    assert_string_equal(err.msg, "stop here");
+    assert_string_equal(err.msg, "rule 2 (line 1): stop here");
     assert_int_equal(c.count, 1);
 
     const char *obj = "{\"ip_policy_rules\":[" SR("1.0.0.0/8") "," SR("2.0.0.0/8") "]}";
@@ -992,8 +992,8 @@ static void test_stream_list_object(void **state)
         {"{\"uri\":\"u\"}", "ip_policy_rules: missing"},
         {"{\"ip_policy_rules\":{}}", "ip_policy_rules: expected an array, got an object"},
         {"{\"ip_policy_rules\":[" SR("1.0.0.0/8") ",{\"cidr\":\"2.0.0.0/8\"}]}",
-         "rule 2: ip_policy: missing"},
-        {"{\"ip_policy_rules\":[]} x", "invalid JSON"},
+         "rule 2 (line 1): ip_policy: missing"},
+        {"{\"ip_policy_rules\":[]} x", "unexpected data after the list object"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(stream_str(bad[i][0], &c, &err), ERROR_FORMAT);

@@ -65,7 +65,8 @@ static void counter_moves_with_every_write_of_its_kind(void **state)
     assert_true(counter(st, MODEL_KIND_CRED) > c0);
 }
 
-/* A bulk import drops the triggers with the indexes and counts once. */
+/* An import moves the counter (a large one drops the triggers with the indexes
+ * and counts once at its finish), and the triggers are there after it. */
 static void bulk_import_counts_once_and_keeps_the_triggers(void **state)
 {
     store *st = ((ts_store_dir *)*state)->st;
@@ -78,14 +79,15 @@ static void bulk_import_counts_once_and_keeps_the_triggers(void **state)
         char cidr[32];
         snprintf(cidr, sizeof cidr, "10.%d.0.0/16", i);
         model_object o = ts_rule(POLICY, cidr, MODEL_ACTION_ALLOW, MODEL_STATE_NEW);
-        assert_int_equal(store_import_add(imp, &o, &err), ERROR_OK);
+        assert_int_equal(store_import_add(imp, &o, NULL, &err), ERROR_OK);
         model_object_clear(&o);
     }
     assert_int_equal(store_import_finish(imp, &err), ERROR_OK);
     assert_int_equal(store_commit(st, &err), ERROR_OK);
-    assert_int_equal(counter(st, MODEL_KIND_RULE), r0 + 1);
+    long long r1 = counter(st, MODEL_KIND_RULE);
+    assert_true(r1 > r0);
     ts_insert_rule(st, POLICY, "192.0.2.0/24", MODEL_ACTION_DENY, MODEL_STATE_NEW, NULL);
-    assert_int_equal(counter(st, MODEL_KIND_RULE), r0 + 2); /* triggers back */
+    assert_true(counter(st, MODEL_KIND_RULE) > r1); /* triggers back */
 }
 
 /* ---- a follower's kept pages ---- */

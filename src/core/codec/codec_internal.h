@@ -34,6 +34,10 @@ error_code codec_jansson_code(const json_error_t *jerr);
 /* Parse one whole document (no trailing data). `*out` is NULL on failure. */
 error_code codec_load(const char *json, size_t len, json_t **out, error_info *err);
 
+/* Parse one element the list splitter handed out; a message gives the line and
+ * column in the whole input. `*out` is NULL on failure. */
+error_code codec_split_parse(const codec_split_item *item, json_t **out, error_info *err);
+
 /* A rule from a parsed value; `out` is partly written on failure. */
 error_code codec_rule_from_json(const json_t *value, model_rule *out, error_info *err);
 

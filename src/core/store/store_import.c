@@ -1,123 +1,101 @@
 /*
- * store: bulk import. The rows go through the same gate and the same insert as
- * store_insert; what changes is when the rules table's secondary indexes are built.
- * For a large import into a small table they are dropped and built once at the
- * end (a sort instead of a B-tree insert per row and index), and the natural key
- * they would have enforced is checked in memory meanwhile: a set of 64-bit hashes
- * of (policy id, canonical cidr) of the live rules. A hash already in the set is
- * confirmed by a query before it is called a conflict, so a hash collision costs
- * one table scan and never refuses a good row. The change counter's triggers
- * (migration 9) go with the indexes: the import counts once at its finish instead
- * of once per row.
+ * store: bulk import. Each row read from a file is matched with the cache first
+ * (store.h says how: by id or local alias, then, for a rule, by its natural key),
+ * and only what is new or different is written: a new row through the same gate
+ * and insert as store_insert, a difference as the user's edit (store_edit).
+ *
+ * Memory does not grow with the import: nothing is kept per row here, the page
+ * cache is held to IMPORT_CACHE_KIB for the import, and a large import drops the
+ * rules' browsing indexes and builds them once at the end by SQLite's external
+ * sort (temporary files, its in-memory runs bounded by the same cache size). The
+ * natural key's unique index stays: it refuses a second live rule for a key at
+ * the row that brings it, with store_insert's message, and it answers the
+ * natural-key lookups. Measured on 1M rules in file order it costs no more than
+ * the in-memory key set it replaced, which needed 16 MiB per million rows. The
+ * change counter's triggers (migration 9) go with the browsing indexes: such an
+ * import counts once at its finish instead of once per row.
  */
 #include "store_internal.h"
 
-#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Open addressing, linear probing; 0 marks an empty slot (a zero hash is stored
- * as 1). Kept at most half full. */
-typedef struct key_set {
-    uint64_t *slots;
-    size_t cap; /* a power of two */
-    size_t used;
-} key_set;
+#include "rampart/validate.h"
+
+enum {
+    /* The page cache of an import (the writer's is larger): enough for the tree
+     * paths of the table and its kept index, and the size of the sorter's
+     * in-memory runs when the indexes are built. */
+    IMPORT_CACHE_KIB = 4096,
+    /* Indexes are dropped only for imports of at least this many rows: below it a
+     * rebuild saves nothing worth its fixed cost. */
+    IMPORT_REBUILD_MIN = 20000
+};
 
 struct store_import {
     store *st;
     model_kind kind;
-    bool rebuild;  /* the indexes were dropped: build them at finish */
-    key_set keys;  /* live natural keys, only while rebuild */
+    size_t existing;    /* rows of the kind's table when the import began */
+    size_t added;       /* rows inserted since */
+    bool rebuild;       /* the browsing indexes were dropped: build them at finish */
+    char cache_size[24]; /* the connection's page cache before the import */
+    char temp_store[8];  /* and its temporary store ("2": memory) */
+    bool temp_switched;  /* moved to files for the index builds: moved back */
 };
 
-/* FNV-1a over policy id, a separator that cannot occur in either, and cidr. */
-static uint64_t key_hash(const char *policy_id, const char *cidr)
-{
-    uint64_t h = 14695981039346656037u;
-    for (const unsigned char *p = (const unsigned char *)policy_id; *p; p++)
-        h = (h ^ *p) * 1099511628211u;
-    h = (h ^ 0xffu) * 1099511628211u;
-    for (const unsigned char *p = (const unsigned char *)cidr; *p; p++)
-        h = (h ^ *p) * 1099511628211u;
-    return h ? h : 1;
-}
+/* ---- connection settings ---------------------------------------------------- */
 
-static bool set_grow(key_set *set)
+static error_code save_settings(store_import *imp, error_info *err)
 {
-    size_t cap = set->cap ? set->cap * 2 : 1024;
-    uint64_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return false;
-    for (size_t i = 0; i < set->cap; i++) {
-        if (!set->slots[i])
-            continue;
-        size_t j = (size_t)set->slots[i] & (cap - 1);
-        while (slots[j])
-            j = (j + 1) & (cap - 1);
-        slots[j] = set->slots[i];
-    }
-    free(set->slots);
-    set->slots = slots;
-    set->cap = cap;
-    return true;
-}
-
-/* Room for one more hash. False when out of memory. */
-static bool set_reserve(key_set *set)
-{
-    return (set->used + 1) * 2 <= set->cap || set_grow(set);
-}
-
-/* Add `h`; *seen tells whether it was there already. False when out of memory. */
-static bool set_add(key_set *set, uint64_t h, bool *seen)
-{
-    if (!set_reserve(set))
-        return false;
-    size_t j = (size_t)h & (set->cap - 1);
-    while (set->slots[j] && set->slots[j] != h)
-        j = (j + 1) & (set->cap - 1);
-    *seen = set->slots[j] == h;
-    if (!*seen) {
-        set->slots[j] = h;
-        set->used++;
-    }
-    return true;
-}
-
-/* The live keys already in the table (few: a rebuild is chosen only when the
- * import is at least as large as the table). */
-static error_code seed_keys(store_import *imp, error_info *err)
-{
-    sqlite3_stmt *s = store_stmt(imp->st, STMT_RULE_LIVE_KEYS, err);
-    if (!s)
+    if (store_query_text(imp->st, "PRAGMA cache_size", imp->cache_size, sizeof imp->cache_size,
+                         err) ||
+        store_query_text(imp->st, "PRAGMA temp_store", imp->temp_store, sizeof imp->temp_store,
+                         err))
         return err->code;
-    bool row = true, seen;
-    error_code rc = ERROR_OK;
-    while (rc == ERROR_OK && (rc = store_step(imp->st, s, &row, err)) == ERROR_OK && row) {
-        uint64_t h = key_hash((const char *)sqlite3_column_text(s, 0),
-                              (const char *)sqlite3_column_text(s, 1));
-        if (!set_add(&imp->keys, h, &seen))
-            rc = error_set(err, ERROR_NOMEM, "out of memory");
-    }
-    store_reset(s);
-    return rc;
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA cache_size = -%d", IMPORT_CACHE_KIB);
+    return store_exec_sql(imp->st, sql, err);
 }
 
-static error_code start_rebuild(store_import *imp, size_t expected_rows, error_info *err)
+static void restore_settings(store_import *imp)
 {
-    size_t existing;
-    if (store_count_rows(imp->st, imp->kind, NULL, &existing, err))
-        return err->code;
-    if (imp->kind != MODEL_KIND_RULE || expected_rows < existing)
+    char sql[96];
+    error_info ignored;
+    if (imp->cache_size[0]) {
+        snprintf(sql, sizeof sql, "PRAGMA cache_size = %s", imp->cache_size);
+        store_exec_sql(imp->st, sql, &ignored);
+    }
+    if (imp->temp_switched)
+        store_exec_sql(imp->st, "PRAGMA temp_store = MEMORY", &ignored);
+}
+
+/* ---- indexes ------------------------------------------------------------------ */
+
+/*
+ * Drop the rules' browsing indexes once the import is as large as the table it
+ * goes into (SQLite builds an index by sorting, several times cheaper than a
+ * B-tree insert per row and index). With a temporary store in memory SQLite would
+ * sort a whole index in memory: the import sorts in files. SQLite refuses that
+ * switch inside a transaction once the connection has used temporary tables; the
+ * import then goes on, sorting in memory.
+ */
+static error_code maybe_drop_indexes(store_import *imp, size_t rows, error_info *err)
+{
+    if (imp->rebuild || imp->kind != MODEL_KIND_RULE || rows < IMPORT_REBUILD_MIN ||
+        rows < imp->existing)
         return ERROR_OK;
+    error_info ignored;
+    if (strcmp(imp->temp_store, "2") == 0)
+        imp->temp_switched =
+            store_exec_sql(imp->st, "PRAGMA temp_store = FILE", &ignored) == ERROR_OK;
     /* The change counter's triggers too: the import counts once, at its finish. */
     if (store_exec_sql(imp->st, store_sql_rule_indexes(false), err) ||
         store_exec_sql(imp->st, store_sql_rule_change_triggers(false), err))
         return err->code;
     imp->st->indexes_dropped = true;
     imp->rebuild = true;
-    return seed_keys(imp, err);
+    return ERROR_OK;
 }
 
 error_code store_import_begin(store *st, model_kind kind, size_t expected_rows,
@@ -138,7 +116,10 @@ error_code store_import_begin(store *st, model_kind kind, size_t expected_rows,
     imp->st = st;
     imp->kind = kind;
     st->import_open = true;
-    if (start_rebuild(imp, expected_rows, err)) {
+    /* The cache is made small before the count reads the table into it: freed
+     * pages would stay in the process's heap. */
+    if (save_settings(imp, err) || store_count_rows(st, kind, NULL, &imp->existing, err) ||
+        maybe_drop_indexes(imp, expected_rows, err)) {
         store_import_free(imp);
         return err->code;
     }
@@ -146,66 +127,163 @@ error_code store_import_begin(store *st, model_kind kind, size_t expected_rows,
     return ERROR_OK;
 }
 
-/* The in-memory stand-in for rules_live_key: refuse a key a live rule holds. */
-static error_code check_key(store_import *imp, const model_rule *rule, uint64_t h,
-                            error_info *err)
-{
-    size_t j = (size_t)h & (imp->keys.cap - 1);
-    while (imp->keys.slots[j] && imp->keys.slots[j] != h)
-        j = (j + 1) & (imp->keys.cap - 1);
-    if (imp->keys.slots[j] != h)
-        return ERROR_OK;
-    /* Seen before, or a collision: the table decides (a scan, as there is no
-     * index now; only on this rare path). */
-    sqlite3_stmt *s = store_stmt(imp->st, STMT_RULE_LIVE_ID, err);
-    const char *args[] = {rule->policy_id, rule->cidr};
-    bool found;
-    if (!s || store_bind_texts(imp->st, s, args, 2, err) || store_step(imp->st, s, &found, err))
-        return err->code;
-    char other[MODEL_ID_MAX + 1] = "";
-    if (found)
-        store_col_copy(s, 0, other, sizeof other);
-    store_reset(s);
-    if (!found)
-        return ERROR_OK;
-    return error_set(err, ERROR_CONFLICT, "policy %s already has a rule for %s (%s)",
-                     rule->policy_id, rule->cidr, other);
-}
+/* ---- one row ------------------------------------------------------------------ */
 
-static error_code add_rebuilding(store_import *imp, model_object *obj, error_info *err)
+/* The user's fields (KIND_FIELD_CREATE) where `a` and `b` differ, as a
+ * kind_field_bit set, compared in the store's column form. */
+static error_code differing_fields(const model_object *a, const model_object *b,
+                                   unsigned *out, error_info *err)
 {
-    const model_rule *rule = &obj->rule;
-    bool live = store_state_is_live(rule->state);
-    uint64_t h = key_hash(rule->policy_id, rule->cidr);
-    if (live && imp->keys.cap && check_key(imp, rule, h, err))
-        return err->code;
-    /* The set grows before the insert, so a row is never stored without its key. */
-    if (live && !set_reserve(&imp->keys))
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    if (store_insert_valid(imp->st, obj, err))
-        return err->code;
-    bool seen;
-    if (live)
-        set_add(&imp->keys, h, &seen); /* room was reserved: cannot fail */
+    const kind_desc *d = kind_get(a->kind);
+    *out = 0;
+    for (size_t i = 0; i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if (!(f->flags & KIND_FIELD_CREATE))
+            continue;
+        char *h1 = NULL, *h2 = NULL;
+        const char *va = store_field_text(a, f, &h1, err);
+        const char *vb = va ? store_field_text(b, f, &h2, err) : NULL;
+        bool same = vb && strcmp(va, vb) == 0;
+        free(h1);
+        free(h2);
+        if (!vb)
+            return err->code;
+        if (!same)
+            *out |= kind_field_bit(a->kind, f);
+    }
     return ERROR_OK;
 }
 
-error_code store_import_add(store_import *imp, model_object *obj, error_info *err)
+/* A row whose id (or local alias) the cache holds as `cached`: equal, nothing to
+ * do; different in fields an edit may change, the user's edit. */
+static error_code import_existing(store_import *imp, model_object *obj, model_object *cached,
+                                  store_import_result *result, error_info *err)
+{
+    unsigned differ;
+    if (kind_validate_row(obj, err) || differing_fields(obj, cached, &differ, err))
+        return err->code;
+    if (!differ) {
+        *result = STORE_IMPORT_UNCHANGED;
+        return ERROR_OK;
+    }
+    unsigned fixed = differ & ~kind_field_set(imp->kind, KIND_FIELD_EDIT);
+    if (fixed) {
+        char names[128], editable[128];
+        return error_set(err, ERROR_INVALID,
+                         "%s %s: %s differs from the cached %s and cannot be changed; a %s "
+                         "may change %s",
+                         kind_get(imp->kind)->noun, model_object_id(cached),
+                         kind_field_names(imp->kind, fixed, names, sizeof names),
+                         kind_get(imp->kind)->noun, kind_get(imp->kind)->noun,
+                         kind_field_names(imp->kind, kind_field_set(imp->kind, KIND_FIELD_EDIT),
+                                          editable, sizeof editable));
+    }
+    model_copy_text(model_object_id_buf(obj), MODEL_ID_MAX + 1, model_object_id(cached));
+    if (store_edit(imp->st, obj, differ, NULL, err))
+        return err->code;
+    *result = STORE_IMPORT_UPDATED;
+    return ERROR_OK;
+}
+
+/* A rule refused for its natural key: the same rule already (same action and
+ * text), or a real conflict (the message store_insert gave stands). */
+static bool same_as_key_holder(store_import *imp, const model_object *obj)
+{
+    model_object holder;
+    model_object_init(&holder, MODEL_KIND_RULE);
+    error_info ignored;
+    unsigned differ = 1;
+    if (store_rule_find(imp->st, obj->rule.policy_id, obj->rule.cidr, &holder.rule,
+                        &ignored) == ERROR_OK)
+        differing_fields(obj, &holder, &differ, &ignored);
+    return differ == 0;
+}
+
+/* A row the cache does not hold: inserted through the gate, as store_insert. */
+static error_code import_new(store_import *imp, model_object *obj, store_import_result *result,
+                             error_info *err)
+{
+    if (maybe_drop_indexes(imp, imp->added + 1, err) || kind_validate_row(obj, err))
+        return err->code;
+    error_code rc = store_insert_valid(imp->st, obj, err);
+    if (rc == ERROR_CONFLICT && obj->kind == MODEL_KIND_RULE && same_as_key_holder(imp, obj)) {
+        *result = STORE_IMPORT_UNCHANGED;
+        return ERROR_OK;
+    }
+    if (rc != ERROR_OK)
+        return rc;
+    imp->added++;
+    *result = model_object_state(obj) == MODEL_STATE_SYNCED ? STORE_IMPORT_SYNCED
+                                                           : STORE_IMPORT_CREATED;
+    return ERROR_OK;
+}
+
+/* A row about to be inserted: `state`, no error text, and without a remote id
+ * no uri either (what every kind has; the union's members differ in layout). */
+static void set_new_row(model_object *obj, model_state state)
+{
+    bool cred = obj->kind == MODEL_KIND_CRED;
+    char *uri = cred ? obj->cred.uri : obj->rule.uri;
+    char *error = cred ? obj->cred.error : obj->rule.error;
+    if (state == MODEL_STATE_NEW)
+        uri[0] = '\0';
+    error[0] = '\0';
+    if (cred)
+        obj->cred.state = state;
+    else
+        obj->rule.state = state;
+}
+
+/* What the file's id makes of the row: the cached row it names (read into
+ * `cached`, initialised here only then), or a new row (synced with the remote's
+ * id; new, without one or with another cache's local id). The file's state and
+ * error text are not taken. */
+static error_code import_identify(store_import *imp, model_object *obj, model_object *cached,
+                                  bool *found, error_info *err)
+{
+    const kind_desc *d = kind_get(imp->kind);
+    char *id = model_object_id_buf(obj);
+    bool local = validate_is_local_id(id);
+    *found = false;
+    if (id[0] && !local && validate_id(id, d->id_prefix, "id", err))
+        return err->code;
+    if (id[0]) {
+        /* Most rows of a large import are new: the row is read only once known. */
+        char canon[MODEL_ID_MAX + 1];
+        model_state state;
+        error_code rc = store_row_resolve(imp->st, imp->kind, id, canon, &state, err);
+        if (rc == ERROR_OK) {
+            model_object_init(cached, imp->kind);
+            *found = true;
+            return store_get(imp->st, imp->kind, canon, cached, err);
+        }
+        if (rc != ERROR_NOT_FOUND)
+            return rc;
+    }
+    if (local)
+        id[0] = '\0';
+    set_new_row(obj, id[0] ? MODEL_STATE_SYNCED : MODEL_STATE_NEW);
+    return ERROR_OK;
+}
+
+error_code store_import_add(store_import *imp, model_object *obj, store_import_result *result,
+                            error_info *err)
 {
     error_info scratch;
     err = err ? err : &scratch;
+    store_import_result ignored;
+    result = result ? result : &ignored;
     if (obj->kind != imp->kind)
         return error_set(err, ERROR_INVALID, "a %s in an import of %s",
                          kind_get(obj->kind)->noun, kind_get(imp->kind)->plural);
-    if (!imp->rebuild)
-        return store_insert(imp->st, obj, err);
-    char given_cidr[MODEL_CIDR_MAX + 1];
-    memcpy(given_cidr, obj->rule.cidr, sizeof given_cidr);
-    if (kind_validate_row(obj, err))
-        return err->code;
-    error_code rc = add_rebuilding(imp, obj, err);
-    if (rc != ERROR_OK)
-        memcpy(obj->rule.cidr, given_cidr, sizeof given_cidr);
+    model_object cached;
+    bool found;
+    error_code rc = import_identify(imp, obj, &cached, &found, err);
+    if (rc == ERROR_OK)
+        rc = found ? import_existing(imp, obj, &cached, result, err)
+                   : import_new(imp, obj, result, err);
+    if (found)
+        model_object_clear(&cached);
     return rc;
 }
 
@@ -215,10 +293,7 @@ error_code store_import_finish(store_import *imp, error_info *err)
     err = err ? err : &scratch;
     error_code rc = ERROR_OK;
     if (imp->rebuild) {
-        /* The sorter may use a second core for the index builds. */
-        rc = store_exec_sql(imp->st, "PRAGMA threads = 2", err);
-        if (rc == ERROR_OK)
-            rc = store_exec_sql(imp->st, store_sql_rule_indexes(true), err);
+        rc = store_exec_sql(imp->st, store_sql_rule_indexes(true), err);
         if (rc == ERROR_OK)
             rc = store_exec_sql(imp->st, store_sql_rule_change_triggers(true), err);
         if (rc == ERROR_OK)
@@ -234,7 +309,7 @@ void store_import_free(store_import *imp)
 {
     if (!imp)
         return;
+    restore_settings(imp);
     imp->st->import_open = false;
-    free(imp->keys.slots);
     free(imp);
 }

@@ -30,7 +30,6 @@ typedef enum store_stmt_id {
     STMT_RULE_GET,
     STMT_RULE_FIND,
     STMT_RULE_LIVE_ID,
-    STMT_RULE_LIVE_KEYS,
     STMT_RULE_INSERT,
     STMT_RULE_SET_STATE,
     STMT_RULE_DELETE,
@@ -192,8 +191,9 @@ const store_kind_info *store_kind_get(model_kind kind);
 const char *store_sql_text(store_stmt_id id);
 int store_sql_migration_count(void);
 const char *store_sql_migration(int index);
-/* The rules table's secondary indexes: the SQL that creates them (true) or drops
- * them (false), for a bulk import that builds them once at its end. */
+/* The rules table's secondary indexes but the natural key's: the SQL that creates
+ * them (true) or drops them (false), for a bulk import that builds them once at
+ * its end. */
 const char *store_sql_rule_indexes(bool create);
 /* The rules table's change triggers (migration 9): the SQL that makes them (true)
  * or drops them (false), for a bulk import that counts once instead of per row. */

@@ -342,7 +342,6 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_RULE_GET] = "SELECT " STORE_RULE_COLS " FROM rules WHERE id = " RESOLVED_ID,
     [STMT_RULE_FIND] = "SELECT " STORE_RULE_COLS " FROM rules"
                        " WHERE policy_id = ?1 AND cidr = ?2 AND " LIVE " LIMIT 1",
-    [STMT_RULE_LIVE_KEYS] = "SELECT policy_id, cidr FROM rules WHERE " LIVE,
     [STMT_RULE_LIVE_ID] = "SELECT id FROM rules"
                           " WHERE policy_id = ?1 AND cidr = ?2 AND " LIVE " LIMIT 1",
     [STMT_RULE_INSERT] = "INSERT INTO rules (id, uri, created_at, description, metadata,"
@@ -629,8 +628,9 @@ const char *store_sql_migration(int index)
 
 const char *store_sql_rule_indexes(bool create)
 {
-    return create ? RULE_INDEXES_V4 RULE_SORT_INDEXES
-                  : RULE_INDEXES_DROP RULE_SORT_INDEXES_DROP;
+    /* The natural key's unique index (rules_live_key) is never dropped. */
+    return create ? "CREATE INDEX rules_policy_id ON rules(policy_id, id);" RULE_SORT_INDEXES
+                  : "DROP INDEX rules_policy_id;" RULE_SORT_INDEXES_DROP;
 }
 
 const char *store_sql_rule_change_triggers(bool create)
