@@ -9,12 +9,13 @@ BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
 DOCDIR      ?= $(PREFIX)/share/doc/rampart
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 
 # Libraries found with pkg-config, and the Debian packages that provide them.
-PKGS      := ncursesw libcurl sqlite3 jansson cmocka libmicrohttpd
+PKGS      := ncursesw libcurl sqlite3 jansson cmocka libmicrohttpd yaml-0.1
 DEB_PKGS  := pkg-config libncurses-dev libcurl4-openssl-dev libsqlite3-dev \
-             libjansson-dev libcmocka-dev libmicrohttpd-dev
+             libjansson-dev libcmocka-dev libmicrohttpd-dev libyaml-dev
 # Tools the tests and benchmarks run (checked with `command -v`).
 TOOLS     := tmux curl sqlite3 man
 DEB_TOOLS := tmux curl sqlite3 man-db
@@ -52,7 +53,7 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prot
 WCONV   := -Wconversion -Wno-sign-conversion
 DEFS    := -D_GNU_SOURCE -DRAMPART_VERSION=\"$(VERSION)\"
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs ncursesw libcurl sqlite3 jansson libmicrohttpd 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs ncursesw libcurl sqlite3 jansson libmicrohttpd yaml-0.1 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 CPPFLAGS += -Iinclude $(DEFS)
 CFLAGS   += $(OPT) $(WARN) $(PKG_CFLAGS) -MMD -MP
@@ -203,6 +204,7 @@ deps:
 # The files installed, as DEST=SOURCE pairs (every one 0644 but the binary).
 INSTALL_FILES := $(MANDIR)/man1/rampart.1=assets/rampart.1 \
                  $(BASHCOMPDIR)/rampart=assets/rampart.bash-completion \
+                 $(ZSHCOMPDIR)/_rampart=assets/_rampart \
                  $(DOCDIR)/config.example=assets/config.example \
                  $(USERUNITDIR)/rampart-agent.service=$(BUILD)/rampart-agent.service \
                  $(USERUNITDIR)/rampart-agent.socket=assets/rampart-agent.socket

@@ -124,7 +124,9 @@ void cli_print_overview(cli_ctx *ctx, const char *path, const cli_command *table
 typedef enum cli_opt_kind {
     CLI_OPT_FLAG,   /* bool, no argument */
     CLI_OPT_STRING, /* const char *, the last one given wins */
-    CLI_OPT_LIST    /* cli_list, every occurrence appended */
+    CLI_OPT_LIST,   /* cli_list, every occurrence appended */
+    CLI_OPT_OUTPUT  /* the output format (--output): a string, also given as -o
+                     * VALUE or -oVALUE, as kubectl's */
 } cli_opt_kind;
 
 typedef struct cli_list {
@@ -139,7 +141,8 @@ typedef struct cli_opt {
 } cli_opt;
 
 /*
- * Parse long options of `opts` plus the common ones (--help, --db PATH) from
+ * Parse long options of `opts` (and -o for a CLI_OPT_OUTPUT one) plus the common
+ * ones (--help, --db PATH) from
  * argv[1..] and check the operand count against `cmd`. Operands (in any
  * position; "--" ends options) end up in argv[*first_operand .. argc-1].
  * Returns true to run the command; false when it must return *exit_code now
