@@ -101,6 +101,21 @@ int cli_sync_now(cli_ctx *ctx, bool push, bool pull, bool verbose, bool json,
 int cli_sandbox_start(cli_ctx *ctx);
 void cli_sandbox_stop(cli_ctx *ctx);
 
+/* The cache --sandbox works on, found as cli_sandbox_start finds it but starting
+ * and creating nothing: the --db given on the command line, else "sandbox/cache.db"
+ * beside the configured cache. false when there is no cache path (no HOME). */
+bool cli_sandbox_cache_path(const cli_ctx *ctx, char *out, size_t size);
+
+/*
+ * `rampart __complete [--sandbox] [--policy ID] WHAT [PREFIX]`, hidden, for the
+ * shell completions (assets/): up to 200 values of WHAT (rule-id, cred-id,
+ * policy-id, cidr; a cidr of policy ID with --policy) that start with PREFIX, one
+ * a line, from the cache opened read-only (store_complete: index ranges, never a
+ * full list). Silent whatever goes wrong (no cache, a broken config, a bad word):
+ * nothing printed, exit 0, so a TAB never shows an error.
+ */
+int cli_complete(cli_ctx *ctx, const char *path, int argc, char **argv);
+
 /*
  * The entry of `table` named argv[1] (a group's subcommand), for the group to run.
  * NULL after printing the group's overview for no word, "help" or --help
