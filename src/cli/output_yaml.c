@@ -36,16 +36,20 @@ static error_code emit(cli_yaml *y, yaml_event_t *event, error_info *err)
 /*
  * Whether a string may go out plain: it must read back as the same string, so
  * nothing a YAML 1.1 reader resolves to another type (null, booleans such as
- * "yes" and "off", numbers, times: they start with a digit, a sign or a dot) and
- * nothing that starts with an indicator. libyaml quotes what its syntax needs on
- * its own (": ", " #", spaces at the ends).
+ * "yes" and "off", numbers, times: they start with a digit, a sign or a dot),
+ * nothing that starts with an indicator, and nothing plain style cannot hold
+ * (": ", " #", a line break or tab, spaces at the ends). The rest is double-quoted,
+ * escapes and all, as JSON would.
  */
-static bool plain_ok(const char *s)
+static bool plain_ok(const char *s, size_t len)
 {
     static const char *const words[] = {"y", "n", "yes", "no", "true", "false",
                                         "on", "off", "null"};
     char c = s[0];
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '/'))
+        return false;
+    if (s[len - 1] == ' ' || strlen(s) != len || strpbrk(s, "\n\t\r") ||
+        strstr(s, ": ") || strstr(s, " #"))
         return false;
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         if (strcasecmp(s, words[i]) == 0)
@@ -59,15 +63,16 @@ static error_code emit_scalar(cli_yaml *y, const char *text, size_t len, bool pl
 {
     yaml_event_t event;
     yaml_scalar_style_t style = plain ? YAML_PLAIN_SCALAR_STYLE : YAML_DOUBLE_QUOTED_SCALAR_STYLE;
-    if (!yaml_scalar_event_initialize(&event, NULL, NULL, (yaml_char_t *)text, (int)len,
-                                      plain, !plain, style))
+    /* Implicit either way: a quoted scalar is a string without a tag. */
+    if (!yaml_scalar_event_initialize(&event, NULL, NULL, (yaml_char_t *)text, (int)len, 1, 1,
+                                      style))
         return error_set(err, ERROR_NOMEM, "out of memory");
     return emit(y, &event, err);
 }
 
 static error_code emit_string(cli_yaml *y, const char *s, size_t len, error_info *err)
 {
-    return emit_scalar(y, s, len, len > 0 && plain_ok(s), err);
+    return emit_scalar(y, s, len, len > 0 && plain_ok(s, len), err);
 }
 
 /* A number as the JSON output writes it. */

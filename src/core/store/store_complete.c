@@ -95,13 +95,59 @@ static error_code put_row(void *ctx, const char *value, error_info *err)
 
 /* ---- ids: one range of the primary key ---- */
 
-static error_code complete_ids(store *st, model_kind kind, const char *prefix, sink *k,
-                               error_info *err)
+/*
+ * The SQL of each completion (one per shape: `bounded` when the prefix has an
+ * upper bound, `inclusive` for the first policy seek), in one place for the
+ * queries and their plans (store_complete_plan).
+ */
+static void complete_sql(store_complete_what what, bool bounded, bool inclusive,
+                         char *sql, size_t size)
+{
+    switch (what) {
+    case STORE_COMPLETE_RULE_ID:
+    case STORE_COMPLETE_CRED_ID:
+        snprintf(sql, size, "SELECT id FROM %s WHERE id >= ?1%s ORDER BY id LIMIT ?%d",
+                 kind_get(what == STORE_COMPLETE_RULE_ID ? MODEL_KIND_RULE : MODEL_KIND_CRED)
+                     ->table,
+                 bounded ? " AND id < ?2" : "", bounded ? 3 : 2);
+        return;
+    case STORE_COMPLETE_POLICY_ID:
+        /* min() over rules_policy_id is one seek; DISTINCT would read every rule. */
+        snprintf(sql, size, "SELECT min(policy_id) FROM rules WHERE policy_id %s ?1 LIMIT ?2",
+                 inclusive ? ">=" : ">");
+        return;
+    case STORE_COMPLETE_CIDR:
+    default:
+        if (!inclusive) { /* every policy's: a range of cidr_key */
+            snprintf(sql, size, "SELECT cidr FROM rules WHERE cidr_key >= ?1 AND"
+                                " cidr_key <= ?2 ORDER BY cidr_key LIMIT ?3");
+            return;
+        }
+        /* One policy's: the state term is rules_live_key's own WHERE, so the partial
+         * index serves. */
+        snprintf(sql, size,
+                 "SELECT cidr FROM rules WHERE policy_id = ?1 AND cidr >= ?2%s"
+                 " AND state NOT IN ('deleting', 'remote_deleted', 'conflict')"
+                 " ORDER BY cidr LIMIT ?%d",
+                 bounded ? " AND cidr < ?3" : "", bounded ? 4 : 3);
+        return;
+    }
+}
+
+error_code store_complete_plan(store *st, store_complete_what what, bool bounded,
+                               bool inclusive, char *out, size_t size, error_info *err)
+{
+    char sql[SQL_MAX];
+    complete_sql(what, bounded, inclusive, sql, sizeof sql);
+    return store_plan(st, sql, out, size, err);
+}
+
+static error_code complete_ids(store *st, store_complete_what what, const char *prefix,
+                               sink *k, error_info *err)
 {
     char upper[TYPED_MAX + 2], sql[SQL_MAX];
     bool bounded = prefix_upper(prefix, upper, sizeof upper);
-    snprintf(sql, sizeof sql, "SELECT id FROM %s WHERE id >= ?1%s ORDER BY id LIMIT ?%d",
-             kind_get(kind)->table, bounded ? " AND id < ?2" : "", bounded ? 3 : 2);
+    complete_sql(what, bounded, false, sql, sizeof sql);
     const char *texts[] = {prefix, upper};
     return run_query(st, sql, texts, bounded ? 2 : 1, k->max, put_row, k, err);
 }
@@ -123,14 +169,12 @@ static error_code seek_row(void *ctx, const char *value, error_info *err)
 
 static error_code complete_policies(store *st, const char *prefix, sink *k, error_info *err)
 {
-    /* min() over rules_policy_id is one seek; DISTINCT would read every rule. */
     char from[MODEL_ID_MAX + 1];
     snprintf(from, sizeof from, "%s", prefix);
-    const char *op = ">=";
+    bool inclusive = true; /* the prefix itself may be a policy id */
     while (k->count < k->max) {
         char sql[SQL_MAX];
-        snprintf(sql, sizeof sql,
-                 "SELECT min(policy_id) FROM rules WHERE policy_id %s ?1 LIMIT ?2", op);
+        complete_sql(STORE_COMPLETE_POLICY_ID, false, inclusive, sql, sizeof sql);
         seek s = {""};
         const char *texts[] = {from};
         if (run_query(st, sql, texts, 1, 1, seek_row, &s, err))
@@ -140,7 +184,7 @@ static error_code complete_policies(store *st, const char *prefix, sink *k, erro
         if (put(k, s.found, err))
             return err->code;
         memcpy(from, s.found, sizeof from);
-        op = ">";
+        inclusive = false;
     }
     return ERROR_OK;
 }
@@ -152,12 +196,7 @@ static error_code complete_policy_cidrs(store *st, const char *prefix, const cha
 {
     char upper[TYPED_MAX + 2], sql[SQL_MAX];
     bool bounded = prefix_upper(prefix, upper, sizeof upper);
-    /* The state term is rules_live_key's own WHERE, so the partial index serves. */
-    snprintf(sql, sizeof sql,
-             "SELECT cidr FROM rules WHERE policy_id = ?1 AND cidr >= ?2%s"
-             " AND state NOT IN ('deleting', 'remote_deleted', 'conflict')"
-             " ORDER BY cidr LIMIT ?%d",
-             bounded ? " AND cidr < ?3" : "", bounded ? 4 : 3);
+    complete_sql(STORE_COMPLETE_CIDR, bounded, true, sql, sizeof sql);
     const char *texts[] = {policy, prefix, upper};
     return run_query(st, sql, texts, bounded ? 3 : 2, k->max, put_row, k, err);
 }
@@ -334,8 +373,8 @@ static error_code complete_cidrs(store *st, const char *prefix, sink *k, error_i
     v4_ranges(prefix, &rs);
     v6_ranges(prefix, &rs);
     cidr_scan c = {k, prefix};
-    const char *sql = "SELECT cidr FROM rules WHERE cidr_key >= ?1 AND cidr_key <= ?2"
-                      " ORDER BY cidr_key LIMIT ?3";
+    char sql[SQL_MAX];
+    complete_sql(STORE_COMPLETE_CIDR, false, false, sql, sizeof sql);
     for (size_t i = 0; i < rs.n && k->count < k->max; i++) {
         sqlite3_stmt *s;
         if (store_prepare(st, sql, &s, err))
@@ -374,9 +413,8 @@ error_code store_complete(store *st, store_complete_what what, const char *prefi
     sink k = {.fn = fn, .ctx = ctx, .max = max};
     switch (what) {
     case STORE_COMPLETE_RULE_ID:
-        return complete_ids(st, MODEL_KIND_RULE, prefix, &k, err);
     case STORE_COMPLETE_CRED_ID:
-        return complete_ids(st, MODEL_KIND_CRED, prefix, &k, err);
+        return complete_ids(st, what, prefix, &k, err);
     case STORE_COMPLETE_POLICY_ID:
         return complete_policies(st, prefix, &k, err);
     case STORE_COMPLETE_CIDR: {
