@@ -15,7 +15,10 @@
  *   and bytes that are not UTF-8 are shown escaped ("\x1b", "\u202e"), so a
  *   hostile description, server message or argument cannot drive the terminal.
  *   Human tables are aligned in display columns, an escape counting as its
- *   characters.
+ *   characters. The other forms for programs (-o, rampart/cli_output.h) hold to
+ *   the same: YAML escapes controls as JSON does, -o name prints ids (validated
+ *   base62), and CSV is exact only when standard output is not a terminal (on
+ *   one, its cells go through termsafe first).
  * - Secrets: the API key is never printed; a token is printed only by
  *   `creds token` (and, later, by a create that synced), on stdout.
  */
