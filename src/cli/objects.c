@@ -354,7 +354,8 @@ typedef struct object_command {
 
 /* The output options of a list, for the noun its JSON holds. */
 #define OUTPUT_HELP(noun)                                                                  \
-    "  -o, --output FORMAT table (the default); wide: every field; json: an array of\n"    \
+    "  -o, --output FORMAT\n"                                                              \
+    "                     table (the default); wide: every field; json: an array of\n"    \
     "                     the API's " noun " with their \"state\"; yaml: the same as\n"   \
     "                     YAML; name: the ids, one a line; csv: RFC 4180 (CRLF), every\n"  \
     "                     field, a header row\n"                                            \
@@ -449,7 +450,8 @@ static const object_command commands[] = {
       "  --filter TEXT      only rows whose id, cidr, description or policy contains\n"
       "                     TEXT (case-insensitive); an address: the rules containing it\n"
       OUTPUT_HELP("rules")
-      "  --sort FIELD[:desc] the order, as the console's: id (the default), policy,\n"
+      "  --sort FIELD[:desc]\n"
+      "                     the order, as the console's: id (the default), policy,\n"
       "                     cidr (address order: IPv4 first, then shorter prefixes\n"
       "                     first), action, state; :desc reverses it\n"
       "  --limit N          the first N rows in that order (read from the cache's\n"
@@ -460,14 +462,16 @@ static const object_command commands[] = {
       "Options:\n"
       "  --filter TEXT      only rows whose id, description, owner or ACL contains TEXT\n"
       OUTPUT_HELP("credentials (token null)")
-      "  --sort FIELD[:desc] the order, as the console's: id (the default),\n"
+      "  --sort FIELD[:desc]\n"
+      "                     the order, as the console's: id (the default),\n"
       "                     description, state; :desc reverses it\n"
       "  --limit N          the first N rows in that order\n"}}},
     {"get", object_get, NULL, 1, 1, {
      [MODEL_KIND_RULE] = {"ID [-o FORMAT] [--no-headers] [--json]",
       "Show one rule (a local_ id works too).",
       "Options:\n"
-      "  -o, --output FORMAT the detail view by default; json: the API object with its\n"
+      "  -o, --output FORMAT\n"
+      "                     the detail view by default; json: the API object with its\n"
       "                     \"state\" (and an edited rule's \"edit\"); yaml: the same as\n"
       "                     YAML; table, wide, csv, name: as 'rules list' writes a row\n"
       "  --json             the same as -o json\n"
@@ -475,7 +479,8 @@ static const object_command commands[] = {
      [MODEL_KIND_CRED] = {"ID [-o FORMAT] [--no-headers] [--json]",
       "Show one credential (a local_ id works too); the token is not shown.",
       "Options:\n"
-      "  -o, --output FORMAT the detail view by default; json: the API object (token\n"
+      "  -o, --output FORMAT\n"
+      "                     the detail view by default; json: the API object (token\n"
       "                     null) with its \"state\" (and an edited credential's\n"
       "                     \"edit\"); yaml: the same as YAML; table, wide, csv, name:\n"
       "                     as 'creds list' writes a row\n"

@@ -55,7 +55,7 @@ static const cli_command plan_command = {
     "Show what the next sync would do; nothing is sent.",
     "Lines start with + (create), - (delete), ~ (a change: an edit to send, or\n"
     "deleted remotely and kept here for review) or ! (needs attention: failed,\n"
-    "orphaned, outcome unknown, or a conflict to resolve).\n"
+    "orphaned, outcome unknown, or a conflict to resolve).\n\n"
     "Options:\n"
     "  --json               a JSON array: {action, kind, why, object} per line\n"
     "  --detailed-exitcode  exit 0 when there is nothing to do, 2 when the plan has\n"
