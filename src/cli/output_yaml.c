@@ -149,36 +149,42 @@ static error_code emit_value(cli_yaml *y, const json_t *v, error_info *err)
 
 /* ---- the stream ---- */
 
+/* The events before the first value: the stream, the document, a sequence. */
+static bool start(cli_yaml *y, error_info *err)
+{
+    yaml_event_t event;
+    if (!yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING) ||
+        emit(y, &event, err) != ERROR_OK)
+        return false;
+    if (!yaml_document_start_event_initialize(&event, NULL, NULL, NULL, 1) ||
+        emit(y, &event, err) != ERROR_OK)
+        return false;
+    if (!y->sequence)
+        return true;
+    return yaml_sequence_start_event_initialize(&event, NULL, NULL, 1,
+                                                YAML_BLOCK_SEQUENCE_STYLE) &&
+           emit(y, &event, err) == ERROR_OK;
+}
+
 error_code cli_yaml_open(FILE *out, bool sequence, cli_yaml **yaml, error_info *err)
 {
     *yaml = NULL;
     cli_yaml *y = calloc(1, sizeof *y);
     if (!y || !yaml_emitter_initialize(&y->emitter)) {
         free(y);
-        return error_set(err, ERROR_NOMEM, "out of memory");
+        error_set(err, ERROR_NOMEM, "out of memory");
+        return ERROR_NOMEM;
     }
     y->sequence = sequence;
     yaml_emitter_set_output_file(&y->emitter, out);
     yaml_emitter_set_unicode(&y->emitter, 1); /* UTF-8 as it is, like the JSON */
     yaml_emitter_set_indent(&y->emitter, 2);
     yaml_emitter_set_width(&y->emitter, -1); /* no folding: one value, one line */
-    yaml_event_t event;
-    error_code rc = ERROR_OK;
-    if (!yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING) ||
-        emit(y, &event, err) ||
-        !yaml_document_start_event_initialize(&event, NULL, NULL, NULL, 1) ||
-        emit(y, &event, err))
-        rc = err->code ? err->code : error_set(err, ERROR_NOMEM, "out of memory");
-    if (rc == ERROR_OK && sequence) {
-        if (!yaml_sequence_start_event_initialize(&event, NULL, NULL, 1,
-                                                  YAML_BLOCK_SEQUENCE_STYLE))
-            rc = error_set(err, ERROR_NOMEM, "out of memory");
-        else
-            rc = emit(y, &event, err);
-    }
-    if (rc != ERROR_OK) {
+    if (!start(y, err)) {
         cli_yaml_free(y);
-        return rc;
+        if (err && err->code == ERROR_OK) /* an event that could not be made */
+            error_set(err, ERROR_NOMEM, "out of memory");
+        return err && err->code != ERROR_OK ? err->code : ERROR_NOMEM;
     }
     *yaml = y;
     return ERROR_OK;
@@ -223,10 +229,11 @@ void cli_yaml_free(cli_yaml *yaml)
 
 error_code cli_yaml_document(FILE *out, const char *json, size_t len, error_info *err)
 {
-    cli_yaml *y;
-    if (cli_yaml_open(out, false, &y, err))
-        return err->code;
-    error_code rc = cli_yaml_add(y, json, len, err);
+    cli_yaml *y = NULL;
+    error_code rc = cli_yaml_open(out, false, &y, err);
+    if (rc != ERROR_OK || !y)
+        return rc;
+    rc = cli_yaml_add(y, json, len, err);
     if (rc == ERROR_OK)
         rc = cli_yaml_finish(y, err);
     cli_yaml_free(y);
