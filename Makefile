@@ -10,6 +10,7 @@ BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
 DOCDIR      ?= $(PREFIX)/share/doc/rampart
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 INSTALL     ?= install
 
@@ -18,7 +19,8 @@ INSTALL     ?= install
 # One table for both uses: `make deps` installs the packages, `make check` names
 # the missing ones.
 LIB_DEBS  := ncursesw=libncurses-dev libcurl=libcurl4-openssl-dev sqlite3=libsqlite3-dev \
-             jansson=libjansson-dev cmocka=libcmocka-dev libmicrohttpd=libmicrohttpd-dev
+             jansson=libjansson-dev cmocka=libcmocka-dev libmicrohttpd=libmicrohttpd-dev \
+             yaml-0.1=libyaml-dev
 TOOL_DEBS := tmux=tmux curl=curl sqlite3=sqlite3 man=man-db python3=python3 nginx=nginx
 PKGS      := $(foreach p,$(LIB_DEBS),$(firstword $(subst =, ,$(p))))
 DEB_PKGS  := pkg-config $(foreach p,$(LIB_DEBS),$(lastword $(subst =, ,$(p))))
@@ -64,7 +66,7 @@ WARN    := -std=c11 -Wall -Wextra $(WERROR) -Wshadow -Wpointer-arith -Wstrict-pr
 WCONV   := -Wconversion -Wno-sign-conversion
 DEFS    := -D_GNU_SOURCE -DRAMPART_VERSION=\"$(VERSION)\"
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs ncursesw libcurl sqlite3 jansson libmicrohttpd 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs ncursesw libcurl sqlite3 jansson libmicrohttpd yaml-0.1 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 # CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS belong to whoever builds: the command line
@@ -265,6 +267,7 @@ deps:
 # The files installed, as DEST=SOURCE pairs (every one 0644 but the binary).
 INSTALL_FILES := $(MANDIR)/man1/rampart.1=assets/rampart.1 \
                  $(BASHCOMPDIR)/rampart=assets/rampart.bash-completion \
+                 $(ZSHCOMPDIR)/_rampart=assets/_rampart \
                  $(DOCDIR)/config.example=assets/config.example \
                  $(DOCDIR)/nginx-fleet.conf=assets/nginx-fleet.conf \
                  $(USERUNITDIR)/rampart-agent.service=$(BUILD)/rampart-agent.service \

@@ -14,11 +14,12 @@
 static int show_version(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int show_help(cli_ctx *ctx, const char *path, int argc, char **argv);
 
-/* Commands that work even when the configuration is broken, to help fix it. */
+/* Commands that work even when the configuration is broken, to help fix it (plan
+ * and __complete say so themselves: their exit statuses are their own). */
 static bool needs_config(const cli_command *cmd)
 {
     return cmd->run != show_help && cmd->run != show_version && cmd->run != cli_doctor &&
-           cmd->run != cli_profiles;
+           cmd->run != cli_profiles && cmd->run != cli_plan && cmd->run != cli_complete;
 }
 
 static const cli_command commands[] = {
@@ -32,8 +33,8 @@ static const cli_command commands[] = {
      "run the remote API on this machine (reference server, sandbox, tests)", NULL, 0, -1},
     {"agent", cli_agent, "[--listen ADDR]... [OPTIONS]",
      "serve tokens and policy checks to local agents (unix socket, loopback)", NULL, 0, -1},
-    {"plan", cli_plan, "[--json]", "what the next sync would do (+ - ! ~); sends nothing",
-     NULL, 0, 0},
+    {"plan", cli_plan, "[--json] [--detailed-exitcode]",
+     "what the next sync would do (+ - ! ~); sends nothing", NULL, 0, 0},
     {"sync", cli_sync, "[--push-only|--pull-only] [--json]",
      "push queued changes, pull the remote's complete listings", NULL, 0, 0},
     {"check", cli_check, "POLICY_ID IP... [--json]",
@@ -54,6 +55,7 @@ static const cli_command commands[] = {
      NULL, 0, 0},
     {"help", show_help, "", "this overview", NULL, 0, 0},
     {"version", show_version, "", "print the version", NULL, 0, 0},
+    {"__complete", cli_complete, "", NULL, NULL, 0, -1}, /* hidden: the shell completions' */
 };
 
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
@@ -66,8 +68,10 @@ void cli_print_main_help(cli_ctx *ctx)
             "API in a local cache: browse and edit offline, changes are queued for sync.\n\n"
             "Commands:\n",
             ctx->program);
-    for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(ctx->out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+        if (commands[i].summary)
+            fprintf(ctx->out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    }
     fprintf(ctx->out,
             "\n--sandbox runs this command against a private reference server on a\n"
             "loopback port, with its own cache: try everything with no account.\n"

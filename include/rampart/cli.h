@@ -15,7 +15,10 @@
  *   and bytes that are not UTF-8 are shown escaped ("\x1b", "\u202e"), so a
  *   hostile description, server message or argument cannot drive the terminal.
  *   Human tables are aligned in display columns, an escape counting as its
- *   characters.
+ *   characters. The other forms for programs (-o, rampart/cli_output.h) hold to
+ *   the same: YAML escapes controls as JSON does, -o name prints ids (validated
+ *   base62), and CSV is exact only when standard output is not a terminal (on
+ *   one, its cells go through termsafe first).
  * - Secrets: the API key is never printed; a token is printed only by
  *   `creds token` (and, later, by a create that synced), on stdout.
  */
@@ -102,6 +105,21 @@ int cli_sync_now(cli_ctx *ctx, bool push, bool pull, bool verbose, bool json,
 int cli_sandbox_start(cli_ctx *ctx);
 void cli_sandbox_stop(cli_ctx *ctx);
 
+/* The cache --sandbox works on, found as cli_sandbox_start finds it but starting
+ * and creating nothing: the --db given on the command line, else "sandbox/cache.db"
+ * beside the configured cache. false when there is no cache path (no HOME). */
+bool cli_sandbox_cache_path(const cli_ctx *ctx, char *out, size_t size);
+
+/*
+ * `rampart __complete [--sandbox] [--policy ID] WHAT [PREFIX]`, hidden, for the
+ * shell completions (assets/): up to 200 values of WHAT (rule-id, cred-id,
+ * policy-id, cidr; a cidr of policy ID with --policy) that start with PREFIX, one
+ * a line, from the cache opened read-only (store_complete: index ranges, never a
+ * full list). Silent whatever goes wrong (no cache, a broken config, a bad word):
+ * nothing printed, exit 0, so a TAB never shows an error.
+ */
+int cli_complete(cli_ctx *ctx, const char *path, int argc, char **argv);
+
 /*
  * The entry of `table` named argv[1] (a group's subcommand), for the group to run.
  * NULL after printing the group's overview for no word, "help" or --help
@@ -125,7 +143,9 @@ void cli_print_overview(cli_ctx *ctx, const char *path, const cli_command *table
 typedef enum cli_opt_kind {
     CLI_OPT_FLAG,   /* bool, no argument */
     CLI_OPT_STRING, /* const char *, the last one given wins */
-    CLI_OPT_LIST    /* cli_list, every occurrence appended */
+    CLI_OPT_LIST,   /* cli_list, every occurrence appended */
+    CLI_OPT_OUTPUT  /* the output format (--output): a string, also given as -o
+                     * VALUE or -oVALUE, as kubectl's */
 } cli_opt_kind;
 
 typedef struct cli_list {
@@ -140,7 +160,8 @@ typedef struct cli_opt {
 } cli_opt;
 
 /*
- * Parse long options of `opts` plus the common ones (--help, --db PATH) from
+ * Parse long options of `opts` (and -o for a CLI_OPT_OUTPUT one) plus the common
+ * ones (--help, --db PATH) from
  * argv[1..] and check the operand count against `cmd`. Operands (in any
  * position; "--" ends options) end up in argv[*first_operand .. argc-1].
  * Returns true to run the command; false when it must return *exit_code now

@@ -133,6 +133,15 @@ typedef enum store_sort {
     STORE_SORT_COUNT
 } store_sort;
 
+/* The name of an order as the console (:sort) and `list --sort` spell it: "id",
+ * "policy", "cidr", "action", "state", "description"; NULL for STORE_SORT_COUNT
+ * and beyond. */
+const char *store_sort_name(store_sort sort);
+
+/* Whether `kind` has order `sort` (store_page takes it): rules id, policy, cidr,
+ * action, state; credentials id, description, state. */
+bool store_sort_offered(model_kind kind, store_sort sort);
+
 typedef enum store_dir {
     STORE_FORWARD,   /* rows after the cursor, ascending */
     STORE_BACKWARD   /* rows before the cursor, still returned ascending */
@@ -847,5 +856,35 @@ error_code store_http_page_put(store *st, const char *url, const char *collectio
                                long long now_ms, error_info *err);
 error_code store_http_page_prune(store *st, const char *collection, long long before_ms,
                                  error_info *err);
+
+/* ---- values for shell completion (store_complete.c) ------------------------ */
+
+typedef enum store_complete_what {
+    STORE_COMPLETE_RULE_ID,   /* rules' ids (remote or local) */
+    STORE_COMPLETE_CRED_ID,   /* credentials' ids (remote or local) */
+    STORE_COMPLETE_POLICY_ID, /* the policies that hold rules */
+    STORE_COMPLETE_CIDR,      /* rules' cidrs */
+    STORE_COMPLETE_COUNT
+} store_complete_what;
+
+/* Called once per value (valid during the call only); anything but ERROR_OK stops
+ * and is returned. */
+typedef error_code (*store_complete_fn)(void *ctx, const char *value, error_info *err);
+
+/*
+ * Up to `max` distinct values of `what` that start with `prefix` (bytes; NULL or
+ * "": any), for a shell's completion. Never a walk of a table: ids are one range
+ * of their primary key, policy ids one index seek each, a policy's cidrs
+ * (`policy_id` given) one range of its natural key's index (live rules), and
+ * every policy's cidrs a few ranges of the cidr_key index (the addresses whose
+ * text can start so: "10.1" is 10.1.x, 10.10-19.x and 10.100-199.x; IPv6 by
+ * groups; typed in any case), at most 5,000 rows read per range. Ids and policy
+ * ids come in byte order, cidrs in address order (of one policy: text order). A
+ * prefix longer than any value yields nothing. Errors: the database's, or the
+ * callback's.
+ */
+error_code store_complete(store *st, store_complete_what what, const char *prefix,
+                          const char *policy_id, size_t max, store_complete_fn fn, void *ctx,
+                          error_info *err);
 
 #endif

@@ -11,9 +11,12 @@
  *   to a conflict, store_resolve), with the options the kind's fields give
  *   (kind_field flags: KIND_FIELD_CREATE fields are options, those without
  *   KIND_FIELD_EDIT are refused by name).
- * - objects_show.c: how rows of any kind look: the list table, the detail view,
- *   JSON (the API's wire format plus "state"), and an edited or conflicting row's
- *   edit (store_edit_get).
+ * - objects_show.c: how one row of any kind looks: the detail view, JSON (the
+ *   API's wire format plus "state"), and an edited or conflicting row's edit
+ *   (store_edit_get).
+ * - objects_list.c: lists and the output forms for scripts (-o table, wide, json,
+ *   yaml, name, csv; --no-headers, --sort, --limit): the options, the table, and
+ *   the walk over the store's keyset pages in the order asked, for every kind.
  * - rules.c and creds.c: what is one kind's own, each in one place: the create
  *   options (a rule's policy and action; a credential's ACL and owner, and the room
  *   its creation marker takes in the metadata), the table's and the detail view's
@@ -28,6 +31,7 @@
 #include <stdbool.h>
 
 #include "rampart/cli.h"
+#include "rampart/cli_output.h"
 #include "rampart/kind.h"
 #include "rampart/model.h"
 
@@ -80,6 +84,9 @@ typedef struct cli_object_kind {
      * created_at, uri; each ends at the first NULL label. */
     cli_object_field columns[CLI_OBJECT_FIELDS_MAX];
     cli_object_field details[CLI_OBJECT_FIELDS_MAX];
+    /* What -o wide and -o csv add after `columns`: the rest of the row's fields
+     * (the kind's, created_at, uri, error), so they show every field. */
+    cli_object_field wide[CLI_OBJECT_FIELDS_MAX];
     /* Kinds kept in an IP policy: `list --policy ID` takes ids "<prefix>_…". NULL:
      * the kind's list has no --policy. */
     const char *policy_prefix;
@@ -140,6 +147,12 @@ int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
 
 /* ---- objects_show.c ---- */
 
+/* A field by name as one line of text, as tables and the detail view show it:
+ * kind_value (an ACL's rules joined by ", ", cut to fit `size`), an empty ACL
+ * "-". A pointer into `obj` or `buf`. */
+const char *cli_object_text(const model_object *obj, const char *name, char *buf,
+                            size_t size);
+
 /* One row: the detail view, or with `json` the API object with its "state"
  * (pretty). CLI_EXIT_FAILURE when out of memory. */
 int cli_object_put(cli_ctx *ctx, const model_object *obj, bool json);
@@ -155,13 +168,58 @@ int cli_object_put(cli_ctx *ctx, const model_object *obj, bool json);
 int cli_object_show(cli_ctx *ctx, store *st, const model_object *obj, bool json,
                     const char *result);
 
+/* ---- objects_list.c ---- */
+
+/* The output options as typed (cli_opt targets), before they are checked. */
+typedef struct cli_object_out_args {
+    const char *output, *sort, *limit;
+    bool json, no_headers;
+} cli_object_out_args;
+
+/* -o/--output FORMAT, --json and --no-headers (every list and get), for a cli_opt
+ * array; CLI_OBJECT_LIST_OPTS adds --sort and --limit (lists). */
+#define CLI_OBJECT_OUT_OPTS(a)                                                             \
+    {"output", CLI_OPT_OUTPUT, &(a)->output}, {"json", CLI_OPT_FLAG, &(a)->json},          \
+        {"no-headers", CLI_OPT_FLAG, &(a)->no_headers}
+#define CLI_OBJECT_LIST_OPTS(a)                                                            \
+    CLI_OBJECT_OUT_OPTS(a), {"sort", CLI_OPT_STRING, &(a)->sort},                           \
+        {"limit", CLI_OPT_STRING, &(a)->limit}
+
+/* The output asked for, checked. */
+typedef struct cli_object_out {
+    cli_output_format format; /* CLI_OUTPUT_DEFAULT: the table, or get's detail view */
+    bool no_headers;          /* table, wide, csv: no header row */
+    size_t limit;             /* rows at most; 0: all */
+    store_sort sort;          /* an order `kind` has */
+    bool descending;
+    unsigned codec_flags;     /* json, yaml: the rows' encoding (CODEC_WITH_STATE) */
+} cli_object_out;
+
 /*
- * Every row of `kind` matching `q`, in id order, through the store's keyset walk:
- * the table (widths from the first page; "no <plural> match" / "no <plural> in the
- * cache" on stderr when there is none), or with `json` a JSON array of objects
- * encoded with `codec_flags`. Returns the exit status.
+ * Check the output options of a command of `call->kind`: the format's name (--json
+ * is -o json; both with different formats is refused), --limit a whole number
+ * above 0, --sort one of the kind's orders (store_sort_name) with :asc or :desc.
+ * A bad value is a usage error naming the valid ones (CLI_EXIT_USAGE); CLI_GO_ON
+ * with *out filled otherwise.
  */
-int cli_object_walk(cli_ctx *ctx, model_kind kind, const store_query *q, bool json,
-                    unsigned codec_flags);
+int cli_object_out_check(cli_ctx *ctx, const cli_object_call *call,
+                         const cli_object_out_args *a, cli_object_out *out);
+
+/*
+ * The rows of `kind` matching `q` (its sort is out->sort's), in that order
+ * (descending: the store's pages walked backward), out->limit at most, through
+ * keyset pages: never more than a page in memory, so `--limit 20 --sort cidr` on
+ * a million rules reads twenty. Written in out->format: the table (widths from
+ * the first page; "no <plural> match" / "no <plural> in the cache" on stderr when
+ * there is none), wide, a JSON array of rows encoded with out->codec_flags (the
+ * bytes --json always printed), YAML, ids, CSV. Returns the exit status.
+ */
+int cli_object_list(cli_ctx *ctx, model_kind kind, const store_query *q,
+                    const cli_object_out *out);
+
+/* One row as `get` writes it in out->format: the detail view and JSON as
+ * cli_object_show, YAML from that JSON, or the list's forms with one row. */
+int cli_object_get_as(cli_ctx *ctx, store *st, const model_object *obj,
+                      const cli_object_out *out);
 
 #endif

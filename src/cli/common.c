@@ -114,13 +114,19 @@ int cli_usage_error(cli_ctx *ctx, const char *path, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
-static int fill_options(const cli_opt *opts, size_t nopts, struct option *out)
+/* The long options for getopt_long, and in `shorts` its optstring: ':' (report a
+ * missing value as ':') and "o:" when an option is the output format. */
+static int fill_options(const cli_opt *opts, size_t nopts, struct option *out,
+                        char shorts[4])
 {
     size_t n = 0;
+    snprintf(shorts, 4, ":");
     for (; n < nopts && n < MAX_OPTS - 3; n++) {
         out[n] = (struct option){opts[n].name,
                                  opts[n].kind == CLI_OPT_FLAG ? no_argument : required_argument,
                                  NULL, (int)n};
+        if (opts[n].kind == CLI_OPT_OUTPUT)
+            snprintf(shorts, 4, ":o:");
     }
     out[n++] = (struct option){"help", no_argument, NULL, OPT_HELP};
     out[n++] = (struct option){"db", required_argument, NULL, OPT_DB};
@@ -133,7 +139,7 @@ static bool store_option(cli_ctx *ctx, const char *path, const cli_opt *opt,
 {
     if (opt->kind == CLI_OPT_FLAG) {
         *(bool *)opt->target = true;
-    } else if (opt->kind == CLI_OPT_STRING) {
+    } else if (opt->kind == CLI_OPT_STRING || opt->kind == CLI_OPT_OUTPUT) {
         *(const char **)opt->target = arg;
     } else {
         cli_list *list = opt->target;
@@ -154,6 +160,15 @@ static bool apply_db(cli_ctx *ctx, const char *path, const char *arg)
         return true;
     cli_usage_error(ctx, path, "--db: %s", e.msg);
     return false;
+}
+
+/* The index of the output format among `opts` (fill_options offered -o for it). */
+static int output_option(const cli_opt *opts, size_t nopts)
+{
+    size_t i = 0;
+    while (i + 1 < nopts && opts[i].kind != CLI_OPT_OUTPUT)
+        i++;
+    return (int)i;
 }
 
 static bool check_operands(cli_ctx *ctx, const char *path, const cli_command *cmd,
@@ -177,12 +192,13 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
                size_t nopts, int argc, char **argv, int *first_operand, int *exit_code)
 {
     struct option longopts[MAX_OPTS];
-    fill_options(opts, nopts, longopts);
+    char shorts[4];
+    fill_options(opts, nopts, longopts, shorts);
     optind = 0; /* GNU getopt: full re-initialisation for this argv */
     opterr = 0;
     *exit_code = CLI_EXIT_USAGE;
     for (;;) {
-        int c = getopt_long(argc, argv, ":", longopts, NULL);
+        int c = getopt_long(argc, argv, shorts, longopts, NULL);
         if (c == -1)
             break;
         /* GNU getopt leaves a bad long option just before optind; inside a cluster of
@@ -212,6 +228,8 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
             *exit_code = CLI_EXIT_OK;
             return false;
         }
+        if (c == 'o')
+            c = output_option(opts, nopts);
         bool ok = c == OPT_DB ? apply_db(ctx, path, optarg)
                               : store_option(ctx, path, &opts[c], optarg);
         if (!ok)

@@ -92,6 +92,8 @@ const cli_object_kind cli_object_creds = {
                 {"ACL", "acl", 0}},
     .details = {{"description", "description", 0}, {"metadata", "metadata", 0},
                 {"owner", "owner_id", 0}, {"acl", "acl", 0}},
+    .wide = {{"METADATA", "metadata", 40}, {"CREATED_AT", "created_at", 0}, {"URI", "uri", 0},
+             {"ERROR", "error", 0}},
 };
 
 int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv)

@@ -137,20 +137,23 @@ static int object_list(cli_ctx *ctx, const cli_object_call *call, int argc, char
 {
     const cli_object_kind *k = cli_object_kind_of(call->kind);
     store_query q = {.sort = STORE_SORT_ID};
-    bool json = false;
+    cli_object_out_args a = {0};
     const cli_opt opts[] = {
         {"filter", CLI_OPT_STRING, &q.filter},
-        {"json", CLI_OPT_FLAG, &json},
+        CLI_OBJECT_LIST_OPTS(&a),
         {"policy", CLI_OPT_STRING, &q.policy_id}, /* last: kinds kept in a policy only */
     };
+    size_t nopts = sizeof opts / sizeof opts[0] - (k->policy_prefix ? 0 : 1);
     int first, rc;
-    if (!cli_parse(ctx, call->path, call->cmd, opts, k->policy_prefix ? 3 : 2, argc, argv,
-                   &first, &rc))
+    if (!cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, &first, &rc))
+        return rc;
+    cli_object_out out;
+    if ((rc = cli_object_out_check(ctx, call, &a, &out)) != CLI_GO_ON)
         return rc;
     error_info e = {0};
     if (q.policy_id && validate_id(q.policy_id, k->policy_prefix, "--policy", &e) != ERROR_OK)
         return cli_fail(ctx, &e);
-    return cli_object_walk(ctx, call->kind, &q, json, CODEC_WITH_STATE);
+    return cli_object_list(ctx, call->kind, &q, &out);
 }
 
 static int object_export(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)
@@ -167,23 +170,30 @@ static int object_export(cli_ctx *ctx, const cli_object_call *call, int argc, ch
     int first, rc;
     if (!cli_parse(ctx, call->path, call->cmd, opts, 1, argc, argv, &first, &rc))
         return rc;
-    return cli_object_walk(ctx, call->kind, &q, true, 0);
+    const cli_object_out out = {.format = CLI_OUTPUT_JSON, .sort = STORE_SORT_ID};
+    return cli_object_list(ctx, call->kind, &q, &out);
 }
 
 static int object_get(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)
 {
-    bool json = false;
-    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &json}};
+    cli_object_out_args a = {0};
+    const cli_opt opts[] = {CLI_OBJECT_OUT_OPTS(&a)};
     int first, rc;
-    store *st = cli_object_open(ctx, call, opts, 1, argc, argv, &first, &rc);
-    if (!st)
+    if (!cli_parse(ctx, call->path, call->cmd, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
         return rc;
+    cli_object_out out;
+    if ((rc = cli_object_out_check(ctx, call, &a, &out)) != CLI_GO_ON)
+        return rc;
+    store *st = cli_store(ctx);
+    if (!st)
+        return ctx->store_exit;
     model_object obj;
     model_object_init(&obj, call->kind);
     error_info e = {0};
     if (store_get(st, call->kind, argv[first], &obj, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
-    rc = cli_object_show(ctx, st, &obj, json, NULL);
+    rc = cli_object_get_as(ctx, st, &obj, &out);
     model_object_clear(&obj);
     return rc;
 }
@@ -343,6 +353,16 @@ typedef struct object_command {
     object_words words[MODEL_KIND_COUNT];
 } object_command;
 
+/* The output options of a list, for the noun its JSON holds. */
+#define OUTPUT_HELP(noun)                                                                  \
+    "  -o, --output FORMAT\n"                                                              \
+    "                     table (the default); wide: every field; json: an array of\n"    \
+    "                     the API's " noun " with their \"state\"; yaml: the same as\n"   \
+    "                     YAML; name: the ids, one a line; csv: RFC 4180 (CRLF), every\n"  \
+    "                     field, a header row\n"                                            \
+    "  --json             the same as -o json\n"                                           \
+    "  --no-headers       table, wide, csv: no header row\n"
+
 #define ALL_OR_NOTHING "All ids are checked first: if one is unknown, nothing is deleted.\n"
 
 #define RESOLVE_HELP(noun)                                                                 \
@@ -423,24 +443,50 @@ static const object_command commands[] = {
       "Settle a conflict: keep the local values or take the remote's.",
       RESOLVE_HELP("credential")}}},
     {"list", object_list, NULL, 0, 0, {
-     [MODEL_KIND_RULE] = {"[--policy ipp_ID] [--filter TEXT] [--json]",
-      "List cached rules in id order.",
+     [MODEL_KIND_RULE] = {"[--policy ipp_ID] [--filter TEXT] [-o FORMAT] [--no-headers] "
+      "[--sort FIELD[:desc]] [--limit N] [--json]",
+      "List cached rules (in id order unless --sort).",
       "Options:\n"
-      "  --policy ID     only the rules of this IP policy\n"
-      "  --filter TEXT   only rows whose id, cidr, description or policy contains TEXT\n"
-      "                  (case-insensitive)\n"
-      "  --json          a JSON array of API objects with their \"state\"\n"},
-     [MODEL_KIND_CRED] = {"[--filter TEXT] [--json]",
-      "List cached credentials in id order (tokens are never listed).",
+      "  --policy ID        only the rules of this IP policy\n"
+      "  --filter TEXT      only rows whose id, cidr, description or policy contains\n"
+      "                     TEXT (case-insensitive); an address: the rules containing it\n"
+      OUTPUT_HELP("rules")
+      "  --sort FIELD[:desc]\n"
+      "                     the order, as the console's: id (the default), policy,\n"
+      "                     cidr (address order: IPv4 first, then shorter prefixes\n"
+      "                     first), action, state; :desc reverses it\n"
+      "  --limit N          the first N rows in that order (read from the cache's\n"
+      "                     index: fast on any size)\n"},
+     [MODEL_KIND_CRED] = {"[--filter TEXT] [-o FORMAT] [--no-headers] [--sort FIELD[:desc]] "
+      "[--limit N] [--json]",
+      "List cached credentials (in id order unless --sort; tokens are never listed).",
       "Options:\n"
-      "  --filter TEXT   only rows whose id, description, owner or ACL contains TEXT\n"
-      "  --json          a JSON array of API objects (token null) with their \"state\"\n"}}},
+      "  --filter TEXT      only rows whose id, description, owner or ACL contains TEXT\n"
+      OUTPUT_HELP("credentials (token null)")
+      "  --sort FIELD[:desc]\n"
+      "                     the order, as the console's: id (the default),\n"
+      "                     description, state; :desc reverses it\n"
+      "  --limit N          the first N rows in that order\n"}}},
     {"get", object_get, NULL, 1, 1, {
-     [MODEL_KIND_RULE] = {"ID [--json]", "Show one rule (a local_ id works too).",
-      "Options:\n  --json   the API object with its \"state\"\n"},
-     [MODEL_KIND_CRED] = {"ID [--json]",
+     [MODEL_KIND_RULE] = {"ID [-o FORMAT] [--no-headers] [--json]",
+      "Show one rule (a local_ id works too).",
+      "Options:\n"
+      "  -o, --output FORMAT\n"
+      "                     the detail view by default; json: the API object with its\n"
+      "                     \"state\" (and an edited rule's \"edit\"); yaml: the same as\n"
+      "                     YAML; table, wide, csv, name: as 'rules list' writes a row\n"
+      "  --json             the same as -o json\n"
+      "  --no-headers       table, wide, csv: no header row\n"},
+     [MODEL_KIND_CRED] = {"ID [-o FORMAT] [--no-headers] [--json]",
       "Show one credential (a local_ id works too); the token is not shown.",
-      "Options:\n  --json   the API object (token null) with its \"state\"\n"}}},
+      "Options:\n"
+      "  -o, --output FORMAT\n"
+      "                     the detail view by default; json: the API object (token\n"
+      "                     null) with its \"state\" (and an edited credential's\n"
+      "                     \"edit\"); yaml: the same as YAML; table, wide, csv, name:\n"
+      "                     as 'creds list' writes a row\n"
+      "  --json             the same as -o json\n"
+      "  --no-headers       table, wide, csv: no header row\n"}}},
     {"delete", object_batch, &deletes, 1, -1, {
      [MODEL_KIND_RULE] = {"ID...",
       "Delete rules: never-synced ones go at once, synced ones at the next sync.",

@@ -1,6 +1,6 @@
 /*
- * How rows of any kind look on the command line: the list table, the detail view of
- * `get`, JSON. Fields are found by name in the kind's descriptor (rampart/kind.h);
+ * How one row of any kind looks on the command line: the detail view of `get`,
+ * JSON (lists and the forms for scripts: objects_list.c). Fields are found by name in the kind's descriptor (rampart/kind.h);
  * which ones a kind shows is its own (cli_object_kind). See cli_object.h.
  */
 #include <stdlib.h>
@@ -12,17 +12,13 @@
 #include "rampart/termsafe.h"
 
 enum {
-    PAGE_ROWS = 256,     /* rows per keyset page of a walk */
-    CELL_MAX = 256,      /* bytes of a cell built from a list (an ACL) */
-    LAST_CELL_COLS = 60, /* the last column is not padded, but cut */
-    TABLE_MAX = CLI_OBJECT_FIELDS_MAX + 2
+    CELL_MAX = 256 /* bytes of a cell built from a list (an ACL) */
 };
 
 /* ---- a field's text ---- */
 
-/* A field as one line of text (kind_value; an empty ACL: "-"). */
-static const char *field_text(const model_object *obj, const char *name, char *buf,
-                              size_t size)
+const char *cli_object_text(const model_object *obj, const char *name, char *buf,
+                            size_t size)
 {
     const char *v = kind_value(obj, name, buf, size);
     const kind_field *f = kind_field_by_name(obj->kind, name);
@@ -49,7 +45,7 @@ static void put_detail_field(cli_ctx *ctx, const model_object *obj,
         return;
     }
     char buf[CELL_MAX];
-    cli_put_field(ctx, f->label, field_text(obj, f->field, buf, sizeof buf));
+    cli_put_field(ctx, f->label, cli_object_text(obj, f->field, buf, sizeof buf));
 }
 
 /* id, state and error first, created_at and uri last, the kind's fields between. */
@@ -271,115 +267,4 @@ int cli_object_show(cli_ctx *ctx, store *st, const model_object *obj, bool json,
     }
     store_edit_info_clear(&info);
     return rc;
-}
-
-/* ---- the list table ---- */
-
-typedef struct table {
-    const cli_object_field *cols[TABLE_MAX];
-    int width[TABLE_MAX];
-    size_t count;
-} table;
-
-/* ID and STATE, then the kind's columns. */
-static void table_init(table *t, model_kind kind)
-{
-    static const cli_object_field head[] = {{"ID", "id", 0}, {"STATE", "state", 0}};
-    const cli_object_field *own = cli_object_kind_of(kind)->columns;
-    t->count = 0;
-    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-        t->cols[t->count++] = &head[i];
-    for (size_t i = 0; i < CLI_OBJECT_FIELDS_MAX && own[i].label; i++)
-        t->cols[t->count++] = &own[i];
-}
-
-/* Widths from the first page: later rows may push a cell, never re-flow the table.
- * The last column is not padded, so not measured. */
-static void table_measure(table *t, const model_object *rows, size_t n)
-{
-    char buf[CELL_MAX];
-    for (size_t c = 0; c + 1 < t->count; c++) {
-        size_t w = strlen(t->cols[c]->label);
-        for (size_t i = 0; i < n; i++) {
-            const char *text = field_text(&rows[i], t->cols[c]->field, buf, sizeof buf);
-            size_t len = termsafe_width(text, strlen(text)); /* columns, escapes included */
-            w = len > w ? len : w;
-        }
-        if (t->cols[c]->max > 0 && w > (size_t)t->cols[c]->max)
-            w = (size_t)t->cols[c]->max;
-        t->width[c] = (int)w;
-    }
-}
-
-static void table_header(cli_ctx *ctx, const table *t)
-{
-    for (size_t c = 0; c + 1 < t->count; c++)
-        fprintf(ctx->out, "%-*s  ", t->width[c], t->cols[c]->label);
-    fprintf(ctx->out, "%s\n", t->cols[t->count - 1]->label);
-}
-
-/* Cells through cli_put_cell (termsafe): a hostile description cannot drive the
- * terminal. */
-static void table_row(cli_ctx *ctx, const table *t, const model_object *obj)
-{
-    char buf[CELL_MAX];
-    for (size_t c = 0; c + 1 < t->count; c++) {
-        int w = t->width[c];
-        cli_put_cell(ctx->out, field_text(obj, t->cols[c]->field, buf, sizeof buf), w,
-                     t->cols[c]->max > 0 ? w : 0);
-        fputs("  ", ctx->out);
-    }
-    cli_put_cell(ctx->out, field_text(obj, t->cols[t->count - 1]->field, buf, sizeof buf), 0,
-                 LAST_CELL_COLS);
-    fputc('\n', ctx->out);
-}
-
-/* ---- the walk ---- */
-
-typedef struct walk {
-    cli_ctx *ctx;
-    bool json;
-    unsigned codec_flags;
-    table t;
-    size_t seen;
-} walk;
-
-static error_code emit_page(void *wp, model_object *rows, size_t count, error_info *err)
-{
-    (void)err;
-    walk *w = wp;
-    if (!w->json && w->seen == 0) {
-        table_measure(&w->t, rows, count);
-        table_header(w->ctx, &w->t);
-    }
-    for (size_t i = 0; i < count; i++, w->seen++) {
-        if (!w->json) {
-            table_row(w->ctx, &w->t, &rows[i]);
-            continue;
-        }
-        char *text = kind_get(rows[i].kind)->encode(&rows[i], w->codec_flags);
-        cli_json_array_sep(w->ctx, w->seen);
-        fputs(text ? text : "null", w->ctx->out);
-        free(text);
-    }
-    return ERROR_OK;
-}
-
-int cli_object_walk(cli_ctx *ctx, model_kind kind, const store_query *q, bool json,
-                    unsigned codec_flags)
-{
-    store *st = cli_store(ctx);
-    if (!st)
-        return ctx->store_exit;
-    walk w = {.ctx = ctx, .json = json, .codec_flags = codec_flags};
-    table_init(&w.t, kind);
-    error_info e = {0};
-    if (store_walk(st, kind, q, PAGE_ROWS, emit_page, &w, &e) != ERROR_OK)
-        return cli_fail(ctx, &e);
-    if (json)
-        cli_json_array_end(ctx, w.seen);
-    else if (w.seen == 0)
-        fprintf(ctx->err, "no %s%s\n", kind_get(kind)->plural,
-                q->filter || q->policy_id ? " match" : " in the cache");
-    return CLI_EXIT_OK;
 }

@@ -65,6 +65,8 @@ const cli_object_kind cli_object_rules = {
                 {"DESCRIPTION", "description", 0}},
     .details = {{"policy", "ip_policy_id", 0}, {"action", "action", 0}, {"cidr", "cidr", 0},
                 {"description", "description", 0}, {"metadata", "metadata", 0}},
+    .wide = {{"METADATA", "metadata", 40}, {"CREATED_AT", "created_at", 0}, {"URI", "uri", 0},
+             {"POLICY_URI", "policy_uri", 0}, {"ERROR", "error", 0}},
     .policy_prefix = "ipp",
     .create = rule_create,
     .put_created = rule_created,

@@ -29,27 +29,47 @@ typedef struct sandbox_paths {
     char log[CONFIG_PATH_MAX + 16];
 } sandbox_paths;
 
+/* The sandbox's directory beside the cache `db`: "<db's directory>/sandbox". */
+static void sandbox_dir(const char *db, char *out, size_t size)
+{
+    const char *slash = strrchr(db, '/');
+    size_t len = slash ? (size_t)(slash - db) : 1;
+    snprintf(out, size, "%.*s/sandbox", (int)len, slash ? db : ".");
+}
+
+bool cli_sandbox_cache_path(const cli_ctx *ctx, char *out, size_t size)
+{
+    const char *db = config_get(&ctx->cfg, CONFIG_DB);
+    if (!db[0])
+        return false;
+    /* Only an explicit --db keeps its cache: one from RAMPART_DB or the config file
+     * is the real remote's, and sandbox ids must never land in it. */
+    if (ctx->cfg.sources[CONFIG_DB] == CONFIG_SRC_FLAG) {
+        snprintf(out, size, "%s", db);
+        return true;
+    }
+    char dir[CONFIG_PATH_MAX];
+    sandbox_dir(db, dir, sizeof dir);
+    snprintf(out, size, "%s/cache.db", dir);
+    return true;
+}
+
 static error_code make_paths(cli_ctx *ctx, sandbox_paths *p, error_info *e)
 {
     const char *db = config_get(&ctx->cfg, CONFIG_DB);
     if (!db[0])
         return error_set(e, ERROR_CONFIG, "no data directory: set HOME or pass --db PATH");
-    const char *slash = strrchr(db, '/');
-    size_t len = slash ? (size_t)(slash - db) : 1;
-    snprintf(p->dir, sizeof p->dir, "%.*s/sandbox", (int)len, slash ? db : ".");
+    sandbox_dir(db, p->dir, sizeof p->dir);
     snprintf(p->remote, sizeof p->remote, "%s/remote.db", p->dir);
     snprintf(p->ready, sizeof p->ready, "%s/ready", p->dir);
     snprintf(p->log, sizeof p->log, "%s/serve-api.log", p->dir);
     if (store_make_parent_dirs(p->remote, e) != ERROR_OK)
         return e->code;
-    /* Only an explicit --db keeps its cache: one from RAMPART_DB or the config file
-     * is the real remote's, and sandbox ids must never land in it. */
-    if (ctx->cfg.sources[CONFIG_DB] != CONFIG_SRC_FLAG) {
-        char cache[CONFIG_PATH_MAX + 16];
-        snprintf(cache, sizeof cache, "%s/cache.db", p->dir);
-        return config_set(&ctx->cfg, CONFIG_DB, cache, CONFIG_SRC_SANDBOX, e);
-    }
-    return ERROR_OK;
+    char cache[CONFIG_PATH_MAX + 16];
+    if (ctx->cfg.sources[CONFIG_DB] == CONFIG_SRC_FLAG ||
+        !cli_sandbox_cache_path(ctx, cache, sizeof cache))
+        return ERROR_OK;
+    return config_set(&ctx->cfg, CONFIG_DB, cache, CONFIG_SRC_SANDBOX, e);
 }
 
 /*

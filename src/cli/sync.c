@@ -55,10 +55,17 @@ static const cli_command sync_command = {
     0, 0};
 
 static const cli_command plan_command = {
-    "plan", plan_cmd, "[--json]", "Show what the next sync would do; nothing is sent.",
+    "plan", plan_cmd, "[--json] [--detailed-exitcode]",
+    "Show what the next sync would do; nothing is sent.",
     "Lines start with + (create), - (delete), ~ (a change: an edit to send, or\n"
     "deleted remotely and kept here for review) or ! (needs attention: failed,\n"
-    "orphaned, outcome unknown, or a conflict to resolve).\n",
+    "orphaned, outcome unknown, or a conflict to resolve).\n\n"
+    "Options:\n"
+    "  --json               a JSON array: {action, kind, why, object} per line\n"
+    "  --detailed-exitcode  exit 0 when there is nothing to do, 2 when the plan has\n"
+    "                       a line (changes queued, or rows that need attention), 1\n"
+    "                       on any error (as Terraform's); without it: 0, or the\n"
+    "                       error's own status\n",
     0, 0};
 
 /* ---- the report ---- */
@@ -422,12 +429,31 @@ static error_code plan_item(void *ctxp, const sync_plan_item *it, error_info *er
     return ERROR_OK;
 }
 
-static int plan_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
+/* --detailed-exitcode: a plan with a line exits so; an error always exits 1. */
+enum { PLAN_EXIT_CHANGES = 2 };
+
+/* Whether argv holds --detailed-exitcode before "--": known before parsing, so a
+ * usage error of the same command line exits 1 too. */
+static bool detailed_exitcode(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--detailed-exitcode") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The plan; *lines counts what it listed. */
+static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_t *lines)
 {
     plan_view v = {.ctx = ctx};
-    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &v.json}};
+    bool detailed = false;
+    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &v.json},
+                            {"detailed-exitcode", CLI_OPT_FLAG, &detailed}};
     int first, rc;
-    if (!cli_parse(ctx, path, &plan_command, opts, 1, argc, argv, &first, &rc))
+    if (ctx->config_error.code) /* main leaves it to the plan, for its exit status */
+        return cli_fail(ctx, &ctx->config_error);
+    if (!cli_parse(ctx, path, &plan_command, opts, 2, argc, argv, &first, &rc))
         return rc;
     store *st = cli_store(ctx);
     if (!st)
@@ -436,6 +462,7 @@ static int plan_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
     if (sync_plan(st, plan_item, &v, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
     size_t total = v.count[0] + v.count[1] + v.count[2] + v.count[3];
+    *lines = total;
     if (v.json) {
         cli_json_array_end(ctx, total);
         return CLI_EXIT_OK;
@@ -453,6 +480,17 @@ static int plan_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
 int cli_sync(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     return sync_cmd(ctx, path, argc, argv);
+}
+
+static int plan_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    size_t lines = 0;
+    int rc = plan_run(ctx, path, argc, argv, &lines);
+    if (!detailed_exitcode(argc, argv))
+        return rc;
+    if (rc != CLI_EXIT_OK)
+        return CLI_EXIT_FAILURE;
+    return lines > 0 ? PLAN_EXIT_CHANGES : CLI_EXIT_OK;
 }
 
 int cli_plan(cli_ctx *ctx, const char *path, int argc, char **argv)

@@ -53,6 +53,24 @@ bench_row "page at 90% depth, us (20 rows)" "$deep" "$first" \
     "ratio <= 1.5 (baseline: first page)"
 bench_row "state counts over all rows, ms" "$(figure state_counts_ms "$work/pages.txt")"
 
+# ---- lists for scripts and completion: a few index rows, whatever the size ----
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) * 1000 }'; }
+t0=$(now)
+"$build/rampart" --db "$work/import.db" rules list --limit 20 >/dev/null
+t1=$(now)
+"$build/rampart" --db "$work/import.db" rules list --limit 20 --sort cidr:desc -o csv >/dev/null
+t2=$(now)
+"$build/rampart" --version >/dev/null
+t3=$(now)
+"$build/rampart" --db "$work/import.db" __complete cidr 10.1 >/dev/null
+t4=$(now)
+bench_row "list --limit 20 --sort cidr:desc -o csv, ms" "$(ms "$t1" "$t2")" "$(ms "$t0" "$t1")" \
+    "$(bench_ratio "$(ms "$t1" "$t2")" "$(ms "$t0" "$t1")")" \
+    "ratio <= 1.5 (baseline: --limit 20 in id order)"
+bench_row "__complete cidr 10.1 (a TAB), ms" "$(ms "$t3" "$t4")" "$(ms "$t2" "$t3")" \
+    "$(bench_ratio "$(ms "$t3" "$t4")" "$(ms "$t2" "$t3")")" \
+    "< 50 ms (baseline: rampart --version, the process alone)"
+
 # ---- policy decisions (rampart check, the agent's check route) ----
 policy_rules=${BENCH_POLICY_RULES:-100000}
 "$build/bench/bench_policy" "$policy_rules" >"$work/policy.txt"

@@ -20,6 +20,7 @@ prefix=/usr/local
 inst="$dest$prefix/bin/rampart"
 man1="$dest$prefix/share/man/man1/rampart.1"
 comp="$dest$prefix/share/bash-completion/completions/rampart"
+zcomp="$dest$prefix/share/zsh/site-functions/_rampart"
 doc="$dest$prefix/share/doc/rampart/config.example"
 units="$dest$prefix/lib/systemd/user"
 act_pid=""
@@ -46,7 +47,7 @@ mode_is() { [ "$(stat -c %a "$2")" = "$1" ]; }
 # ---- install ----
 make_target install
 check "make install succeeds" status_is 0
-for f in "$man1" "$comp" "$doc" "${doc%/*}/nginx-fleet.conf" "$units/rampart-agent.service" \
+for f in "$man1" "$comp" "$zcomp" "$doc" "${doc%/*}/nginx-fleet.conf" "$units/rampart-agent.service" \
     "$units/rampart-agent.socket"; do
     check "installed 0644: ${f#"$dest"}" mode_is 644 "$f"
 done

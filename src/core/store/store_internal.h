@@ -306,6 +306,12 @@ error_code store_plan(store *st, const char *sql, char *out, size_t size, error_
 error_code store_page_plan(store *st, model_kind kind, unsigned variant, char *out,
                            size_t size, error_info *err);
 
+/* store_complete.c: EXPLAIN QUERY PLAN of a completion's query, for the tests:
+ * `bounded` (the prefix has an upper bound), `inclusive` (the first seek of the
+ * policy ids; for cidrs: one policy's, else every policy's key range). */
+error_code store_complete_plan(store *st, store_complete_what what, bool bounded,
+                               bool inclusive, char *out, size_t size, error_info *err);
+
 /* A text column's place in a row struct, for the readers below. */
 typedef struct store_text_col {
     size_t offset;

@@ -46,6 +46,21 @@ static const char *sort_column(model_kind kind, store_sort sort)
     return cols[kind][sort];
 }
 
+const char *store_sort_name(store_sort sort)
+{
+    static const char *const names[STORE_SORT_COUNT] = {
+        [STORE_SORT_ID] = "id",         [STORE_SORT_POLICY] = "policy",
+        [STORE_SORT_CIDR] = "cidr",     [STORE_SORT_ACTION] = "action",
+        [STORE_SORT_STATE] = "state",   [STORE_SORT_DESCRIPTION] = "description",
+    };
+    return (unsigned)sort < STORE_SORT_COUNT ? names[sort] : NULL;
+}
+
+bool store_sort_offered(model_kind kind, store_sort sort)
+{
+    return sort_column(kind, sort) != NULL;
+}
+
 /* "(key, id) > ((SELECT key FROM t WHERE id = ?1), ?1)": after the cursor row. */
 static void cursor_clause(model_kind kind, const char *col, bool backward,
                           char *buf, size_t size)
