@@ -21,7 +21,7 @@ INSTALL     ?= install
 LIB_DEBS  := ncursesw=libncurses-dev libcurl=libcurl4-openssl-dev sqlite3=libsqlite3-dev \
              jansson=libjansson-dev cmocka=libcmocka-dev libmicrohttpd=libmicrohttpd-dev \
              yaml-0.1=libyaml-dev
-TOOL_DEBS := tmux=tmux curl=curl sqlite3=sqlite3 man=man-db python3=python3 nginx=nginx
+TOOL_DEBS := tmux=tmux curl=curl sqlite3=sqlite3 man=man-db python3=python3 nginx=nginx zsh=zsh
 PKGS      := $(foreach p,$(LIB_DEBS),$(firstword $(subst =, ,$(p))))
 DEB_PKGS  := pkg-config $(foreach p,$(LIB_DEBS),$(lastword $(subst =, ,$(p))))
 DEB_TOOLS := $(foreach p,$(TOOL_DEBS),$(lastword $(subst =, ,$(p))))

@@ -285,6 +285,7 @@ cat >"$tmp/expected" <<EOF
 /opt/rampart/share/bash-completion/completions/rampart 644
 /opt/rampart/share/doc/rampart/config.example 644
 /opt/rampart/share/doc/rampart/nginx-fleet.conf 644
+/opt/rampart/share/zsh/site-functions/_rampart 644
 /usr/sbin/rampart 755
 /usr/share/man/man1/rampart.1 644
 EOF
