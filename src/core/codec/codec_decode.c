@@ -457,6 +457,9 @@ error_code codec_page_decode(model_kind kind, const char *json, size_t len, code
     memset(out, 0, sizeof *out);
     if ((unsigned)kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "a list page of unknown kind %d", (int)kind);
+    /* The common shape without jansson (codec_fast.c); anything else below. */
+    if (codec_page_fast(kind, json, len, out))
+        return ERROR_OK;
     out->kind = kind;
     json_t *root;
     const json_t *array = NULL;
@@ -478,7 +481,9 @@ void codec_page_free(codec_page *page)
 {
     if (!page)
         return;
-    for (size_t i = 0; i < page->count; i++)
+    /* A rule holds no heap and no secret: only credentials are cleared one by one
+     * (their ACLs, their tokens wiped). */
+    for (size_t i = 0; page->kind == MODEL_KIND_CRED && i < page->count; i++)
         model_object_clear(&page->items[i]);
     free(page->items);
     free(page->refused);
