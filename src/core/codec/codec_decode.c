@@ -452,14 +452,20 @@ static error_code decode_items(const json_t *array, codec_page *page, error_info
 error_code codec_page_decode(model_kind kind, const char *json, size_t len, codec_page *out,
                              error_info *err)
 {
+    /* The common shape without jansson (codec_fast.c); anything else through it. */
+    if ((unsigned)kind < MODEL_KIND_COUNT && codec_page_fast(kind, json, len, out))
+        return ERROR_OK;
+    return codec_page_decode_json(kind, json, len, out, err);
+}
+
+error_code codec_page_decode_json(model_kind kind, const char *json, size_t len,
+                                  codec_page *out, error_info *err)
+{
     error_info scratch; /* an item's refusal keeps its reason, asked for or not */
     err = err ? err : &scratch;
     memset(out, 0, sizeof *out);
     if ((unsigned)kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "a list page of unknown kind %d", (int)kind);
-    /* The common shape without jansson (codec_fast.c); anything else below. */
-    if (codec_page_fast(kind, json, len, out))
-        return ERROR_OK;
     out->kind = kind;
     json_t *root;
     const json_t *array = NULL;

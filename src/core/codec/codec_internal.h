@@ -57,6 +57,12 @@ bool codec_rule_fast(const char *json, size_t len, size_t *end, model_rule *out)
  */
 bool codec_page_fast(model_kind kind, const char *json, size_t len, codec_page *out);
 
+/* codec_page_decode through jansson alone: the one authoritative reading, which
+ * codec_page_fast must agree with wherever it accepts (the tests and the fuzzer
+ * compare them). */
+error_code codec_page_decode_json(model_kind kind, const char *json, size_t len,
+                                  codec_page *out, error_info *err);
+
 /* Field readers shared by the create decoders (codec_decode.c) and the edit
  * decoder (codec_patch.c). Each fills its output from `obj`'s member and fails
  * with ERROR_FORMAT naming the member when its type is wrong. */
