@@ -8,8 +8,9 @@
 # - push: `rampart sync --push-only` of BENCH_PUSH_CREATES queued creates (default
 #   5,000) into an empty server, against one curl process sending the same POSTs
 #   with --next over one keep-alive connection.
-# Each figure is the median of BENCH_SYNC_RUNS runs (default 3), rampart and curl
-# taking turns so that both see the same machine.
+# BENCH_SYNC_RUNS runs (default 3), rampart and curl taking turns so that each pair
+# sees the same machine: the value and baseline are medians of the runs, the ratio
+# the median of each pair's ratio (a busy machine moves both of a pair together).
 # usage: tests/bench/sync.sh BUILD_DIR   (rampart inside)
 set -eu
 . "$(dirname "$0")/table.sh"
@@ -26,8 +27,14 @@ stop_server() {
 }
 trap 'stop_server; rm -rf "$work"' EXIT INT TERM
 now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }'; }
+# run_pair FILE A_START A_END B_START B_END: "a b a/b" of one run into FILE.
+run_pair() {
+    awk -v a0="$2" -v a1="$3" -v b0="$4" -v b1="$5" \
+        'BEGIN { a = a1 - a0; b = b1 - b0; printf "%.3f %.3f %.4f\n", a, b, a / b }' >>"$1"
+}
+# column N of FILE, median
+col_median() { awk -v c="$1" '{ print $c }' "$2" | median; }
 key=bench_key_$$
 export RAMPART_SERVE_API_KEY=$key RAMPART_API_KEY=$key RAMPART_RATE=0
 
@@ -62,8 +69,7 @@ while [ -n "$next" ]; do
 done
 printf 'url = "%s"\noutput = /dev/null\n' "$url/credentials" >>"$work/pages.cfg"
 pages=$(grep -c '^url' "$work/pages.cfg")
-: >"$work/pull.times"
-: >"$work/pull-curl.times"
+: >"$work/pull.runs"
 i=0
 while [ $i -lt "$runs" ]; do
     rm -f "$work"/pull-client.db*
@@ -72,17 +78,14 @@ while [ $i -lt "$runs" ]; do
     t1=$(now)
     curl -sS -H "Authorization: Bearer $key" -H "Service-Version: 2" -K "$work/pages.cfg"
     t2=$(now)
-    elapsed "$t0" "$t1" >>"$work/pull.times"; echo >>"$work/pull.times"
-    elapsed "$t1" "$t2" >>"$work/pull-curl.times"; echo >>"$work/pull-curl.times"
+    run_pair "$work/pull.runs" "$t0" "$t1" "$t1" "$t2"
     i=$((i + 1))
 done
 stop_server
 pulled=$(sqlite3 "$work/pull-client.db" "SELECT count(*) FROM rules WHERE state = 'synced'")
-pull_s=$(median <"$work/pull.times")
-curl_pull_s=$(median <"$work/pull-curl.times")
-bench_row "pull $pull_rules rules, fresh cache, s" "$pull_s" "$curl_pull_s" \
-    "$(bench_ratio "$pull_s" "$curl_pull_s")" \
-    "ratio <= 1.2 (baseline: one keep-alive curl over the same $pages pages; median of $runs)"
+bench_row "pull $pull_rules rules, fresh cache, s" "$(col_median 1 "$work/pull.runs")" \
+    "$(col_median 2 "$work/pull.runs")" "$(col_median 3 "$work/pull.runs")" \
+    "ratio <= 1.2 (baseline: one keep-alive curl over the same $pages pages; medians of $runs runs)"
 bench_row "... rules in the cache" "$pulled" "$pull_rules" "" "= $pull_rules, synced"
 
 # ---- push -------------------------------------------------------------------
@@ -104,8 +107,7 @@ awk -v n="$push_creates" -v k="$key" 'BEGIN {
         printf "data = \"{\\\"cidr\\\":\\\"10.%d.%d.0/24\\\",\\\"ip_policy_id\\\":\\\"ipp_push\\\",\\\"action\\\":\\\"deny\\\"}\"\n",
             int(i / 256) % 256, i % 256;
     } }' >"$work/push.cfg.in"
-: >"$work/push.times"
-: >"$work/push-curl.times"
+: >"$work/push.runs"
 i=0
 while [ $i -lt "$runs" ]; do
     rm -f "$work"/push-client.db* "$work"/push-server*.db*
@@ -121,15 +123,12 @@ while [ $i -lt "$runs" ]; do
     curl -K "$work/push.cfg"
     t3=$(now)
     stop_server
-    elapsed "$t0" "$t1" >>"$work/push.times"; echo >>"$work/push.times"
-    elapsed "$t2" "$t3" >>"$work/push-curl.times"; echo >>"$work/push-curl.times"
+    run_pair "$work/push.runs" "$t0" "$t1" "$t2" "$t3"
     i=$((i + 1))
 done
 created=$(sqlite3 "$work/push-server-a.db" "SELECT count(*) FROM rules")
-push_s=$(median <"$work/push.times")
-curl_push_s=$(median <"$work/push-curl.times")
-bench_row "push $push_creates creates, s" "$push_s" "$curl_push_s" \
-    "$(bench_ratio "$push_s" "$curl_push_s")" \
-    "ratio <= 1.5 (baseline: one keep-alive curl --next, the same POSTs; median of $runs)"
+bench_row "push $push_creates creates, s" "$(col_median 1 "$work/push.runs")" \
+    "$(col_median 2 "$work/push.runs")" "$(col_median 3 "$work/push.runs")" \
+    "ratio <= 1.5 (baseline: one keep-alive curl --next, the same POSTs; medians of $runs runs)"
 bench_row "... rules on the server" "$created" "$push_creates" "" "= $push_creates"
 bench_done
