@@ -79,8 +79,8 @@ static bool every_item_has_an_id(const codec_page *page)
     return true;
 }
 
-/* One page: fetched (with retries), staged. false: the listing is incomplete. */
-static bool list_page(engine *e, list_job *l)
+/* One page fetched (with retries) into l->page. false: the listing is incomplete. */
+static bool fetch_page(engine *e, list_job *l)
 {
     const char *plural = kind_get(l->t.kind)->plural;
     sync_result res;
@@ -94,6 +94,12 @@ static bool list_page(engine *e, list_job *l)
                        plural);
         return false;
     }
+    return true;
+}
+
+/* The fetched page into staging. false: the store failed (the run stops). */
+static bool stage_listed(engine *e, list_job *l)
+{
     error_info err;
     if (stage_page(e, &l->page, &err)) {
         engine_db_fail(e, &err);
@@ -116,6 +122,31 @@ static bool moves_back(const char *prev_last, const char *last)
     return strcmp(last, prev_last) < 0;
 }
 
+/* The page after l->page may be asked for (the listing goes on): false, with the
+ * run stopped, when it would hand out a page already sent. */
+static bool advances(engine *e, const list_job *l, const char *url, const char *prev_last)
+{
+    const char *last = model_object_id(&l->page.items[l->page.count - 1]);
+    if (moves_back(prev_last, last) && strcmp(l->page.next_page_uri, url) != 0)
+        return true;
+    engine_fail_at(e, ENGINE_PULL_FAILED, &l->t, NULL, "listing %s does not advance: the "
+                   "server handed out a page it had already sent", kind_get(l->t.kind)->plural);
+    return false;
+}
+
+/*
+ * While a page is staged the next one is on the wire: its request goes out
+ * before the staging (list_ahead), when a request may start at once. Paced, the
+ * staging fits in the wait for the next slot anyway, and the schedule alone
+ * decides when a request starts.
+ */
+static void ask_ahead(engine *e, model_kind kind, const char *url)
+{
+    if (e->ops->list_ahead && !e->pace.paced && e->stop == ENGINE_GO &&
+        e->resume_at <= engine_now(e))
+        e->ops->list_ahead(e->api, kind, url);
+}
+
 /* Follow next_page_uri verbatim until it is null or a page is empty. */
 static bool list_all(engine *e, model_kind kind)
 {
@@ -125,18 +156,17 @@ static bool list_all(engine *e, model_kind kind)
     bool ok = true;
     for (;;) {
         l.url = url[0] ? url : NULL;
-        if (!(ok = list_page(e, &l)) || l.page.count == 0 || !l.page.next_page_uri[0])
+        if (!(ok = fetch_page(e, &l)))
             break;
-        const char *last = model_object_id(&l.page.items[l.page.count - 1]);
-        if (!moves_back(prev_last, last) || strcmp(l.page.next_page_uri, url) == 0) {
-            engine_fail_at(e, ENGINE_PULL_FAILED, &l.t, NULL, "listing %s does not "
-                           "advance: the server handed out a page it had already sent",
-                           kind_get(kind)->plural);
-            ok = false;
+        bool last = l.page.count == 0 || !l.page.next_page_uri[0];
+        if (!last && !(ok = advances(e, &l, url, prev_last)))
             break;
-        }
+        if (!last)
+            ask_ahead(e, kind, l.page.next_page_uri);
+        if (!(ok = stage_listed(e, &l)) || last)
+            break;
         memcpy(url, l.page.next_page_uri, sizeof url);
-        memcpy(prev_last, last, sizeof prev_last);
+        memcpy(prev_last, model_object_id(&l.page.items[l.page.count - 1]), sizeof prev_last);
     }
     codec_page_free(&l.page);
     return ok;
@@ -191,14 +221,17 @@ bool engine_pull(engine *e)
     }
     e->refused = 0;
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
-        if (!list_all(e, (model_kind)k))
+        if (!list_all(e, (model_kind)k)) {
+            store_pull_release(e->st); /* nothing to merge: give the memory back */
             return false;
+        }
     }
     engine_phase(e, SYNC_PHASE_RECONCILE, 1);
     store_pull_stats r, c;
     size_t edited_before = 0, edited_after = 0;
     if (count_edited(e, &edited_before, &err) || store_pull_merge(e->st, &r, &c, &err) ||
         count_edited(e, &edited_after, &err)) {
+        store_pull_release(e->st);
         engine_db_fail(e, &err);
         return false;
     }

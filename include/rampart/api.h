@@ -3,8 +3,12 @@
  * libcurl). It implements sync_api_ops for the engine.
  *
  * Contract:
- * - One client owns one libcurl easy handle, reused for keep-alive; not
- *   thread-safe (one client per thread).
+ * - One client owns one libcurl easy handle and one multi handle that runs all
+ *   its transfers, one at a time over one connection cache (keep-alive); not
+ *   thread-safe (one client per thread). A list page may be requested ahead
+ *   (sync_api_ops.list_ahead): its request leaves at once and the next list_page
+ *   of the same URL takes the reply; any other call drops it (that connection is
+ *   closed, never reused with a reply pending).
  * - Every request carries `Authorization: Bearer <key>`, the version header
  *   (configurable name, value "2"), `User-Agent: rampart/<version>`,
  *   `Accept: application/json`, and `Content-Type: application/json` when it has

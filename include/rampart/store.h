@@ -700,8 +700,15 @@ error_code store_discard(store *st, model_kind kind, const char *id,
  * absence from staging is taken as deletion on the remote.
  */
 
-/* Empty the staging tables: the start of every pull. */
+/* Empty the staging tables: the start of every pull. Outside a transaction the
+ * staging then lives in memory (about 250 bytes a rule) until the merge ends or
+ * store_pull_release; inside one it stays in SQLite's temporary file. */
 error_code store_pull_begin(store *st, error_info *err);
+
+/* Give back the memory of a pull that will not be merged (one that failed part
+ * way): the staged rows are dropped. The next store_pull_begin starts afresh.
+ * NULL or inside a transaction: nothing happens. Never fails. */
+void store_pull_release(store *st);
 
 /*
  * Called for each pulled object the store refuses: `id` as the remote sent it
@@ -783,7 +790,8 @@ typedef struct store_pull_stats {
  * edit; a field the remote changed otherwise while edited here is a conflict
  * (STORE_CONFLICT_FIELDS, both values kept); a field not edited takes the remote
  * value; a row absent from the listing is a conflict (STORE_CONFLICT_GONE).
- * `rules`/`creds` may be NULL.
+ * `rules`/`creds` may be NULL. The merge's pages are kept in a cache of up to
+ * 256 MiB until its commit (then the connection's own size again).
  */
 error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats *creds,
                             error_info *err);

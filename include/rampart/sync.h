@@ -145,6 +145,14 @@ typedef struct sync_result {
  * - get: GET the object `id` of `kind` into `out` (initialised to `kind` by the
  *   call; on SYNC_OK the whole object, a credential's token NULL). SYNC_NOT_FOUND
  *   for 404. The caller releases `out` with model_object_clear.
+ * - list_ahead (optional: NULL when the implementation has none): `url` (NULL
+ *   for the first page, else a next_page_uri) is the page of `kind` that the
+ *   engine will ask list_page for next; the implementation may send its request
+ *   now and keep the reply for that call, so the request is on the wire while
+ *   the engine stores the page before. Any other call meanwhile (another url,
+ *   another operation) drops it. true when a request was started. The engine
+ *   asks only when a request could start at once (no budget slot or pause to
+ *   wait for), so the schedule is the same.
  * update and get classify outcomes as create and remove do (not_sent, ambiguous,
  * rate limited with Retry-After, rejected with the server's message, auth); a 2xx
  * whose body does not decode, or names another object, is SYNC_AMBIGUOUS.
@@ -160,6 +168,7 @@ typedef struct sync_api_ops {
                            model_object *out, sync_result *res);
     sync_outcome (*get)(void *ctx, model_kind kind, const char *id, model_object *out,
                         sync_result *res);
+    bool (*list_ahead)(void *ctx, model_kind kind, const char *url);
 } sync_api_ops;
 
 /* Name of an outcome ("ok", "not_sent", …) for logs and --json. */

@@ -542,6 +542,99 @@ static void test_update_faults(void **state)
     reap(&s);
 }
 
+/* Lines of the server's request log that start with `prefix`. */
+static int log_count(const server *s, const char *prefix)
+{
+    char path[PATH_MAX + 16], line[512];
+    snprintf(path, sizeof path, "%s/log", s->dir);
+    FILE *f = fopen(path, "r");
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n += strncmp(line, prefix, strlen(prefix)) == 0;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* The log is written as each request ends: poll until it holds `want` lines. */
+static int log_settles(const server *s, const char *prefix, int want)
+{
+    int n = log_count(s, prefix);
+    for (long waited = 0; n < want && waited < READY_WAIT_MS; waited += POLL_MS) {
+        pause_ms(POLL_MS);
+        n = log_count(s, prefix);
+    }
+    return n;
+}
+
+/* A page requested ahead is the one the next list_page of its URL returns, sent
+ * once; a list_page of another URL, or another operation, drops it and goes on
+ * on a sound connection; a URL of another origin is never requested. */
+static void test_list_ahead(void **state)
+{
+    (void)state;
+    server s;
+    if (!spawn(&s, NULL))
+        fail_msg("serve-api did not start");
+    api_client *c = client(&s, KEY, NULL);
+    const sync_api_ops *ops = api_ops();
+    char id[MODEL_ID_MAX + 1];
+    for (unsigned i = 0; i < 20; i++)
+        create_rule(c, 9000 + i, id);
+    static char plain[32][MODEL_ID_MAX + 1], ahead[32][MODEL_ID_MAX + 1];
+    char first[256];
+    snprintf(first, sizeof first, "%s/ip_policy_rules?limit=7", s.base);
+    size_t pages;
+    assert_int_equal(list_all(c, first, plain, 32, &pages), 20);
+    int before = log_settles(&s, "GET /ip_policy_rules", 3);
+    assert_int_equal(before, 3);
+    /* The same walk, each next page asked for ahead before the page is read. */
+    char url[MODEL_URI_MAX + 1];
+    snprintf(url, sizeof url, "%s", first);
+    size_t n = 0;
+    for (int p = 0; p < 8; p++) {
+        codec_page page;
+        sync_result res;
+        if (ops->list_page(c, MODEL_KIND_RULE, url, &page, &res) != SYNC_OK)
+            fail_msg("page %d: %s", p + 1, res.message);
+        bool last = page.count == 0 || !page.next_page_uri[0];
+        if (!last)
+            assert_true(ops->list_ahead(c, MODEL_KIND_RULE, page.next_page_uri));
+        for (size_t i = 0; i < page.count; i++)
+            strcpy(ahead[n++], page.items[i].rule.id);
+        snprintf(url, sizeof url, "%s", page.next_page_uri);
+        codec_page_free(&page);
+        if (last)
+            break;
+    }
+    assert_int_equal(n, 20);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(ahead[i], plain[i]);
+    assert_int_equal(log_settles(&s, "GET /ip_policy_rules", before + 3), before + 3);
+    /* Asked ahead, then another page: that one comes, whole. */
+    codec_page page;
+    sync_result res;
+    char second[MODEL_URI_MAX + 1];
+    assert_int_equal(ops->list_page(c, MODEL_KIND_RULE, first, &page, &res), SYNC_OK);
+    snprintf(second, sizeof second, "%s", page.next_page_uri);
+    codec_page_free(&page);
+    assert_true(ops->list_ahead(c, MODEL_KIND_RULE, second));
+    assert_int_equal(ops->list_page(c, MODEL_KIND_RULE, first, &page, &res), SYNC_OK);
+    assert_int_equal(page.count, 7);
+    assert_string_equal(page.items[0].rule.id, plain[0]);
+    codec_page_free(&page);
+    /* Asked ahead, then a create: it goes out and is answered as always. */
+    assert_true(ops->list_ahead(c, MODEL_KIND_RULE, second));
+    create_rule(c, 9100, id);
+    assert_int_equal(ops->list_page(c, MODEL_KIND_RULE, second, &page, &res), SYNC_OK);
+    assert_int_equal(page.count, 7);
+    codec_page_free(&page);
+    /* Another origin is refused, never requested (the key would go there). */
+    assert_false(ops->list_ahead(c, MODEL_KIND_RULE, "http://198.51.100.7/ip_policy_rules"));
+    api_client_free(c);
+    reap(&s);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -555,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_update_and_get_rule),
         cmocka_unit_test(test_update_and_get_cred),
         cmocka_unit_test(test_update_faults),
+        cmocka_unit_test(test_list_ahead),
     };
     return cmocka_run_group_tests(tests, server_start, server_stop);
 }

@@ -10,6 +10,7 @@
 
 #include "rampart/codec.h"
 #include "rampart/kind.h"
+#include "../../src/core/codec/codec_internal.h" /* the fast page path against jansson's */
 
 #define RULE_ID "ipr_2Cs8WqYF3xV8eO7cLbM1sQ9pZkT"
 #define POLICY_ID "ipp_2Cs8Vd0ZqL4eTf1gKx9RmB3nHwA"
@@ -1300,6 +1301,115 @@ static void test_patch_body(void **state)
     model_object_clear(&c);
 }
 
+/* Two readings of one rule agree field by field. */
+static void same_rule(const model_rule *a, const model_rule *b)
+{
+    assert_string_equal(a->id, b->id);
+    assert_string_equal(a->uri, b->uri);
+    assert_string_equal(a->created_at, b->created_at);
+    assert_string_equal(a->description, b->description);
+    assert_string_equal(a->metadata, b->metadata);
+    assert_string_equal(a->cidr, b->cidr);
+    assert_string_equal(a->policy_id, b->policy_id);
+    assert_string_equal(a->policy_uri, b->policy_uri);
+    assert_string_equal(a->error, b->error);
+    assert_int_equal(a->action, b->action);
+    assert_int_equal(a->state, b->state);
+}
+
+/* A rules page read without jansson is exactly what jansson reads, wherever the
+ * fast path takes it; where it declines, codec_page_decode still gives jansson's
+ * answer. `fast` says whether the fast path must take it. */
+static void page_both_ways(const char *json, bool fast)
+{
+    codec_page quick, full;
+    error_info err = {0}, full_err = {0};
+    bool took = codec_page_fast(MODEL_KIND_RULE, json, strlen(json), &quick);
+    if (took != fast)
+        fail_msg("the fast path %s %s", took ? "took" : "declined", json);
+    error_code full_rc = codec_page_decode_json(MODEL_KIND_RULE, json, strlen(json), &full,
+                                                &full_err);
+    if (took) {
+        assert_int_equal(full_rc, ERROR_OK);
+        assert_int_equal(quick.count, full.count);
+        assert_int_equal(full.refused_count, 0);
+        for (size_t i = 0; i < quick.count; i++) {
+            assert_int_equal(quick.items[i].kind, MODEL_KIND_RULE);
+            same_rule(&quick.items[i].rule, &full.items[i].rule);
+        }
+        assert_string_equal(quick.uri, full.uri);
+        assert_string_equal(quick.next_page_uri, full.next_page_uri);
+        codec_page_free(&quick);
+    } else {
+        assert_null(quick.items);
+        assert_int_equal(quick.count, 0);
+    }
+    codec_page both;
+    assert_int_equal(codec_page_decode(MODEL_KIND_RULE, json, strlen(json), &both, &err),
+                     full_rc);
+    if (full_rc != ERROR_OK)
+        assert_string_equal(err.msg, full_err.msg);
+    codec_page_free(&both);
+    codec_page_free(&full);
+}
+
+#define ITEM(id, extra) \
+    "{\"id\":\"" id "\",\"uri\":\"" BASE "/ip_policy_rules/" id "\",\"created_at\":" \
+    "\"2025-09-04T10:11:15Z\",\"cidr\":\"10.0.0.0/8\",\"ip_policy\":{\"id\":\"" \
+    POLICY_ID "\",\"uri\":\"" BASE "/ip_policies/" POLICY_ID "\"},\"action\":\"allow\"" \
+    extra "}"
+#define PAGE(items, tail) "{\"ip_policy_rules\":[" items "]" tail "}"
+#define NEXT ",\"next_page_uri\":\"" BASE "/ip_policy_rules?before_id=ipr_1&limit=2\""
+
+static void test_rule_pages_fast(void **state)
+{
+    (void)state;
+    static const char *const taken[] = {
+        PAGE(ITEM("ipr_2", "") "," ITEM("ipr_1", ""), ",\"uri\":\"" BASE "/ip_policy_rules\"" NEXT),
+        PAGE("", ",\"uri\":\"" BASE "/ip_policy_rules\",\"next_page_uri\":null"),
+        "{\"next_page_uri\":null,\"uri\":null,\"ip_policy_rules\":[" ITEM("ipr_1", "") "]}",
+        " \n{ \"ip_policy_rules\" : [ " ITEM("ipr_1", ",\"description\":\"d\"") " ] ,"
+        " \"next_page_uri\" : null }\r\n",
+        PAGE(ITEM("ipr_1", ",\"description\":\"caf\xc3\xa9\",\"metadata\":null"), NEXT),
+        PAGE(ITEM("ipr_1", ",\"state\":\"synced\""), ",\"next_page_uri\":null"),
+        PAGE("{\"id\":\"ipr_1\",\"cidr\":\"::/0\",\"ip_policy_id\":\"ipp_1\","
+             "\"action\":\"deny\"}", ",\"next_page_uri\":null"),
+    };
+    static const char *const declined[] = {
+        PAGE(ITEM("ipr_1", ",\"description\":\"a\\\"b\""), NEXT),  /* an escape */
+        PAGE(ITEM("ipr_1", ""), NEXT ",\"total\":1"),                  /* unknown member */
+        PAGE(ITEM("ipr_1", ""), NEXT NEXT),                              /* twice */
+        PAGE(ITEM("ipr_1", ",\"action\":\"deny\""), NEXT),             /* twice in a rule */
+        PAGE(ITEM("ipr_1", ""), ",\"next_page_uri\":\"\""),              /* empty */
+        PAGE(ITEM("ipr_1", ""), NEXT) " x",                               /* trailing data */
+        PAGE(ITEM("ipr_1", ""), ""),                                      /* no end said */
+        PAGE(ITEM("ipr_1", ",\"ip_policy_id\":\"ipp_other\""), NEXT),  /* two policies */
+        PAGE(ITEM("ipr_1", ",\"description\":\"\xff\""), NEXT),        /* not UTF-8 */
+        PAGE(ITEM("ipr_1", ",\"action\":\"maybe\""), NEXT),            /* refused item */
+        PAGE("null", NEXT),
+        PAGE(ITEM("ipr_1", ",\"cidr\":7"), NEXT),
+        "{\"ip_policy_rules\":{}" NEXT "}",
+        "",
+        "[]",
+    };
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
+        page_both_ways(taken[i], true);
+    for (size_t i = 0; i < sizeof declined / sizeof declined[0]; i++)
+        page_both_ways(declined[i], false);
+    /* A uri of exactly MODEL_URI_MAX bytes is taken; one more is jansson's to refuse. */
+    static char doc[2 * MODEL_URI_MAX];
+    for (size_t len = MODEL_URI_MAX; len <= MODEL_URI_MAX + 1; len++) {
+        int n = snprintf(doc, sizeof doc, "{\"ip_policy_rules\":[],\"uri\":\"");
+        memset(doc + n, 'u', len);
+        snprintf(doc + n + len, sizeof doc - (size_t)n - len, "\",\"next_page_uri\":null}");
+        page_both_ways(doc, len == MODEL_URI_MAX);
+    }
+    /* Credentials always go through jansson. */
+    codec_page page;
+    const char *creds = "{\"credentials\":[],\"next_page_uri\":null}";
+    assert_false(codec_page_fast(MODEL_KIND_CRED, creds, strlen(creds), &page));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1324,6 +1434,7 @@ int main(void)
         cmocka_unit_test(test_cred_create_body),
         cmocka_unit_test(test_cred_wrong_types),
         cmocka_unit_test(test_rule_pages),
+        cmocka_unit_test(test_rule_pages_fast),
         cmocka_unit_test(test_cred_pages),
         cmocka_unit_test(test_api_error),
         cmocka_unit_test(test_api_error_bad),

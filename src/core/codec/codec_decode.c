@@ -452,6 +452,15 @@ static error_code decode_items(const json_t *array, codec_page *page, error_info
 error_code codec_page_decode(model_kind kind, const char *json, size_t len, codec_page *out,
                              error_info *err)
 {
+    /* The common shape without jansson (codec_fast.c); anything else through it. */
+    if ((unsigned)kind < MODEL_KIND_COUNT && codec_page_fast(kind, json, len, out))
+        return ERROR_OK;
+    return codec_page_decode_json(kind, json, len, out, err);
+}
+
+error_code codec_page_decode_json(model_kind kind, const char *json, size_t len,
+                                  codec_page *out, error_info *err)
+{
     error_info scratch; /* an item's refusal keeps its reason, asked for or not */
     err = err ? err : &scratch;
     memset(out, 0, sizeof *out);
@@ -478,7 +487,9 @@ void codec_page_free(codec_page *page)
 {
     if (!page)
         return;
-    for (size_t i = 0; i < page->count; i++)
+    /* A rule holds no heap and no secret: only credentials are cleared one by one
+     * (their ACLs, their tokens wiped). */
+    for (size_t i = 0; page->kind == MODEL_KIND_CRED && i < page->count; i++)
         model_object_clear(&page->items[i]);
     free(page->items);
     free(page->refused);

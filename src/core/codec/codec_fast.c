@@ -8,12 +8,17 @@
  * duplicate keys, a value that would fail a check) it declines and the element goes
  * through jansson, which gives the one authoritative answer and error message. So
  * for every input it either agrees with the full decoder or stays out of the way.
+ *
+ * A list page of rules is walked the same way (codec_page_fast): a pull reads a
+ * thousand pages of a hundred rules, and jansson's tree of each page (built,
+ * walked, freed with wiping) cost more than staging the rules.
  */
 #include "codec_internal.h"
 
 #include "rampart/utf8.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum key {
@@ -283,4 +288,140 @@ bool codec_rule_fast(const char *json, size_t len, size_t *end, model_rule *out)
         return false;
     *end = (size_t)(c.p - (const unsigned char *)json);
     return true;
+}
+
+/* ---- a rules list page ------------------------------------------------------ */
+
+/* The page's members: each once, nothing else (anything else goes to jansson). */
+enum page_member { PAGE_ITEMS = 1u << 0, PAGE_URI = 1u << 1, PAGE_NEXT = 1u << 2 };
+
+typedef struct fast_page {
+    codec_page *page;
+    size_t cap;
+    unsigned seen;
+} fast_page;
+
+/* A URL member: a string of at most MODEL_URI_MAX bytes, or null (""). An empty
+ * next_page_uri is an error the full decoder names. */
+static bool page_text(cursor *c, char *dst, bool empty_ok)
+{
+    value v;
+    if (!scan_value(c, &v) || v.len > MODEL_URI_MAX || (v.text && !v.len && !empty_ok))
+        return false;
+    memcpy(dst, v.text ? v.text : "", v.len);
+    dst[v.len] = '\0';
+    return true;
+}
+
+/* Room for one more item. The array grows by doubling and is never zeroed:
+ * codec_rule_fast writes every field of a rule. */
+static bool page_room(fast_page *f)
+{
+    codec_page *page = f->page;
+    if (page->count < f->cap)
+        return true;
+    size_t cap = f->cap ? f->cap * 2 : 128;
+    model_object *items = realloc(page->items, cap * sizeof *items);
+    if (!items)
+        return false;
+    page->items = items;
+    f->cap = cap;
+    return true;
+}
+
+static bool page_items(fast_page *f, cursor *c)
+{
+    if (!at(c, '['))
+        return false;
+    c->p++;
+    skip_space(c);
+    if (at(c, ']')) {
+        c->p++;
+        return true;
+    }
+    for (;;) {
+        if (!page_room(f))
+            return false;
+        model_object *item = &f->page->items[f->page->count];
+        size_t used;
+        item->kind = MODEL_KIND_RULE;
+        if (!codec_rule_fast((const char *)c->p, (size_t)(c->end - c->p), &used, &item->rule))
+            return false;
+        f->page->count++;
+        c->p += used;
+        skip_space(c);
+        if (at(c, ']')) {
+            c->p++;
+            return true;
+        }
+        if (!at(c, ','))
+            return false;
+        c->p++;
+        skip_space(c);
+    }
+}
+
+static bool page_member(fast_page *f, const value *key, cursor *c)
+{
+    unsigned bit = key_is(key, "ip_policy_rules", 15) ? PAGE_ITEMS
+                   : key_is(key, "uri", 3)            ? PAGE_URI
+                   : key_is(key, "next_page_uri", 13) ? PAGE_NEXT
+                                                      : 0;
+    if (!bit || (f->seen & bit))
+        return false;
+    f->seen |= bit;
+    if (bit == PAGE_ITEMS)
+        return page_items(f, c);
+    if (bit == PAGE_URI)
+        return page_text(c, f->page->uri, true);
+    return page_text(c, f->page->next_page_uri, false);
+}
+
+/* scan_object's member callback is typed for rules; the page has its own loop. */
+static bool page_object(fast_page *f, cursor *c)
+{
+    c->p++;
+    skip_space(c);
+    for (;;) {
+        value key;
+        if (!at(c, '"') || !scan_string(c, &key))
+            return false;
+        skip_space(c);
+        if (!at(c, ':'))
+            return false;
+        c->p++;
+        skip_space(c);
+        if (!page_member(f, &key, c))
+            return false;
+        skip_space(c);
+        if (at(c, '}')) {
+            c->p++;
+            return true;
+        }
+        if (!at(c, ','))
+            return false;
+        c->p++;
+        skip_space(c);
+    }
+}
+
+bool codec_page_fast(model_kind kind, const char *json, size_t len, codec_page *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = kind;
+    if (kind != MODEL_KIND_RULE || !json)
+        return false;
+    cursor c = {(const unsigned char *)json, (const unsigned char *)json + len};
+    fast_page f = {.page = out};
+    skip_space(&c);
+    bool ok = at(&c, '{') && page_object(&f, &c);
+    skip_space(&c);
+    /* The items and the end of the listing must be said; nothing may follow. */
+    ok = ok && c.p == c.end && (f.seen & PAGE_ITEMS) && (f.seen & PAGE_NEXT);
+    if (!ok) {
+        free(out->items); /* rules own no heap: nothing to clear item by item */
+        memset(out, 0, sizeof *out);
+        out->kind = kind;
+    }
+    return ok;
 }

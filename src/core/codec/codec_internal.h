@@ -49,6 +49,24 @@ error_code codec_rule_from_json(const json_t *value, model_rule *out, error_info
  */
 bool codec_rule_fast(const char *json, size_t len, size_t *end, model_rule *out);
 
+/*
+ * A list page of rules in its common shape, read without jansson: one object with
+ * "ip_policy_rules" (an array of rules codec_rule_fast takes), "uri" and
+ * "next_page_uri" (strings or null), each once and nothing else. On true `out`
+ * holds exactly what codec_page_decode's full path would give (no refusals: an
+ * item it cannot take sends the whole page to jansson) and is released with
+ * codec_page_free. False means "not handled here": `out` is left empty and the
+ * caller decodes with jansson, which gives the one answer and message. Other
+ * kinds (credentials: ACL arrays, tokens) always go to jansson.
+ */
+bool codec_page_fast(model_kind kind, const char *json, size_t len, codec_page *out);
+
+/* codec_page_decode through jansson alone: the one authoritative reading, which
+ * codec_page_fast must agree with wherever it accepts (the tests and the fuzzer
+ * compare them). */
+error_code codec_page_decode_json(model_kind kind, const char *json, size_t len,
+                                  codec_page *out, error_info *err);
+
 /* Field readers shared by the create decoders (codec_decode.c) and the edit
  * decoder (codec_patch.c). Each fills its output from `obj`'s member and fails
  * with ERROR_FORMAT naming the member when its type is wrong. */

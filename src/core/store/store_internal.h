@@ -154,6 +154,7 @@ struct store {
     /* per kind, pulled rows the gate refused that have no cached copy: the listing
      * says nothing about them, so it cannot settle local creates (store_pull.c) */
     size_t pull_blind[MODEL_KIND_COUNT];
+    bool staging_ready;   /* the pull's staging tables exist in the temp schema */
     long long now_sec;    /* the second now_text was formatted for */
     char now_text[MODEL_TIME_MAX + 1];
     ids_gen idgen;

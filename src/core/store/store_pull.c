@@ -7,6 +7,7 @@
 
 #include "rampart/validate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,19 +26,51 @@ static error_code exec_id(store *st, store_stmt_id id, const char *const *args, 
     return ERROR_OK;
 }
 
+/*
+ * A pull's staging lives in memory, from store_pull_begin to the end of its merge
+ * (or store_pull_release): in SQLite's temporary file with its default 2 MB cache
+ * a listing of 100,000 rules spilled to disk and was read back (~34k writes and
+ * ~33k reads, plus the temp schema's journal). What it takes is what the listing
+ * holds, about 250 bytes a rule, given back when the pull ends: temp_store goes
+ * back to its default, which drops the temp schema whole. temp_store can change
+ * only outside a transaction (it drops the temp schema); inside a caller's
+ * transaction the staging stays where it is.
+ */
+static error_code staging_in_memory(store *st, bool on, error_info *err)
+{
+    if (st->in_tx)
+        return ERROR_OK;
+    st->staging_ready = false; /* a change drops the temp schema */
+    return store_exec_sql(st, on ? "PRAGMA temp_store = MEMORY"
+                                 : "PRAGMA temp_store = DEFAULT", err);
+}
+
+void store_pull_release(store *st)
+{
+    error_info ignored;
+    if (st)
+        staging_in_memory(st, false, &ignored);
+}
+
 /* The staging tables live in this connection's temp schema: make them on first
- * use (a no-op afterwards). */
+ * use (once per pull: parsing their schema for every page was 1% of a pull). */
 static error_code ensure_staging(store *st, error_info *err)
 {
+    if (st->staging_ready)
+        return ERROR_OK;
     int rc = sqlite3_exec(st->db, store_sql_staging(), NULL, NULL, NULL);
-    return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
+    if (rc != SQLITE_OK)
+        return store_db_error(st, rc, err);
+    /* Made inside a caller's transaction they may yet be rolled back. */
+    st->staging_ready = !st->in_tx;
+    return ERROR_OK;
 }
 
 error_code store_pull_begin(store *st, error_info *err)
 {
     error_info scratch;
     err = err ? err : &scratch;
-    if (ensure_staging(st, err))
+    if (staging_in_memory(st, true, err) || ensure_staging(st, err))
         return err->code;
     store_op op;
     if (store_op_begin(st, true, &op, err))
@@ -285,10 +318,36 @@ static error_code merge_in_op(store *st, store_pull_stats *rules, store_pull_sta
     if (store_edit_merge(st, MODEL_KIND_RULE, &rules->edit_conflicts, err) ||
         store_edit_merge(st, MODEL_KIND_CRED, &creds->edit_conflicts, err))
         return err->code;
-    /* The snapshot is in the cache now: staging would only take space. */
+    /* The snapshot is in the cache now: staging would only take space. Outside
+     * a transaction store_pull_release drops it whole after the commit. */
+    if (!st->in_tx)
+        return ERROR_OK;
     if (exec_id(st, STMT_PULL_RULES_CLEAR, NULL, 0, NULL, err))
         return err->code;
     return exec_id(st, STMT_PULL_CREDS_CLEAR, NULL, 0, NULL, err);
+}
+
+/*
+ * The merge's dirty pages stay in memory until its commit: with the writer's
+ * 16 MiB cache a merge of 100,000 new rules spilled B-tree pages to the WAL in
+ * the middle of its transaction and read them back (~30k writes, ~19k reads).
+ * The cache may grow to MERGE_CACHE_KIB for the merge (SQLite takes pages as it
+ * needs them; past that it spills as before) and is set back after it, which
+ * gives the pages back.
+ */
+enum { MERGE_CACHE_KIB = 256 * 1024 };
+
+static error_code merge_cache(store *st, bool big, int *saved, error_info *err)
+{
+    char sql[64];
+    if (big) {
+        char was[32];
+        if (store_query_text(st, "PRAGMA main.cache_size", was, sizeof was, err))
+            return err->code;
+        *saved = atoi(was);
+    }
+    snprintf(sql, sizeof sql, "PRAGMA main.cache_size = %d", big ? -MERGE_CACHE_KIB : *saved);
+    return store_exec_sql(st, sql, err);
 }
 
 error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats *creds,
@@ -300,10 +359,17 @@ error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats
     if (ensure_staging(st, err))
         return err->code;
     store_op op;
-    if (store_op_begin(st, true, &op, err))
+    int saved_cache = 0;
+    if (merge_cache(st, true, &saved_cache, err))
         return err->code;
-    if (store_op_end(st, op, merge_in_op(st, &rule_stats, &cred_stats, err), err))
-        return err->code;
+    error_code rc = store_op_begin(st, true, &op, err);
+    if (rc == ERROR_OK)
+        rc = store_op_end(st, op, merge_in_op(st, &rule_stats, &cred_stats, err), err);
+    error_info ignored;
+    merge_cache(st, false, &saved_cache, &ignored);
+    if (rc != ERROR_OK)
+        return rc;
+    store_pull_release(st);
     if (rules)
         *rules = rule_stats;
     if (creds)

@@ -248,10 +248,14 @@ static const char *const migrations[] = {
  * `raw_metadata` the metadata as the server has it when it carried a marker
  * (`metadata` is the user's, marker stripped). `kept`: the row is the cached copy
  * standing in for a refused one (it says nothing about the remote's values).
+ * Keyed by id DESC: listings come newest first, so each staged row lands at the
+ * B-tree's right edge (an append, full pages) rather than its left (a split per
+ * page, half-empty pages: twice the memory and twice the time). The merge's adds
+ * read them back ORDER BY id, so the cache's tables still grow in id order.
  */
 static const char staging_schema[] =
     "CREATE TEMP TABLE IF NOT EXISTS pull_rules ("
-    " id TEXT NOT NULL PRIMARY KEY,"
+    " id TEXT NOT NULL,"
     " uri TEXT NOT NULL,"
     " created_at TEXT NOT NULL,"
     " description TEXT NOT NULL,"
@@ -260,9 +264,10 @@ static const char staging_schema[] =
     " policy_id TEXT NOT NULL,"
     " policy_uri TEXT NOT NULL,"
     " action TEXT NOT NULL CHECK (action IN ('allow', 'deny')),"
-    " kept INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
+    " kept INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (id DESC)) WITHOUT ROWID;"
     "CREATE TEMP TABLE IF NOT EXISTS pull_creds ("
-    " id TEXT NOT NULL PRIMARY KEY,"
+    " id TEXT NOT NULL,"
     " uri TEXT NOT NULL,"
     " created_at TEXT NOT NULL,"
     " description TEXT NOT NULL,"
@@ -271,7 +276,8 @@ static const char staging_schema[] =
     " acl TEXT NOT NULL,"
     " marker TEXT NOT NULL,"
     " raw_metadata TEXT NOT NULL DEFAULT '',"
-    " kept INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
+    " kept INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (id DESC)) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS temp.pull_creds_marker ON pull_creds(marker);";
 
 /* An id or a local alias, as ?1: the row's current id. */
@@ -537,7 +543,7 @@ static const char *const statements[STMT_COUNT] = {
                             " updated_at, cidr_key) SELECT p.id, p.uri, p.created_at,"
                             " p.description, p.metadata, p.cidr, p.policy_id, p.policy_uri,"
                             " p.action, 'synced', '', ?1, cidr_sort_key(p.cidr)"
-                            " FROM pull_rules AS p WHERE " UNSEEN("p"),
+                            " FROM pull_rules AS p WHERE " UNSEEN("p") " ORDER BY p.id",
 
     /* ---- merge: credentials (?1 = now) ---- */
     [STMT_MERGE_CRED_GONE_ALIASES] = "DELETE FROM aliases WHERE kind = 'credential' AND"
@@ -605,10 +611,10 @@ static const char *const statements[STMT_COUNT] = {
                                " remotely by the next sync'") " AND p.marker <> '' AND"
                                " (EXISTS (SELECT 1 FROM aliases AS a WHERE a.local_id ="
                                " p.marker AND a.kind = 'credential') OR EXISTS (SELECT 1"
-                               " FROM credentials AS c WHERE c.id = p.marker))",
+                               " FROM credentials AS c WHERE c.id = p.marker)) ORDER BY p.id",
     [STMT_MERGE_CRED_ADD] = "INSERT OR IGNORE INTO credentials (id, uri, created_at,"
                             " description, metadata, owner_id, acl, state, error,"
-                            " updated_at) " CRED_FROM_PULL("'synced'", "''"),
+                            " updated_at) " CRED_FROM_PULL("'synced'", "''") " ORDER BY p.id",
 };
 
 const char *store_sql_text(store_stmt_id id)
