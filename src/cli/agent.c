@@ -70,14 +70,39 @@ int cli_agent(cli_ctx *ctx, const char *path, int argc, char **argv)
     return agent_cmd(ctx, path, argc, argv);
 }
 
-/* Audit lines from server threads: one lock, so lines never interleave. */
+/* Audit lines from server threads, before the reply leaves: each line whole in one
+ * write(2) (names and paths from requests shown through termsafe), so lines never
+ * interleave and no lock is held across the system call (stdio's would make the
+ * request threads queue behind each other's writes). stderr is unbuffered, so
+ * nothing of stdio's waits to go before it; another stream goes through stdio. */
 static void log_line(void *c, const char *line)
 {
     cli_ctx *ctx = c;
-    flockfile(ctx->err);
-    termsafe_fprintf(ctx->err, "%s\n", line); /* names and paths from requests */
-    fflush(ctx->err);
-    funlockfile(ctx->err);
+    buf_t b = {0};
+    termsafe_append(&b, line, strlen(line));
+    buf_puts(&b, "\n");
+    if (b.failed) {
+        buf_free(&b);
+        return;
+    }
+    int fd = ctx->err == stderr ? fileno(stderr) : -1;
+    bool direct = fd >= 0;
+    size_t done = 0;
+    while (direct && done < b.len) {
+        ssize_t n = write(fd, b.data + done, b.len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    if (!direct) {
+        flockfile(ctx->err);
+        fwrite(b.data, 1, b.len, ctx->err);
+        fflush(ctx->err);
+        funlockfile(ctx->err);
+    }
+    buf_free(&b);
 }
 
 /* Write the addresses to FILE in one rename, so a poller never reads half. */

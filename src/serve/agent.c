@@ -40,13 +40,31 @@ enum {
 
 /* ---- log ---- */
 
+/* The line's time, formatted once a second per thread: every lookup logs a line,
+ * and strftime with its time zone lookups would cost more than the rest of it. */
+static size_t log_time(char *out, size_t size)
+{
+    static _Thread_local time_t shown = (time_t)-1;
+    static _Thread_local char text[32];
+    static _Thread_local size_t len;
+    time_t now = time(NULL);
+    if (now != shown) {
+        ids_now_rfc3339(text, sizeof text);
+        len = strlen(text);
+        shown = now;
+    }
+    size_t n = len < size ? len : size - 1;
+    memcpy(out, text, n);
+    out[n] = '\0';
+    return n;
+}
+
 void agent_log(agent *ag, const char *fmt, ...)
 {
     if (!ag->on_log)
         return;
     char line[LOG_LINE_MAX];
-    ids_now_rfc3339(line, sizeof line);
-    size_t n = strlen(line);
+    size_t n = log_time(line, sizeof line);
     line[n++] = ' ';
     va_list ap;
     va_start(ap, fmt);
