@@ -314,6 +314,11 @@ static error_code open_listener(agent *ag, const agent_options *opt, const char 
         return err->code;
     unsigned idle = opt->idle_timeout_s ? opt->idle_timeout_s : AGENT_IDLE_TIMEOUT_DEFAULT;
     conn_limits cl = connection_limits(opt->nlisten);
+    unsigned threads = event_threads();
+    l->workers = calloc(threads, sizeof *l->workers);
+    if (!l->workers)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    l->nworkers = threads;
     /* pending_limit counts TCP connections only: a unix socket admits at accept. */
     http_config hc = {
         .listen = spec, .routes = agent_routes, .nroutes = agent_nroutes, .ctx = l,
@@ -321,10 +326,12 @@ static error_code open_listener(agent *ag, const agent_options *opt, const char 
         .body_max = BODY_MAX, .header_max = HEADER_MAX,
         .connection_limit = cl.limit, .pending_limit = cl.pending,
         .head_timeout_s = head_timeout(opt, idle), .timeout_s = idle,
-        .threads = event_threads(),
+        .threads = threads, .idle = agent_batch_end,
     };
-    if (http_server_open(&hc, &l->http, err) != ERROR_OK)
+    if (http_server_open(&hc, &l->http, err) != ERROR_OK) {
+        agent_workers_free(l);
         return error_prefix(err, "%.200s", spec);
+    }
     /* From the socket, not the spec: an inherited one ("fd:N") may be either. */
     l->tcp = !http_server_is_unix(l->http);
     const char *addr = http_server_address(l->http);
@@ -445,8 +452,10 @@ void agent_stop(agent *ag)
 {
     if (!ag)
         return;
-    for (size_t i = 0; i < ag->nlis; i++)
+    for (size_t i = 0; i < ag->nlis; i++) {
         http_server_stop(ag->lis[i].http); /* no hook runs after this */
+        agent_workers_free(&ag->lis[i]);
+    }
     agent_fetches_stop(ag); /* the last fetches written, now that none come */
     for (size_t i = 0; i < ag->npool; i++)
         store_close(ag->pool[i]);
