@@ -102,6 +102,8 @@ typedef struct http_request {
     http_peer peer;
     int worker;          /* the event thread serving it (0 .. threads-1), or -1:
                             a thread per connection, or http_server_dispatch */
+    unsigned long long connection; /* tells its connection apart from the server's
+                            others (1, 2, …); 0 for http_server_dispatch */
     void *impl;          /* the layer's own state; not for hooks */
 } http_request;
 

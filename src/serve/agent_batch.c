@@ -10,11 +10,12 @@
  * Why per batch: a lookup through SQLite is a read transaction, and in WAL mode
  * each one takes and releases a lock on the -shm file (two fcntl calls, a shared
  * mutex): under load that costs more than the rest of the request. Requests that
- * arrive together are answered from one read; a reply is at most a batch old,
- * and never more than AGENT_BATCH_MAX_MS: a request that arrives at an idle
- * agent (a new batch) always reads the cache as it is, so whoever changes the
- * cache and then asks sees the change. Tokens live no longer than they did: a
- * batch lasts as long as it takes to send its replies.
+ * arrive together are answered from one read. A reply is reused only within its
+ * batch, for at most AGENT_BATCH_MAX_MS, and never for the connection whose
+ * request read it: a client that changes the cache and then asks (on the same
+ * connection, or on a new one, which the library takes in a later batch) sees
+ * the change. Tokens live no longer than they did: a batch lasts as long as it
+ * takes to send its replies.
  */
 #include "agent_internal.h"
 
@@ -85,7 +86,9 @@ bool agent_batch_reply(agent_listener *l, const http_request *req, char by, cons
 {
     agent_worker *w = worker_of(l, req);
     agent_kept *k = w && asked ? find(w, by, asked) : NULL;
-    if (!k || monotonic_ms() - k->at > AGENT_BATCH_MAX_MS)
+    /* Not to the connection that read it: its client may have changed the cache
+     * since, and ask again before the batch is over. */
+    if (!k || k->connection == req->connection || monotonic_ms() - k->at > AGENT_BATCH_MAX_MS)
         return false;
     char *body = malloc(k->len + 1);
     if (!body)
@@ -122,6 +125,7 @@ void agent_batch_keep(agent_listener *l, const http_request *req, char by, const
     k->body = body;
     k->len = resp->body_len;
     k->at = monotonic_ms();
+    k->connection = req->connection;
 }
 
 /* ---- the worker's store handle, and its fetch notes ---- */

@@ -42,6 +42,7 @@ typedef struct agent_kept {
     char *body;                       /* the reply (heap, wiped when forgotten) */
     size_t len;
     double at;                        /* monotonic ms: when it was read */
+    unsigned long long connection;    /* whose request read it */
 } agent_kept;
 
 /* What one event thread of a listener keeps (agent_batch.c); only that thread
@@ -179,9 +180,9 @@ void agent_fetches_stop(agent *ag);
 void agent_batch_end(void *ctx, int worker);
 
 /* If the event thread serving `req` gave the token reply for (by, asked) in this
- * batch, less than AGENT_BATCH_MAX_MS ago: the same reply into `resp` (200,
- * Cache-Control: no-store), its credential id into `canon`, and true. False
- * otherwise (also off an event thread): read the cache. */
+ * batch, less than AGENT_BATCH_MAX_MS ago, to another connection: the same reply
+ * into `resp` (200, Cache-Control: no-store), its credential id into `canon`,
+ * and true. False otherwise (also off an event thread): read the cache. */
 bool agent_batch_reply(agent_listener *l, const http_request *req, char by, const char *asked,
                        char canon[MODEL_ID_MAX + 1], http_response *resp);
 

@@ -115,6 +115,7 @@ size_t http_request_header_count(const http_request *req, const char *name)
 typedef struct http_conn {
     http_guard_conn *guard;
     http_peer peer;
+    unsigned long long number; /* req->connection */
 } http_conn;
 
 static http_conn *conn_state(struct MHD_Connection *conn)
@@ -188,6 +189,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         return;
     c = calloc(1, sizeof *c);
     if (c) {
+        c->number = atomic_fetch_add(&srv->connections, 1) + 1;
         read_peer(srv, conn, ci->connect_fd, &c->peer);
         c->guard = http_guard_open(srv->guard, ci->connect_fd);
     }
@@ -234,6 +236,7 @@ static void fill_peer(http_exchange *x)
     const http_conn *c = conn_state(x->conn);
     if (c) {
         x->req.peer = c->peer;
+        x->req.connection = c->number;
         return;
     }
     x->req.peer = (http_peer){.family = x->srv->lis.family, .uid = -1, .pid = -1};
@@ -391,6 +394,7 @@ error_code http_server_open(const http_config *cfg, http_server **out, error_inf
                                                   : DEFAULT_HEAD_TIMEOUT_S;
     srv->cfg.timeout_s = cfg->timeout_s ? cfg->timeout_s : DEFAULT_TIMEOUT_S;
     atomic_init(&srv->stopping, false);
+    atomic_init(&srv->connections, 0);
     srv->wake = -1;
     if (http_listener_open(cfg->listen, &srv->lis, err) != ERROR_OK) {
         free(srv);

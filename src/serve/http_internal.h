@@ -87,6 +87,7 @@ struct http_server {
     int wake;                  /* an eventfd, readable once the server stops */
     struct http_guard *guard;  /* from http_server_start on */
     atomic_bool stopping;
+    atomic_ullong connections; /* connections accepted so far: their numbers */
 };
 
 /* One request, from its request line to the completion callback. */
