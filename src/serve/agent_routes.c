@@ -3,10 +3,12 @@
  * by name, a policy decision, health. The mirror of the remote API's GET routes is
  * in agent_mirror.c.
  *
- * A token exists in memory in three places here: the copy store_token_get returns
- * (wiped at once after the body is built), the reply body (wiped by the http
- * layer when it is freed) and the body's buffer while it grows (a wiping buf,
- * rampart/buf.h). Audit lines carry ids and names, never a token.
+ * A token exists in memory in four places here: the copy store_token_lookup
+ * returns (wiped at once after the body is built), the reply body (wiped by the
+ * http layer when it is freed), the body's buffer while it grows (a wiping buf,
+ * rampart/buf.h), and the copy of a reply its event thread keeps until the end
+ * of the batch (agent_batch.c: wiped then). Audit lines carry ids and names,
+ * never a token.
  */
 #include "agent_internal.h"
 

@@ -11,6 +11,12 @@
  * A server whose hooks are quick (the agent's lookups) asks for a few event-loop
  * threads instead (http_config.threads): under many kept-alive connections, a
  * thread each costs more in context switches than the requests themselves.
+ * Those threads are ours, each driving one library daemon in its "external"
+ * epoll mode (every daemon on the shared listening socket), rather than the
+ * library's thread pool: that way a thread knows when it has handled everything
+ * that was ready (the idle hook, the end of a batch) and which thread a request
+ * runs on (req->worker), so a server can keep state per thread and per batch
+ * without a lock (the agent: its store handle, the token replies of a batch).
  *
  * Why the library's own connection limit is set far above ours: at its limit the
  * library stops accepting, and new connections wait in the kernel's queue where
