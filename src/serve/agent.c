@@ -1,12 +1,14 @@
 /*
  * agent: lifecycle (listeners, key, limits), the pool of read-only store handles,
  * the policy index and its refresh, log lines and counters. See rampart/agent.h.
- * The record of token fetches is in agent_fetches.c.
+ * The record of token fetches is in agent_fetches.c; what each event thread keeps
+ * (its own handle for token lookups, the replies of a batch) in agent_batch.c.
  *
  * Why a pool of store handles: requests run on a few event-loop threads (http.h
  * `threads`), and a handle is lent for one request and comes back, so there are
  * never more open than requests running at once; opening SQLite (schema read,
  * statements prepared) per connection would cost more than the lookup itself.
+ * Token lookups, the hot path, skip the pool's lock: each thread has its own.
  */
 #include "agent_internal.h"
 
