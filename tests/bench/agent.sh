@@ -14,8 +14,8 @@
 set -u
 . "$(dirname "$0")/table.sh"
 build=$(cd "$1" && pwd)
-secs=${BENCH_AGENT_SECONDS:-5}
-rounds=${BENCH_AGENT_ROUNDS:-3}
+secs=${BENCH_AGENT_SECONDS:-3}
+rounds=${BENCH_AGENT_ROUNDS:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rampart-bench-agent.XXXXXX")
 pids=""
 cleanup() {
