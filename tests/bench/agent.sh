@@ -89,18 +89,40 @@ wrk_run() {
         function ms(v) {
             if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
             if (v ~ /s$/) return v * 1000; return v }
+        /requests in/ { n = $1 }
         /Requests\/sec:/ { rps = $2 }
         $1 == "99%" { p99 = ms($2) }
         /Non-2xx/ { bad = $NF }
-        END { printf "rps %.0f\np99 %.2f\nbad %d\n", rps, p99, bad }' "$2.raw" >"$2"
+        END { printf "rps %.0f\np99 %.2f\nbad %d\nrequests %d\n", rps, p99, bad, n }' \
+        "$2.raw" >"$2"
 }
 
 # kaload_run ADDR PATH OUT: the same figures from kaload (unix:PATH or tcp:…).
 kaload_run() {
     "$kaload" "$1" "$2" -t 2 -c 64 -d "$secs" -k "$work/agent.key" >"$3.raw" 2>&1
     awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
-        END { printf "rps %.0f\np99 %.2f\nbad %d\n", f["rps"], f["p99_ms"],
-              f["non2xx"] + f["errors"] }' "$3.raw" >"$3"
+        END { printf "rps %.0f\np99 %.2f\nbad %d\nrequests %d\n", f["rps"], f["p99_ms"],
+              f["non2xx"] + f["errors"], f["requests"] }' "$3.raw" >"$3"
+}
+
+# cpu_run PIDS CMD ARGS... OUT: CMD (wrk_run or kaload_run, its figures into OUT,
+# its last argument), then what the server processes PIDS spent on CPU (user and
+# system) per request, in microseconds: a figure other jobs on the machine barely
+# move, unlike requests per second.
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+ticks() {
+    for p in $1; do awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null; done |
+        awk '{ s += $1 } END { print s + 0 }'
+}
+cpu_run() {
+    servers=$1
+    shift
+    t0=$(ticks "$servers")
+    "$@"
+    t1=$(ticks "$servers")
+    for out in "$@"; do :; done
+    awk -v t=$((t1 - t0)) -v hz="$hz" '$1 == "requests" && $2 > 0 {
+        printf "cpu_us %.2f\n", t * 1e6 / hz / $2 }' "$out" >>"$out"
 }
 
 get() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
@@ -229,13 +251,16 @@ fi
 
 # ---- the runs: agent and nginx alternate, medians ----
 url_path="/v1/credentials/$id/token"
+workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
 r=1
 while [ $r -le "$rounds" ]; do
-    wrk_run "http://$agent_addr$url_path" "$work/tcp-agent.$r"
-    wrk_run "http://127.0.0.1:$port/token.json" "$work/tcp-nginx.$r"
+    cpu_run "$agent_pid" wrk_run "http://$agent_addr$url_path" "$work/tcp-agent.$r"
+    cpu_run "$workers" wrk_run "http://127.0.0.1:$port/token.json" "$work/tcp-nginx.$r"
     if [ -n "$kaload" ]; then
-        kaload_run "unix:$work/run/agent.sock" "$url_path" "$work/unix-agent.$r"
-        kaload_run "unix:$work/run/nginx.sock" /token.json "$work/unix-nginx.$r"
+        cpu_run "$agent_pid" kaload_run "unix:$work/run/agent.sock" "$url_path" \
+            "$work/unix-agent.$r"
+        cpu_run "$workers" kaload_run "unix:$work/run/nginx.sock" /token.json \
+            "$work/unix-nginx.$r"
     fi
     r=$((r + 1))
 done
@@ -251,6 +276,11 @@ rows() {
         ">= 1.0x, p99 <= nginx's (baseline: nginx, a static file of the same bytes; medians of $rounds alternating ${secs}s runs)"
     bench_row "  same, p99 ms" "$a_p99" "$n_p99" "$(bench_ratio "$a_p99" "$n_p99")" \
         "<= nginx's (ratio <= 1.0)"
+    a_cpu=$(median cpu_us "$work/$1-agent".*)
+    n_cpu=$(median cpu_us "$work/$1-nginx".*)
+    bench_row "  same, server CPU us per request" "$a_cpu" "$n_cpu" \
+        "$(bench_ratio "$a_cpu" "$n_cpu")" "(nginx: its workers; other jobs barely move it)"
+    echo "agent bench: $1 req/s per round, agent: $(for f in "$work/$1-agent".*; do get rps "$f"; done | tr '\n' ' ')nginx: $(for f in "$work/$1-nginx".*; do get rps "$f"; done | tr '\n' ' ')"
     bad=$(for f in "$work/$1-agent".*; do get bad "$f"; done | awk '{ s += $1 } END { print s + 0 }')
     [ "$bad" -gt 0 ] && echo "agent bench: $bad agent replies over $1 were not 2xx or failed"
     [ "$1" = tcp ] && a_tcp_p99=$a_p99
