@@ -62,9 +62,15 @@
  *     With mirror_only, a listener serves the mirror's four routes and nothing
  *         else: tokens, checks and /healthz are 404 there (for a cache or proxy
  *         in front, which must never reach a token).
- * - Each request reads through a read-only store handle of a pool (opened on
- *   demand, AGENT_POOL_MAX at most; WAL: writers never block a lookup for long).
- *   The policy index is rebuilt by the first check after the store's data_version
+ * - Requests are served by a few event threads per listener (one per core, 2 to
+ *   8). Each reads through read-only store handles (WAL: writers never block a
+ *   lookup for long): a token lookup through its thread's own handle, the rest
+ *   through a pool (opened on demand, AGENT_POOL_MAX at most). A thread reads a
+ *   credential's token once per batch (the requests it found ready together): a
+ *   request from another connection asking the same within the batch, at most
+ *   1 ms later, gets the same reply (audited like any). A client that changes
+ *   the cache and then asks, on the same connection or a new one, sees the
+ *   change. The policy index is rebuilt by the first check after the store's data_version
  *   moved; checks arriving meanwhile are answered from the previous index, which
  *   is freed once no check uses it.
  * - An audit line per token lookup (time, peer "uid:N" or "key@ADDR", credential

@@ -15,7 +15,9 @@
  *   polling thread accepts). A handler may block (a fault delay, an fsync in
  *   SQLite) without stalling other clients, and the connection limit bounds the
  *   number of threads. With `threads` N, N event-loop threads (epoll) share the
- *   connections instead, for servers whose hooks are quick. Either way hooks run
+ *   connections instead, for servers whose hooks are quick; each says when it has
+ *   handled a batch (the idle hook), and tells its requests apart (req->worker),
+ *   so a hook may keep state per thread without a lock. Either way hooks run
  *   concurrently: whatever they share must be locked by them.
  * - Each request goes: route matched (its data and path parameters are set for
  *   every hook from here on) -> gate hook (headers only, before any reply: 401
@@ -98,6 +100,10 @@ typedef struct http_request {
     const void *route_data; /* the matched route's data, from the gate hook on
                                (NULL when no route matches: a 404 or 405) */
     http_peer peer;
+    int worker;          /* the event thread serving it (0 .. threads-1), or -1:
+                            a thread per connection, or http_server_dispatch */
+    unsigned long long connection; /* tells its connection apart from the server's
+                            others (1, 2, …); 0 for http_server_dispatch */
     void *impl;          /* the layer's own state; not for hooks */
 } http_request;
 
@@ -107,6 +113,11 @@ const char *http_request_header(const http_request *req, const char *name);
 /* How many times header `name` (case-insensitive) was sent: 0, 1, or more (a
  * header that must be unambiguous, such as Host, can then be refused). */
 size_t http_request_header_count(const http_request *req, const char *name);
+
+/* The same for `n` names at once, in one pass over the request's headers:
+ * counts[i] for names[i]. */
+void http_request_header_counts(const http_request *req, const char *const *names, size_t n,
+                                size_t *counts);
 
 /* The value of path parameter `name` ("id" for "{id}"), or NULL. */
 const char *http_request_param(const http_request *req, const char *name);
@@ -189,6 +200,12 @@ typedef void (*http_error_fn)(void *ctx, const http_request *req, int status,
 typedef void (*http_log_fn)(void *ctx, const http_request *req, const http_response *resp,
                             double elapsed_ms);
 
+/* Called by event thread `worker` (req->worker of the requests it serves) each
+ * time it has handled every connection that was ready, before it waits for more:
+ * the end of a batch of requests. Never while a hook of that thread runs; hooks
+ * of other threads may run meanwhile. */
+typedef void (*http_idle_fn)(void *ctx, int worker);
+
 typedef struct http_config {
     const char *listen;       /* "tcp:HOST:PORT", "unix:PATH" or "fd:N" */
     const http_route *routes; /* borrowed: must outlive the server */
@@ -216,6 +233,9 @@ typedef struct http_config {
                                  (far fewer context switches under load, but a
                                  hook that blocks stalls every connection of its
                                  thread: only for quick hooks, no delays) */
+    http_idle_fn idle;        /* with threads: called by each event thread after
+                                 it handled what was ready, before it waits for
+                                 more; NULL: none */
 } http_config;
 
 typedef struct http_server http_server;

@@ -1,12 +1,14 @@
 /*
  * agent: lifecycle (listeners, key, limits), the pool of read-only store handles,
  * the policy index and its refresh, log lines and counters. See rampart/agent.h.
- * The record of token fetches is in agent_fetches.c.
+ * The record of token fetches is in agent_fetches.c; what each event thread keeps
+ * (its own handle for token lookups, the replies of a batch) in agent_batch.c.
  *
  * Why a pool of store handles: requests run on a few event-loop threads (http.h
  * `threads`), and a handle is lent for one request and comes back, so there are
  * never more open than requests running at once; opening SQLite (schema read,
  * statements prepared) per connection would cost more than the lookup itself.
+ * Token lookups, the hot path, skip the pool's lock: each thread has its own.
  */
 #include "agent_internal.h"
 
@@ -40,13 +42,31 @@ enum {
 
 /* ---- log ---- */
 
+/* The line's time, formatted once a second per thread: every lookup logs a line,
+ * and strftime with its time zone lookups would cost more than the rest of it. */
+static size_t log_time(char *out, size_t size)
+{
+    static _Thread_local time_t shown = (time_t)-1;
+    static _Thread_local char text[32];
+    static _Thread_local size_t len;
+    time_t now = time(NULL);
+    if (now != shown) {
+        ids_now_rfc3339(text, sizeof text);
+        len = strlen(text);
+        shown = now;
+    }
+    size_t n = len < size ? len : size - 1;
+    memcpy(out, text, n);
+    out[n] = '\0';
+    return n;
+}
+
 void agent_log(agent *ag, const char *fmt, ...)
 {
     if (!ag->on_log)
         return;
     char line[LOG_LINE_MAX];
-    ids_now_rfc3339(line, sizeof line);
-    size_t n = strlen(line);
+    size_t n = log_time(line, sizeof line);
     line[n++] = ' ';
     va_list ap;
     va_start(ap, fmt);
@@ -298,6 +318,11 @@ static error_code open_listener(agent *ag, const agent_options *opt, const char 
         return err->code;
     unsigned idle = opt->idle_timeout_s ? opt->idle_timeout_s : AGENT_IDLE_TIMEOUT_DEFAULT;
     conn_limits cl = connection_limits(opt->nlisten);
+    unsigned threads = event_threads();
+    l->workers = calloc(threads, sizeof *l->workers);
+    if (!l->workers)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    l->nworkers = threads;
     /* pending_limit counts TCP connections only: a unix socket admits at accept. */
     http_config hc = {
         .listen = spec, .ctx = l,
@@ -307,10 +332,12 @@ static error_code open_listener(agent *ag, const agent_options *opt, const char 
         .body_max = BODY_MAX, .header_max = HEADER_MAX,
         .connection_limit = cl.limit, .pending_limit = cl.pending,
         .head_timeout_s = head_timeout(opt, idle), .timeout_s = idle,
-        .threads = event_threads(),
+        .threads = threads, .idle = agent_batch_end,
     };
-    if (http_server_open(&hc, &l->http, err) != ERROR_OK)
+    if (http_server_open(&hc, &l->http, err) != ERROR_OK) {
+        agent_workers_free(l);
         return error_prefix(err, "%.200s", spec);
+    }
     /* From the socket, not the spec: an inherited one ("fd:N") may be either. */
     l->tcp = !http_server_is_unix(l->http);
     const char *addr = http_server_address(l->http);
@@ -431,8 +458,10 @@ void agent_stop(agent *ag)
 {
     if (!ag)
         return;
-    for (size_t i = 0; i < ag->nlis; i++)
+    for (size_t i = 0; i < ag->nlis; i++) {
         http_server_stop(ag->lis[i].http); /* no hook runs after this */
+        agent_workers_free(&ag->lis[i]);
+    }
     agent_fetches_stop(ag); /* the last fetches written, now that none come */
     for (size_t i = 0; i < ag->npool; i++)
         store_close(ag->pool[i]);

@@ -206,13 +206,20 @@ static const struct header_check {
     {"Host", HEADER_ONCE},                {"Authorization", HEADER_ONCE},
 };
 
-/* The first row of the table the request breaks, or NULL. */
+enum { HEADER_CHECKS = sizeof header_checks / sizeof header_checks[0] };
+
+/* The first row of the table the request breaks, or NULL. One pass over the
+ * request's headers for the whole table: it runs on every request. */
 static const struct header_check *header_broken(const http_request *req)
 {
-    for (size_t i = 0; i < sizeof header_checks / sizeof header_checks[0]; i++) {
+    const char *names[HEADER_CHECKS];
+    for (size_t i = 0; i < HEADER_CHECKS; i++)
+        names[i] = header_checks[i].name;
+    size_t counts[HEADER_CHECKS];
+    http_request_header_counts(req, names, HEADER_CHECKS, counts);
+    for (size_t i = 0; i < HEADER_CHECKS; i++) {
         const struct header_check *c = &header_checks[i];
-        size_t n = http_request_header_count(req, c->name);
-        if (n > (c->rule == HEADER_ONCE ? 1u : 0u))
+        if (counts[i] > (c->rule == HEADER_ONCE ? 1u : 0u))
             return c;
     }
     return NULL;

@@ -15,6 +15,7 @@
 
 #include "rampart/agent.h"
 #include "rampart/http.h"
+#include "rampart/model.h"
 #include "rampart/policy.h"
 #include "rampart/store.h"
 
@@ -24,10 +25,34 @@ enum {
     AGENT_HEADER_NAME_MAX = 64,
     AGENT_POOL_MAX = 64,          /* read-only store handles open at once */
     AGENT_FETCH_MAX = 512,        /* credentials whose fetch waits to be written */
-    AGENT_FETCH_FLUSH_S = 10      /* how often those are written to the cache */
+    AGENT_FETCH_FLUSH_S = 10,     /* how often those are written to the cache */
+    AGENT_BATCH_MAX = 16,         /* token replies an event thread keeps per batch */
+    AGENT_BATCH_MAX_MS = 1,       /* and for at most this long */
+    AGENT_ASKED_MAX = 128         /* bytes of an id or name kept with one */
 };
 
 typedef struct agent agent;
+
+/* A token reply an event thread gave in its current batch (agent_batch.c). */
+typedef struct agent_kept {
+    char by;                          /* 'i': by id, 'n': by name */
+    char asked[AGENT_ASKED_MAX];      /* the id or name asked, as sent */
+    char canon[MODEL_ID_MAX + 1];     /* the credential's id */
+    char *body;                       /* the reply (heap, wiped when forgotten) */
+    size_t len;
+    double at;                        /* monotonic ms: when it was read */
+    unsigned long long connection;    /* whose request read it */
+} agent_kept;
+
+/* What one event thread of a listener keeps (agent_batch.c); only that thread
+ * touches it, so no lock. */
+typedef struct agent_worker {
+    store *st;                        /* its read-only handle; NULL until used */
+    agent_kept kept[AGENT_BATCH_MAX];
+    size_t nkept;
+    char noted[MODEL_ID_MAX + 1];     /* the last fetch it noted, and its second */
+    long long noted_at;
+} agent_worker;
 
 /* One listener; its address is the ctx of its http server's hooks. */
 typedef struct agent_listener {
@@ -39,6 +64,8 @@ typedef struct agent_listener {
                                            "http://127.0.0.1:PORT", "" for a unix
                                            socket (agent_mirror_base: the public
                                            URL instead when given) */
+    agent_worker *workers;              /* one per event thread of its server */
+    size_t nworkers;
 } agent_listener;
 
 /* A token bucket: `tokens` left at monotonic second `last` (its last refill). */
@@ -149,6 +176,41 @@ error_code agent_fetches_start(agent *ag, error_info *err);
 /* Stop the flusher and write what is left (one try: a busy cache loses the last
  * seconds' fetches, said in the log); closes its handle. Safe when never started. */
 void agent_fetches_stop(agent *ag);
+
+/* ---- agent_batch.c: per event thread, per batch (see the file's comment) ---- */
+
+/* The http idle hook (ctx: the agent_listener): the batch of `worker` is over,
+ * its kept replies are wiped and forgotten. */
+void agent_batch_end(void *ctx, int worker);
+
+/* If the event thread serving `req` gave the token reply for (by, asked) in this
+ * batch, less than AGENT_BATCH_MAX_MS ago, to another connection: the same reply
+ * into `resp` (200, Cache-Control: no-store), its credential id into `canon`,
+ * and true. False otherwise (also off an event thread): read the cache. */
+bool agent_batch_reply(agent_listener *l, const http_request *req, char by, const char *asked,
+                       char canon[MODEL_ID_MAX + 1], http_response *resp);
+
+/* Keep a 200 token reply just read for (by, asked) for the rest of the batch
+ * (a copy; nothing kept off an event thread, or when the batch holds
+ * AGENT_BATCH_MAX already). */
+void agent_batch_keep(agent_listener *l, const http_request *req, char by, const char *asked,
+                      const char *canon, const http_response *resp);
+
+/* A read-only handle for a lookup: the event thread's own (opened on first use),
+ * else one of the pool. NULL with `err` when none can be opened. Give it back
+ * with agent_lookup_store_done (`broken`: it failed, closed and opened again
+ * when next needed). */
+store *agent_lookup_store(agent_listener *l, const http_request *req, error_info *err);
+void agent_lookup_store_done(agent_listener *l, const http_request *req, store *st,
+                             bool broken);
+
+/* agent_fetch_note, once a second per credential and event thread at most (the
+ * cache keeps seconds). */
+void agent_batch_note(agent_listener *l, const http_request *req, const char *canon);
+
+/* Wipe and free a listener's workers, close their handles; after its server
+ * stopped. */
+void agent_workers_free(agent_listener *l);
 
 /* ---- agent_gate.c ---- */
 

@@ -3,10 +3,12 @@
  * by name, a policy decision, health. The mirror of the remote API's GET routes is
  * in agent_mirror.c.
  *
- * A token exists in memory in three places here: the copy store_token_get returns
- * (wiped at once after the body is built), the reply body (wiped by the http
- * layer when it is freed) and the body's buffer while it grows (a wiping buf,
- * rampart/buf.h). Audit lines carry ids and names, never a token.
+ * A token exists in memory in four places here: the copy store_token_lookup
+ * returns (wiped at once after the body is built), the reply body (wiped by the
+ * http layer when it is freed), the body's buffer while it grows (a wiping buf,
+ * rampart/buf.h), and the copy of a reply its event thread keeps until the end
+ * of the batch (agent_batch.c: wiped then). Audit lines carry ids and names,
+ * never a token.
  */
 #include "agent_internal.h"
 
@@ -23,9 +25,12 @@ enum { NAME_IDS_MAX = 8, AUDIT_TEXT_MAX = 80 };
 /* ---- tokens ---- */
 
 typedef struct lookup {
+    agent_listener *l;
     agent *ag;
+    const http_request *req;
     const char *by;      /* "id" or "name" */
-    char asked[AUDIT_TEXT_MAX]; /* the id or name asked for, neutralised */
+    const char *raw;     /* the id or name asked for, as sent */
+    char asked[AUDIT_TEXT_MAX]; /* the same, neutralised for messages and lines */
     char peer[80];
 } lookup;
 
@@ -38,8 +43,11 @@ static void audit(const lookup *lk, const char *cred_id, const char *result)
 static void start_lookup(lookup *lk, agent_listener *l, const http_request *req,
                          const char *by, const char *asked)
 {
+    lk->l = l;
     lk->ag = l->ag;
+    lk->req = req;
     lk->by = by;
+    lk->raw = asked;
     agent_log_text(lk->asked, sizeof lk->asked, asked);
     agent_peer_name(req, lk->peer, sizeof lk->peer);
     atomic_fetch_add(&l->ag->lookups, 1);
@@ -105,8 +113,10 @@ static void send_token(const lookup *lk, store *st, const char *id, http_respons
     } else {
         agent_reply(resp, 200, token_body(canon, token, &acl)); /* Cache-Control: no-store */
         audit(lk, canon, resp->status == 200 ? "ok" : "error");
-        if (resp->status == 200)
-            agent_fetch_note(lk->ag, canon); /* memory only: written off this path */
+        if (resp->status == 200) {
+            agent_batch_note(lk->l, lk->req, canon); /* memory only: written off this path */
+            agent_batch_keep(lk->l, lk->req, lk->by[0], lk->raw, canon, resp);
+        }
     }
     if (token) {
         model_wipe(token, strlen(token));
@@ -115,11 +125,23 @@ static void send_token(const lookup *lk, store *st, const char *id, http_respons
     model_acl_clear(&acl);
 }
 
+/* The reply this event thread gave to the same question in its current batch
+ * (agent_batch.c), audited and noted like any: true when `resp` holds it. */
+static bool batch_reply(const lookup *lk, http_response *resp)
+{
+    char canon[MODEL_ID_MAX + 1];
+    if (!agent_batch_reply(lk->l, lk->req, lk->by[0], lk->raw, canon, resp))
+        return false;
+    audit(lk, canon, "ok");
+    agent_batch_note(lk->l, lk->req, canon);
+    return true;
+}
+
 /* A handle for the lookup, or NULL after replying (and auditing) the failure. */
 static store *lookup_store(const lookup *lk, http_response *resp)
 {
     error_info e = {0};
-    store *st = agent_store_take(lk->ag, &e);
+    store *st = agent_lookup_store(lk->l, lk->req, &e);
     if (!st) {
         agent_store_error(resp, &e);
         audit(lk, NULL, "error");
@@ -144,11 +166,13 @@ static void token_by_id(void *ctx, const http_request *req, http_response *resp)
         audit(&lk, NULL, "not_found");
         return;
     }
+    if (batch_reply(&lk, resp))
+        return;
     store *st = lookup_store(&lk, resp);
     if (!st)
         return;
     send_token(&lk, st, id, resp);
-    agent_store_give(l->ag, st, resp->status == 500);
+    agent_lookup_store_done(l, req, st, resp->status == 500);
 }
 
 /* "cr_a, cr_b, …" into msg, and the ids as a JSON array spliced into the body. */
@@ -192,6 +216,8 @@ static void send_token_named(agent_listener *l, const http_request *req, const c
         audit(&lk, NULL, "not_found");
         return;
     }
+    if (batch_reply(&lk, resp))
+        return;
     store *st = lookup_store(&lk, resp);
     if (!st)
         return;
@@ -211,7 +237,7 @@ static void send_token_named(agent_listener *l, const http_request *req, const c
     } else {
         send_token(&lk, st, ids[0], resp);
     }
-    agent_store_give(l->ag, st, resp->status == 500);
+    agent_lookup_store_done(l, req, st, resp->status == 500);
 }
 
 static void token_by_name(void *ctx, const http_request *req, http_response *resp)

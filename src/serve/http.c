@@ -11,6 +11,12 @@
  * A server whose hooks are quick (the agent's lookups) asks for a few event-loop
  * threads instead (http_config.threads): under many kept-alive connections, a
  * thread each costs more in context switches than the requests themselves.
+ * Those threads are ours, each driving one library daemon in its "external"
+ * epoll mode (every daemon on the shared listening socket), rather than the
+ * library's thread pool: that way a thread knows when it has handled everything
+ * that was ready (the idle hook, the end of a batch) and which thread a request
+ * runs on (req->worker), so a server can keep state per thread and per batch
+ * without a lock (the agent: its store handle, the token replies of a batch).
  *
  * Why the library's own connection limit is set far above ours: at its limit the
  * library stops accepting, and new connections wait in the kernel's queue where
@@ -20,6 +26,8 @@
 #include "http_internal.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -27,7 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 enum {
     DEFAULT_BODY_MAX = 1 << 20,
@@ -56,40 +67,74 @@ const char *http_request_header(const http_request *req, const char *name)
 }
 
 typedef struct header_tally {
-    const char *name;
-    size_t count;
+    const char *const *names;
+    size_t n;
+    size_t *counts;
 } header_tally;
 
-static enum MHD_Result tally_header(void *cls, enum MHD_ValueKind kind, const char *key,
-                                    const char *value)
+/* One header against every name: the lengths first, so most pairs cost one
+ * comparison of two numbers. */
+static void tally(header_tally *t, const char *key, size_t key_len)
 {
-    (void)kind, (void)value;
-    header_tally *t = cls;
-    if (key && strcasecmp(key, t->name) == 0)
-        t->count++;
+    for (size_t i = 0; i < t->n; i++) {
+        if (strlen(t->names[i]) == key_len && strcasecmp(key, t->names[i]) == 0)
+            t->counts[i]++;
+    }
+}
+
+static enum MHD_Result tally_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    size_t key_size, const char *value, size_t value_size)
+{
+    (void)kind, (void)value, (void)value_size;
+    if (key)
+        tally(cls, key, key_size);
     return MHD_YES;
+}
+
+void http_request_header_counts(const http_request *req, const char *const *names, size_t n,
+                                size_t *counts)
+{
+    const http_exchange *x = req->impl;
+    header_tally t = {.names = names, .n = n, .counts = counts};
+    memset(counts, 0, n * sizeof *counts);
+    if (x && x->inject) {
+        for (size_t i = 0; i < x->inject->nheaders; i++)
+            tally(&t, x->inject->headers[i].name, strlen(x->inject->headers[i].name));
+    } else if (x && x->conn) {
+        MHD_get_connection_values_n(x->conn, MHD_HEADER_KIND, tally_header, &t);
+    }
 }
 
 size_t http_request_header_count(const http_request *req, const char *name)
 {
-    const http_exchange *x = req->impl;
-    header_tally t = {.name = name};
-    if (x && x->inject) {
-        for (size_t i = 0; i < x->inject->nheaders; i++)
-            t.count += strcasecmp(x->inject->headers[i].name, name) == 0;
-    } else if (x && x->conn) {
-        MHD_get_connection_values(x->conn, MHD_HEADER_KIND, tally_header, &t);
-    }
-    return t.count;
+    size_t count;
+    http_request_header_counts(req, &name, 1, &count);
+    return count;
 }
 
-/* ---- the connection's guard entry ---- */
+/* ---- the connection: its guard entry and its peer ---- */
 
-static http_guard_conn *guard_entry(struct MHD_Connection *conn)
+/* What stays true for as long as the connection: its guard entry, and who is at
+ * the other end (a unix peer's credentials are those of its connect(); a TCP
+ * peer's address cannot change either), read once at accept rather than per
+ * request: a kept-alive client sends thousands. */
+typedef struct http_conn {
+    http_guard_conn *guard;
+    http_peer peer;
+    unsigned long long number; /* req->connection */
+} http_conn;
+
+static http_conn *conn_state(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return ci ? ci->socket_context : NULL;
+}
+
+static http_guard_conn *guard_entry(struct MHD_Connection *conn)
+{
+    http_conn *c = conn_state(conn);
+    return c ? c->guard : NULL;
 }
 
 void http_request_admit(const http_request *req)
@@ -99,15 +144,48 @@ void http_request_admit(const http_request *req)
         http_guard_admit(x->srv->guard, guard_entry(x->conn));
 }
 
+static void read_peer(http_server *srv, struct MHD_Connection *conn, int fd, http_peer *p)
+{
+    p->uid = -1;
+    p->pid = -1;
+    p->family = srv->lis.family;
+    if (p->family == AF_UNIX) {
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+            p->uid = (long)cred.uid;
+            p->pid = (long)cred.pid;
+        }
+        return;
+    }
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!ci || !ci->client_addr)
+        return;
+    /* Copied out: the library's sockaddr carries no alignment promise. */
+    struct sockaddr_in6 in6;
+    struct sockaddr_in in4;
+    if (ci->client_addr->sa_family == AF_INET6) {
+        memcpy(&in6, ci->client_addr, sizeof in6);
+        inet_ntop(AF_INET6, &in6.sin6_addr, p->addr, sizeof p->addr);
+    } else {
+        memcpy(&in4, ci->client_addr, sizeof in4);
+        inet_ntop(AF_INET, &in4.sin_addr, p->addr, sizeof p->addr);
+    }
+}
+
 /* STARTED: counted (a connection beyond the limits is cut or marked to get a
- * 503); CLOSED, which the library notifies before it closes the socket:
- * forgotten. */
+ * 503), its peer read; CLOSED, which the library notifies before it closes the
+ * socket: forgotten. */
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                           enum MHD_ConnectionNotificationCode code)
 {
     http_server *srv = cls;
+    http_conn *c = *socket_context;
     if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-        http_guard_close(srv->guard, *socket_context);
+        if (c)
+            http_guard_close(srv->guard, c->guard);
+        free(c);
         *socket_context = NULL;
         return;
     }
@@ -115,8 +193,18 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (!ci)
         return;
-    *socket_context = http_guard_open(srv->guard, ci->connect_fd);
-    if (!*socket_context) /* out of memory: no room for it either */
+    c = calloc(1, sizeof *c);
+    if (c) {
+        c->number = atomic_fetch_add(&srv->connections, 1) + 1;
+        read_peer(srv, conn, ci->connect_fd, &c->peer);
+        c->guard = http_guard_open(srv->guard, ci->connect_fd);
+    }
+    if (c && !c->guard) {
+        free(c);
+        c = NULL;
+    }
+    *socket_context = c;
+    if (!c) /* out of memory: no room for it either */
         shutdown(ci->connect_fd, SHUT_RDWR);
 }
 
@@ -151,33 +239,13 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 
 static void fill_peer(http_exchange *x)
 {
-    http_peer *p = &x->req.peer;
-    p->uid = -1;
-    p->pid = -1;
-    p->family = x->srv->lis.family;
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(x->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (p->family == AF_UNIX) {
-        const union MHD_ConnectionInfo *fd =
-            MHD_get_connection_info(x->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-        struct ucred cred;
-        socklen_t len = sizeof cred;
-        if (fd && getsockopt(fd->connect_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
-            p->uid = (long)cred.uid;
-            p->pid = (long)cred.pid;
-        }
-    } else if (ci && ci->client_addr) {
-        /* Copied out: the library's sockaddr carries no alignment promise. */
-        struct sockaddr_in6 in6;
-        struct sockaddr_in in4;
-        if (ci->client_addr->sa_family == AF_INET6) {
-            memcpy(&in6, ci->client_addr, sizeof in6);
-            inet_ntop(AF_INET6, &in6.sin6_addr, p->addr, sizeof p->addr);
-        } else {
-            memcpy(&in4, ci->client_addr, sizeof in4);
-            inet_ntop(AF_INET, &in4.sin_addr, p->addr, sizeof p->addr);
-        }
+    const http_conn *c = conn_state(x->conn);
+    if (c) {
+        x->req.peer = c->peer;
+        x->req.connection = c->number;
+        return;
     }
+    x->req.peer = (http_peer){.family = x->srv->lis.family, .uid = -1, .pid = -1};
 }
 
 /* The request line, still encoded (the library calls this before decoding it): the
@@ -189,7 +257,9 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     http_exchange *x = calloc(1, sizeof *x);
     if (!x)
         return NULL; /* the access handler then closes the connection */
-    x->srv = cls;
+    const http_worker *w = cls;
+    x->worker = w;
+    x->srv = w->srv;
     x->path_ctl = http_path_encoded_ctl(uri);
     return x;
 }
@@ -206,6 +276,7 @@ static bool exchange_fill(http_exchange *x, struct MHD_Connection *conn, const c
         return false;
     x->req.method = method;
     x->req.path = x->path;
+    x->req.worker = x->worker->index;
     x->req.impl = x;
     MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &x->req);
     fill_peer(x);
@@ -329,6 +400,8 @@ error_code http_server_open(const http_config *cfg, http_server **out, error_inf
                                                   : DEFAULT_HEAD_TIMEOUT_S;
     srv->cfg.timeout_s = cfg->timeout_s ? cfg->timeout_s : DEFAULT_TIMEOUT_S;
     atomic_init(&srv->stopping, false);
+    atomic_init(&srv->connections, 0);
+    srv->wake = -1;
     if (http_listener_open(cfg->listen, &srv->lis, err) != ERROR_OK) {
         free(srv);
         return err->code;
@@ -347,39 +420,141 @@ static error_code start_guard(http_server *srv, error_info *err)
     return http_guard_new(&lim, &srv->guard, err);
 }
 
-/* Per thread of the pool (the library splits its limit among them): any one
- * thread may end up holding every connection of ours. */
+/* Per daemon (each event thread runs one): any one of them may end up holding
+ * every connection of ours. */
 static unsigned library_limit(const http_config *c)
 {
-    return (c->connection_limit + c->pending_limit) * LIBRARY_LIMIT_FACTOR *
-           (c->threads ? c->threads : 1);
+    return (c->connection_limit + c->pending_limit) * LIBRARY_LIMIT_FACTOR;
+}
+
+/* An event thread: wait for the daemon's sockets (or its next timeout, or the
+ * server's stop), let the library handle whatever is ready, then tell the idle
+ * hook that the batch is done. Each daemon is driven by this one thread only. */
+static void *event_loop(void *arg)
+{
+    http_worker *w = arg;
+    http_server *srv = w->srv;
+    struct epoll_event ev[2];
+    while (!atomic_load(&srv->stopping)) {
+        MHD_UNSIGNED_LONG_LONG next;
+        int timeout = -1;
+        if (MHD_get_timeout(w->daemon, &next) == MHD_YES)
+            timeout = next > INT_MAX ? INT_MAX : (int)next;
+        if (epoll_wait(w->epoll_fd, ev, 2, timeout) < 0 && errno != EINTR)
+            break;
+        if (atomic_load(&srv->stopping))
+            break;
+        MHD_run(w->daemon);
+        if (srv->cfg.idle)
+            srv->cfg.idle(srv->cfg.ctx, w->index);
+    }
+    return NULL;
+}
+
+static struct MHD_Daemon *start_daemon(http_worker *w, unsigned flags)
+{
+    http_server *srv = w->srv;
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, srv,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)srv->lis.fd,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)library_limit(&srv->cfg),
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)srv->cfg.timeout_s,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)srv->cfg.header_max,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, w,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+        MHD_OPTION_END);
+}
+
+/* An event thread's daemon (the library's "external" epoll mode: no thread of its
+ * own), its epoll set (the daemon's epoll and the stop event) and the thread. */
+static bool start_event_worker(http_worker *w, unsigned flags)
+{
+    w->daemon = start_daemon(w, flags | MHD_USE_EPOLL);
+    const union MHD_DaemonInfo *di =
+        w->daemon ? MHD_get_daemon_info(w->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+    if (!di)
+        return false;
+    w->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event lib = {.events = EPOLLIN}, stop = {.events = EPOLLIN};
+    if (w->epoll_fd < 0 || epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, di->epoll_fd, &lib) != 0 ||
+        epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, w->srv->wake, &stop) != 0)
+        return false;
+    w->running = pthread_create(&w->thread, NULL, event_loop, w) == 0;
+    return w->running;
+}
+
+/* Stop every worker: the event threads first (none runs a hook after this), then
+ * the daemons, which close their connections (each notified closed). The shared
+ * listening socket is taken back from each daemon so that it is closed exactly
+ * once, by http_listener_close. */
+static void stop_workers(http_server *srv)
+{
+    atomic_store(&srv->stopping, true);
+    uint64_t one = 1;
+    if (srv->wake >= 0 && write(srv->wake, &one, sizeof one) < 0) {
+        /* an eventfd write fails only on overflow: it is readable already */
+    }
+    for (unsigned i = 0; i < srv->nworkers; i++) {
+        if (srv->workers[i].running)
+            pthread_join(srv->workers[i].thread, NULL);
+    }
+    for (unsigned i = 0; i < srv->nworkers; i++) {
+        http_worker *w = &srv->workers[i];
+        if (!w->daemon)
+            continue;
+        if (MHD_quiesce_daemon(w->daemon) == MHD_INVALID_SOCKET)
+            srv->lis.fd = -1; /* still the library's: it closes it */
+        MHD_stop_daemon(w->daemon);
+        if (w->epoll_fd >= 0)
+            close(w->epoll_fd);
+    }
+    free(srv->workers);
+    srv->workers = NULL;
+    srv->nworkers = 0;
+    if (srv->wake >= 0)
+        close(srv->wake);
+    srv->wake = -1;
+}
+
+static bool start_workers(http_server *srv)
+{
+    bool events = srv->cfg.threads > 0;
+    srv->nworkers = events ? srv->cfg.threads : 1;
+    srv->workers = calloc(srv->nworkers, sizeof *srv->workers);
+    if (!srv->workers)
+        return false;
+    unsigned flags = srv->lis.family == AF_INET6 ? MHD_USE_IPv6 : 0;
+    for (unsigned i = 0; i < srv->nworkers; i++)
+        srv->workers[i] = (http_worker){.srv = srv, .index = events ? (int)i : -1,
+                                        .epoll_fd = -1};
+    if (!events) {
+        srv->workers[0].daemon = start_daemon(
+            &srv->workers[0], flags | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
+                                  MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL);
+        return srv->workers[0].daemon != NULL;
+    }
+    srv->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (srv->wake < 0)
+        return false;
+    for (unsigned i = 0; i < srv->nworkers; i++) {
+        if (!start_event_worker(&srv->workers[i], flags))
+            return false;
+    }
+    return true;
 }
 
 error_code http_server_start(http_server *srv, error_info *err)
 {
     error_info scratch;
     err = err ? err : &scratch;
-    if (srv->daemon)
+    if (srv->workers)
         return error_set(err, ERROR_IO, "the server is already running");
     if (start_guard(srv, err) != ERROR_OK)
         return err->code;
-    bool pool = srv->cfg.threads > 0;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
-                     (pool ? MHD_USE_EPOLL : MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL);
-    if (srv->lis.family == AF_INET6)
-        flags |= MHD_USE_IPv6;
-    srv->daemon = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, srv,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(pool ? srv->cfg.threads : 0),
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)srv->lis.fd,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)library_limit(&srv->cfg),
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)srv->cfg.timeout_s,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)srv->cfg.header_max,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-        MHD_OPTION_END);
-    if (!srv->daemon) {
+    if (!start_workers(srv)) {
+        stop_workers(srv);
+        atomic_store(&srv->stopping, false);
         http_guard_free(srv->guard);
         srv->guard = NULL;
         return error_set(err, ERROR_IO, "cannot start the HTTP server on %s",
@@ -413,15 +588,7 @@ void http_server_stop(http_server *srv)
 {
     if (!srv)
         return;
-    atomic_store(&srv->stopping, true);
-    if (srv->daemon) {
-        /* Take the listening socket back so it is closed exactly once, here. */
-        MHD_socket fd = MHD_quiesce_daemon(srv->daemon);
-        if (fd == MHD_INVALID_SOCKET)
-            srv->lis.fd = -1; /* still the library's: it closes it */
-        MHD_stop_daemon(srv->daemon); /* every connection notified closed */
-        srv->daemon = NULL;
-    }
+    stop_workers(srv); /* every connection notified closed */
     http_guard_free(srv->guard);
     http_listener_close(&srv->lis);
     free(srv);

@@ -9,6 +9,7 @@
 #ifndef RAMPART_HTTP_INTERNAL_H
 #define RAMPART_HTTP_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <sys/un.h>
 #include <time.h>
@@ -66,17 +67,33 @@ bool http_path_decoded_ctl(const char *path, size_t len);
 struct MHD_Daemon;
 struct MHD_Connection;
 
+/* One library daemon and who drives it: an event thread of ours (index 0..), or
+ * the library's own threads (index -1, a thread per connection). Every daemon of
+ * a server shares its listening socket. */
+typedef struct http_worker {
+    struct http_server *srv;
+    int index;
+    struct MHD_Daemon *daemon;
+    int epoll_fd;              /* an event thread's: the daemon's epoll and `wake` */
+    pthread_t thread;
+    bool running;              /* the event thread was started */
+} http_worker;
+
 struct http_server {
     http_config cfg;
     http_listener lis;
-    struct MHD_Daemon *daemon;
+    http_worker *workers;      /* from http_server_start on; threads, or 1 */
+    unsigned nworkers;
+    int wake;                  /* an eventfd, readable once the server stops */
     struct http_guard *guard;  /* from http_server_start on */
     atomic_bool stopping;
+    atomic_ullong connections; /* connections accepted so far: their numbers */
 };
 
 /* One request, from its request line to the completion callback. */
 typedef struct http_exchange {
     http_server *srv;
+    const http_worker *worker;   /* NULL for dispatch */
     struct MHD_Connection *conn; /* NULL until the headers are in, and for dispatch */
     http_request req;
     struct timespec start;

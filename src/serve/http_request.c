@@ -149,6 +149,7 @@ void http_server_dispatch(http_server *srv, const http_inject *in, http_response
     http_exchange x = {.srv = srv, .inject = in};
     clock_gettime(CLOCK_MONOTONIC, &x.start);
     x.req.method = in->method;
+    x.req.worker = -1; /* no event thread: nothing kept per batch */
     x.req.impl = &x;
     x.req.peer = in->peer;
     take_query(&x, in);

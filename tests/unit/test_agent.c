@@ -173,6 +173,107 @@ static void refuses_other_uids(void **state)
     assert_non_null(strstr(f->log, "refused peer=uid:"));
 }
 
+/* ---- token replies kept for a batch ---- */
+
+static int connect_unix(const char *sock)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", sock);
+    assert_true(fd >= 0);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    return fd;
+}
+
+/* One whole reply (head and Content-Length bytes) from a kept-alive connection. */
+static void read_one(int fd, char *reply, size_t size)
+{
+    size_t got = 0;
+    reply[0] = '\0';
+    for (;;) {
+        const char *end = strstr(reply, "\r\n\r\n");
+        const char *cl = strstr(reply, "Content-Length: ");
+        if (end && cl && strlen(end + 4) >= strtoul(cl + 16, NULL, 10))
+            return;
+        ssize_t n = read(fd, reply + got, size - 1 - got);
+        assert_true(n > 0);
+        got += (size_t)n;
+        reply[got] = '\0';
+    }
+}
+
+static void ask(int fd, const char *path)
+{
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n", path);
+    assert_int_equal(write(fd, req, (size_t)n), n);
+}
+
+static size_t count_in(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* Many connections asking at once (one batch, or a few): every one gets the
+ * whole reply, no-store, and its own audit line. A client that changes the
+ * cache then sees the change on its own connection and on a new one. */
+static void batch_replies(void **state)
+{
+    fixture *f = *state;
+    agent_options o = options(f);
+    o.rate_per_s = AGENT_RATE_UNLIMITED;
+    agent *ag;
+    assert_int_equal(agent_start(&o, &ag, NULL), ERROR_OK);
+    char path[128], reply[4096];
+    snprintf(path, sizeof path, "/v1/credentials/%s/token", f->cred_id);
+    enum { N = 8 };
+    int fds[N];
+    for (int i = 0; i < N; i++)
+        fds[i] = connect_unix(f->sock);
+    for (int i = 0; i < N; i++)
+        ask(fds[i], path);
+    for (int i = 0; i < N; i++) {
+        read_one(fds[i], reply, sizeof reply);
+        assert_non_null(strstr(reply, "HTTP/1.1 200"));
+        assert_non_null(strstr(reply, "Cache-Control: no-store"));
+        assert_non_null(strstr(reply, "{\"id\":\"cr_2AgentUnitTest000000000001\",\"token\":\""
+                                      TOKEN "\",\"acl\":[]}"));
+    }
+    pthread_mutex_lock(&f->lock);
+    assert_int_equal(count_in(f->log, "result=ok"), N);
+    pthread_mutex_unlock(&f->lock);
+    for (int i = 0; i < N; i++)
+        close(fds[i]);
+
+    /* The one connection that asked (so it read the cache itself) asks again
+     * after the change, then a new connection does: both see it. */
+    int one = connect_unix(f->sock);
+    ask(one, path);
+    read_one(one, reply, sizeof reply);
+    assert_non_null(strstr(reply, "HTTP/1.1 200"));
+    store *st = ts_store_open(f->db);
+    error_info err;
+    assert_int_equal(store_remove(st, MODEL_KIND_CRED, f->cred_id, &err), ERROR_OK);
+    store_close(st);
+    ask(one, path);
+    read_one(one, reply, sizeof reply);
+    assert_non_null(strstr(reply, "HTTP/1.1 404"));
+    int fresh = connect_unix(f->sock);
+    ask(fresh, path);
+    read_one(fresh, reply, sizeof reply);
+    assert_non_null(strstr(reply, "HTTP/1.1 404"));
+    close(fresh);
+    close(one);
+    agent_stats s;
+    agent_stats_get(ag, &s);
+    assert_int_equal(s.lookups, N + 3);
+    agent_stop(ag);
+    assert_null(strstr(f->log, TOKEN));
+}
+
 /* ---- the policy index swapped while checks run ---- */
 
 #define POLICY "ipp_2AgentUnitTestPolicy00000001"
@@ -443,6 +544,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(serves_counts_and_stops),
         T(refuses_other_uids),
+        T(batch_replies),
         T(index_swaps_under_readers),
         T(start_refusals),
         T(key_file),

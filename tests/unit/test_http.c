@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,6 +342,140 @@ static void header_counts(void **state)
     http_server_stop(srv);
 }
 
+/* Several names in one pass: each counted, case-insensitively, others ignored. */
+static size_t counted[3];
+
+static bool count_gate(void *ctx, const http_request *req, http_response *resp)
+{
+    (void)ctx, (void)resp;
+    static const char *const names[] = {"Host", "X-Forwarded-For", "Via"};
+    http_request_header_counts(req, names, 3, counted);
+    return true;
+}
+
+static void header_counts_many(void **state)
+{
+    (void)state;
+    http_config cfg = {.listen = "tcp:127.0.0.1:0", .routes = routes, .nroutes = 1,
+                       .gate = count_gate, .threads = 1};
+    http_server *srv = NULL;
+    assert_int_equal(http_server_open(&cfg, &srv, NULL), ERROR_OK);
+    http_param h[] = {{"via", "a"}, {"Host", "x"}, {"X-Forwarded-Fo", "1"},
+                      {"VIA", "b"}, {"X-Forwarded-For", "2"}};
+    http_inject in = {.method = "GET", .path = "/ok", .headers = h, .nheaders = 5};
+    http_response resp = {0};
+    http_server_dispatch(srv, &in, &resp);
+    assert_int_equal(counted[0], 1);
+    assert_int_equal(counted[1], 1);
+    assert_int_equal(counted[2], 2);
+    http_response_set(&resp, 0, NULL);
+    http_server_stop(srv);
+}
+
+/* ---- event threads: which one served, and the end of each batch ---- */
+
+typedef struct batches {
+    atomic_int served[2]; /* requests per event thread */
+    atomic_int idle[2];   /* idle hook calls per event thread */
+    atomic_int bad;       /* a request whose worker was out of range */
+    atomic_int last;      /* the worker of the last request, -2: none yet */
+    atomic_ullong conn;   /* its connection number */
+} batches;
+
+static void worker_handler(void *ctx, const http_request *req, http_response *resp)
+{
+    batches *b = ctx;
+    if (req->worker >= 0 && req->worker < 2)
+        atomic_fetch_add(&b->served[req->worker], 1);
+    else
+        atomic_fetch_add(&b->bad, 1);
+    atomic_store(&b->last, req->worker);
+    atomic_store(&b->conn, req->connection);
+    http_response_set(resp, 200, strdup("{}"));
+}
+
+static void worker_idle(void *ctx, int worker)
+{
+    batches *b = ctx;
+    if (worker >= 0 && worker < 2)
+        atomic_fetch_add(&b->idle[worker], 1);
+    else
+        atomic_fetch_add(&b->bad, 1);
+}
+
+static const http_route worker_routes[] = {{"GET", "/ok", worker_handler, NULL}};
+
+static http_server *start_batches(batches *b, unsigned threads)
+{
+    http_config cfg = {.listen = "tcp:127.0.0.1:0", .routes = worker_routes, .nroutes = 1,
+                       .ctx = b, .timeout_s = 30, .threads = threads, .idle = worker_idle};
+    http_server *srv = NULL;
+    assert_int_equal(http_server_open(&cfg, &srv, NULL), ERROR_OK);
+    assert_int_equal(http_server_start(srv, NULL), ERROR_OK);
+    return srv;
+}
+
+/* Each request names the event thread that served it and its connection; that
+ * thread then says its batch is over. Off event threads: -1, and no idle hook. */
+static void event_threads_batches(void **state)
+{
+    (void)state;
+    batches b = {0};
+    atomic_store(&b.last, -2);
+    http_server *srv = start_batches(&b, 2);
+    int fds[4];
+    unsigned long long conns[4];
+    for (int i = 0; i < 4; i++)
+        fds[i] = connect_tcp(srv);
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 4; i++) {
+            send_text(fds[i], whole);
+            char buf[512];
+            bool closed;
+            read_reply(fds[i], 3000, buf, sizeof buf, &closed);
+            assert_non_null(strstr(buf, "HTTP/1.1 200"));
+            int w = atomic_load(&b.last);
+            assert_true(w == 0 || w == 1);
+            /* The idle hook of that thread follows its batch (poll: it runs
+             * after the reply left). */
+            for (int t = 0; t < 300 && atomic_load(&b.idle[w]) == 0; t++)
+                poll(NULL, 0, 10);
+            assert_true(atomic_load(&b.idle[w]) > 0);
+            if (round == 0)
+                conns[i] = atomic_load(&b.conn);
+            assert_true(atomic_load(&b.conn) == conns[i]); /* kept alive: same number */
+        }
+    }
+    for (int i = 1; i < 4; i++)
+        assert_true(conns[i] != conns[0] && conns[i] != 0);
+    assert_int_equal(atomic_load(&b.served[0]) + atomic_load(&b.served[1]), 12);
+    assert_int_equal(atomic_load(&b.bad), 0);
+    http_inject in = {.method = "GET", .path = "/ok"};
+    http_response resp = {0};
+    http_server_dispatch(srv, &in, &resp);
+    assert_int_equal(resp.status, 200);
+    assert_int_equal(atomic_load(&b.bad), 1); /* worker -1 */
+    assert_true(atomic_load(&b.conn) == 0);
+    http_response_set(&resp, 0, NULL);
+    for (int i = 0; i < 4; i++)
+        close(fds[i]);
+    http_server_stop(srv);
+
+    /* A thread per connection: worker -1, never an idle call. */
+    batches p = {0};
+    srv = start_batches(&p, 0);
+    int fd = connect_tcp(srv);
+    send_text(fd, whole);
+    char buf[512];
+    bool closed;
+    read_reply(fd, 3000, buf, sizeof buf, &closed);
+    assert_non_null(strstr(buf, "HTTP/1.1 200"));
+    assert_int_equal(atomic_load(&p.last), -1);
+    assert_int_equal(atomic_load(&p.idle[0]) + atomic_load(&p.idle[1]), 0);
+    close(fd);
+    http_server_stop(srv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +486,8 @@ int main(void)
         cmocka_unit_test(unix_admitted_at_accept),
         cmocka_unit_test(path_control_characters),
         cmocka_unit_test(header_counts),
+        cmocka_unit_test(header_counts_many),
+        cmocka_unit_test(event_threads_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
