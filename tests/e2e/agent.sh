@@ -346,12 +346,17 @@ stop_agent u2
 
 # ---- rate ----
 start_agent r --listen "unix:$tmp/run/r.sock" --rate 1
+# The burst of 2 is spent by the first two; a third that finds the bucket empty
+# is refused. Up to 8 asks: on a loaded machine a second may pass between two,
+# which refills one (never an assertion on time).
 codes=""
-for i in 1 2 3 4; do
+for i in 1 2 3 4 5 6 7 8; do
     ureq "$sock" /v1/tokens/web
     codes="$codes $status"
+    [ "$status" = 429 ] && break
 done
-check "rate 1/s (burst 2): 200 200 429 429" [ "$codes" = " 200 200 429 429" ]
+check "rate 1/s (burst 2): 200 200, then a 429 ($codes)" \
+    sh -c 'case "$0" in " 200 200"*" 429") exit 0 ;; esac; exit 1' "$codes"
 check "429: ERR_RATE_LIMITED with Retry-After" sh -c 'grep -q "ERR_RATE_LIMITED" "$0" && tr -d "\r" <"$1" | grep -q "^Retry-After: [1-9]"' "$tmp/out" "$tmp/hdr"
 stop_agent r
 
