@@ -180,7 +180,10 @@ static void log_merge(engine *e, const store_pull_stats *r, const store_pull_sta
                c->pulled);
     if (r->added + c->added)
         engine_log(e, SYNC_LOG_INFO, "%zu added remotely", r->added + c->added);
-    if (r->remote_deleted + c->remote_deleted)
+    if (r->remote_deleted + c->remote_deleted && e->opt.follower)
+        engine_log(e, SYNC_LOG_INFO, "%zu deleted upstream: removed",
+                   r->remote_deleted + c->remote_deleted);
+    else if (r->remote_deleted + c->remote_deleted)
         engine_log(e, SYNC_LOG_WARN, "%zu deleted remotely: kept for review "
                    "(rampart plan shows them with ~)", r->remote_deleted + c->remote_deleted);
     if (r->adopted)
@@ -245,6 +248,12 @@ bool engine_pull(engine *e)
     rep->conflicts += r.conflicts + c.conflicts + r.edit_conflicts + c.edit_conflicts;
     e->pulled = true;
     log_merge(e, &r, &c);
+    /* Every pull, not only one that removed something: rows an older version
+     * kept go too. */
+    if (e->opt.follower && store_pull_forget_removed(e->st, NULL, &err)) {
+        engine_db_fail(e, &err);
+        return false;
+    }
     /* Edits the merge made (a credential still carrying its marker) are sent by
      * another round; those the push left for later wait for the next sync. */
     size_t new_edits = edited_after > edited_before ? edited_after - edited_before : 0;

@@ -796,6 +796,11 @@ typedef struct store_pull_stats {
 error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats *creds,
                             error_info *err);
 
+/* A follower's cache (read_only: it never holds a local change) keeps no trace of
+ * what its upstream removed: the rows a merge marked remote_deleted, of both kinds,
+ * are deleted in one transaction. *removed (may be NULL) counts them. */
+error_code store_pull_forget_removed(store *st, size_t *removed, error_info *err);
+
 /* ---- one policy's rules, lean (store_apply.c) ------------------------------ */
 
 /* A rule as store_policy_rules hands it over: the texts are valid during the

@@ -262,6 +262,10 @@ typedef struct sync_clock {
 typedef struct sync_options {
     bool push;                 /* push the outbox */
     bool pull;                 /* pull and reconcile */
+    bool follower;             /* the remote is a hub's mirror (read_only): what it no
+                                  longer lists is forgotten, not kept as
+                                  remote_deleted (a follower has no local change
+                                  to keep) */
     int rate_per_min;          /* the older setting: when budget.requests is 0 and
                                   this is > 0, the budget is {rate_per_min, 60 s,
                                   share 1.0}; 0: unpaced */

@@ -258,6 +258,7 @@ int cli_sync_run(cli_ctx *ctx, const cli_sync_args *a, sync_report *report)
     sync_options opt = {
         .push = a->push && !cli_follower(ctx), /* a follower only pulls */
         .pull = a->pull,
+        .follower = cli_follower(ctx),
         .on_progress = cli_sync_view_progress,
         .on_log = cli_sync_view_log,
         .cb_ctx = &view,

@@ -376,3 +376,27 @@ error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats
         *creds = cred_stats;
     return ERROR_OK;
 }
+
+error_code store_pull_forget_removed(store *st, size_t *removed, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    size_t total = 0;
+    if (store_begin(st, err))
+        return err->code;
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE state = 'remote_deleted'",
+                 kind_get((model_kind)k)->table);
+        if (store_exec_sql(st, sql, err)) {
+            store_rollback(st);
+            return err->code;
+        }
+        total += (size_t)sqlite3_changes(st->db);
+    }
+    if (store_commit(st, err))
+        return err->code;
+    if (removed)
+        *removed = total;
+    return ERROR_OK;
+}
