@@ -377,10 +377,14 @@ static bool request_started(CURL *e)
 
 /* ---- transfers over the multi handle -------------------------------------- */
 
-/* A multi-interface failure as the result code curl_easy_perform gives for it. */
-static CURLcode multi_failed(CURLMcode mc)
+/* A multi-interface failure as a result code: `started` (the transfer may have
+ * sent something) gives one whose classification asks whether the request had
+ * left (api_curl_net), never a plain "not sent". */
+static CURLcode multi_failed(CURLMcode mc, bool started)
 {
-    return mc == CURLM_OUT_OF_MEMORY ? CURLE_OUT_OF_MEMORY : CURLE_BAD_FUNCTION_ARGUMENT;
+    if (mc == CURLM_OUT_OF_MEMORY)
+        return CURLE_OUT_OF_MEMORY;
+    return started ? CURLE_UNRECOVERABLE_POLL : CURLE_BAD_FUNCTION_ARGUMENT;
 }
 
 /* Take the easy handle out of the multi handle. Mid-transfer this aborts it, and
@@ -401,11 +405,11 @@ static CURLcode transfer_start(api_client *c, bool *added)
     *added = false;
     CURLMcode mc = curl_multi_add_handle(c->multi, c->easy);
     if (mc != CURLM_OK)
-        return multi_failed(mc);
+        return multi_failed(mc, false);
     c->in_multi = *added = true;
     int running = 0;
     mc = curl_multi_perform(c->multi, &running);
-    return mc == CURLM_OK ? CURLE_OK : multi_failed(mc);
+    return mc == CURLM_OK ? CURLE_OK : multi_failed(mc, true);
 }
 
 /* The transfer's result, when it has ended. */
@@ -433,11 +437,11 @@ static CURLcode transfer_finish(api_client *c)
         if (mc == CURLM_OK)
             mc = curl_multi_perform(c->multi, &running);
         if (mc != CURLM_OK) {
-            rc = multi_failed(mc);
+            rc = multi_failed(mc, true);
             break;
         }
         if (running == 0 && !transfer_done(c, &rc)) {
-            rc = CURLE_FAILED_INIT; /* ended without a result: cannot happen */
+            rc = CURLE_UNRECOVERABLE_POLL; /* ended without a result: cannot happen */
             break;
         }
         if (running == 0)

@@ -701,7 +701,7 @@ error_code store_discard(store *st, model_kind kind, const char *id,
  */
 
 /* Empty the staging tables: the start of every pull. Outside a transaction the
- * staging then lives in memory (about 250 bytes a rule) until the merge ends or
+ * staging then lives in memory (about 270 bytes a rule) until the merge ends or
  * store_pull_release; inside one it stays in SQLite's temporary file. */
 error_code store_pull_begin(store *st, error_info *err);
 

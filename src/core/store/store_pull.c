@@ -31,7 +31,7 @@ static error_code exec_id(store *st, store_stmt_id id, const char *const *args, 
  * (or store_pull_release): in SQLite's temporary file with its default 2 MB cache
  * a listing of 100,000 rules spilled to disk and was read back (~34k writes and
  * ~33k reads, plus the temp schema's journal). What it takes is what the listing
- * holds, about 250 bytes a rule, given back when the pull ends: temp_store goes
+ * holds, about 270 bytes a rule, given back when the pull ends: temp_store goes
  * back to its default, which drops the temp schema whole. temp_store can change
  * only outside a transaction (it drops the temp schema); inside a caller's
  * transaction the staging stays where it is.
