@@ -791,7 +791,7 @@ typedef struct store_pull_stats {
  * (STORE_CONFLICT_FIELDS, both values kept); a field not edited takes the remote
  * value; a row absent from the listing is a conflict (STORE_CONFLICT_GONE).
  * `rules`/`creds` may be NULL. The merge's pages are kept in a cache of up to
- * 256 MiB until its commit (then the connection's own size again).
+ * 64 MiB until its commit (then the connection's own size again).
  */
 error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats *creds,
                             error_info *err);
