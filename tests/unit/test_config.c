@@ -15,50 +15,7 @@
 #include "rampart/config.h"
 #include "test_support.h"
 
-/* A fake environment: NULL-terminated name/value pairs. */
-typedef struct fake_env {
-    const char *pairs[16];
-} fake_env;
-
-static const char *fake_getenv(void *ctx, const char *name)
-{
-    fake_env *env = ctx;
-    for (size_t i = 0; env->pairs[i]; i += 2) {
-        if (strcmp(env->pairs[i], name) == 0)
-            return env->pairs[i + 1];
-    }
-    return NULL;
-}
-
-typedef struct fixture {
-    char dir[64];
-    char cfg_path[128];
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = ts_zalloc(sizeof *f);
-    ts_temp_dir_path(f->dir, sizeof f->dir, "/tmp/rampart-config-XXXXXX", f->cfg_path,
-                     sizeof f->cfg_path, "config");
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    ts_remove_tree(((fixture *)*state)->dir);
-    free(*state);
-    return 0;
-}
-
-static void write_file(const char *path, const char *text, mode_t mode)
-{
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-    chmod(path, mode);
-}
+#include "config_fixture.h"
 
 static void test_defaults_follow_xdg(void **state)
 {
