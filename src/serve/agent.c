@@ -33,7 +33,9 @@ enum {
                               client's place lasts until this many newer ones came
                               (under a reconnect flood, tens of ms: time enough for
                               an honest client's head, sent at once) */
-    FD_RESERVE = 256,      /* for the store handles (3 fds each in WAL), logs, … */
+    FD_RESERVE = 320,      /* for the store handles (3 fds each in WAL: the pool's
+                              64, one per event thread), the event threads' epoll
+                              sets (2 each), logs, … */
     THREADS_MAX = 8,
     LOG_LINE_MAX = 1024
 };
