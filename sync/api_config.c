@@ -34,13 +34,10 @@ static error_code check_key(const char *key, error_info *err)
     size_t len = strlen(key);
     if (len > API_KEY_MAX)
         return error_set(err, ERROR_CONFIG, "the API key is longer than %d bytes", API_KEY_MAX);
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)key[i];
-        if (ch <= ' ' || ch >= 0x7f)
-            return error_set(err, ERROR_CONFIG,
-                             "the API key holds a space, control or non-ASCII character: "
-                             "check how it was pasted");
-    }
+    if (!model_key_chars_ok(key, len))
+        return error_set(err, ERROR_CONFIG,
+                         "the API key holds a space, control or non-ASCII character: "
+                         "check how it was pasted");
     return ERROR_OK;
 }
 

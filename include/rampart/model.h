@@ -164,6 +164,10 @@ void model_cred_clear(model_cred *cred);
 /* Overwrite `len` bytes of a secret so the compiler cannot drop the stores. */
 void model_wipe(void *buf, size_t len);
 
+/* True when each of the `len` bytes at `key` is visible ASCII (0x21-0x7e): the
+ * shape of an API key, wherever one comes from (the config, a key_command). */
+bool model_key_chars_ok(const char *key, size_t len);
+
 /* free() for libraries that free copies of secrets without clearing them
  * (jansson, libcurl): zeroes the whole block malloc handed out, then frees it.
  * `p` must come from malloc/calloc/realloc/strdup; NULL is a no-op. */

@@ -108,13 +108,10 @@ static error_code judge_key(char *key, size_t len, bool too_long, size_t size,
     if (len == 0)
         return error_set(err, ERROR_CONFIG,
                          "exit status 0, but it printed no key (an empty first line)");
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)key[i];
-        if (c <= ' ' || c >= 0x7f)
-            return error_set(err, ERROR_CONFIG,
-                             "exit status 0, but its first line holds a space, a control "
-                             "character or a byte that is not ASCII: not an API key");
-    }
+    if (!model_key_chars_ok(key, len))
+        return error_set(err, ERROR_CONFIG,
+                         "exit status 0, but its first line holds a space, a control "
+                         "character or a byte that is not ASCII: not an API key");
     return ERROR_OK;
 }
 

@@ -98,6 +98,16 @@ void model_wipe(void *buf, size_t len)
         explicit_bzero(buf, len);
 }
 
+bool model_key_chars_ok(const char *key, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)key[i];
+        if (c <= ' ' || c >= 0x7f)
+            return false;
+    }
+    return true;
+}
+
 void model_free_wiped(void *p)
 {
     if (!p)
