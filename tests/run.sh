@@ -87,9 +87,8 @@ while [ "$j" -lt "${TEST_JOBS:-2}" ]; do
     j=$((j + 1))
 done
 for pid in $pids; do wait "$pid"; done
-# The console's tests last, one at a time, on a quiet machine: under load a
-# headless console has been seen to lose the effect of its script's first keys
-# (ui/README.md, "Known issue"), so they do not share the cores.
+# The console's tests last, one at a time: the tmux ones wait for a screen with a
+# bound in time (tui_wait), which a loaded machine should not have to race.
 for t in "$here"/tui/*.sh; do
     [ -f "$t" ] || continue
     n=$((n + 1))

@@ -46,6 +46,16 @@ rule=$(python3 -c 'import json,sys; print([r["id"] for r in json.load(open(sys.a
 cred=$(server_ids credentials | head -n 1)
 check "seed: ids known" sh -c "[ -n '$rule' ] && [ -n '$cred' ]"
 
+# ---- the token the CLI's sync brought comes up first, once ---------------------------
+# (Left open, it would take the keys meant for the table below.)
+play token <<EOF
+dump
+key <Enter>
+dump
+EOF
+check "start: the token the CLI's sync brought comes up first" screen 1 "New token: $cred"
+check "start: Enter closes it" no_screen 2 "New token"
+
 # ---- the form of a synced rule: pre-filled, the fixed fields read-only -------------
 play open <<EOF
 key /
@@ -61,6 +71,7 @@ key <Esc>
 dump
 EOF
 check "open: exit 0" status_is 0
+check "open: the filter holds that rule only" screen 1 "rows 1-1 of 1"
 check "open: e opens the rule's edit form" screen 1 "Edit rule $rule"
 check "open: pre-filled with its cidr" screen 1 "> CIDR          10.1.0.0/16"
 check "open: its policy read-only" screen 1 "Policy        $policy  (read-only)"
