@@ -129,6 +129,8 @@ typedef struct agent_options {
                                             none: the default unix socket
                                             (agent_default_socket) */
     size_t nlisten;
+    const char *profile;                 /* whose default socket; NULL: the default
+                                            profile's */
     const char *key_path;                /* NULL: agent_default_key_path */
     long allow_uids[AGENT_UIDS_MAX];     /* unix callers allowed; none: our own uid */
     size_t nuids;
@@ -158,8 +160,12 @@ typedef struct agent_options {
 typedef struct agent agent;
 
 /* "$XDG_RUNTIME_DIR/rampart/agent.sock" (falls back to /tmp/rampart-UID/ when
- * XDG_RUNTIME_DIR is unset) into buf. ERROR_INVALID when it does not fit. */
-error_code agent_default_socket(char *buf, size_t size, error_info *err);
+ * XDG_RUNTIME_DIR is unset) into buf: the default profile's, `profile` NULL, ""
+ * or "default". Another profile's is agent-PROFILE.sock beside it, so agents of
+ * two accounts never take each other's socket. ERROR_INVALID when it does not
+ * fit, or when `profile` holds more than [A-Za-z0-9_-] (it becomes a file name). */
+error_code agent_default_socket(char *buf, size_t size, const char *profile,
+                                error_info *err);
 
 /* "$XDG_CONFIG_HOME/rampart/agent.key" (~/.config/…) into buf. */
 error_code agent_default_key_path(char *buf, size_t size, error_info *err);

@@ -315,7 +315,8 @@ static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
     char sock[PATH_MAX_LEN], key[PATH_MAX_LEN], help[HELP_MAX];
     char path_text[PATH_MAX_LEN];
     error_info e = {0};
-    error_code rc_path = agent_default_socket(path_text, sizeof path_text, &e);
+    error_code rc_path = agent_default_socket(path_text, sizeof path_text,
+                                              config_profile(&ctx->cfg), &e);
     help_path(sock, sizeof sock, rc_path, path_text, &e);
     rc_path = agent_default_key_path(path_text, sizeof path_text, &e);
     help_path(key, sizeof key, rc_path, path_text, &e);
@@ -346,7 +347,7 @@ static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         return rc;
     if (!take_inherited(ctx, path, &f, &rc))
         return rc;
-    agent_options o = {0};
+    agent_options o = {.profile = config_profile(&ctx->cfg)};
     if (!build_options(ctx, path, &f, &o, &rc))
         return rc;
     /* Created (and migrated) here if missing: the agent's handles are read-only.

@@ -246,10 +246,9 @@ static void check_key_dir(doctor_state *d, doctor_result *r)
 /* The same check an agent makes before it listens there. */
 static void check_socket_dir(doctor_state *d, doctor_result *r)
 {
-    (void)d;
     char sock[CONFIG_PATH_MAX], dir[CONFIG_PATH_MAX];
     error_info e = {0};
-    if (agent_default_socket(sock, sizeof sock, &e) != ERROR_OK) {
+    if (agent_default_socket(sock, sizeof sock, config_profile(&d->ctx->cfg), &e) != ERROR_OK) {
         say(r, DOCTOR_SKIP, "%s", e.msg);
         return;
     }

@@ -215,20 +215,25 @@ void cli_sync_settings(const config *cfg, sync_options *opt, api_config *api)
     }
 }
 
+/* The remote and its key, before the cache is opened: a profile whose key
+ * command fails gets no empty cache of its own. A key_command runs now, the first
+ * moment the key is needed, not before. */
+static error_code remote_ready(cli_ctx *ctx, error_info *e)
+{
+    if (!config_remote_configured(&ctx->cfg))
+        return error_set(e, ERROR_CONFIG,
+                         "no remote configured: set RAMPART_API_URL and RAMPART_API_KEY (or "
+                         "api_url/api_key in the config file), or try '%s --sandbox sync'",
+                         ctx->program);
+    return config_resolve_key(&ctx->cfg, false, e);
+}
+
 /* A follower's client sends conditional GETs, its pages kept in the cache
  * (`pages` must outlive the client). */
 static error_code make_client(cli_ctx *ctx, api_page_cache *pages, api_client **client,
                               error_info *e)
 {
     const config *cfg = &ctx->cfg;
-    if (!config_remote_configured(cfg))
-        return error_set(e, ERROR_CONFIG,
-                         "no remote configured: set RAMPART_API_URL and RAMPART_API_KEY (or "
-                         "api_url/api_key in the config file), or try '%s --sandbox sync'",
-                         ctx->program);
-    /* The first moment the key is needed: a key_command runs now, not before. */
-    if (config_resolve_key(&ctx->cfg, false, e) != ERROR_OK)
-        return e->code;
     api_config ac = {
         .base_url = config_get(cfg, CONFIG_API_URL),
         .api_key = config_get(cfg, CONFIG_API_KEY),
@@ -245,12 +250,14 @@ static error_code make_client(cli_ctx *ctx, api_page_cache *pages, api_client **
 int cli_sync_run(cli_ctx *ctx, const cli_sync_args *a, sync_report *report)
 {
     memset(report, 0, sizeof *report);
+    error_info e = {0};
+    if (remote_ready(ctx, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
     store *st = cli_store(ctx);
     if (!st)
         return ctx->store_exit;
     api_client *client = NULL;
     api_page_cache pages;
-    error_info e = {0};
     if (make_client(ctx, &pages, &client, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
     cli_sync_view view;

@@ -364,7 +364,7 @@ static error_code open_listeners(agent *ag, const agent_options *opt, error_info
     if (opt->nlisten == 0) {
         // NOLINTNEXTLINE(bugprone-not-null-terminated-result): the call below ends it
         memcpy(def, "unix:", 5);
-        if (agent_default_socket(def + 5, sizeof def - 5, err) != ERROR_OK)
+        if (agent_default_socket(def + 5, sizeof def - 5, opt->profile, err) != ERROR_OK)
             return err->code;
         return open_listener(ag, opt, def, err);
     }

@@ -29,12 +29,29 @@ static error_code fit(size_t size, int n, error_info *err)
     return ERROR_OK;
 }
 
-error_code agent_default_socket(char *buf, size_t size, error_info *err)
+/* A profile's name goes into a file name: nothing that could leave the directory
+ * or hide there. */
+static bool profile_file_safe(const char *profile)
 {
+    size_t n = strlen(profile);
+    return n > 0 && n <= 64 &&
+           strspn(profile, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                           "0123456789_-") == n;
+}
+
+error_code agent_default_socket(char *buf, size_t size, const char *profile,
+                                error_info *err)
+{
+    bool named = profile && *profile && strcmp(profile, "default") != 0;
+    if (named && !profile_file_safe(profile))
+        return error_set(err, ERROR_INVALID, "a profile's socket name takes 1 to 64 of "
+                         "A-Z a-z 0-9 _ -");
+    char file[96] = "agent.sock";
+    if (named)
+        snprintf(file, sizeof file, "agent-%s.sock", profile);
     const char *run = getenv("XDG_RUNTIME_DIR");
-    int n = absolute(run) ? snprintf(buf, size, "%s/rampart/agent.sock", run)
-                          : snprintf(buf, size, "/tmp/rampart-%ld/agent.sock",
-                                     (long)geteuid());
+    int n = absolute(run) ? snprintf(buf, size, "%s/rampart/%s", run, file)
+                          : snprintf(buf, size, "/tmp/rampart-%ld/%s", (long)geteuid(), file);
     return fit(size, n, err);
 }
 

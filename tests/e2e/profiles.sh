@@ -4,7 +4,8 @@
 # --profile over RAMPART_PROFILE; key_command (run only when a key is needed; a
 # failure names the profile and the status, never the output); a 644 file holding
 # api_key in any section refused with the chmod that fixes it; `rampart profiles`
-# and --json; the keys never in any output nor in a process's argv.
+# and --json; each profile's agent on a default socket of its own (both at once); the
+# keys never in any output nor in a process's argv.
 . "$(dirname "$0")/lib.sh"
 unset RAMPART_PROFILE RAMPART_KEY_COMMAND
 
@@ -98,6 +99,38 @@ prun rules list
 check "the default cache: its rule, synced" out_has "synced.*10.1.0.0/16"
 check "... and not staging's" out_lacks "10.2.0.0/16"
 
+# ---- each profile's agent on a default socket of its own: both at once -----------------------
+export XDG_RUNTIME_DIR="$tmp/run"
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+agent_pids=""
+# agent_up NAME [--profile P]: `rampart agent` on its default socket, until it is ready.
+agent_up() {
+    name=$1
+    shift
+    "$RAMPART" "$@" agent --ready-file "$tmp/$name.agent" 2>"$tmp/$name.agent.log" &
+    agent_pids="$agent_pids $!"
+    pids="$pids $!"
+    n=0
+    while [ ! -s "$tmp/$name.agent" ] && kill -0 $! 2>/dev/null && [ $n -lt 200 ]; do
+        n=$((n + 1))
+        sleep 0.05 # polling for the ready file
+    done
+}
+agent_up default
+agent_up staging --profile staging
+check "the default profile's agent: agent.sock" \
+    grep -qx "unix:$XDG_RUNTIME_DIR/rampart/agent.sock" "$tmp/default.agent"
+check "staging's agent beside it, on agent-staging.sock" \
+    grep -qx "unix:$XDG_RUNTIME_DIR/rampart/agent-staging.sock" "$tmp/staging.agent"
+curl -sS --max-time 10 --unix-socket "$XDG_RUNTIME_DIR/rampart/agent-staging.sock" \
+    http://localhost/ip_policy_rules >"$tmp/staging.rules" 2>&1
+check "... serving staging's cache" grep -q "10.2.0.0/16" "$tmp/staging.rules"
+check "... not the default's" sh -c "! grep -q '10.1.0.0/16' '$tmp/staging.rules'"
+prun --profile staging agent --help
+check "agent --help names the profile's socket" out_has "agent-staging.sock"
+for p in $agent_pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+unset XDG_RUNTIME_DIR
+
 # ---- which profile: --profile over RAMPART_PROFILE, the environment over a section ----------
 RAMPART_PROFILE=staging prun status
 check "RAMPART_PROFILE selects" out_has "^profile  *staging"
@@ -119,6 +152,8 @@ check "a malformed name: refused" refused 2 "is not a profile name"
 prun --profile broken sync
 check "failing key_command: exit 2" refused 2 "profile broken: key_command .* exit status 3"
 check "... never its output" err_lacks "sk_not_a_key"
+check "... and no empty cache left for that profile" \
+    test ! -e "$XDG_DATA_HOME/rampart/rampart-broken.db"
 prun --profile empty sync
 check "empty output: refused" refused 2 "profile empty: key_command 'true' .*printed no key"
 
@@ -127,7 +162,7 @@ prun profiles
 check "profiles: every profile" out_has "^\* default .*$url_a .*api_key .*rampart.db  *[0-9][0-9]*[smhd] ago$"
 check "profiles: staging's remote, key source, cache, age" \
     out_has "^  staging .*$url_b .*key_command .*rampart-staging.db  *[0-9][0-9]*[smhd] ago$"
-check "profiles: a cache that never synced" out_has "^  broken .* never$"
+check "profiles: a profile that never synced" out_has "^  broken .* never$"
 check "profiles: a profile with no cache" out_has "^  idle  *https*://.*rampart-idle.db  *never$"
 check "profiles: no cache was made for it" test ! -e "$XDG_DATA_HOME/rampart/rampart-idle.db"
 prun --profile staging profiles --json

@@ -518,14 +518,21 @@ static void default_paths(void **state)
     char buf[256];
     error_info err = {0};
     setenv("XDG_RUNTIME_DIR", "/run/user/1234", 1);
-    assert_int_equal(agent_default_socket(buf, sizeof buf, &err), ERROR_OK);
+    assert_int_equal(agent_default_socket(buf, sizeof buf, NULL, &err), ERROR_OK);
     assert_string_equal(buf, "/run/user/1234/rampart/agent.sock");
+    assert_int_equal(agent_default_socket(buf, sizeof buf, "default", &err), ERROR_OK);
+    assert_string_equal(buf, "/run/user/1234/rampart/agent.sock");
+    /* Another profile's agent has a socket of its own beside it. */
+    assert_int_equal(agent_default_socket(buf, sizeof buf, "staging-2", &err), ERROR_OK);
+    assert_string_equal(buf, "/run/user/1234/rampart/agent-staging-2.sock");
+    assert_int_equal(agent_default_socket(buf, sizeof buf, "../x", &err), ERROR_INVALID);
+    assert_int_equal(agent_default_socket(buf, sizeof buf, "a b", &err), ERROR_INVALID);
     setenv("XDG_RUNTIME_DIR", "relative", 1); /* not absolute: ignored, as XDG says */
-    assert_int_equal(agent_default_socket(buf, sizeof buf, &err), ERROR_OK);
+    assert_int_equal(agent_default_socket(buf, sizeof buf, "", &err), ERROR_OK);
     char want[64];
     snprintf(want, sizeof want, "/tmp/rampart-%ld/agent.sock", (long)geteuid());
     assert_string_equal(buf, want);
-    assert_int_equal(agent_default_socket(buf, 8, &err), ERROR_INVALID);
+    assert_int_equal(agent_default_socket(buf, 8, NULL, &err), ERROR_INVALID);
 
     setenv("XDG_CONFIG_HOME", "/home/u/.cfg", 1);
     assert_int_equal(agent_default_key_path(buf, sizeof buf, &err), ERROR_OK);

@@ -164,7 +164,8 @@ void ui_app_start_agent(ui_app *app)
     const ui_options *opt = app->opt;
     if (!opt->agent)
         return;
-    agent_options ao = {.db_path = opt->db_path, .on_log = agent_log, .log_ctx = app,
+    agent_options ao = {.db_path = opt->db_path, .profile = opt->profile,
+                        .on_log = agent_log, .log_ctx = app,
                         .version_header = opt->api.version_header};
     if (opt->agent_listen && *opt->agent_listen) {
         ao.listen[0] = opt->agent_listen;
