@@ -89,6 +89,8 @@ void cli_print_main_help(cli_ctx *ctx)
 
 static int show_version(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
+    if (ctx->describe) /* takes nothing */
+        return CLI_EXIT_OK;
     if (argc > 1)
         return cli_usage_error(ctx, path, "unexpected argument '%s'", argv[1]);
     fprintf(ctx->out, "rampart %s\n", RAMPART_VERSION);
@@ -97,6 +99,8 @@ static int show_version(cli_ctx *ctx, const char *path, int argc, char **argv)
 
 static int show_help(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
+    if (ctx->describe) /* takes nothing */
+        return CLI_EXIT_OK;
     if (argc > 1)
         return cli_usage_error(ctx, path, "unexpected argument '%s' (for one command's "
                                "help: rampart COMMAND --help)", argv[1]);
@@ -212,6 +216,10 @@ static int run(cli_ctx *ctx, int argc, char **argv)
     }
     if (i == argc)
         return ctx->config_error.code ? cli_fail(ctx, &ctx->config_error) : default_view(ctx);
+    /* The completions' option lists come from the tables the commands parse with,
+     * even with a broken configuration. */
+    if (strcmp(argv[i], "__complete") == 0 && i + 1 < argc && strcmp(argv[i + 1], "options") == 0)
+        return cli_describe(ctx, commands, COMMAND_COUNT, argc - i - 2, argv + i + 2);
     for (size_t c = 0; c < COMMAND_COUNT; c++) {
         if (strcmp(argv[i], commands[c].name) != 0)
             continue;

@@ -51,6 +51,9 @@ typedef struct cli_ctx {
     error_info config_error; /* why the configuration is unusable (code ERROR_OK: it is fine) */
     int store_exit;          /* exit status to end with after cli_store() returned NULL */
     int sandbox_pid;         /* the --sandbox server's process, 0 when none */
+    /* `__complete options`: cli_parse and cli_find_command print what they take
+     * (cli_describe) and stop, so the command runs nothing. */
+    bool describe;
 } cli_ctx;
 
 /*
@@ -121,6 +124,18 @@ bool cli_sandbox_cache_path(const cli_ctx *ctx, char *out, size_t size);
 int cli_complete(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 /*
+ * `rampart __complete options [COMMAND [SUBCOMMAND]]`, for the shell completions:
+ * what the words take, one a line, read from the tables the commands parse with,
+ * so the completions hold no list of their own. A group (or no word: the top
+ * level) gives its command names; a command gives its options, "--NAME=" for one
+ * that takes a value ("-o=" for the output format), "--db=" and "--help" with
+ * them. `table` is the top level's commands (entries with a NULL summary are
+ * hidden and left out). Silent and exit 0 whatever the words are.
+ */
+int cli_describe(cli_ctx *ctx, const cli_command *table, size_t count, int argc,
+                 char **argv);
+
+/*
  * The entry of `table` named argv[1] (a group's subcommand), for the group to run.
  * NULL after printing the group's overview for no word, "help" or --help
  * (*exit_code CLI_EXIT_USAGE for no word, else CLI_EXIT_OK), or a usage error for
@@ -144,8 +159,10 @@ typedef enum cli_opt_kind {
     CLI_OPT_FLAG,   /* bool, no argument */
     CLI_OPT_STRING, /* const char *, the last one given wins */
     CLI_OPT_LIST,   /* cli_list, every occurrence appended */
-    CLI_OPT_OUTPUT  /* the output format (--output): a string, also given as -o
+    CLI_OPT_OUTPUT, /* the output format (--output): a string, also given as -o
                      * VALUE or -oVALUE, as kubectl's */
+    CLI_OPT_REFUSED /* a string taken only to be refused with its reason (a field
+                     * fixed at creation): `__complete options` does not offer it */
 } cli_opt_kind;
 
 typedef struct cli_list {

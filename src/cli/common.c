@@ -76,9 +76,45 @@ static const cli_command *closest(const cli_command *table, size_t count, const 
     return best;
 }
 
+/* ---- `__complete options` (cli_describe) ---------------------------------------- */
+
+/* The visible names of a command table, one a line. */
+static void describe_commands(cli_ctx *ctx, const cli_command *table, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (table[i].summary)
+            fprintf(ctx->out, "%s\n", table[i].name);
+    }
+}
+
+/* getopt's own tables, so what a TAB offers is what the command takes. */
+static void describe_options(cli_ctx *ctx, const cli_opt *opts, size_t nopts,
+                             const struct option *longopts, int n, const char *shorts)
+{
+    if (strchr(shorts, 'o'))
+        fputs("-o=\n", ctx->out);
+    for (int i = 0; i < n; i++) {
+        size_t at = (size_t)longopts[i].val; /* its index in opts, or OPT_HELP/OPT_DB */
+        if (at < nopts && opts[at].kind == CLI_OPT_REFUSED)
+            continue;
+        fprintf(ctx->out, "--%s%s\n", longopts[i].name,
+                longopts[i].has_arg == no_argument ? "" : "=");
+    }
+}
+
 const cli_command *cli_find_command(cli_ctx *ctx, const char *path, const cli_command *table,
                                     size_t count, int argc, char **argv, int *exit_code)
 {
+    if (ctx->describe) {
+        if (argc < 2)
+            describe_commands(ctx, table, count);
+        *exit_code = CLI_EXIT_OK;
+        for (size_t i = 0; argc >= 2 && i < count; i++) {
+            if (strcmp(argv[1], table[i].name) == 0)
+                return &table[i];
+        }
+        return NULL;
+    }
     if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "-h") == 0) {
         cli_print_overview(ctx, path, table, count);
@@ -139,7 +175,8 @@ static bool store_option(cli_ctx *ctx, const char *path, const cli_opt *opt,
 {
     if (opt->kind == CLI_OPT_FLAG) {
         *(bool *)opt->target = true;
-    } else if (opt->kind == CLI_OPT_STRING || opt->kind == CLI_OPT_OUTPUT) {
+    } else if (opt->kind == CLI_OPT_STRING || opt->kind == CLI_OPT_OUTPUT ||
+               opt->kind == CLI_OPT_REFUSED) {
         *(const char **)opt->target = arg;
     } else {
         cli_list *list = opt->target;
@@ -193,7 +230,12 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
 {
     struct option longopts[MAX_OPTS];
     char shorts[4];
-    fill_options(opts, nopts, longopts, shorts);
+    int nlong = fill_options(opts, nopts, longopts, shorts);
+    if (ctx->describe) {
+        describe_options(ctx, opts, nopts, longopts, nlong, shorts);
+        *exit_code = CLI_EXIT_OK;
+        return false;
+    }
     optind = 0; /* GNU getopt: full re-initialisation for this argv */
     opterr = 0;
     *exit_code = CLI_EXIT_USAGE;
@@ -393,4 +435,27 @@ void cli_put_json_string(FILE *out, const char *s)
     else
         fputs("null", out); /* out of memory: still JSON */
     buf_free(&b);
+}
+
+int cli_describe(cli_ctx *ctx, const cli_command *table, size_t count, int argc,
+                 char **argv)
+{
+    if (argc < 1) {
+        describe_commands(ctx, table, count);
+        return CLI_EXIT_OK;
+    }
+    FILE *quiet = fopen("/dev/null", "w");
+    if (!quiet)
+        return CLI_EXIT_OK;
+    FILE *err = ctx->err;
+    ctx->err = quiet; /* a TAB never shows an error */
+    ctx->describe = true;
+    for (size_t i = 0; i < count; i++) {
+        if (table[i].summary && strcmp(argv[0], table[i].name) == 0)
+            table[i].run(ctx, table[i].name, argc, argv);
+    }
+    ctx->describe = false;
+    ctx->err = err;
+    fclose(quiet);
+    return CLI_EXIT_OK;
 }

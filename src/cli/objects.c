@@ -585,7 +585,8 @@ int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
     char sub[128];
     snprintf(sub, sizeof sub, "%s %s", path, cmd->name);
     const object_command *row = rows[cmd - view];
-    if (changes_rows(row->name) && cli_follower(ctx) && !asks_help(argc, argv))
+    if (changes_rows(row->name) && cli_follower(ctx) && !asks_help(argc, argv) &&
+        !ctx->describe)
         return cli_follower_refuse(ctx, sub);
     cli_object_call call = {kind, cmd, sub, row->data};
     return row->run(ctx, &call, argc - 1, argv + 1);

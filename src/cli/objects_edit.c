@@ -99,7 +99,9 @@ static size_t update_opts(model_kind kind, update_args *a, cli_opt *opts)
         if (f->type == KIND_FIELD_ACL)
             opts[n++] = (cli_opt){cli_object_flag(f), CLI_OPT_LIST, &a->list[i]};
         else
-            opts[n++] = (cli_opt){cli_object_flag(f), CLI_OPT_STRING, &a->text[i]};
+            opts[n++] = (cli_opt){cli_object_flag(f),
+                                  f->flags & KIND_FIELD_EDIT ? CLI_OPT_STRING : CLI_OPT_REFUSED,
+                                  &a->text[i]};
     }
     opts[n++] = (cli_opt){"json", CLI_OPT_FLAG, &a->json};
     opts[n++] = (cli_opt){"sync", CLI_OPT_FLAG, &a->sync};

@@ -459,7 +459,8 @@ static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_
     const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &v.json},
                             {"detailed-exitcode", CLI_OPT_FLAG, &detailed}};
     int first, rc;
-    if (ctx->config_error.code) /* main leaves it to the plan, for its exit status */
+    /* main leaves it to the plan, for its exit status */
+    if (ctx->config_error.code && !ctx->describe)
         return cli_fail(ctx, &ctx->config_error);
     if (!cli_parse(ctx, path, &plan_command, opts, 2, argc, argv, &first, &rc))
         return rc;

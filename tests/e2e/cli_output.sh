@@ -215,6 +215,49 @@ RAMPART_CONFIG="$tmp/nope" run --db "$db" __complete rule-id ""
 check "__complete with a broken config: nothing, 0" sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ] && [ ! -s "$2" ]' \
     "$status" "$tmp/out" "$tmp/err"
 
+# ---- __complete options: what each command takes, from its own parser's table ----
+r __complete options
+"$RAMPART" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p' >"$tmp/want"
+check "__complete options: the overview's commands" cmp -s "$tmp/out" "$tmp/want"
+r __complete options rules
+check "__complete options rules: its subcommands" sh -c \
+    '[ "$(tr "\n" " " <"$0")" = "create update resolve list get delete import export retry discard " ]' "$tmp/out"
+r __complete options rules list
+check "... a command's options, '=' on those that take a value" sh -c \
+    'grep -qx -e "-o=" "$0" && grep -qx -e "--sort=" "$0" && grep -qx -e "--no-headers" "$0" &&
+     grep -qx -e "--db=" "$0" && grep -qx -e "--help" "$0"' "$tmp/out"
+r __complete options rules update
+check "... update offers the fields it changes, never the fixed ones" sh -c \
+    'grep -qx -e "--cidr=" "$0" && ! grep -q -e "--policy" -e "--action" "$0"' "$tmp/out"
+r rules update local_x --action deny
+check "... which it still refuses with the reason" refused 2 "action cannot be changed"
+r __complete options rules frob
+check "__complete options of unknown words: nothing, 0" sh -c \
+    '[ "$0" -eq 0 ] && [ ! -s "$1" ] && [ ! -s "$2" ]' "$status" "$tmp/out" "$tmp/err"
+RAMPART_CONFIG="$tmp/nope" run __complete options plan
+check "__complete options with a broken config: still the options" sh -c \
+    'grep -qx -e "--detailed-exitcode" "$0"' "$tmp/out"
+# Every option of every command is in its --help and in the man page.
+undocumented=""
+for c in $("$RAMPART" __complete options); do
+    subs=$("$RAMPART" __complete options "$c" | grep -v '^-')
+    [ -n "$subs" ] || subs="-"
+    for s in $subs; do
+        [ "$s" = "-" ] && s=""
+        # shellcheck disable=SC2086 # the subcommand's word, or none
+        help=$("$RAMPART" $c $s --help 2>&1)
+        # shellcheck disable=SC2086
+        for o in $("$RAMPART" __complete options $c $s | sed 's/=$//'); do
+            case $o in --help | --db | -o) continue ;; esac
+            echo "$help" | grep -q -e "$o\b" || undocumented="$undocumented $c${s:+ $s} $o (help);"
+            grep -q -e "$(echo "$o" | sed 's/-/\\\\-/g')" "$root/assets/rampart.1" ||
+                undocumented="$undocumented $c${s:+ $s} $o (man);"
+        done
+    done
+done
+echo "$undocumented" >"$tmp/out"
+check "every option of every command: in its --help and the man page" [ -z "$undocumented" ]
+
 # ---- bash ----
 comp="$root/assets/rampart.bash-completion"
 # bash_complete WORD...: what the completion offers for the last word, sorted.
@@ -258,6 +301,9 @@ check "bash: export --output <TAB> is still a file" \
 bash_complete "$RAMPART" rules list -- >"$tmp/out"
 check "bash: rules list options: -o, --output, --no-headers, --sort, --limit" sh -c \
     'for o in --output --no-headers --sort --limit --json --policy --filter; do grep -qx -e "$o" "$0" || exit 1; done' "$tmp/out"
+bash_complete "$RAMPART" rules update x -- >"$tmp/out"
+check "bash: rules update --<TAB>: never a field fixed at creation" sh -c \
+    'grep -qx -e --cidr "$0" && ! grep -q -e --action -e --policy "$0"' "$tmp/out"
 bash_complete "$RAMPART" plan --d >"$tmp/out"
 check "bash: plan --detailed-exitcode" sh -c 'grep -qx -e --detailed-exitcode "$0"' "$tmp/out"
 check "bash: no cache: nothing, quietly" offers "" "$RAMPART" --db "$tmp/none/no.db" rules get ""
