@@ -117,9 +117,11 @@ check "the man page names the files: config, cache, lock, key, socket, sandbox" 
          rampart/rampart.db; do grep -q -e "$f" "$0" || exit 1; done' "$tmp/man.txt"
 
 # ---- bash completion ----
-# complete WORD...: what the completion offers for the last word.
+# complete WORD...: what the completion offers for the last word, the installed
+# rampart first on PATH (the completion asks it what each command takes).
 complete_words() {
-    bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _rampart
+    PATH="$(dirname "$inst"):$PATH" \
+        bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _rampart
              printf "%s\n" "${COMPREPLY[@]}"' _ "$comp" "$@" 2>&1
 }
 bash -c '. "$1" && complete -p rampart' _ "$comp" >"$tmp/out" 2>"$tmp/err"
