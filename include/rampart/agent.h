@@ -163,7 +163,8 @@ typedef struct agent agent;
  * XDG_RUNTIME_DIR is unset) into buf: the default profile's, `profile` NULL, ""
  * or "default". Another profile's is agent-PROFILE.sock beside it, so agents of
  * two accounts never take each other's socket. ERROR_INVALID when it does not
- * fit, or when `profile` holds more than [A-Za-z0-9_-] (it becomes a file name). */
+ * fit, or when `profile` is not a profile name (config_profile_name_valid: it
+ * becomes a file name). */
 error_code agent_default_socket(char *buf, size_t size, const char *profile,
                                 error_info *err);
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rampart/config.h"
 #include "rampart/fileperm.h"
 #include "rampart/model.h"
 
@@ -29,23 +30,14 @@ static error_code fit(size_t size, int n, error_info *err)
     return ERROR_OK;
 }
 
-/* A profile's name goes into a file name: nothing that could leave the directory
- * or hide there. */
-static bool profile_file_safe(const char *profile)
-{
-    size_t n = strlen(profile);
-    return n > 0 && n <= 64 &&
-           strspn(profile, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                           "0123456789_-") == n;
-}
-
 error_code agent_default_socket(char *buf, size_t size, const char *profile,
                                 error_info *err)
 {
     bool named = profile && *profile && strcmp(profile, "default") != 0;
-    if (named && !profile_file_safe(profile))
-        return error_set(err, ERROR_INVALID, "a profile's socket name takes 1 to 64 of "
-                         "A-Z a-z 0-9 _ -");
+    /* The name goes into a file name: the config's own rule for a profile's name
+     * keeps it in the directory, whoever the caller. */
+    if (named && !config_profile_name_valid(profile))
+        return error_set(err, ERROR_INVALID, "'%.80s' is not a profile name", profile);
     char file[96] = "agent.sock";
     if (named)
         snprintf(file, sizeof file, "agent-%s.sock", profile);
