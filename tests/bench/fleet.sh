@@ -25,7 +25,10 @@ fi
 N=${BENCH_FLEET_N:-200}
 RULES=${BENCH_FLEET_RULES:-500}
 EVERY=${BENCH_FLEET_EVERY:-5}
-HUB_EVERY=${BENCH_FLEET_HUB_EVERY:-10}
+# The hub pulls less often than a follower does, as in a real fleet (a hub's pulls
+# spend the account's budget; a follower's spend nothing): the goal, max-age + one
+# hub interval, leaves room for a follower's own interval only then.
+HUB_EVERY=${BENCH_FLEET_HUB_EVERY:-30}
 MAXAGE=${BENCH_FLEET_MAX_AGE:-5}
 STEADY=${BENCH_FLEET_STEADY:-30}
 CAP=${BENCH_FLEET_CAP:-120} # seconds to wait for the change at most
