@@ -130,10 +130,11 @@ static bool scan_value(cursor *c, value *out)
     return false;
 }
 
-typedef bool (*member_fn)(fast_rule *f, const value *key, cursor *c);
+/* Reads one member's value at c; ctx is the caller's (a fast_rule, a fast_page). */
+typedef bool (*member_fn)(void *ctx, const value *key, cursor *c);
 
 /* The members of the object at c->p, each handed to `member` to read its value. */
-static bool scan_object(cursor *c, fast_rule *f, member_fn member)
+static bool scan_object(cursor *c, void *ctx, member_fn member)
 {
     c->p++;
     skip_space(c);
@@ -150,7 +151,7 @@ static bool scan_object(cursor *c, fast_rule *f, member_fn member)
             return false;
         c->p++;
         skip_space(c);
-        if (!member(f, &key, c))
+        if (!member(ctx, &key, c))
             return false;
         skip_space(c);
         if (!at(c, ',')) {
@@ -169,8 +170,9 @@ static bool key_is(const value *key, const char *name, size_t len)
     return key->len == len && memcmp(key->text, name, len) == 0;
 }
 
-static bool policy_member(fast_rule *f, const value *key, cursor *c)
+static bool policy_member(void *ctx, const value *key, cursor *c)
 {
+    fast_rule *f = ctx;
     unsigned bit;
     value v;
     if (key_is(key, "id", 2))
@@ -203,8 +205,9 @@ static bool store_text(fast_rule *f, enum key k, const value *v)
     return true;
 }
 
-static bool rule_member(fast_rule *f, const value *key, cursor *c)
+static bool rule_member(void *ctx, const value *key, cursor *c)
 {
+    fast_rule *f = ctx;
     enum key k = 0;
     while (k < KEY_COUNT && !key_is(key, keys[k].name, keys[k].len))
         k++;
@@ -361,8 +364,9 @@ static bool page_items(fast_page *f, cursor *c)
     }
 }
 
-static bool page_member(fast_page *f, const value *key, cursor *c)
+static bool page_member(void *ctx, const value *key, cursor *c)
 {
+    fast_page *f = ctx;
     unsigned bit = key_is(key, "ip_policy_rules", 15) ? PAGE_ITEMS
                    : key_is(key, "uri", 3)            ? PAGE_URI
                    : key_is(key, "next_page_uri", 13) ? PAGE_NEXT
@@ -377,34 +381,6 @@ static bool page_member(fast_page *f, const value *key, cursor *c)
     return page_text(c, f->page->next_page_uri, false);
 }
 
-/* scan_object's member callback is typed for rules; the page has its own loop. */
-static bool page_object(fast_page *f, cursor *c)
-{
-    c->p++;
-    skip_space(c);
-    for (;;) {
-        value key;
-        if (!at(c, '"') || !scan_string(c, &key))
-            return false;
-        skip_space(c);
-        if (!at(c, ':'))
-            return false;
-        c->p++;
-        skip_space(c);
-        if (!page_member(f, &key, c))
-            return false;
-        skip_space(c);
-        if (at(c, '}')) {
-            c->p++;
-            return true;
-        }
-        if (!at(c, ','))
-            return false;
-        c->p++;
-        skip_space(c);
-    }
-}
-
 bool codec_page_fast(model_kind kind, const char *json, size_t len, codec_page *out)
 {
     memset(out, 0, sizeof *out);
@@ -414,7 +390,7 @@ bool codec_page_fast(model_kind kind, const char *json, size_t len, codec_page *
     cursor c = {(const unsigned char *)json, (const unsigned char *)json + len};
     fast_page f = {.page = out};
     skip_space(&c);
-    bool ok = at(&c, '{') && page_object(&f, &c);
+    bool ok = at(&c, '{') && scan_object(&c, &f, page_member);
     skip_space(&c);
     /* The items and the end of the listing must be said; nothing may follow. */
     ok = ok && c.p == c.end && (f.seen & PAGE_ITEMS) && (f.seen & PAGE_NEXT);
