@@ -22,7 +22,7 @@ check "--json: acl empty array" out_has '"acl": \[\]'
 run creds list
 check "list: header and two rows" out_lines 3
 check "list shows the ACL" out_has 'bind:\*.example.com, bind:env=prod'
-run creds list --filter "WEB"
+run creds list --filter "WEB AGENT"
 check "list --filter" out_lines 2
 run creds list --json
 check "list --json: array with tokens null" out_has '"token":null'

@@ -52,7 +52,9 @@ key :
 type check 10.1.2.3 abc
 key <Enter>
 dump
-key / z z z <Enter>
+key /
+type zzz-no-such
+key <Enter>
 key :
 type check 10.1.2.3
 key <Enter>
@@ -87,7 +89,9 @@ check "check: the row's policy (the IPv6 rule's)" \
 check "check: no address" status_has 9 "which address?"
 
 play "$one" only <<'EOF2'
-key / z z z <Enter>
+key /
+type zzz-no-such
+key <Enter>
 key :
 type check 192.168.3.4
 key <Enter>
