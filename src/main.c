@@ -219,7 +219,10 @@ static int run(cli_ctx *ctx, int argc, char **argv)
     /* The completions' option lists come from the tables the commands parse with,
      * even with a broken configuration. */
     if (strcmp(argv[i], "__complete") == 0 && i + 1 < argc && strcmp(argv[i + 1], "options") == 0)
-        return cli_describe(ctx, commands, COMMAND_COUNT, argc - i - 2, argv + i + 2);
+        return cli_describe(ctx, commands, COMMAND_COUNT, NULL, argc - i - 2, argv + i + 2);
+    if (strcmp(argv[i], "__complete") == 0 && i + 2 < argc && strcmp(argv[i + 1], "values") == 0)
+        return cli_describe(ctx, commands, COMMAND_COUNT, argv[argc - 1], argc - i - 3,
+                            argv + i + 2);
     for (size_t c = 0; c < COMMAND_COUNT; c++) {
         if (strcmp(argv[i], commands[c].name) != 0)
             continue;

@@ -54,6 +54,9 @@ typedef struct cli_ctx {
     /* `__complete options`: cli_parse and cli_find_command print what they take
      * (cli_describe) and stop, so the command runs nothing. */
     bool describe;
+    /* `__complete values`: with `describe`, cli_parse prints the values this
+     * option ("--NAME" or "-o") accepts instead of the options. */
+    const char *describe_option;
 } cli_ctx;
 
 /*
@@ -129,11 +132,14 @@ int cli_complete(cli_ctx *ctx, const char *path, int argc, char **argv);
  * so the completions hold no list of their own. A group (or no word: the top
  * level) gives its command names; a command gives its options, "--NAME=" for one
  * that takes a value ("-o=" for the output format), "--db=" and "--help" with
- * them. `table` is the top level's commands (entries with a NULL summary are
- * hidden and left out). Silent and exit 0 whatever the words are.
+ * them. With `option` ("--NAME" or "-o"; NULL for the above), `rampart __complete
+ * values COMMAND [SUBCOMMAND] OPTION`: the values that option of the command
+ * accepts when they are a fixed set (its cli_opt's choices), else nothing.
+ * `table` is the top level's commands (entries with a NULL summary are hidden and
+ * left out). Silent and exit 0 whatever the words are.
  */
-int cli_describe(cli_ctx *ctx, const cli_command *table, size_t count, int argc,
-                 char **argv);
+int cli_describe(cli_ctx *ctx, const cli_command *table, size_t count, const char *option,
+                 int argc, char **argv);
 
 /*
  * The entry of `table` named argv[1] (a group's subcommand), for the group to run.
@@ -161,8 +167,10 @@ typedef enum cli_opt_kind {
     CLI_OPT_LIST,   /* cli_list, every occurrence appended */
     CLI_OPT_OUTPUT, /* the output format (--output): a string, also given as -o
                      * VALUE or -oVALUE, as kubectl's */
-    CLI_OPT_REFUSED /* a string taken only to be refused with its reason (a field
-                     * fixed at creation): `__complete options` does not offer it */
+    CLI_OPT_REFUSED, /* a string taken only to be refused with its reason (a field
+                      * fixed at creation): `__complete options` does not offer it */
+    CLI_OPT_CHOICE   /* a string from a fixed set (cli_choice): the command checks
+                      * it; `__complete values` offers the set */
 } cli_opt_kind;
 
 typedef struct cli_list {
@@ -170,10 +178,22 @@ typedef struct cli_list {
     size_t count;
 } cli_list;
 
+/* Print the words an option accepts, one a line (`arg`: the cli_choice's), for
+ * `__complete values`. */
+typedef void cli_choices_fn(FILE *out, const void *arg);
+
+/* The target of a CLI_OPT_CHOICE: where the string goes, and its set of values,
+ * printed from the table the command checks them with. */
+typedef struct cli_choice {
+    const char **value;
+    cli_choices_fn *print;
+    const void *arg;
+} cli_choice;
+
 typedef struct cli_opt {
     const char *name; /* long name without "--" */
     cli_opt_kind kind;
-    void *target;     /* bool *, const char **, or cli_list * */
+    void *target;     /* bool *, const char **, cli_list * or cli_choice * */
 } cli_opt;
 
 /*
@@ -186,6 +206,10 @@ typedef struct cli_opt {
  */
 bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli_opt *opts,
                size_t nopts, int argc, char **argv, int *first_operand, int *exit_code);
+
+/* The rule actions ("allow", "deny"), one a line: --action's choices
+ * (cli_choices_fn; `unused` is ignored). */
+void cli_action_choices(FILE *out, const void *unused);
 
 /* The store, opened (and created) on first use; NULL after printing why (the
  * command then returns ctx->store_exit). */

@@ -45,6 +45,9 @@ const char *cli_output_name(cli_output_format format);
 /* Every name, for messages and --help: "table, wide, json, yaml, name, csv". */
 const char *cli_output_names(void);
 
+/* Every name, one a line, to `out` (a cli_choices_fn: `unused` is ignored). */
+void cli_output_put_names(FILE *out, const void *unused);
+
 /*
  * --limit N: a whole number of rows above 0, decimal digits only, at most
  * 1,000,000,000. false (and *out untouched) for anything else ("0", "-1", "1e3",

@@ -280,7 +280,7 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
     cli_apply_run run = {.ctx = ctx};
     const cli_opt opts[] = {
         {"policy", CLI_OPT_STRING, &a.policy},
-        {"action", CLI_OPT_STRING, &a.action},
+        {"action", CLI_OPT_CHOICE, &(cli_choice){&a.action, cli_action_choices, NULL}},
         {"name", CLI_OPT_STRING, &a.name},
         {"key", CLI_OPT_LIST, &a.keys},
         {"aggregate", CLI_OPT_FLAG, &run.aggregate},

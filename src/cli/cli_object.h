@@ -176,13 +176,19 @@ typedef struct cli_object_out_args {
     bool json, no_headers;
 } cli_object_out_args;
 
+/* The orders `kind` (a const model_kind *) has, one a line, each also as
+ * "FIELD:desc": --sort's choices (cli_choices_fn). */
+void cli_object_sort_choices(FILE *out, const void *kind);
+
 /* -o/--output FORMAT, --json and --no-headers (every list and get), for a cli_opt
- * array; CLI_OBJECT_LIST_OPTS adds --sort and --limit (lists). */
+ * array; CLI_OBJECT_LIST_OPTS adds --sort (the orders of *kindp) and --limit
+ * (lists). */
 #define CLI_OBJECT_OUT_OPTS(a)                                                             \
     {"output", CLI_OPT_OUTPUT, &(a)->output}, {"json", CLI_OPT_FLAG, &(a)->json},          \
         {"no-headers", CLI_OPT_FLAG, &(a)->no_headers}
-#define CLI_OBJECT_LIST_OPTS(a)                                                            \
-    CLI_OBJECT_OUT_OPTS(a), {"sort", CLI_OPT_STRING, &(a)->sort},                           \
+#define CLI_OBJECT_LIST_OPTS(a, kindp)                                                     \
+    CLI_OBJECT_OUT_OPTS(a),                                                                \
+        {"sort", CLI_OPT_CHOICE, &(cli_choice){&(a)->sort, cli_object_sort_choices, (kindp)}}, \
         {"limit", CLI_OPT_STRING, &(a)->limit}
 
 /* The output asked for, checked. */

@@ -8,6 +8,7 @@
 
 #include "rampart/cli.h"
 #include "rampart/buf.h"
+#include "rampart/cli_output.h"
 #include "rampart/termsafe.h"
 
 enum { MAX_OPTS = 32, OPT_HELP = 1000, OPT_DB };
@@ -87,10 +88,41 @@ static void describe_commands(cli_ctx *ctx, const cli_command *table, size_t cou
     }
 }
 
+/* The values of the option ctx->describe_option names ("--NAME", or "-o" for the
+ * output format), when it has a fixed set. */
+static void describe_choices(cli_ctx *ctx, const cli_opt *opts, size_t nopts)
+{
+    const char *want = ctx->describe_option;
+    for (size_t i = 0; i < nopts; i++) {
+        bool named = strncmp(want, "--", 2) == 0 && strcmp(want + 2, opts[i].name) == 0;
+        bool output = opts[i].kind == CLI_OPT_OUTPUT;
+        if (!named && !(output && strcmp(want, "-o") == 0))
+            continue;
+        if (opts[i].kind == CLI_OPT_CHOICE) {
+            const cli_choice *choice = opts[i].target;
+            choice->print(ctx->out, choice->arg);
+        } else if (output) {
+            cli_output_put_names(ctx->out, NULL);
+        }
+        return;
+    }
+}
+
+void cli_action_choices(FILE *out, const void *unused)
+{
+    (void)unused;
+    for (int a = MODEL_ACTION_ALLOW; a <= MODEL_ACTION_DENY; a++)
+        fprintf(out, "%s\n", model_action_name((model_action)a));
+}
+
 /* getopt's own tables, so what a TAB offers is what the command takes. */
 static void describe_options(cli_ctx *ctx, const cli_opt *opts, size_t nopts,
                              const struct option *longopts, int n, const char *shorts)
 {
+    if (ctx->describe_option) {
+        describe_choices(ctx, opts, nopts);
+        return;
+    }
     if (strchr(shorts, 'o'))
         fputs("-o=\n", ctx->out);
     for (int i = 0; i < n; i++) {
@@ -106,7 +138,7 @@ const cli_command *cli_find_command(cli_ctx *ctx, const char *path, const cli_co
                                     size_t count, int argc, char **argv, int *exit_code)
 {
     if (ctx->describe) {
-        if (argc < 2)
+        if (argc < 2 && !ctx->describe_option)
             describe_commands(ctx, table, count);
         *exit_code = CLI_EXIT_OK;
         for (size_t i = 0; argc >= 2 && i < count; i++) {
@@ -178,6 +210,8 @@ static bool store_option(cli_ctx *ctx, const char *path, const cli_opt *opt,
     } else if (opt->kind == CLI_OPT_STRING || opt->kind == CLI_OPT_OUTPUT ||
                opt->kind == CLI_OPT_REFUSED) {
         *(const char **)opt->target = arg;
+    } else if (opt->kind == CLI_OPT_CHOICE) {
+        *((const cli_choice *)opt->target)->value = arg;
     } else {
         cli_list *list = opt->target;
         if (list->count == sizeof list->items / sizeof list->items[0]) {
@@ -437,11 +471,12 @@ void cli_put_json_string(FILE *out, const char *s)
     buf_free(&b);
 }
 
-int cli_describe(cli_ctx *ctx, const cli_command *table, size_t count, int argc,
-                 char **argv)
+int cli_describe(cli_ctx *ctx, const cli_command *table, size_t count, const char *option,
+                 int argc, char **argv)
 {
     if (argc < 1) {
-        describe_commands(ctx, table, count);
+        if (!option)
+            describe_commands(ctx, table, count);
         return CLI_EXIT_OK;
     }
     FILE *quiet = fopen("/dev/null", "w");
@@ -450,11 +485,13 @@ int cli_describe(cli_ctx *ctx, const cli_command *table, size_t count, int argc,
     FILE *err = ctx->err;
     ctx->err = quiet; /* a TAB never shows an error */
     ctx->describe = true;
+    ctx->describe_option = option;
     for (size_t i = 0; i < count; i++) {
         if (table[i].summary && strcmp(argv[0], table[i].name) == 0)
             table[i].run(ctx, table[i].name, argc, argv);
     }
     ctx->describe = false;
+    ctx->describe_option = NULL;
     ctx->err = err;
     fclose(quiet);
     return CLI_EXIT_OK;

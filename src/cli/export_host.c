@@ -195,12 +195,20 @@ static int export_once(cli_ctx *ctx, store *st, const cli_export_args *a)
     return rc;
 }
 
+/* --format's choices (a cli_choices_fn). */
+static void format_choices(FILE *out, const void *unused)
+{
+    (void)unused;
+    for (int f = 0; f < HOSTRULES_FORMAT_COUNT; f++)
+        fprintf(out, "%s\n", hostrules_format_name((hostrules_format)f));
+}
+
 static int export_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     export_words w = {0};
     cli_export_args a = {0};
     const cli_opt opts[] = {
-        {"policy", CLI_OPT_STRING, &w.policy},   {"format", CLI_OPT_STRING, &w.format},
+        {"policy", CLI_OPT_STRING, &w.policy},   {"format", CLI_OPT_CHOICE, &(cli_choice){&w.format, format_choices, NULL}},
         {"output", CLI_OPT_STRING, &a.output},   {"name", CLI_OPT_STRING, &a.opts.name},
         {"port", CLI_OPT_STRING, &a.opts.ports}, {"allow-empty", CLI_OPT_FLAG, &a.allow_empty},
         {"watch", CLI_OPT_FLAG, &w.watch},       {"interval", CLI_OPT_STRING, &w.interval},

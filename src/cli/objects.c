@@ -140,7 +140,7 @@ static int object_list(cli_ctx *ctx, const cli_object_call *call, int argc, char
     cli_object_out_args a = {0};
     const cli_opt opts[] = {
         {"filter", CLI_OPT_STRING, &q.filter},
-        CLI_OBJECT_LIST_OPTS(&a),
+        CLI_OBJECT_LIST_OPTS(&a, &call->kind),
         {"policy", CLI_OPT_STRING, &q.policy_id}, /* last: kinds kept in a policy only */
     };
     size_t nopts = sizeof opts / sizeof opts[0] - (k->policy_prefix ? 0 : 1);

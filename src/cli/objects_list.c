@@ -36,6 +36,16 @@ static const char *sort_names(model_kind kind, char *buf, size_t size)
     return buf;
 }
 
+void cli_object_sort_choices(FILE *out, const void *kind)
+{
+    const model_kind *k = kind;
+    for (int s = 0; s < STORE_SORT_COUNT; s++) {
+        if (store_sort_offered(*k, (store_sort)s))
+            fprintf(out, "%s\n%s:desc\n", store_sort_name((store_sort)s),
+                    store_sort_name((store_sort)s));
+    }
+}
+
 static int check_sort(cli_ctx *ctx, const cli_object_call *call, const char *text,
                       cli_object_out *out)
 {

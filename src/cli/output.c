@@ -34,6 +34,13 @@ const char *cli_output_names(void)
     return "table, wide, json, yaml, name, csv";
 }
 
+void cli_output_put_names(FILE *out, const void *unused)
+{
+    (void)unused;
+    for (int f = CLI_OUTPUT_TABLE; f < CLI_OUTPUT_COUNT; f++)
+        fprintf(out, "%s\n", names[f]);
+}
+
 bool cli_output_parse_limit(const char *text, size_t *out)
 {
     size_t len = strlen(text);

@@ -25,7 +25,8 @@ static int rule_create(cli_ctx *ctx, const cli_object_call *call, int argc, char
     const char *cidr = NULL, *policy = NULL, *action = NULL, *desc = "", *meta = "";
     const cli_opt opts[] = {
         {"cidr", CLI_OPT_STRING, &cidr},     {"policy", CLI_OPT_STRING, &policy},
-        {"action", CLI_OPT_STRING, &action}, {"description", CLI_OPT_STRING, &desc},
+        {"action", CLI_OPT_CHOICE, &(cli_choice){&action, cli_action_choices, NULL}},
+        {"description", CLI_OPT_STRING, &desc},
         {"metadata", CLI_OPT_STRING, &meta}, CLI_OBJECT_NEW_OPTS(c),
     };
     int first, rc;

@@ -237,6 +237,51 @@ check "__complete options of unknown words: nothing, 0" sh -c \
 RAMPART_CONFIG="$tmp/nope" run __complete options plan
 check "__complete options with a broken config: still the options" sh -c \
     'grep -qx -e "--detailed-exitcode" "$0"' "$tmp/out"
+# ---- __complete values: an option's fixed set, from the table that checks it ----
+r __complete values rules list --sort
+check "__complete values --sort: the rules' orders, each also :desc" sh -c \
+    '[ "$(tr "\n" " " <"$0")" = "id id:desc policy policy:desc cidr cidr:desc action action:desc state state:desc " ]' "$tmp/out"
+r __complete values creds list --sort
+check "... the credentials' own orders" sh -c \
+    '[ "$(tr "\n" " " <"$0")" = "id id:desc state state:desc description description:desc " ]' "$tmp/out"
+r __complete values rules create --action
+check "__complete values --action: allow, deny" sh -c '[ "$(tr "\n" " " <"$0")" = "allow deny " ]' "$tmp/out"
+# Each value offered is one the command takes, and -o and --output are one option.
+refused_values=""
+for v in $("$RAMPART" __complete values rules list --sort); do
+    "$RAMPART" --db "$db" rules list --sort "$v" >/dev/null 2>&1 || refused_values="$refused_values --sort $v;"
+done
+for v in $("$RAMPART" __complete values creds list --sort); do
+    "$RAMPART" --db "$db" creds list --sort "$v" >/dev/null 2>&1 || refused_values="$refused_values creds --sort $v;"
+done
+for v in $("$RAMPART" __complete values rules get -o); do
+    "$RAMPART" --db "$db" rules list -o "$v" >/dev/null 2>&1 || refused_values="$refused_values -o $v;"
+done
+for v in $("$RAMPART" __complete values export --format); do
+    "$RAMPART" --db "$db" export --policy ipp_a --format "$v" >/dev/null 2>&1 ||
+        refused_values="$refused_values --format $v;"
+done
+echo "$refused_values" >"$tmp/out"
+check "every value offered (--sort, -o, --format) is accepted by its command" [ -z "$refused_values" ]
+check "... and there is one of each format" sh -c \
+    '[ "$("$0" __complete values rules list -o | wc -l)" -eq 6 ] && [ "$("$0" __complete values export --format | wc -l)" -eq 6 ]' \
+    "$RAMPART"
+r __complete values rules list --output
+check "... --output is -o" sh -c '[ "$(tr "\n" " " <"$0")" = "table wide json yaml name csv " ]' "$tmp/out"
+r __complete values rules list --filter
+check "__complete values of an option that takes any value: nothing, 0" sh -c \
+    '[ "$0" -eq 0 ] && [ ! -s "$1" ] && [ ! -s "$2" ]' "$status" "$tmp/out" "$tmp/err"
+r __complete values export --output
+check "... export's --output (a file): nothing" sh -c '[ ! -s "$0" ]' "$tmp/out"
+r __complete values rules --sort
+check "... a group, no subcommand: nothing" sh -c '[ ! -s "$0" ] && [ ! -s "$1" ]' "$tmp/out" "$tmp/err"
+r __complete values frob --sort
+check "... unknown words: nothing, 0" sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ] && [ ! -s "$2" ]' \
+    "$status" "$tmp/out" "$tmp/err"
+check "the completion scripts hold no list of values" sh -c \
+    '! grep -n -e yaml -e nftables -e "allow deny" -e ":desc" "$0" "$1"' \
+    "$root/assets/rampart.bash-completion" "$root/assets/_rampart"
+
 # Every option of every command is in its --help and in the man page.
 undocumented=""
 for c in $("$RAMPART" __complete options); do
@@ -296,6 +341,11 @@ check "bash: --sort <TAB> for rules" \
     offers "id id:desc policy policy:desc cidr cidr:desc action action:desc state state:desc" \
     "$RAMPART" rules list --sort ""
 check "bash: --sort c<TAB> for credentials: none (no cidr order)" offers "" "$RAMPART" creds list --sort c
+check "bash: --action <TAB>" offers "allow deny" "$RAMPART" rules create --action ""
+check "bash: apply --action a<TAB>" offers "allow" "$RAMPART" apply --action a
+check "bash: export --format <TAB>" offers "nftables nginx iptables ip6tables json csv" \
+    "$RAMPART" export --format ""
+check "bash: --profile <TAB> is not a fixed set: the profiles" offers "default" "$RAMPART" --profile ""
 check "bash: export --output <TAB> is still a file" \
     offers_has "$tmp/cache.db" "$RAMPART" export --output "$tmp/cache.d"
 bash_complete "$RAMPART" rules list -- >"$tmp/out"
@@ -333,6 +383,14 @@ if command -v zsh >/dev/null 2>&1; then
     check "zsh: --sandbox: the sandbox's cache" sh -c '[ "$(cat "$0")" = "ipp_sandbox" ]' "$tmp/out"
     zsh_complete "$RAMPART" rules list -o "" >"$tmp/out"
     check "zsh: -o: the formats" sh -c '[ "$(cat "$0" | tr "\n" " ")" = "csv json name table wide yaml " ]' "$tmp/out"
+    zsh_complete "$RAMPART" creds list --sort "" >"$tmp/out"
+    check "zsh: --sort: the credentials' orders" sh -c \
+        '[ "$(cat "$0" | tr "\n" " ")" = "description description:desc id id:desc state state:desc " ]' "$tmp/out"
+    zsh_complete "$RAMPART" export --format "" >"$tmp/out"
+    check "zsh: --format: the formats" sh -c \
+        '[ "$(cat "$0")" = "$(printf "%s\n" nftables nginx iptables ip6tables json csv | sort)" ]' "$tmp/out"
+    zsh_complete "$RAMPART" export --output "" >"$tmp/out"
+    check "zsh: export --output: files" sh -c '[ "$(cat "$0")" = files ]' "$tmp/out"
     zsh_complete "$RAMPART" apply "" >"$tmp/out"
     check "zsh: apply FILE: files" sh -c '[ "$(cat "$0")" = files ]' "$tmp/out"
     # Every option the bash completion offers, for every command path, zsh offers too.
