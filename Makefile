@@ -271,12 +271,15 @@ INSTALL_FILES := $(MANDIR)/man1/rampart.1=assets/rampart.1 \
                  $(DOCDIR)/config.example=assets/config.example \
                  $(DOCDIR)/nginx-fleet.conf=assets/nginx-fleet.conf \
                  $(USERUNITDIR)/rampart-agent.service=$(BUILD)/rampart-agent.service \
-                 $(USERUNITDIR)/rampart-agent.socket=assets/rampart-agent.socket
+                 $(USERUNITDIR)/rampart-agent.socket=assets/rampart-agent.socket \
+                 $(USERUNITDIR)/rampart-sync.service=$(BUILD)/rampart-sync.service \
+                 $(USERUNITDIR)/rampart-sync.timer=assets/rampart-sync.timer
 
-# The service unit names the installed binary: written from its template at
+# The service units name the installed binary: written from their templates at
 # each install (BINDIR may differ from the last one).
 install: $(BIN)
 	sed 's|@BINDIR@|$(BINDIR)|g' assets/rampart-agent.service >$(BUILD)/rampart-agent.service
+	sed 's|@BINDIR@|$(BINDIR)|g' assets/rampart-sync.service >$(BUILD)/rampart-sync.service
 	$(INSTALL) -d -m 0755 '$(DESTDIR)$(BINDIR)'
 	$(INSTALL) -m 0755 $(BIN) '$(DESTDIR)$(BINDIR)/rampart'
 	@set -e; for pair in $(INSTALL_FILES); do \

@@ -48,7 +48,7 @@ mode_is() { [ "$(stat -c %a "$2")" = "$1" ]; }
 make_target install
 check "make install succeeds" status_is 0
 for f in "$man1" "$comp" "$zcomp" "$doc" "${doc%/*}/nginx-fleet.conf" "$units/rampart-agent.service" \
-    "$units/rampart-agent.socket"; do
+    "$units/rampart-agent.socket" "$units/rampart-sync.service" "$units/rampart-sync.timer"; do
     check "installed 0644: ${f#"$dest"}" mode_is 644 "$f"
 done
 check "installed 0755: $prefix/bin/rampart" mode_is 755 "$inst"
@@ -163,18 +163,31 @@ check "the service is hardened: UMask=0077, NoNewPrivileges, ProtectSystem=stric
     'grep -qx UMask=0077 "$0" && grep -qx NoNewPrivileges=yes "$0" &&
      grep -qx ProtectSystem=strict "$0" && grep -q "^ReadWritePaths=.*%h/.local/share/rampart" "$0"' \
     "$units/rampart-agent.service"
+sync_start=$(sed -n 's/^ExecStart=//p' "$units/rampart-sync.service")
+echo "$sync_start" >"$tmp/out"
+check "the sync service runs the installed binary: ExecStart=$prefix/bin/rampart sync" \
+    [ "$sync_start" = "$prefix/bin/rampart sync" ]
+check "... once a run (oneshot), hardened like the agent's" sh -c \
+    'grep -qx Type=oneshot "$0" && grep -qx UMask=0077 "$0" && grep -qx NoNewPrivileges=yes "$0" &&
+     grep -qx ProtectSystem=strict "$0" && grep -q "^ReadWritePaths=.*%h/.local/share/rampart" "$0"' \
+    "$units/rampart-sync.service"
+check "the timer: a minute after the last run ended, spread, enabled by timers.target" sh -c \
+    'grep -qx OnUnitInactiveSec=60s "$0" && grep -q "^RandomizedDelaySec=" "$0" &&
+     grep -qx WantedBy=timers.target "$0"' "$units/rampart-sync.timer"
 if command -v systemd-analyze >/dev/null 2>&1; then
     # Verified as installed, the binary's path pointing into DESTDIR.
     mkdir -p "$tmp/units" "$tmp/vrun"
     chmod 700 "$tmp/vrun"
-    sed "s|$prefix/bin/rampart|$inst|" "$units/rampart-agent.service" \
-        >"$tmp/units/rampart-agent.service"
-    cp "$units/rampart-agent.socket" "$tmp/units/"
+    for u in rampart-agent.service rampart-sync.service; do
+        sed "s|$prefix/bin/rampart|$inst|" "$units/$u" >"$tmp/units/$u"
+    done
+    cp "$units/rampart-agent.socket" "$units/rampart-sync.timer" "$tmp/units/"
     XDG_RUNTIME_DIR="$tmp/vrun" systemd-analyze verify --user --man=no \
         "$tmp/units/rampart-agent.service" "$tmp/units/rampart-agent.socket" \
+        "$tmp/units/rampart-sync.service" "$tmp/units/rampart-sync.timer" \
         >"$tmp/out" 2>"$tmp/err"
     status=$?
-    check "systemd-analyze verify --user accepts both units" \
+    check "systemd-analyze verify --user accepts the four units" \
         sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ]' "$status" "$tmp/err"
 else
     echo "ok - systemd-analyze verify # SKIP systemd-analyze is not installed"
@@ -284,6 +297,8 @@ check "make install DESTDIR=… $layout succeeds" status_is 0
 cat >"$tmp/expected" <<EOF
 /opt/rampart/lib/systemd/user/rampart-agent.service 644
 /opt/rampart/lib/systemd/user/rampart-agent.socket 644
+/opt/rampart/lib/systemd/user/rampart-sync.service 644
+/opt/rampart/lib/systemd/user/rampart-sync.timer 644
 /opt/rampart/share/bash-completion/completions/rampart 644
 /opt/rampart/share/doc/rampart/config.example 644
 /opt/rampart/share/doc/rampart/nginx-fleet.conf 644
@@ -300,6 +315,8 @@ check "each file's directory is 0755" sh -c \
 check "the service unit runs BINDIR's binary: ExecStart=/usr/sbin/rampart agent" \
     grep -qx "ExecStart=/usr/sbin/rampart agent" \
     "$dest/opt/rampart/lib/systemd/user/rampart-agent.service"
+check "... and the sync unit: ExecStart=/usr/sbin/rampart sync" \
+    grep -qx "ExecStart=/usr/sbin/rampart sync" "$dest/opt/rampart/lib/systemd/user/rampart-sync.service"
 "$dest/usr/sbin/rampart" --version >"$tmp/out" 2>"$tmp/err"
 status=$?
 check "the binary installed in BINDIR runs" status_is 0
