@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "rampart/cli_output.h"
 #include "rampart/config.h"
 #include "rampart/error.h"
 #include "rampart/store.h"
@@ -165,8 +166,8 @@ typedef enum cli_opt_kind {
     CLI_OPT_FLAG,   /* bool, no argument */
     CLI_OPT_STRING, /* const char *, the last one given wins */
     CLI_OPT_LIST,   /* cli_list, every occurrence appended */
-    CLI_OPT_OUTPUT, /* the output format (--output): a string, also given as -o
-                     * VALUE or -oVALUE, as kubectl's */
+    CLI_OPT_OUTPUT, /* the output format (--output): a CLI_OPT_CHOICE also given as
+                     * -o VALUE or -oVALUE, as kubectl's */
     CLI_OPT_REFUSED, /* a string taken only to be refused with its reason (a field
                       * fixed at creation): `__complete options` does not offer it */
     CLI_OPT_CHOICE   /* a string from a fixed set (cli_choice): the command checks
@@ -252,6 +253,52 @@ void cli_put_json_string(FILE *out, const char *s);
 /* Label/value line of a detail view ("cidr         10.0.0.0/8"); skipped when
  * the value is empty. */
 void cli_put_field(cli_ctx *ctx, const char *label, const char *value);
+
+/* ---- the output format, and the reports (status, check, doctor): src/cli/report.c ---- */
+
+/*
+ * The format asked for by -o `output` (NULL: none) and --json (-o json; both with
+ * different formats is refused): *format is CLI_OUTPUT_DEFAULT when neither is
+ * given. A `report` has its human form ("table"), json and yaml only. Returns false
+ * after printing a usage error naming what is valid (exit CLI_EXIT_USAGE).
+ */
+bool cli_output_choose(cli_ctx *ctx, const char *path, const char *output, bool json,
+                       bool report, cli_output_format *format);
+
+/* A report's -o choices: table, json, yaml, one a line (a cli_choices_fn). */
+void cli_report_put_formats(FILE *out, const void *unused);
+
+/* A report's -o/--output FORMAT and --json, for a cli_opt array (a const char **
+ * and a bool *). */
+#define CLI_REPORT_OPTS(outputp, jsonp)                                                    \
+    {"output", CLI_OPT_OUTPUT, &(cli_choice){(outputp), cli_report_put_formats, NULL}},   \
+        {"json", CLI_OPT_FLAG, (jsonp)}
+
+/* Whether a report in `format` is its JSON document (json or yaml), not its human
+ * form. */
+bool cli_report_is_document(cli_output_format format);
+
+/* A report being written: with yaml, its JSON goes to memory first. */
+typedef struct cli_report {
+    cli_output_format format;
+    FILE *out;  /* ctx->out, kept while ctx->out is the memory stream */
+    char *json; /* the memory stream's buffer (freed by cli_report_end) */
+    size_t len;
+} cli_report;
+
+/*
+ * Before a report writes its JSON document to ctx->out: for CLI_OUTPUT_YAML,
+ * ctx->out becomes a memory stream until cli_report_end. False after printing why
+ * (out of memory); nothing to end then.
+ */
+bool cli_report_begin(cli_ctx *ctx, cli_report *r, cli_output_format format);
+
+/*
+ * After it: for yaml, ctx->out is restored and the JSON written to it as YAML.
+ * Returns `status`, or CLI_EXIT_FAILURE (when `status` was CLI_EXIT_OK) after
+ * printing why the YAML could not be written.
+ */
+int cli_report_end(cli_ctx *ctx, cli_report *r, int status);
 
 /* ---- long-running servers (serve-api, agent): src/cli/serving.c ---- */
 

@@ -11,7 +11,7 @@
 static int check_run(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 static const cli_command check_command = {
-    "check", check_run, "POLICY_ID IP... [--json]",
+    "check", check_run, "POLICY_ID IP... [-o table|json|yaml] [--json]",
     "Decide, from the cached rules, whether each address is allowed by the IP policy.",
     "An address is allowed when it lies inside at least one allow rule of the policy\n"
     "and inside no deny rule of it (deny wins, whatever the prefix lengths). The rules\n"
@@ -21,8 +21,11 @@ static const cli_command check_command = {
     "For each address: the decision and the rule that made it (the most specific\n"
     "matching deny rule, else the most specific matching allow rule).\n\n"
     "Options:\n"
-    "  --json   a JSON array of {\"ip\", \"policy\", \"allowed\", \"policy_known\", \"action\",\n"
-    "           \"cidr\", \"synced\", \"rule_id\"}, as the agent's check route answers\n\n"
+    "  -o, --output FORMAT   table (the default: the form above), json (a JSON array\n"
+    "                        of {\"ip\", \"policy\", \"allowed\", \"policy_known\",\n"
+    "                        \"action\", \"cidr\", \"synced\", \"rule_id\"}, as the agent's\n"
+    "                        check route answers) or yaml (the same as YAML)\n"
+    "  --json                -o json\n\n"
     "Exit status: 0 every address is allowed; 1 at least one is denied (or the cache\n"
     "could not be read: either way, not all allowed); 2 bad usage, policy id or\n"
     "address (nothing is decided); 3 the policy has no rules in force here.\n",
@@ -89,7 +92,7 @@ static int parse_all(cli_ctx *ctx, const char *path, char **ips, size_t n, polic
 }
 
 static int decide(cli_ctx *ctx, const char *policy, char **ips, size_t n,
-                  const policy_addr *addrs, bool json)
+                  const policy_addr *addrs, cli_output_format format)
 {
     store *st = cli_store(ctx);
     if (!st)
@@ -111,11 +114,19 @@ static int decide(cli_ctx *ctx, const char *policy, char **ips, size_t n,
     bool all_allowed = true;
     for (size_t i = 0; i < n; i++)
         all_allowed &= d[i].allowed;
-    if (json)
-        put_json(ctx, policy, ips, d, n);
-    else
+    int rc = CLI_EXIT_OK;
+    cli_report report;
+    if (!cli_report_is_document(format)) {
         put_human(ctx, ips, d, n);
+    } else if (cli_report_begin(ctx, &report, format)) {
+        put_json(ctx, policy, ips, d, n);
+        rc = cli_report_end(ctx, &report, CLI_EXIT_OK);
+    } else {
+        rc = CLI_EXIT_FAILURE;
+    }
     free(d);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     if (!known) {
         termsafe_fprintf(ctx->err, "%s: policy %s has no rules in force in this cache, so "
                          "nothing is allowed (see: %s rules list --policy %s)\n",
@@ -128,10 +139,15 @@ static int decide(cli_ctx *ctx, const char *policy, char **ips, size_t n,
 static int check_run(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     bool json = false;
-    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &json}};
+    const char *output = NULL;
+    const cli_opt opts[] = {CLI_REPORT_OPTS(&output, &json)};
     int first, rc;
-    if (!cli_parse(ctx, path, &check_command, opts, 1, argc, argv, &first, &rc))
+    cli_output_format format;
+    if (!cli_parse(ctx, path, &check_command, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
         return rc;
+    if (!cli_output_choose(ctx, path, output, json, true, &format))
+        return CLI_EXIT_USAGE;
     const char *policy = argv[first];
     error_info e = {0};
     if (validate_id(policy, "ipp", "policy id", &e) != ERROR_OK)
@@ -145,7 +161,7 @@ static int check_run(cli_ctx *ctx, const char *path, int argc, char **argv)
     }
     rc = parse_all(ctx, path, ips, n, addrs);
     if (rc == CLI_EXIT_OK)
-        rc = decide(ctx, policy, ips, n, addrs, json);
+        rc = decide(ctx, policy, ips, n, addrs, format);
     free(addrs);
     return rc;
 }

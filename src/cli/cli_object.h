@@ -184,7 +184,8 @@ void cli_object_sort_choices(FILE *out, const void *kind);
  * array; CLI_OBJECT_LIST_OPTS adds --sort (the orders of *kindp) and --limit
  * (lists). */
 #define CLI_OBJECT_OUT_OPTS(a)                                                             \
-    {"output", CLI_OPT_OUTPUT, &(a)->output}, {"json", CLI_OPT_FLAG, &(a)->json},          \
+    {"output", CLI_OPT_OUTPUT, &(cli_choice){&(a)->output, cli_output_put_names, NULL}},  \
+        {"json", CLI_OPT_FLAG, &(a)->json},                                                \
         {"no-headers", CLI_OPT_FLAG, &(a)->no_headers}
 #define CLI_OBJECT_LIST_OPTS(a, kindp)                                                     \
     CLI_OBJECT_OUT_OPTS(a),                                                                \

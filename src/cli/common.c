@@ -8,7 +8,6 @@
 
 #include "rampart/cli.h"
 #include "rampart/buf.h"
-#include "rampart/cli_output.h"
 #include "rampart/termsafe.h"
 
 enum { MAX_OPTS = 32, OPT_HELP = 1000, OPT_DB };
@@ -98,11 +97,9 @@ static void describe_choices(cli_ctx *ctx, const cli_opt *opts, size_t nopts)
         bool output = opts[i].kind == CLI_OPT_OUTPUT;
         if (!named && !(output && strcmp(want, "-o") == 0))
             continue;
-        if (opts[i].kind == CLI_OPT_CHOICE) {
+        if (opts[i].kind == CLI_OPT_CHOICE || output) {
             const cli_choice *choice = opts[i].target;
             choice->print(ctx->out, choice->arg);
-        } else if (output) {
-            cli_output_put_names(ctx->out, NULL);
         }
         return;
     }
@@ -207,10 +204,9 @@ static bool store_option(cli_ctx *ctx, const char *path, const cli_opt *opt,
 {
     if (opt->kind == CLI_OPT_FLAG) {
         *(bool *)opt->target = true;
-    } else if (opt->kind == CLI_OPT_STRING || opt->kind == CLI_OPT_OUTPUT ||
-               opt->kind == CLI_OPT_REFUSED) {
+    } else if (opt->kind == CLI_OPT_STRING || opt->kind == CLI_OPT_REFUSED) {
         *(const char **)opt->target = arg;
-    } else if (opt->kind == CLI_OPT_CHOICE) {
+    } else if (opt->kind == CLI_OPT_CHOICE || opt->kind == CLI_OPT_OUTPUT) {
         *((const cli_choice *)opt->target)->value = arg;
     } else {
         cli_list *list = opt->target;

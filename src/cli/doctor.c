@@ -23,7 +23,7 @@ enum { REMOTE_CONNECT_MS = 5000, REMOTE_TOTAL_MS = 10000, DETAIL_MAX = 1024 };
 static int doctor_run(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 static const cli_command doctor_command = {
-    "doctor", doctor_run, "[--json]",
+    "doctor", doctor_run, "[-o table|json|yaml] [--json]",
     "Check the cache, the files rampart trusts and the remote; say how to fix each "
     "problem.",
     "Checks, one line each (ok, FAIL or skip, what was checked, how to fix it):\n"
@@ -43,7 +43,10 @@ static const cli_command doctor_command = {
     "-shm files beside it, 0600), nothing missing is created. Never prints the API\n"
     "key or a token.\n\n"
     "Options:\n"
-    "  --json   a JSON array of {\"check\", \"status\" (ok, fail, skip), \"detail\"}\n\n"
+    "  -o, --output FORMAT   table (the default: the lines above), json (a JSON\n"
+    "                        array of {\"check\", \"status\" (ok, fail, skip),\n"
+    "                        \"detail\"}) or yaml (the same as YAML)\n"
+    "  --json                -o json\n\n"
     "Exit status: 0 every check ok or skipped; 1 at least one failed.\n",
     0, 0};
 
@@ -359,10 +362,19 @@ static void put_json(cli_ctx *ctx, size_t i, const char *name, const doctor_resu
 static int doctor_run(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     bool json = false;
-    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &json}};
+    const char *output = NULL;
+    const cli_opt opts[] = {CLI_REPORT_OPTS(&output, &json)};
     int first, rc;
-    if (!cli_parse(ctx, path, &doctor_command, opts, 1, argc, argv, &first, &rc))
+    cli_output_format format;
+    if (!cli_parse(ctx, path, &doctor_command, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
         return rc;
+    if (!cli_output_choose(ctx, path, output, json, true, &format))
+        return CLI_EXIT_USAGE;
+    json = cli_report_is_document(format);
+    cli_report report;
+    if (json && !cli_report_begin(ctx, &report, format))
+        return CLI_EXIT_FAILURE;
     doctor_state d = {.ctx = ctx, .db = config_get(&ctx->cfg, CONFIG_DB),
                       .cache_files_ok = true};
     bool failed = false;
@@ -376,10 +388,12 @@ static int doctor_run(cli_ctx *ctx, const char *path, int argc, char **argv)
             put_line(ctx, checks[i].name, &r);
         fflush(ctx->out); /* the remote check may take seconds: show what is known */
     }
-    if (json)
-        cli_json_array_end(ctx, CHECK_COUNT);
     store_close(d.st);
-    return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+    rc = failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+    if (!json)
+        return rc;
+    cli_json_array_end(ctx, CHECK_COUNT);
+    return cli_report_end(ctx, &report, rc);
 }
 
 int cli_doctor(cli_ctx *ctx, const char *path, int argc, char **argv)

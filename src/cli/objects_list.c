@@ -73,14 +73,8 @@ int cli_object_out_check(cli_ctx *ctx, const cli_object_call *call,
 {
     *out = (cli_object_out){.format = CLI_OUTPUT_DEFAULT, .no_headers = a->no_headers,
                             .sort = STORE_SORT_ID, .codec_flags = CODEC_WITH_STATE};
-    if (a->output && !cli_output_parse(a->output, &out->format))
-        return cli_usage_error(ctx, call->path, "-o: '%s' is not an output format: one of %s",
-                               a->output, cli_output_names());
-    if (a->json && a->output && out->format != CLI_OUTPUT_JSON)
-        return cli_usage_error(ctx, call->path, "--json is -o json: give -o %s or --json, "
-                               "not both", a->output);
-    if (a->json)
-        out->format = CLI_OUTPUT_JSON;
+    if (!cli_output_choose(ctx, call->path, a->output, a->json, false, &out->format))
+        return CLI_EXIT_USAGE;
     if (a->limit && !cli_output_parse_limit(a->limit, &out->limit))
         return cli_usage_error(ctx, call->path, "--limit: '%s' is not a number of rows: "
                                "give a whole number above 0", a->limit);

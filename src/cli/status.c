@@ -10,11 +10,14 @@
 static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 static const cli_command status_command = {
-    "status", status_run, "[--json]",
+    "status", status_run, "[-o table|json|yaml] [--json]",
     "Counts of rules and credentials per sync state, and where data and settings live.",
     "On a follower (read_only = true) also its upstream and the age of its data: the\n"
     "time since its last complete pull.\n"
-    "Options:\n  --json   the same as one JSON object\n", 0, 0};
+    "Options:\n"
+    "  -o, --output FORMAT   table (the default: the form above), json (one JSON\n"
+    "                        object) or yaml (the same object as YAML)\n"
+    "  --json                -o json\n", 0, 0};
 
 /* When the cache last completed a pull (STORE_META_LAST_SYNC), and how long ago. */
 typedef struct status_pull {
@@ -213,10 +216,15 @@ static void put_json(cli_ctx *ctx, const status_counts *c, const status_pull *p)
 static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     bool json = false;
-    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &json}};
+    const char *output = NULL;
+    const cli_opt opts[] = {CLI_REPORT_OPTS(&output, &json)};
     int first, rc;
-    if (!cli_parse(ctx, path, &status_command, opts, 1, argc, argv, &first, &rc))
+    cli_output_format format;
+    if (!cli_parse(ctx, path, &status_command, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
         return rc;
+    if (!cli_output_choose(ctx, path, output, json, true, &format))
+        return CLI_EXIT_USAGE;
     store *st = cli_store(ctx);
     if (!st)
         return ctx->store_exit;
@@ -226,11 +234,15 @@ static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv)
         return cli_fail(ctx, &e);
     status_pull pull;
     last_pull(st, &pull);
-    if (json)
-        put_json(ctx, &counts, &pull);
-    else
+    if (!cli_report_is_document(format)) {
         put_human(ctx, &counts, &pull);
-    return CLI_EXIT_OK;
+        return CLI_EXIT_OK;
+    }
+    cli_report report;
+    if (!cli_report_begin(ctx, &report, format))
+        return CLI_EXIT_FAILURE;
+    put_json(ctx, &counts, &pull);
+    return cli_report_end(ctx, &report, CLI_EXIT_OK);
 }
 
 int cli_status(cli_ctx *ctx, const char *path, int argc, char **argv)

@@ -1,0 +1,85 @@
+/* The output of the report commands (status, check, doctor): their own human
+ * form, or one JSON document, or the same as YAML (-o; --json is -o json). */
+#include <stdlib.h>
+
+#include "rampart/cli.h"
+#include "rampart/cli_output.h"
+
+/* The formats a report has: its human form is the "table". */
+static bool report_has(cli_output_format f)
+{
+    return f == CLI_OUTPUT_TABLE || f == CLI_OUTPUT_JSON || f == CLI_OUTPUT_YAML;
+}
+
+bool cli_report_is_document(cli_output_format format)
+{
+    return format == CLI_OUTPUT_JSON || format == CLI_OUTPUT_YAML;
+}
+
+void cli_report_put_formats(FILE *out, const void *unused)
+{
+    (void)unused;
+    for (int f = CLI_OUTPUT_TABLE; f < CLI_OUTPUT_COUNT; f++) {
+        if (report_has((cli_output_format)f))
+            fprintf(out, "%s\n", cli_output_name((cli_output_format)f));
+    }
+}
+
+bool cli_output_choose(cli_ctx *ctx, const char *path, const char *output, bool json,
+                       bool report, cli_output_format *format)
+{
+    *format = CLI_OUTPUT_DEFAULT;
+    if (output && !cli_output_parse(output, format)) {
+        cli_usage_error(ctx, path, "-o: '%s' is not an output format: one of %s", output,
+                        report ? "table, json, yaml" : cli_output_names());
+        return false;
+    }
+    if (report && output && !report_has(*format)) {
+        cli_usage_error(ctx, path, "-o %s: %s prints table, json or yaml", output, path);
+        return false;
+    }
+    if (json && output && *format != CLI_OUTPUT_JSON) {
+        cli_usage_error(ctx, path, "--json is -o json: give -o %s or --json, not both", output);
+        return false;
+    }
+    if (json)
+        *format = CLI_OUTPUT_JSON;
+    return true;
+}
+
+bool cli_report_begin(cli_ctx *ctx, cli_report *r, cli_output_format format)
+{
+    *r = (cli_report){.format = format};
+    if (format != CLI_OUTPUT_YAML)
+        return true;
+    FILE *mem = open_memstream(&r->json, &r->len);
+    if (!mem) {
+        error_info e = {0};
+        error_set(&e, ERROR_NOMEM, "out of memory");
+        cli_fail(ctx, &e);
+        return false;
+    }
+    r->out = ctx->out;
+    ctx->out = mem;
+    return true;
+}
+
+int cli_report_end(cli_ctx *ctx, cli_report *r, int status)
+{
+    if (r->format != CLI_OUTPUT_YAML)
+        return status;
+    FILE *mem = ctx->out;
+    ctx->out = r->out;
+    bool written = fclose(mem) == 0 && r->json;
+    error_info e = {0};
+    if (!written)
+        error_set(&e, ERROR_NOMEM, "out of memory");
+    else
+        cli_yaml_document(ctx->out, r->json, r->len, &e);
+    free(r->json);
+    r->json = NULL;
+    if (e.code == ERROR_OK)
+        return status;
+    cli_fail(ctx, &e);
+    return status == CLI_EXIT_OK ? CLI_EXIT_FAILURE : status;
+}
