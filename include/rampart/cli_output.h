@@ -42,9 +42,6 @@ bool cli_output_parse(const char *name, cli_output_format *out);
 /* A format's name ("table" for CLI_OUTPUT_DEFAULT). */
 const char *cli_output_name(cli_output_format format);
 
-/* Every name, for messages and --help: "table, wide, json, yaml, name, csv". */
-const char *cli_output_names(void);
-
 /* Every name, one a line, to `out` (a cli_choices_fn: `unused` is ignored). */
 void cli_output_put_names(FILE *out, const void *unused);
 

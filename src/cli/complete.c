@@ -3,8 +3,9 @@
  * completion, assets/_rampart) offer from the cache: ids, policy ids, cidrs. Hidden
  * from the overview; see cli.h. (`__complete options` and `__complete values`, the
  * words each command and option takes, are cli_describe in common.c: main routes
- * them, since they need the command table.) A TAB runs it, so it is quick (store_complete's
- * index ranges, a read-only open, no server) and never says anything but values.
+ * them, since they need the command table.) A TAB runs it, so it is quick
+ * (store_complete's index ranges, a read-only open, no server) and never says
+ * anything but values.
  */
 #include <string.h>
 

@@ -29,11 +29,6 @@ const char *cli_output_name(cli_output_format format)
     return (unsigned)format < CLI_OUTPUT_COUNT ? names[format] : names[CLI_OUTPUT_TABLE];
 }
 
-const char *cli_output_names(void)
-{
-    return "table, wide, json, yaml, name, csv";
-}
-
 void cli_output_put_names(FILE *out, const void *unused)
 {
     (void)unused;

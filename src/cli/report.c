@@ -1,14 +1,23 @@
 /* The output of the report commands (status, check, doctor): their own human
  * form, or one JSON document, or the same as YAML (-o; --json is -o json). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "rampart/cli.h"
 #include "rampart/cli_output.h"
 
 /* The formats a report has: its human form is the "table". */
+static const cli_output_format report_formats[] = {CLI_OUTPUT_TABLE, CLI_OUTPUT_JSON,
+                                                   CLI_OUTPUT_YAML};
+enum { REPORT_FORMATS = sizeof report_formats / sizeof report_formats[0] };
+
 static bool report_has(cli_output_format f)
 {
-    return f == CLI_OUTPUT_TABLE || f == CLI_OUTPUT_JSON || f == CLI_OUTPUT_YAML;
+    for (size_t i = 0; i < REPORT_FORMATS; i++) {
+        if (report_formats[i] == f)
+            return true;
+    }
+    return false;
 }
 
 bool cli_report_is_document(cli_output_format format)
@@ -19,23 +28,36 @@ bool cli_report_is_document(cli_output_format format)
 void cli_report_put_formats(FILE *out, const void *unused)
 {
     (void)unused;
-    for (int f = CLI_OUTPUT_TABLE; f < CLI_OUTPUT_COUNT; f++) {
-        if (report_has((cli_output_format)f))
-            fprintf(out, "%s\n", cli_output_name((cli_output_format)f));
+    for (size_t i = 0; i < REPORT_FORMATS; i++)
+        fprintf(out, "%s\n", cli_output_name(report_formats[i]));
+}
+
+/* The names of the formats offered (a report's, or all), "a, b, c", into `buf`. */
+static const char *offered_names(bool report, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int f = CLI_OUTPUT_TABLE; f < CLI_OUTPUT_COUNT && len < size; f++) {
+        if (!report || report_has((cli_output_format)f))
+            len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+                                    cli_output_name((cli_output_format)f));
     }
+    return buf;
 }
 
 bool cli_output_choose(cli_ctx *ctx, const char *path, const char *output, bool json,
                        bool report, cli_output_format *format)
 {
+    char names[96];
     *format = CLI_OUTPUT_DEFAULT;
     if (output && !cli_output_parse(output, format)) {
         cli_usage_error(ctx, path, "-o: '%s' is not an output format: one of %s", output,
-                        report ? "table, json, yaml" : cli_output_names());
+                        offered_names(report, names, sizeof names));
         return false;
     }
     if (report && output && !report_has(*format)) {
-        cli_usage_error(ctx, path, "-o %s: %s prints table, json or yaml", output, path);
+        cli_usage_error(ctx, path, "-o %s: %s prints one of %s", output, path,
+                        offered_names(true, names, sizeof names));
         return false;
     }
     if (json && output && *format != CLI_OUTPUT_JSON) {

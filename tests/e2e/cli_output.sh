@@ -101,9 +101,9 @@ r check ipp_a 192.0.2.1 -o yaml
 check "check -o yaml keeps its exit status (1: denied)" sh -c '[ "$0" -eq 1 ] && grep -q "allowed: false" "$1"' \
     "$status" "$tmp/out"
 r status -o wide
-check "status -o wide: refused, naming what it prints" refused 2 "status prints table, json or yaml"
+check "status -o wide: refused, naming what it prints" refused 2 "status prints one of table, json, yaml"
 r doctor -o csv
-check "doctor -o csv: refused" refused 2 "doctor prints table, json or yaml"
+check "doctor -o csv: refused" refused 2 "doctor prints one of table, json, yaml"
 r check ipp_a 10.0.0.1 -o xml
 check "check -o xml: refused with its formats" refused 2 "one of table, json, yaml"
 r status --json -o yaml
