@@ -371,9 +371,9 @@ static int doctor_run(cli_ctx *ctx, const char *path, int argc, char **argv)
         return rc;
     if (!cli_output_choose(ctx, path, output, json, true, &format))
         return CLI_EXIT_USAGE;
-    json = cli_report_is_document(format);
+    bool document = cli_report_is_document(format);
     cli_report report;
-    if (json && !cli_report_begin(ctx, &report, format))
+    if (document && !cli_report_begin(ctx, &report, format))
         return CLI_EXIT_FAILURE;
     doctor_state d = {.ctx = ctx, .db = config_get(&ctx->cfg, CONFIG_DB),
                       .cache_files_ok = true};
@@ -382,7 +382,7 @@ static int doctor_run(cli_ctx *ctx, const char *path, int argc, char **argv)
         doctor_result r = {DOCTOR_SKIP, ""};
         checks[i].run(&d, &r);
         failed = failed || r.status == DOCTOR_FAIL;
-        if (json)
+        if (document)
             put_json(ctx, i, checks[i].name, &r);
         else
             put_line(ctx, checks[i].name, &r);
@@ -390,7 +390,7 @@ static int doctor_run(cli_ctx *ctx, const char *path, int argc, char **argv)
     }
     store_close(d.st);
     rc = failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
-    if (!json)
+    if (!document)
         return rc;
     cli_json_array_end(ctx, CHECK_COUNT);
     return cli_report_end(ctx, &report, rc);
