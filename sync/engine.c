@@ -106,6 +106,30 @@ static bool valid_ops(const sync_api_ops *ops)
     return ops && ops->create && ops->remove && ops->list_page && ops->update && ops->get;
 }
 
+/* Rows of the scope whose state is in `states`. */
+static error_code count_scoped(engine *e, unsigned states, size_t *out, error_info *err)
+{
+    *out = 0;
+    for (size_t i = 0; i < e->opt.only_count; i++) {
+        const sync_row_ref *ref = &e->opt.only[i];
+        char canon[MODEL_ID_MAX + 1];
+        model_state state;
+        error_code rc = store_resolve_id(e->st, ref->kind, ref->id, canon, &state, err);
+        if (rc == ERROR_NOT_FOUND)
+            continue;
+        if (rc != ERROR_OK)
+            return rc;
+        *out += (states >> state) & 1u;
+    }
+    return ERROR_OK;
+}
+
+error_code engine_count_queue(engine *e, unsigned states, size_t *out, error_info *err)
+{
+    return e->opt.scoped ? count_scoped(e, states, out, err)
+                         : engine_count_states(e, states, out, err);
+}
+
 error_code engine_count_states(engine *e, unsigned states, size_t *out, error_info *err)
 {
     *out = 0;
@@ -121,33 +145,26 @@ error_code engine_count_states(engine *e, unsigned states, size_t *out, error_in
 
 #define BIT(s) (1u << MODEL_STATE_##s)
 
-/* A listing first: creates whose outcome it must settle before anything is sent
- * again, and edits, so that a field changed remotely since the last pull is a
- * conflict rather than overwritten by the PATCH (the API has no conditional
- * update: this narrows the window to the run itself). */
+/* A listing first when creates of unknown outcome (of the scope, when scoped)
+ * must be settled before anything is sent again: it keeps creates exactly-once.
+ * Edits and deletes need none: each write has its own look. */
 static bool reconcile_first(engine *e)
 {
-    size_t inflight = 0, edited = 0;
+    size_t inflight = 0;
     error_info err;
-    if (engine_count_states(e, BIT(CREATING) | BIT(UNKNOWN), &inflight, &err) ||
-        engine_count_states(e, BIT(EDITED), &edited, &err)) {
+    if (engine_count_queue(e, BIT(CREATING) | BIT(UNKNOWN), &inflight, &err)) {
         engine_db_fail(e, &err);
         return false;
     }
-    if (inflight == 0 && (edited == 0 || !e->opt.push))
+    if (inflight == 0)
         return true;
-    if (!e->opt.pull) {
-        if (inflight)
-            engine_log(e, SYNC_LOG_WARN, "%zu creates of unknown outcome wait for a sync "
-                       "that pulls", inflight);
+    if (!e->opt.pull && !e->opt.scoped) {
+        engine_log(e, SYNC_LOG_WARN, "%zu creates of unknown outcome wait for a sync "
+                   "that pulls", inflight);
         return true;
     }
-    if (inflight)
-        engine_log(e, SYNC_LOG_INFO, "%zu creates were interrupted or ambiguous: checking "
-                   "the remote listing before sending anything", inflight);
-    else
-        engine_log(e, SYNC_LOG_INFO, "%zu edited rows: checking the remote listing for "
-                   "changes made there before sending them", edited);
+    engine_log(e, SYNC_LOG_INFO, "%zu creates were interrupted or ambiguous: checking "
+               "the remote listing before sending anything", inflight);
     return engine_pull(e);
 }
 
@@ -208,11 +225,15 @@ static void finish_report(engine *e)
      * costs nothing. */
     unsigned waiting = BIT(NEW) | BIT(CREATING) | BIT(UNKNOWN) | BIT(DELETING) |
                        BIT(ORPHANED) | BIT(EDITED);
-    if (engine_count_states(e, waiting, &pending, &err) ||
-        engine_count_states(e, BIT(FAILED) | BIT(CONFLICT), &attention, &err))
+    unsigned held = BIT(FAILED) | BIT(CONFLICT);
+    if (engine_count_queue(e, waiting, &pending, &err) ||
+        engine_count_queue(e, held, &attention, &err))
         engine_db_fail(e, &err);
     r->pending = pending;
     r->attention = attention;
+    size_t all = 0;
+    if (e->opt.scoped && engine_count_states(e, waiting | held, &all, &err) == ERROR_OK)
+        r->others = all > pending + attention ? all - pending - attention : 0;
     r->cancelled = e->stop == ENGINE_CANCELLED;
     r->converged = e->stop == ENGINE_GO && pending == 0 && attention == 0;
     if (e->stop == ENGINE_DEADLINE || e->stop == ENGINE_RATE_LIMITED ||

@@ -1,12 +1,14 @@
 /*
  * engine: edits in place. Every edited row is sent as ONE PATCH holding only its
  * edited fields (the store keeps which, each with the base it was edited from)
- * with the row's current values, after the deletes and creates of the same push,
- * paced and retried like them. A PATCH sent twice with the same values is the same
- * edit, so nothing is claimed before sending: an ambiguous outcome is confirmed by
- * a GET, and a row whose outcome stays unknown is simply sent again by the next
- * sync. A 404 never creates the object again: the row becomes a conflict for the
- * user to resolve (store_resolve).
+ * with the row's current values, right after a GET of the object (its fresh
+ * look, back to back in one slot of the schedule): a field edited here that the
+ * remote changed meanwhile is a conflict, not overwritten; fields not edited take
+ * the remote's values; a look that already shows the values sent settles the
+ * edit (a PATCH whose reply was lost). After the PATCH, a reply whose unsent
+ * fields differ from the look's says someone wrote in between: the row is
+ * marked (conflict crossed). A 404 never creates the object again: the row
+ * becomes a conflict for the user to resolve (store_resolve).
  */
 #include "engine_internal.h"
 
@@ -20,7 +22,8 @@ typedef struct edit_job {
     const char *label;        /* what names it in log lines ("" when only its id) */
     model_object sent;        /* the row as read just before sending: the values sent */
     unsigned fields;          /* the edited fields (kind_field_bit set) */
-    model_object reply;       /* the object the server answered with (PATCH or GET) */
+    model_object looked;      /* the object as the look (GET) showed it */
+    model_object reply;       /* the object the server answered the PATCH with */
 } edit_job;
 
 static const char *noun(const edit_job *j)
@@ -33,17 +36,18 @@ static const char *noun(const edit_job *j)
 /* The row's edit and values, read afresh (the walk's page may be minutes old when
  * the budget makes the pass wait). false: nothing to send (no longer edited,
  * removed meanwhile) or the run stops. */
-static bool edit_load(engine *e, const model_object *row, edit_job *j)
+static bool edit_load(engine *e, model_kind kind, const char *id, edit_job *j)
 {
     store_edit_info info;
     memset(&info, 0, sizeof info);
     error_info err;
-    error_code rc = store_edit_get(e->st, row->kind, model_object_id(row), &info, &err);
+    error_code rc = store_edit_get(e->st, kind, id, &info, &err);
     bool edited = rc == ERROR_OK && info.state == MODEL_STATE_EDITED && info.fields != 0;
     if (edited) {
         j->fields = info.fields;
         snprintf(j->id, sizeof j->id, "%s", info.id);
-        rc = store_get(e->st, row->kind, j->id, &j->sent, &err);
+        model_object_clear(&j->sent);
+        rc = store_get(e->st, kind, j->id, &j->sent, &err);
     }
     store_edit_info_clear(&info);
     if (rc == ERROR_NOT_FOUND)
@@ -52,7 +56,7 @@ static bool edit_load(engine *e, const model_object *row, edit_job *j)
         engine_db_fail(e, &err);
         return false;
     }
-    j->t = (engine_target){row->kind, j->id};
+    j->t = (engine_target){kind, j->id};
     j->label = engine_row_label(&j->sent);
     return edited;
 }
@@ -69,8 +73,12 @@ static sync_outcome send_patch(engine *e, void *arg, sync_result *res)
 static sync_outcome send_get(engine *e, void *arg, sync_result *res)
 {
     edit_job *j = arg;
-    model_object_clear(&j->reply);
-    return e->ops->get(e->api, j->t.kind, j->t.id, &j->reply, res);
+    model_object_clear(&j->looked);
+    sync_outcome out = e->ops->get(e->api, j->t.kind, j->t.id, &j->looked, res);
+    error_info ignored; /* compared in canonical form; a refused one as it came */
+    if (out == SYNC_OK)
+        (void)kind_validate_row(&j->looked, &ignored);
+    return out;
 }
 
 static bool same_acl(const model_acl *a, const model_acl *b)
@@ -98,43 +106,24 @@ static bool same_value(const kind_field *f, const model_object *a, const model_o
     return strcmp(x, y) == 0;
 }
 
-/* Whether the object the GET brought holds every value sent. It is canonicalised
- * first, as the store keeps the row sent (a CIDR the server spells otherwise);
- * one the gate refuses is compared as it came. */
-static bool shows_sent(edit_job *j)
+/* The editable fields the PATCH did not carry whose value in its reply differs
+ * from the look's: someone wrote between the two requests. Their names go to
+ * `names`; 0 when none. */
+static unsigned crossed_fields(edit_job *j, char *names, size_t size)
 {
     error_info ignored;
     (void)kind_validate_row(&j->reply, &ignored);
     const kind_desc *d = kind_get(j->t.kind);
+    unsigned crossed = 0;
     for (size_t i = 0; i < d->field_count; i++) {
         const kind_field *f = &d->fields[i];
-        if ((j->fields & kind_field_bit(j->t.kind, f)) && !same_value(f, &j->sent, &j->reply))
-            return false;
+        unsigned bit = kind_field_bit(j->t.kind, f);
+        if ((f->flags & KIND_FIELD_EDIT) && !(j->fields & bit) &&
+            !same_value(f, &j->looked, &j->reply))
+            crossed |= bit;
     }
-    return true;
-}
-
-/*
- * The PATCH may or may not have been applied: a GET tells. Returns SYNC_OK (the
- * values sent are there; j->reply holds the object), SYNC_NOT_FOUND (gone; `res`
- * is the GET's), or SYNC_AMBIGUOUS (not applied, or the GET did not settle it;
- * `res` stays the PATCH's, with a message saying which).
- */
-static sync_outcome confirm(engine *e, edit_job *j, sync_result *res)
-{
-    engine_log(e, SYNC_LOG_WARN, "%s %s may or may not have been updated (%s): checking "
-               "the remote copy", noun(j), j->t.id, res->message);
-    sync_result got;
-    sync_outcome out = engine_send_idempotent(e, &j->t, send_get, j, &got);
-    if (out == SYNC_OK && shows_sent(j))
-        return SYNC_OK;
-    if (out == SYNC_NOT_FOUND) {
-        *res = got;
-        return SYNC_NOT_FOUND;
-    }
-    if (out == SYNC_OK)
-        snprintf(res->message, sizeof res->message, "the edit was not applied");
-    return SYNC_AMBIGUOUS;
+    kind_field_names(j->t.kind, crossed, names, size);
+    return crossed;
 }
 
 /* ---- settling ------------------------------------------------------------- */
@@ -149,8 +138,29 @@ static void note_bad_reply(engine *e, edit_job *j, const sync_result *res, const
     engine_note_row_failure(e, &j->t, &bad);
 }
 
-/* 200 (or a GET showing the values sent): the sent fields take them as their new
- * bases, so an edit made here meanwhile stays an edit. */
+/* The PATCH's reply shows another writer between the look and the PATCH: said
+ * on the row (attention), never silently. */
+static void edit_crossed(engine *e, edit_job *j, const sync_result *res)
+{
+    char names[128], why[MODEL_ERROR_MAX];
+    if (!crossed_fields(j, names, sizeof names))
+        return;
+    snprintf(why, sizeof why, "someone else changed %s while this edit was sent: check the "
+             "object (it may have changed what was sent too), then resolve", names);
+    error_info err;
+    error_code rc = store_edit_crossed(e->st, j->t.kind, j->t.id, why, &err);
+    if (rc != ERROR_OK && rc != ERROR_STATE && rc != ERROR_NOT_FOUND) {
+        engine_db_fail(e, &err);
+        return;
+    }
+    if (rc == ERROR_OK)
+        e->report->conflicts++;
+    engine_note_row_failure(e, &j->t, res);
+    engine_log(e, SYNC_LOG_WARN, "%s %s: %s", noun(j), j->t.id, why);
+}
+
+/* 200: the sent fields take the reply's values as their new bases, so an edit
+ * made here meanwhile stays an edit. */
 static void edit_done(engine *e, edit_job *j, const sync_result *res)
 {
     error_info err;
@@ -161,6 +171,7 @@ static void edit_done(engine *e, edit_job *j, const sync_result *res)
         e->report->updated++;
         engine_log(e, SYNC_LOG_INFO, "updated %s %s%s%s%s: %s", noun(j), j->t.id,
                    j->label[0] ? " (" : "", j->label, j->label[0] ? ")" : "", names);
+        edit_crossed(e, j, res);
     } else if (rc == ERROR_NOT_FOUND) {
         engine_log(e, SYNC_LOG_INFO, "updated %s %s, which is no longer here", noun(j),
                    j->t.id);
@@ -232,20 +243,60 @@ static void edit_settle(engine *e, edit_job *j, sync_outcome out, const sync_res
 
 /* ---- the pass ------------------------------------------------------------- */
 
+/* What the look found, recorded by the store: true to PATCH now (with the
+ * fields still to send, read afresh). */
+static bool judge_edit(engine *e, void *arg)
+{
+    edit_job *j = arg;
+    store_look_result r = STORE_LOOK_SKIP;
+    error_info err;
+    error_code rc = store_look(e->st, &j->looked, &r, &err);
+    if (rc == ERROR_INVALID) {
+        engine_log(e, SYNC_LOG_WARN, "%s %s: the remote copy could not be read (%s): the "
+                   "edit waits for the next sync", noun(j), j->t.id, err.msg);
+        return false;
+    }
+    if (rc != ERROR_OK && rc != ERROR_NOT_FOUND) {
+        engine_db_fail(e, &err);
+        return false;
+    }
+    switch (r) {
+    case STORE_LOOK_WRITE:
+        return edit_load(e, j->t.kind, j->t.id, j);
+    case STORE_LOOK_SETTLED:
+        e->report->updated++;
+        engine_log(e, SYNC_LOG_INFO, "%s %s already holds the edit", noun(j), j->t.id);
+        return false;
+    case STORE_LOOK_CONFLICT:
+        e->report->conflicts++;
+        engine_note_row_failure(e, &j->t, NULL);
+        engine_log(e, SYNC_LOG_WARN, "%s %s was changed remotely in a field edited here: "
+                   "not sent; a conflict to resolve (--keep-local sends it, --take-remote "
+                   "takes theirs)", noun(j), j->t.id);
+        return false;
+    case STORE_LOOK_SKIP:
+        break;
+    }
+    return false;
+}
+
 static void push_edit(engine *e, const model_object *row)
 {
     edit_job j;
     memset(&j, 0, sizeof j);
     model_object_init(&j.sent, row->kind);
+    model_object_init(&j.looked, row->kind);
     model_object_init(&j.reply, row->kind);
-    if (edit_load(e, row, &j)) {
+    if (edit_load(e, row->kind, model_object_id(row), &j)) {
         sync_result res;
-        sync_outcome out = engine_send_retrying(e, &j.t, send_patch, &j, false, &res);
-        if (out == SYNC_AMBIGUOUS && e->stop == ENGINE_GO)
-            out = confirm(e, &j, &res);
-        edit_settle(e, &j, out, &res);
+        engine_stage stage;
+        engine_looked l = {send_get, send_patch, judge_edit, &j};
+        sync_outcome out = engine_send_looked(e, &j.t, &l, &res, &stage);
+        if (stage != ENGINE_STAGE_JUDGED)
+            edit_settle(e, &j, out, &res);
     }
     model_object_clear(&j.reply);
+    model_object_clear(&j.looked);
     model_object_clear(&j.sent);
     engine_step(e, 1);
 }

@@ -91,6 +91,8 @@ typedef sync_outcome (*engine_request_fn)(engine *e, void *arg, sync_result *res
 
 /* Rows of every kind whose state is in `states` (a mask of 1u << state). */
 error_code engine_count_states(engine *e, unsigned states, size_t *out, error_info *err);
+/* The same over the rows this run pushes: the scope's when scoped, else all. */
+error_code engine_count_queue(engine *e, unsigned states, size_t *out, error_info *err);
 
 /* ---- engine_pace.c: the schedule ----------------------------------------- */
 
@@ -109,6 +111,10 @@ double engine_pace_interval(const engine *e);
  * sooner than a full window after the oldest of the last `cap` completions. 0
  * when unpaced. */
 double engine_pace_slot(const engine *e);
+
+/* When `n` requests may start back to back (a look and its write): the slot,
+ * and no sooner than the ring has room for all `n` (at most its size). */
+double engine_pace_slot_for(const engine *e, size_t n);
 
 /* A request starts at `now`: the next slot is one interval later. */
 void engine_pace_start(engine *e, double now);
@@ -149,6 +155,36 @@ void engine_pace_save(engine *e);
  * not send (e->stop says why).
  */
 bool engine_before_request(engine *e);
+
+/* The same for a look and its write: both start in one wait, back to back (the
+ * schedule moves on by two intervals), so no pacing gap opens between them. */
+bool engine_before_pair(engine *e);
+
+/*
+ * A write with its fresh look. `look` (a GET of the object) and `write` (its
+ * PATCH or DELETE) go back to back in one slot of the schedule; between them
+ * `judge` reads the look (recording what it settles itself: a conflict, an edit
+ * the remote already holds) and returns true to write now. A write that did not
+ * settle (not sent, 429, ambiguous) is tried again from a new look, since any
+ * wait between look and write means look again; not_sent and ambiguous count
+ * as attempts (max_attempts), a 429 does not. A judge that stops the run (a
+ * store failure) ends it. Returns the outcome of the last request (res filled;
+ * SYNC_NOT_SENT with e->stop set when nothing went) and sets *stage.
+ */
+typedef enum engine_stage {
+    ENGINE_STAGE_LOOK,    /* the look ended it: failed, or 404 */
+    ENGINE_STAGE_JUDGED,  /* the look settled it: nothing written */
+    ENGINE_STAGE_WRITE    /* the write's outcome */
+} engine_stage;
+
+typedef struct engine_looked {
+    engine_request_fn look, write;
+    bool (*judge)(engine *e, void *arg);
+    void *arg;
+} engine_looked;
+
+sync_outcome engine_send_looked(engine *e, const engine_target *t, const engine_looked *l,
+                                sync_result *res, engine_stage *stage);
 
 /*
  * An idempotent request (delete, list page, get) about `t`: sent until it settles,

@@ -87,12 +87,24 @@ double engine_pace_interval(const engine *e)
 
 double engine_pace_slot(const engine *e)
 {
+    return engine_pace_slot_for(e, 1);
+}
+
+double engine_pace_slot_for(const engine *e, size_t n)
+{
     const engine_pace *p = &e->pace;
     if (!p->paced)
         return 0;
     double at = p->next_at;
-    if (p->count == p->cap && p->ring[p->head] + p->window_s > at)
-        at = p->ring[p->head] + p->window_s;
+    if (n > p->cap)
+        n = p->cap;
+    /* The completions that must leave the window first: the oldest
+     * count + n - cap of the ring. */
+    if (p->count + n > p->cap) {
+        double aged = p->ring[(p->head + p->count + n - p->cap - 1) % p->cap] + p->window_s;
+        if (aged > at)
+            at = aged;
+    }
     return at;
 }
 

@@ -38,10 +38,17 @@ static error_code visit(void *wp, model_object *rows, size_t n, error_info *err)
 
 /* Keyset walk over `kind`'s rows in `states`: rows that leave those states (or
  * take a remote id) while we act on them never come back. */
+static void each_scoped(engine *e, model_kind kind, unsigned states, store_visit fn,
+                        void *ctx);
+
 void engine_each_row(engine *e, model_kind kind, unsigned states, engine_row_fn fn)
 {
-    store_query q = {.states = states};
     outbox_walk w = {.e = e, .fn = fn};
+    if (e->opt.scoped) {
+        each_scoped(e, kind, states, visit, &w);
+        return;
+    }
+    store_query q = {.states = states};
     error_info err;
     if (store_walk(e->st, kind, &q, PAGE_ROWS, visit, &w, &err) && e->stop == ENGINE_GO)
         engine_db_fail(e, &err);
@@ -66,7 +73,47 @@ static unsigned edits(void)
 
 error_code engine_outbox_size(engine *e, size_t *out, error_info *err)
 {
-    return engine_count_states(e, deletes() | creates() | edits(), out, err);
+    return engine_count_queue(e, deletes() | creates() | edits(), out, err);
+}
+
+/* ---- a scoped push: the rows of opt.only ----------------------------------- */
+
+/* Hand the scope's rows of `kind` in `states` to `visit` in pages of PAGE_ROWS
+ * (read afresh, so a row another pass settled is seen as it is now). */
+static void each_scoped(engine *e, model_kind kind, unsigned states, store_visit fn,
+                        void *ctx)
+{
+    model_object *rows = calloc(PAGE_ROWS, sizeof *rows);
+    if (!rows) {
+        engine_fail(e, ENGINE_DB, "out of memory");
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i <= e->opt.only_count && e->stop == ENGINE_GO; i++) {
+        bool last = i == e->opt.only_count;
+        const sync_row_ref *ref = last ? NULL : &e->opt.only[i];
+        if (ref && ref->kind == kind) {
+            error_info err;
+            model_object_init(&rows[n], kind);
+            error_code rc = store_get(e->st, kind, ref->id, &rows[n], &err);
+            if (rc == ERROR_OK && ((states >> model_object_state(&rows[n])) & 1u))
+                n++;
+            else
+                model_object_clear(&rows[n]);
+            if (rc != ERROR_OK && rc != ERROR_NOT_FOUND)
+                engine_db_fail(e, &err);
+        }
+        if (n == PAGE_ROWS || (last && n)) {
+            error_info err;
+            (void)fn(ctx, rows, n, &err);
+            for (size_t k = 0; k < n; k++)
+                model_object_clear(&rows[k]);
+            n = 0;
+        }
+    }
+    for (size_t k = 0; k < n; k++)
+        model_object_clear(&rows[k]);
+    free(rows);
 }
 
 /* A state move of one row; a store failure stops the run. */
@@ -86,10 +133,50 @@ static const char *noun(const engine_target *t)
 
 /* ---- deletes -------------------------------------------------------------- */
 
+/* One delete on its way: the row and what its look showed. */
+typedef struct delete_job {
+    engine_target t;
+    model_object looked;
+} delete_job;
+
 static sync_outcome send_delete(engine *e, void *arg, sync_result *res)
 {
-    const engine_target *t = arg;
-    return e->ops->remove(e->api, t->kind, t->id, res);
+    const delete_job *j = arg;
+    return e->ops->remove(e->api, j->t.kind, j->t.id, res);
+}
+
+static sync_outcome send_look(engine *e, void *arg, sync_result *res)
+{
+    delete_job *j = arg;
+    model_object_clear(&j->looked);
+    return e->ops->get(e->api, j->t.kind, j->t.id, &j->looked, res);
+}
+
+/* The look before a delete: the remote object must be what this cache saw (the
+ * store compares the user's fields); else a conflict "changed" keeps it. */
+static bool judge_delete(engine *e, void *arg)
+{
+    delete_job *j = arg;
+    store_look_result r = STORE_LOOK_SKIP;
+    error_info err;
+    error_code rc = store_look(e->st, &j->looked, &r, &err);
+    if (rc == ERROR_INVALID) {
+        engine_log(e, SYNC_LOG_WARN, "%s %s: the remote copy could not be read (%s): not "
+                   "deleted; the next sync looks again", noun(&j->t), j->t.id, err.msg);
+        return false;
+    }
+    if (rc != ERROR_OK && rc != ERROR_NOT_FOUND) {
+        engine_db_fail(e, &err);
+        return false;
+    }
+    if (r == STORE_LOOK_CONFLICT) {
+        e->report->conflicts++;
+        engine_note_row_failure(e, &j->t, NULL);
+        engine_log(e, SYNC_LOG_WARN, "%s %s was changed remotely since this cache saw it: "
+                   "not deleted; a conflict to resolve (--keep-local deletes it anyway, "
+                   "--take-remote keeps it)", noun(&j->t), j->t.id);
+    }
+    return r == STORE_LOOK_WRITE;
 }
 
 /* An orphaned credential whose remote copy is gone: new again under its local id,
@@ -128,10 +215,19 @@ static void delete_done(engine *e, const engine_target *t, model_state state, bo
 
 static void push_delete(engine *e, const model_object *row)
 {
-    engine_target t = {row->kind, model_object_id(row)};
+    delete_job j = {.t = {row->kind, model_object_id(row)}};
+    model_object_init(&j.looked, row->kind);
+    const engine_target t = j.t;
     model_state state = model_object_state(row);
     sync_result res;
-    sync_outcome out = engine_send_idempotent(e, &t, send_delete, &t, &res);
+    engine_stage stage;
+    engine_looked l = {send_look, send_delete, judge_delete, &j};
+    sync_outcome out = engine_send_looked(e, &t, &l, &res, &stage);
+    model_object_clear(&j.looked);
+    if (stage == ENGINE_STAGE_JUDGED) {
+        engine_step(e, 1);
+        return;
+    }
     switch (out) {
     case SYNC_OK:
     case SYNC_NOT_FOUND:
@@ -442,6 +538,10 @@ static error_code visit_creates(void *ctx, model_object *rows, size_t n, error_i
 
 static void push_creates(engine *e, model_kind kind)
 {
+    if (e->opt.scoped) {
+        each_scoped(e, kind, creates(), visit_creates, e);
+        return;
+    }
     store_query q = {.states = creates()};
     error_info err;
     if (store_walk(e->st, kind, &q, PAGE_ROWS, visit_creates, e, &err) &&

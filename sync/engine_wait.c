@@ -160,20 +160,33 @@ static bool past_deadline(engine *e, double now, double start, sync_wait_cause c
     return true;
 }
 
-bool engine_before_request(engine *e)
+/* Wait for a slot where `n` requests may start back to back, and take it. */
+static bool before_requests(engine *e, size_t n)
 {
     if (cancelled(e))
         return false;
-    double start = next_start(e);
-    sync_wait_cause cause = e->resume_at >= engine_pace_slot(e) ? e->pause_cause
-                                                                : SYNC_WAIT_BUDGET;
+    double slot = engine_pace_slot_for(e, n);
+    double start = e->resume_at > slot ? e->resume_at : slot;
+    sync_wait_cause cause = e->resume_at >= slot ? e->pause_cause : SYNC_WAIT_BUDGET;
     if (past_deadline(e, engine_now(e), start, cause))
         return false;
     wait_until(e, start, cause);
     if (cancelled(e))
         return false;
-    engine_pace_start(e, engine_now(e));
+    double now = engine_now(e);
+    for (size_t i = 0; i < n; i++)
+        engine_pace_start(e, now);
     return true;
+}
+
+bool engine_before_request(engine *e)
+{
+    return before_requests(e, 1);
+}
+
+bool engine_before_pair(engine *e)
+{
+    return before_requests(e, 2);
 }
 
 /* ---- retries -------------------------------------------------------------- */
@@ -204,6 +217,59 @@ sync_outcome engine_send_retrying(engine *e, const engine_target *t, engine_requ
         if (out != SYNC_RATE_LIMITED)
             attempt++;
         if (!again || e->stop != ENGINE_GO || attempt > e->opt.max_attempts)
+            return out;
+        e->report->retried++;
+    }
+}
+
+static void result_reset(sync_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->retry_after_s = -1;
+}
+
+/* Send one request of a pair and count it. */
+static sync_outcome send_one(engine *e, const engine_target *t, engine_request_fn fn, void *arg,
+                             sync_result *res)
+{
+    result_reset(res);
+    sync_outcome out = fn(e, arg, res);
+    res->outcome = out;
+    engine_after_request(e, t, res);
+    return out;
+}
+
+static bool worth_again(sync_outcome out)
+{
+    return out == SYNC_NOT_SENT || out == SYNC_RATE_LIMITED || out == SYNC_AMBIGUOUS;
+}
+
+sync_outcome engine_send_looked(engine *e, const engine_target *t, const engine_looked *l,
+                                sync_result *res, engine_stage *stage)
+{
+    for (int attempt = 1;;) {
+        *stage = ENGINE_STAGE_LOOK;
+        result_reset(res);
+        if (!engine_before_pair(e)) {
+            res->outcome = SYNC_NOT_SENT;
+            snprintf(res->message, sizeof res->message, "%s", e->err.msg);
+            return SYNC_NOT_SENT;
+        }
+        sync_outcome out = send_one(e, t, l->look, l->arg, res);
+        if (out == SYNC_OK) {
+            if (!l->judge(e, l->arg)) {
+                *stage = ENGINE_STAGE_JUDGED;
+                return SYNC_OK;
+            }
+            if (e->stop != ENGINE_GO)
+                return SYNC_NOT_SENT;
+            *stage = ENGINE_STAGE_WRITE;
+            out = send_one(e, t, l->write, l->arg, res);
+        }
+        /* A 429 is not an attempt: 429s give up by time (engine_after_request). */
+        if (out != SYNC_RATE_LIMITED)
+            attempt++;
+        if (!worth_again(out) || e->stop != ENGINE_GO || attempt > e->opt.max_attempts)
             return out;
         e->report->retried++;
     }

@@ -184,6 +184,25 @@ static void describe_fields(const store_edit_info *info, plan_text *t)
                                    : "changed remotely while edited here");
 }
 
+/* "deleted here, changed remotely: cidr 10.4.0.0/16 -> 203.0.113.0/24: delete it
+ * anyway (--keep-local) or keep it (--take-remote)" */
+static void describe_changed(const store_edit_info *info, plan_text *t)
+{
+    add(t, "deleted here, changed remotely:");
+    for (size_t i = 0; i < info->count; i++) {
+        const store_edit_field *f = &info->field[i];
+        const kind_field *kf = edit_field(info, f);
+        if (!kf)
+            continue;
+        bool list = kf->type == KIND_FIELD_ACL;
+        shown_value base, remote;
+        show_value(f->base, list, base, sizeof base);
+        show_value(f->remote ? f->remote : f->local, list, remote, sizeof remote);
+        add(t, "%s %s %s -> %s", i ? ";" : "", kf->name, base, remote);
+    }
+    add(t, ": delete it anyway (--keep-local) or keep it (--take-remote)");
+}
+
 static void describe_key(const store_edit_info *info, plan_text *t)
 {
     const char *noun = kind_get(info->kind)->noun;
@@ -214,6 +233,15 @@ static void describe_conflict(const store_edit_info *info, const char *error_tex
             add(t, "%s", error_text);
         else
             add(t, "the server refused the edit: " RESOLVE);
+        return;
+    case STORE_CONFLICT_CHANGED:
+        describe_changed(info, t);
+        return;
+    case STORE_CONFLICT_CROSSED:
+        add(t, "%s", error_text && error_text[0]
+                         ? error_text
+                         : "someone else wrote while this edit was sent: check it, then "
+                           "resolve");
         return;
     case STORE_CONFLICT_NONE:
     case STORE_CONFLICT_COUNT:

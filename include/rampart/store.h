@@ -245,6 +245,11 @@ error_code store_update(store *st, model_object *obj, unsigned fields, error_inf
 error_code store_get(store *st, model_kind kind, const char *id, model_object *out,
                      error_info *err);
 
+/* The current id (`canon`) and state of row `id` of `kind` (an id or a local
+ * alias). ERROR_NOT_FOUND when neither. */
+error_code store_resolve_id(store *st, model_kind kind, const char *id,
+                            char canon[MODEL_ID_MAX + 1], model_state *state, error_info *err);
+
 /* A live rule of `policy_id` for `cidr` (the natural key; `cidr` is compared in
  * its canonical form), ERROR_NOT_FOUND if none. */
 error_code store_rule_find(store *st, const char *policy_id, const char *cidr,
@@ -414,10 +419,15 @@ typedef enum store_conflict {
     STORE_CONFLICT_KEY,      /* rules: a remote rule holds this row's (policy, cidr):
                               * a local create (of the other action), or a cidr edit */
     STORE_CONFLICT_REJECTED, /* the server refused the edit (the row's error says why) */
+    STORE_CONFLICT_CHANGED,  /* deleted here, changed remotely (the look before the
+                              * DELETE): the row holds the remote's values, each
+                              * changed field's base what this cache had */
+    STORE_CONFLICT_CROSSED,  /* someone wrote between the look and the PATCH: the
+                              * row holds the PATCH's reply */
     STORE_CONFLICT_COUNT
 } store_conflict;
 
-/* "none", "fields", "gone", "key", "rejected". */
+/* "none", "fields", "gone", "key", "rejected", "changed", "crossed". */
 const char *store_conflict_name(store_conflict reason);
 
 typedef struct store_edit_field {
@@ -494,7 +504,10 @@ typedef enum store_side {
  *   the remote rule (the row is removed and its local id becomes an alias of the
  *   remote rule's), an edit goes back to its base values;
  * - rejected: keep-local: edited again (sent as is by the next sync);
- *   take-remote: the fields go back to their bases (synced).
+ *   take-remote: the fields go back to their bases (synced);
+ * - changed: keep-local: deleting again (the next sync deletes what the remote
+ *   holds now, after another look); take-remote: synced (the delete is dropped);
+ * - crossed: either side: synced (the row already holds the remote's values).
  * ERROR_STATE when the row is not a conflict; ERROR_NOT_FOUND; ERROR_CONFLICT when
  * the values kept would clash with another live rule (the message names it).
  * `out_id` (may be NULL) receives the id the row or its adopted rule now has ("" when
@@ -525,6 +538,45 @@ error_code store_edit_pushed(store *st, const model_object *sent, unsigned field
  */
 error_code store_edit_conflict(store *st, model_kind kind, const char *id,
                                store_conflict reason, const char *why, error_info *err);
+
+/* What the look right before a write found (store_look). */
+typedef enum store_look_result {
+    STORE_LOOK_WRITE,    /* send it: an edit whose fields the remote still holds at
+                          * their bases (its other fields took the remote's values),
+                          * or a delete of exactly what this cache saw */
+    STORE_LOOK_SETTLED,  /* nothing to send: the remote already holds the edit */
+    STORE_LOOK_CONFLICT, /* a conflict now (fields: changed on both sides;
+                          * changed: deleted here, changed remotely) */
+    STORE_LOOK_SKIP      /* the row is no longer edited or deleting: nothing to do */
+} store_look_result;
+
+/*
+ * For the sync: `remote` is the object as a GET showed it just before the write
+ * (its id names the row). The user's fields (those an edit may change; the others
+ * never change) are compared with what this cache last saw remotely:
+ * - edited: as a pull's merge compares (a field edited here and changed remotely
+ *   to a third value: conflict fields; to the local value: settled; a field not
+ *   edited takes the remote's value);
+ * - deleting: any difference is conflict changed: the row takes the remote's
+ *   values (it stays in force until resolved), each changed field's line keeping
+ *   what this cache had as its base.
+ * ERROR_INVALID when `remote` fails the gate; ERROR_NOT_FOUND.
+ */
+error_code store_look(store *st, const model_object *remote, store_look_result *result,
+                      error_info *err);
+
+/*
+ * For the sync: the reply of a PATCH of row `id` shows fields it did not send
+ * changed since the look (`why` says which): someone wrote in between. A synced
+ * row becomes conflict crossed (attention), `why` its error; any other state is
+ * left as it is (ERROR_STATE).
+ */
+error_code store_edit_crossed(store *st, model_kind kind, const char *id, const char *why,
+                              error_info *err);
+
+/* Whether row `id` is a conflict whose values are the remote's (changed,
+ * crossed): such a row stays in force for check, the agent and the mirror. */
+bool store_conflict_holds_remote(store *st, model_kind kind, const char *id);
 
 /* ---- bulk import (store_import.c) ----------------------------------------- */
 

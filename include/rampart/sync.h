@@ -19,12 +19,19 @@
  *   deleted remotely), and the rest of the page is staged.
  * - Ambiguous creates are recognised by their natural key (rules: policy, cidr,
  *   action) or by a creation marker (credentials: see SYNC_MARKER_KEY).
+ * - A look before every write: each PATCH and DELETE goes right after a GET of
+ *   that object, back to back in one slot of the schedule, and the store judges
+ *   the look (store_look): a field edited here and changed remotely, or a delete
+ *   of an object changed remotely, is a conflict and nothing is written; a look
+ *   that shows the edit already there settles it; 404 is gone (an edit: conflict
+ *   gone; a delete: done). A write that did not settle is tried again from a new
+ *   look. A PATCH reply whose unsent fields differ from the look's marks the row
+ *   (conflict crossed). So no listing is needed before edits.
  * - Edits: an edited row (MODEL_STATE_EDITED, store_edit_get) is sent as one
- *   PATCH holding only its edited fields, with the row's current values. PATCH is
- *   idempotent: after an ambiguous outcome a GET confirms it (the values sent are
- *   there: done). A 404 (PATCH or GET) makes the row a conflict "gone" (it is never
- *   created again by itself), a 4xx refusal a conflict "rejected" with the
- *   server's message; anything else leaves it edited for the next sync.
+ *   PATCH holding only its edited fields, with the row's current values. A 404
+ *   makes the row a conflict "gone" (it is never created again by itself), a 4xx
+ *   refusal a conflict "rejected" with the server's message; anything else
+ *   leaves it edited for the next sync.
  * - Pacing (sync_budget): this client's rate is budget.requests * share per
  *   window_s, spread evenly: one request start every window_s / (requests *
  *   share) seconds from the first one, never a burst; and never more than
@@ -259,8 +266,22 @@ typedef struct sync_clock {
     void *ctx;
 } sync_clock;
 
+/* A row a scoped sync pushes: its kind and id (a local id stays valid after the
+ * create: it is then an alias of the remote id). */
+typedef struct sync_row_ref {
+    model_kind kind;
+    char id[MODEL_ID_MAX + 1];
+} sync_row_ref;
+
 typedef struct sync_options {
     bool push;                 /* push the outbox */
+    bool scoped;               /* push only the rows of `only` (a command's --sync):
+                                  no listing but the one that settles a create of
+                                  unknown outcome among them; the report's pending,
+                                  attention and converged speak of them alone, and
+                                  `others` counts the rest of the queue */
+    const sync_row_ref *only;
+    size_t only_count;
     bool pull;                 /* pull and reconcile */
     bool follower;             /* the remote is a hub's mirror (read_only): what it no
                                   longer lists is forgotten, not kept as
@@ -329,6 +350,8 @@ typedef struct sync_report {
     size_t attention;                    /* failed and conflict rows afterwards: the
                                             user fixes, retries, discards or resolves
                                             them */
+    size_t others;                       /* a scoped run: rows outside its scope that
+                                            wait for a sync or for the user */
     bool converged;                      /* nothing pending, nothing failed, no error */
     bool auth_failed;
     bool cancelled;                      /* stopped by the cancel flag (ERROR_OK) */

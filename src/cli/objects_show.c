@@ -119,6 +119,13 @@ static void conflict_why(buf_t *b, const store_edit_info *info)
     case STORE_CONFLICT_REJECTED:
         buf_puts(b, ": the server refused the edit (see error)");
         break;
+    case STORE_CONFLICT_CHANGED:
+        buf_puts(b, ": deleted here, changed remotely (each field: what this cache had -> "
+                    "the remote's now)");
+        break;
+    case STORE_CONFLICT_CROSSED:
+        buf_puts(b, ": someone else wrote while this edit was sent (see error)");
+        break;
     default:
         break;
     }

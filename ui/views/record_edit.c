@@ -76,6 +76,10 @@ const char *ui_conflict_reason(const store_edit_info *info, const char *error, c
                  error && error[0] ? error : "(no reason given)");
         utf8_trim_partial(buf);
         return buf;
+    case STORE_CONFLICT_CHANGED:
+        return "deleted here, changed remotely";
+    case STORE_CONFLICT_CROSSED:
+        return "someone else wrote while the edit was sent";
     default:
         return "";
     }
@@ -95,6 +99,10 @@ const char *ui_conflict_choice(store_conflict reason, store_side side)
                     : "this row becomes the remote rule";
     case STORE_CONFLICT_REJECTED:
         return keep ? "sent again as it is" : "back to the remote's values";
+    case STORE_CONFLICT_CHANGED:
+        return keep ? "deleted anyway by the next sync" : "kept: the delete is dropped";
+    case STORE_CONFLICT_CROSSED:
+        return "taken as it is now";
     default:
         return "";
     }

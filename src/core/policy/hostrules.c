@@ -59,18 +59,27 @@ static bool in_force(model_state s)
            s != MODEL_STATE_FAILED && s != MODEL_STATE_CONFLICT;
 }
 
+typedef struct take_ctx {
+    hostrules_set *set;
+    store *st;
+} take_ctx;
+
 static error_code take_rule(void *ctx, const store_policy_rule *r, error_info *err)
 {
-    if (!in_force(r->state))
+    const take_ctx *t = ctx;
+    bool held = r->state == MODEL_STATE_CONFLICT &&
+                store_conflict_holds_remote(t->st, MODEL_KIND_RULE, r->id);
+    if (!in_force(r->state) && !held)
         return ERROR_OK;
-    return hostrules_add(ctx, r->id, r->cidr, r->action, r->state, r->description, err);
+    return hostrules_add(t->set, r->id, r->cidr, r->action, r->state, r->description, err);
 }
 
 error_code hostrules_load(store *st, const char *policy_id, hostrules_set *out,
                           error_info *err)
 {
     snprintf(out->policy_id, sizeof out->policy_id, "%s", policy_id);
-    error_code rc = store_policy_rules(st, policy_id, take_rule, out, err);
+    take_ctx t = {out, st};
+    error_code rc = store_policy_rules(st, policy_id, take_rule, &t, err);
     if (rc == ERROR_OK)
         hostrules_sort(out);
     return rc;

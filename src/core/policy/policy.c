@@ -443,11 +443,23 @@ error_code policy_index_finish(policy_index *ix, error_info *err)
     return ERROR_OK;
 }
 
+typedef struct load_ctx {
+    policy_index *ix;
+    store *st;
+} load_ctx;
+
 static error_code load_page(void *ctx, model_object *rows, size_t count, error_info *err)
 {
-    policy_index *ix = ctx;
+    const load_ctx *l = ctx;
+    policy_index *ix = l->ix;
     for (size_t i = 0; i < count; i++) {
         const model_rule *r = &rows[i].rule;
+        /* A conflict answers only when it holds the remote's values (a delete
+         * that found the rule changed remotely): it stays in force until
+         * resolved. */
+        if (r->state == MODEL_STATE_CONFLICT &&
+            !store_conflict_holds_remote(l->st, MODEL_KIND_RULE, r->id))
+            continue;
         error_code rc = add_rule(ix, r->policy_id, r->cidr, r->action, r->id,
                                  r->state == MODEL_STATE_SYNCED, false, err);
         if (rc != ERROR_OK)
@@ -467,11 +479,13 @@ static error_code load(store *st, const char *policy_id, policy_index **out,
         .policy_id = policy_id,
         .sort = STORE_SORT_ID,
         /* A conflict waits for the user: a local create in a key conflict
-         * shares its key with the remote rule, which answers for it. */
+         * shares its key with the remote rule, which answers for it (load_page
+         * keeps the conflicts that hold the remote's values). */
         .states = all & ~((1u << MODEL_STATE_DELETING) | (1u << MODEL_STATE_REMOTE_DELETED) |
-                          (1u << MODEL_STATE_FAILED) | (1u << MODEL_STATE_CONFLICT)),
+                          (1u << MODEL_STATE_FAILED)),
     };
-    rc = store_walk(st, MODEL_KIND_RULE, &q, WALK_PAGE, load_page, *out, err);
+    load_ctx l = {*out, st};
+    rc = store_walk(st, MODEL_KIND_RULE, &q, WALK_PAGE, load_page, &l, err);
     if (rc == ERROR_OK)
         rc = policy_index_finish(*out, err);
     if (rc != ERROR_OK) {

@@ -18,7 +18,8 @@
 static const char *const conflict_names[STORE_CONFLICT_COUNT] = {
     [STORE_CONFLICT_NONE] = "none",         [STORE_CONFLICT_FIELDS] = "fields",
     [STORE_CONFLICT_GONE] = "gone",         [STORE_CONFLICT_KEY] = "key",
-    [STORE_CONFLICT_REJECTED] = "rejected",
+    [STORE_CONFLICT_REJECTED] = "rejected", [STORE_CONFLICT_CHANGED] = "changed",
+    [STORE_CONFLICT_CROSSED] = "crossed",
 };
 
 const char *store_conflict_name(store_conflict reason)
@@ -311,6 +312,11 @@ static error_code refuse_state(const store_edit_info *info, error_info *err)
     case MODEL_STATE_DELETING:
         return error_set(err, ERROR_STATE, "%s %s is being deleted: nothing to edit", noun,
                          info->id);
+    case MODEL_STATE_CONFLICT:
+        return error_set(err, ERROR_STATE,
+                         "%s %s was deleted here and changed remotely: resolve it first "
+                         "(--keep-local deletes it, --take-remote keeps it)",
+                         noun, info->id);
     case MODEL_STATE_REMOTE_DELETED:
         return error_set(err, ERROR_STATE,
                          "%s %s was deleted remotely: retry it (a new "
@@ -368,7 +374,8 @@ static error_code edit_in_op(store *st, model_object *given, unsigned fields, mo
     error_code rc = store_edit_load(st, kind, model_object_id(given), &before, &info, err);
     bool create = rc == ERROR_OK && is_queued_create(&info);
     bool editable = create || info.state == MODEL_STATE_SYNCED ||
-                    info.state == MODEL_STATE_EDITED || info.state == MODEL_STATE_CONFLICT;
+                    info.state == MODEL_STATE_EDITED ||
+                    (info.state == MODEL_STATE_CONFLICT && info.conflict != STORE_CONFLICT_CHANGED);
     if (rc == ERROR_OK && !editable)
         rc = refuse_state(&info, err);
     if (rc == ERROR_OK)
@@ -507,6 +514,14 @@ static error_code resolve_in_op(store *st, const resolve_call *c, error_info *er
                      ? store_edit_move(st, &info, MODEL_STATE_EDITED, "", err)
                      : revert(st, &row, &info, err);
             break;
+        case STORE_CONFLICT_CHANGED:
+            rc = store_edit_move(st, &info, c->side == STORE_KEEP_LOCAL ? MODEL_STATE_DELETING
+                                                                       : MODEL_STATE_SYNCED,
+                                 "", err);
+            break;
+        case STORE_CONFLICT_CROSSED:
+            rc = store_edit_move(st, &info, MODEL_STATE_SYNCED, "", err);
+            break;
         case STORE_CONFLICT_FIELDS:
         default:
             rc = resolve_fields(st, &row, &info, c->side, err);
@@ -535,6 +550,24 @@ error_code store_resolve(store *st, model_kind kind, const char *id, store_side 
 
 /* ---- delete and discard of an edited row ------------------------------------ */
 
+/* A conflict whose row holds the remote's values, not an edit of them. */
+static bool holds_remote(const store_edit_info *info)
+{
+    return info->state == MODEL_STATE_CONFLICT && (info->conflict == STORE_CONFLICT_CHANGED ||
+                                                   info->conflict == STORE_CONFLICT_CROSSED);
+}
+
+bool store_conflict_holds_remote(store *st, model_kind kind, const char *id)
+{
+    store_edit_info info = {0};
+    error_info err;
+    if ((unsigned)kind >= MODEL_KIND_COUNT || !id ||
+        store_edit_read_conflict(st, kind, id, &info, &err) != ERROR_OK)
+        return false;
+    info.state = MODEL_STATE_CONFLICT;
+    return holds_remote(&info);
+}
+
 /* Rows that have nothing remote to keep: a gone one, a local create in
  * conflict. */
 static bool nothing_remote(const store_edit_info *info)
@@ -560,7 +593,8 @@ static error_code leave_edit(store *st, model_kind kind, const char *canon, mode
     } else if (rc == ERROR_OK) {
         *result = outcome;
         rc = store_edit_move(st, &info, state, "", err);
-        if (rc == ERROR_OK)
+        /* A conflict that holds the remote's values has no edit to take back. */
+        if (rc == ERROR_OK && !holds_remote(&info))
             rc = store_edit_apply_side(st, &row, &info, false, err);
     }
     store_edit_info_clear(&info);

@@ -218,6 +218,145 @@ error_code store_edit_conflict(store *st, model_kind kind, const char *id, store
     return store_op_end(st, op, conflict_in_op(st, kind, id ? id : "", reason, why, err), err);
 }
 
+/* ---- the look before a write ---------------------------------------------- */
+
+/* A deleting row against the remote's copy: the same user fields, or a conflict
+ * changed whose row takes the remote's values. */
+static error_code look_delete(store *st, model_object *row, const model_object *remote,
+                              store_look_result *result, error_info *err)
+{
+    const kind_desc *d = kind_get(row->kind);
+    const char *id = model_object_id(row);
+    *result = STORE_LOOK_WRITE;
+    error_code rc = ERROR_OK;
+    for (size_t i = 0; rc == ERROR_OK && i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if (!(f->flags & KIND_FIELD_EDIT))
+            continue;
+        char *h1 = NULL, *h2 = NULL;
+        const char *rv = store_field_text(remote, f, &h1, err);
+        const char *lv = rv ? store_field_text(row, f, &h2, err) : NULL;
+        if (!rv || !lv) {
+            rc = err->code;
+        } else if (!store_edit_same(rv, lv)) {
+            if (*result == STORE_LOOK_WRITE)
+                rc = store_row_set_state_in_op(st, row->kind, id, MODEL_STATE_CONFLICT,
+                                               "deleted here, changed remotely: delete it "
+                                               "anyway (--keep-local) or keep it "
+                                               "(--take-remote)",
+                                               err);
+            *result = STORE_LOOK_CONFLICT;
+            if (rc == ERROR_OK)
+                rc = store_edit_line_put(st, row->kind, id, f, lv, err);
+            if (rc == ERROR_OK)
+                rc = store_edit_line_set(st, row->kind, id, f, lv, rv, err);
+            if (rc == ERROR_OK)
+                rc = store_field_set_text(row, f, rv, err);
+        }
+        free(h1);
+        free(h2);
+    }
+    if (rc != ERROR_OK || *result == STORE_LOOK_WRITE)
+        return rc;
+    if (store_edit_conflict_put(st, row->kind, id, STORE_CONFLICT_CHANGED, "", err))
+        return err->code;
+    return write_taken(st, row, err);
+}
+
+/* An edited row against the remote's copy, as the pull compares it; the state
+ * it is left in says what to do. */
+static error_code look_edit(store *st, const char *canon, const model_object *remote,
+                            store_look_result *result, error_info *err)
+{
+    compare c = {.remote = remote, .pull = true};
+    size_t conflicts = 0;
+    error_code rc = compare_row(st, remote->kind, canon, &c, &conflicts, err);
+    model_state state = MODEL_STATE_SYNCED;
+    char now[MODEL_ID_MAX + 1];
+    if (rc == ERROR_OK)
+        rc = store_row_resolve(st, remote->kind, canon, now, &state, err);
+    if (rc == ERROR_OK)
+        *result = state == MODEL_STATE_EDITED     ? STORE_LOOK_WRITE
+                  : state == MODEL_STATE_CONFLICT ? STORE_LOOK_CONFLICT
+                                                  : STORE_LOOK_SETTLED;
+    return rc;
+}
+
+static error_code look_in_op(store *st, const model_object *remote, store_look_result *result,
+                             error_info *err)
+{
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    *result = STORE_LOOK_SKIP;
+    if (store_row_resolve(st, remote->kind, model_object_id(remote), canon, &state, err))
+        return err->code;
+    if (state == MODEL_STATE_EDITED)
+        return look_edit(st, canon, remote, result, err);
+    /* An orphan's remote copy is useless to anyone: its token was lost. */
+    if (state == MODEL_STATE_ORPHANED)
+        *result = STORE_LOOK_WRITE;
+    if (state != MODEL_STATE_DELETING)
+        return ERROR_OK;
+    model_object row;
+    model_object_init(&row, remote->kind);
+    error_code rc = store_get(st, remote->kind, canon, &row, err);
+    if (rc == ERROR_OK)
+        rc = look_delete(st, &row, remote, result, err);
+    model_object_clear(&row);
+    return rc;
+}
+
+error_code store_look(store *st, const model_object *remote, store_look_result *result,
+                      error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    *result = STORE_LOOK_SKIP;
+    if ((unsigned)remote->kind >= MODEL_KIND_COUNT)
+        return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)remote->kind);
+    model_object copy;
+    if (model_object_copy(&copy, remote, err))
+        return err->code;
+    error_code rc = kind_validate_row(&copy, err);
+    if (rc == ERROR_OK) {
+        store_op op;
+        rc = store_op_begin(st, true, &op, err);
+        if (rc == ERROR_OK)
+            rc = store_op_end(st, op, look_in_op(st, &copy, result, err), err);
+    }
+    model_object_clear(&copy);
+    return rc;
+}
+
+static error_code crossed_in_op(store *st, model_kind kind, const char *id, const char *why,
+                                error_info *err)
+{
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    if (store_row_resolve(st, kind, id, canon, &state, err))
+        return err->code;
+    if (state != MODEL_STATE_SYNCED)
+        return error_set(err, ERROR_STATE, "%s %s is %s, not synced", kind_get(kind)->noun,
+                         canon, model_state_name(state));
+    error_code rc = store_row_set_state_in_op(st, kind, canon, MODEL_STATE_CONFLICT, why, err);
+    if (rc == ERROR_OK)
+        rc = store_edit_conflict_put(st, kind, canon, STORE_CONFLICT_CROSSED, "", err);
+    return rc;
+}
+
+error_code store_edit_crossed(store *st, model_kind kind, const char *id, const char *why,
+                              error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    if ((unsigned)kind >= MODEL_KIND_COUNT)
+        return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    return store_op_end(st, op, crossed_in_op(st, kind, id ? id : "", why, err), err);
+}
+
 /* Bases for the fields where the reply differs from the row. A field the reply
  * left empty is taken as not said (a minimal reply is no edit). */
 static error_code put_reply_bases(store *st, const model_object *reply, const model_object *row,
@@ -320,6 +459,45 @@ static error_code edited_ids(store *st, model_kind kind, char (**ids)[MODEL_ID_M
     return rc;
 }
 
+/* A conflict whose row holds the remote's values (changed, crossed) follows the
+ * listing: its fields take the listed values (a changed line keeps its base,
+ * what this cache had when it deleted), and it stays a conflict. */
+static error_code follow_remote(store *st, model_kind kind, const char *id,
+                                const model_object *remote, error_info *err)
+{
+    model_object row;
+    store_edit_info info = {0};
+    model_object_init(&row, kind);
+    error_code rc = store_edit_load(st, kind, id, &row, &info, err);
+    const kind_desc *d = kind_get(kind);
+    bool dirty = false;
+    for (size_t i = 0; rc == ERROR_OK && i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if (!(f->flags & KIND_FIELD_EDIT))
+            continue;
+        char *h1 = NULL, *h2 = NULL;
+        const char *rv = store_field_text(remote, f, &h1, err);
+        const char *lv = rv ? store_field_text(&row, f, &h2, err) : NULL;
+        if (!rv || !lv) {
+            rc = err->code;
+        } else if (!store_edit_same(rv, lv)) {
+            dirty = true;
+            rc = store_field_set_text(&row, f, rv, err);
+            for (size_t l = 0; rc == ERROR_OK && l < info.count; l++) {
+                if (info.field[l].field == i)
+                    rc = store_edit_line_set(st, kind, info.id, f, info.field[l].base, rv, err);
+            }
+        }
+        free(h1);
+        free(h2);
+    }
+    if (rc == ERROR_OK && dirty)
+        rc = write_taken(st, &row, err);
+    store_edit_info_clear(&info);
+    model_object_clear(&row);
+    return rc;
+}
+
 /* An edited row absent from a complete listing: deleted remotely. A local
  * create in a key conflict was never listed: nothing to say. */
 static error_code merge_absent(store *st, model_kind kind, const char *id, size_t *conflicts,
@@ -346,9 +524,13 @@ static error_code merge_one(store *st, model_kind kind, const char *id, size_t *
     model_object_init(&remote, kind);
     bool found = false, kept = false;
     error_code rc = staged_row(st, kind, id, &remote, &found, &kept, err);
-    if (rc == ERROR_OK && !found)
+    bool holds = rc == ERROR_OK && store_conflict_holds_remote(st, kind, id);
+    if (rc == ERROR_OK && holds && !kept)
+        rc = found ? follow_remote(st, kind, id, &remote, err)
+                   : store_row_remove_in_op(st, kind, id, err);
+    else if (rc == ERROR_OK && !found)
         rc = merge_absent(st, kind, id, conflicts, err);
-    if (rc == ERROR_OK && found && !kept) {
+    else if (rc == ERROR_OK && found && !kept) {
         compare c = {.remote = &remote, .pull = true};
         rc = compare_row(st, kind, id, &c, conflicts, err);
     }

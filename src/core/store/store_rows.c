@@ -27,6 +27,14 @@ error_code store_row_resolve(store *st, model_kind kind, const char *id,
     return rc;
 }
 
+error_code store_resolve_id(store *st, model_kind kind, const char *id,
+                            char canon[MODEL_ID_MAX + 1], model_state *state, error_info *err)
+{
+    if ((unsigned)kind >= MODEL_KIND_COUNT || !id)
+        return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
+    return store_row_resolve(st, kind, id, canon, state, err);
+}
+
 /* Inside an op: drop the row (its token follows by cascade) and its aliases. */
 error_code store_row_remove_in_op(store *st, model_kind kind, const char *canon,
                                  error_info *err)

@@ -232,6 +232,23 @@ static const char *const migrations[] = {
     " etag TEXT NOT NULL,"
     " body BLOB NOT NULL,"
     " used_ms INTEGER NOT NULL);",
+    /* 10: the look before each write: a delete that finds the object changed
+     * remotely ('changed'), a PATCH whose reply shows another writer ('crossed'). */
+    "DROP TRIGGER rules_edit_removed; DROP TRIGGER rules_edit_renamed;"
+    "DROP TRIGGER rules_edit_settled; DROP TRIGGER credentials_edit_removed;"
+    "DROP TRIGGER credentials_edit_renamed; DROP TRIGGER credentials_edit_settled;"
+    "CREATE TABLE conflicts_v10 ("
+    " kind TEXT NOT NULL CHECK (kind IN ('rule', 'credential')),"
+    " id TEXT NOT NULL,"
+    " reason TEXT NOT NULL CHECK (reason IN ('fields', 'gone', 'key', 'rejected',"
+    "  'changed', 'crossed')),"
+    " other_id TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (kind, id)) WITHOUT ROWID;"
+    "INSERT INTO conflicts_v10 SELECT kind, id, reason, other_id FROM conflicts;"
+    "DROP TABLE conflicts;"
+    "ALTER TABLE conflicts_v10 RENAME TO conflicts;"
+    EDIT_TRIGGERS("rule", "rules")
+    EDIT_TRIGGERS("credential", "credentials"),
 };
 
 /*
