@@ -300,4 +300,9 @@ typedef struct engine_markers {
 error_code engine_markers_take(codec_page *page, engine_markers *m, error_info *err);
 void engine_markers_free(engine_markers *m);
 
+/* The look before deleting `row`: a credential's metadata as the row keeps it,
+ * the marker line stripped when the row holds it without (as a pull caches it),
+ * so a marker is no change. */
+void engine_unmark_like(model_object *looked, const model_object *row);
+
 #endif

@@ -102,3 +102,17 @@ void engine_markers_free(engine_markers *m)
     free(m->ptrs);
     memset(m, 0, sizeof *m);
 }
+
+void engine_unmark_like(model_object *looked, const model_object *row)
+{
+    if (!marked_kind(looked->kind) || row->kind != looked->kind)
+        return;
+    char *meta = looked->cred.metadata;
+    if (strcmp(meta, row->cred.metadata) == 0)
+        return;
+    char copy[sizeof looked->cred.metadata], marker[MODEL_ID_MAX + 1];
+    memcpy(copy, meta, sizeof copy);
+    strip_marker(copy, marker);
+    if (marker[0] && strcmp(copy, row->cred.metadata) == 0)
+        memcpy(meta, copy, sizeof copy);
+}

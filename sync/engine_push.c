@@ -136,6 +136,7 @@ static const char *noun(const engine_target *t)
 /* One delete on its way: the row and what its look showed. */
 typedef struct delete_job {
     engine_target t;
+    const model_object *row;
     model_object looked;
 } delete_job;
 
@@ -149,7 +150,10 @@ static sync_outcome send_look(engine *e, void *arg, sync_result *res)
 {
     delete_job *j = arg;
     model_object_clear(&j->looked);
-    return e->ops->get(e->api, j->t.kind, j->t.id, &j->looked, res);
+    sync_outcome out = e->ops->get(e->api, j->t.kind, j->t.id, &j->looked, res);
+    if (out == SYNC_OK)
+        engine_unmark_like(&j->looked, j->row);
+    return out;
 }
 
 /* The look before a delete: the remote object must be what this cache saw (the
@@ -215,7 +219,7 @@ static void delete_done(engine *e, const engine_target *t, model_state state, bo
 
 static void push_delete(engine *e, const model_object *row)
 {
-    delete_job j = {.t = {row->kind, model_object_id(row)}};
+    delete_job j = {.t = {row->kind, model_object_id(row)}, .row = row};
     model_object_init(&j.looked, row->kind);
     const engine_target t = j.t;
     model_state state = model_object_state(row);

@@ -1061,7 +1061,8 @@ static void test_edit_sends_one_patch_of_the_changed_fields(void **state)
     assert_int_equal(f->remote->npatches, patches + 2);
 }
 
-/* PATCH is idempotent: a reply lost is confirmed by a GET showing the values. */
+/* PATCH whose reply was lost: the next look shows the values sent, which
+ * settles the edit without a second PATCH. */
 static void test_ambiguous_edit_confirmed_by_get(void **state)
 {
     fixture *f = *state;
@@ -1069,17 +1070,18 @@ static void test_ambiguous_edit_confirmed_by_get(void **state)
     synced_rule(f, "10.0.0.0/8", a);
     edit_rule(f, a, "10.0.0.0/16", NULL);
     fake_script(f->remote, OP_RULE_UPDATE, SYNC_AMBIGUOUS, true, -1, "connection reset");
+    f->opt.pull = false;
     assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 1);
-    assert_int_equal(f->remote->calls[OP_RULE_GET], 1);
+    assert_int_equal(f->remote->calls[OP_RULE_GET], 2);
     assert_int_equal(f->report.updated, 1);
     assert_int_equal(get_rule(f, a).state, MODEL_STATE_SYNCED);
     assert_true(f->report.converged);
-    assert_non_null(strstr(f->log, "may or may not have been updated (connection reset)"));
+    assert_non_null(strstr(f->log, "already holds the edit"));
 }
 
-/* The GET shows the old values: the edit stays for the next sync, which sends it
- * again (the same edit). */
+/* The PATCH was lost before it applied: the look after it shows the old values,
+ * so the same PATCH goes again in the same run. */
 static void test_ambiguous_edit_not_applied_stays_edited(void **state)
 {
     fixture *f = *state;
@@ -1087,20 +1089,29 @@ static void test_ambiguous_edit_not_applied_stays_edited(void **state)
     synced_rule(f, "10.0.0.0/8", a);
     edit_rule(f, a, "10.0.0.0/16", NULL);
     fake_script(f->remote, OP_RULE_UPDATE, SYNC_AMBIGUOUS, false, -1, "timed out");
+    f->opt.pull = false;
     assert_int_equal(run(f), ERROR_OK);
-    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 1);
-    assert_int_equal(f->remote->calls[OP_RULE_GET], 1);
-    assert_int_equal(f->report.updated, 0);
+    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 2);
+    assert_int_equal(f->remote->calls[OP_RULE_GET], 2);
+    assert_int_equal(f->report.updated, 1);
+    assert_int_equal(f->report.retried, 1);
+    assert_string_equal(FAKE_RULE(f->remote, 0)->cidr, "10.0.0.0/16");
+    assert_int_equal(get_rule(f, a).state, MODEL_STATE_SYNCED);
+    assert_true(f->report.converged);
+    /* Ambiguous every time: the row stays edited for the next sync. */
+    edit_rule(f, a, "10.0.0.0/24", NULL);
+    for (int i = 0; i < 5; i++)
+        fake_script(f->remote, OP_RULE_UPDATE, SYNC_AMBIGUOUS, false, -1, "timed out");
+    assert_int_equal(run(f), ERROR_OK);
     assert_int_equal(get_rule(f, a).state, MODEL_STATE_EDITED);
     assert_int_equal(f->report.pending, 1);
     assert_false(f->report.converged);
     const sync_failure *rf = &f->report.row_failure;
     assert_int_not_equal(rf->kind, SYNC_FAILURE_NONE);
     assert_string_equal(rf->object_id, a);
-    assert_non_null(strstr(f->log, "not updated yet (the edit was not applied)"));
+    assert_non_null(strstr(f->log, "not updated yet (timed out)"));
     assert_int_equal(run(f), ERROR_OK);
-    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 2);
-    assert_string_equal(FAKE_RULE(f->remote, 0)->cidr, "10.0.0.0/16");
+    assert_string_equal(FAKE_RULE(f->remote, 0)->cidr, "10.0.0.0/24");
     assert_true(f->report.converged);
 }
 
@@ -1113,10 +1124,11 @@ static void test_edit_of_deleted_object_is_a_conflict(void **state)
     synced_rule(f, "10.0.0.0/8", a);
     edit_rule(f, a, NULL, "web");
     fake_drop(f->remote, MODEL_KIND_RULE, 0, 1);
-    f->opt.pull = false; /* the PATCH finds out (a pull would first: see below) */
+    f->opt.pull = false; /* the look before the PATCH finds out */
     assert_int_equal(run(f), ERROR_OK);
     f->opt.pull = true;
-    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 1);
+    assert_int_equal(f->remote->calls[OP_RULE_GET], 1);
+    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 0);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 0);
     assert_int_equal(FAKE_NRULES(f->remote), 0);
     assert_int_equal(get_rule(f, a).state, MODEL_STATE_CONFLICT);
@@ -1128,7 +1140,7 @@ static void test_edit_of_deleted_object_is_a_conflict(void **state)
     assert_non_null(strstr(f->log, "was deleted remotely while edited here"));
     /* The next run leaves it to the user. */
     assert_int_equal(run(f), ERROR_OK);
-    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 1);
+    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 0);
     assert_int_equal(f->remote->calls[OP_RULE_CREATE], 0);
     assert_int_equal(get_rule(f, a).state, MODEL_STATE_CONFLICT);
 }
@@ -1281,10 +1293,10 @@ static void test_cred_marker_patch_left_for_later(void **state)
     fixture *f = *state;
     char c[MODEL_ID_MAX + 1];
     new_cred(f, "agent", "team=net", c);
-    /* 429s on the PATCH until the run gives up (two windows with nothing
-     * settled after the create). */
+    /* 429s on the look before the PATCH until the run gives up (two windows
+     * with nothing settled after the create). */
     for (int i = 0; i < 5; i++)
-        fake_script(f->remote, OP_CRED_UPDATE, SYNC_RATE_LIMITED, false, 30, "slow down");
+        fake_script(f->remote, OP_CRED_GET, SYNC_RATE_LIMITED, false, 30, "slow down");
     assert_int_equal(run(f), ERROR_IO);
     assert_int_equal(f->report.failure.kind, SYNC_FAILURE_RATE_LIMITED);
     assert_int_equal(f->report.created, 1);
