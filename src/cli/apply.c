@@ -222,6 +222,71 @@ static void put_progress(void *ctxp, size_t done, size_t total)
     fflush(ctx->err);
 }
 
+/* Collects the rules of the apply's NAME (its policy and action) still to be
+ * sent or settled. */
+typedef struct own_walk {
+    cli_apply_run *run;
+    size_t cap;
+} own_walk;
+
+static error_code take_own(void *ctx, model_object *rows, size_t count, error_info *err)
+{
+    own_walk *w = ctx;
+    cli_apply_run *run = w->run;
+    for (size_t i = 0; i < count; i++) {
+        const model_rule *r = &rows[i].rule;
+        char name[APPLY_NAME_MAX + 1];
+        if (r->action != run->req.action || !apply_metadata_name(r->metadata, name) ||
+            strcmp(name, run->req.name) != 0)
+            continue;
+        if (run->nown == w->cap) {
+            size_t cap = w->cap ? w->cap * 2 : 64;
+            sync_row_ref *grown = realloc(run->own, cap * sizeof *grown);
+            if (!grown)
+                return error_set(err, ERROR_NOMEM, "out of memory");
+            run->own = grown;
+            w->cap = cap;
+        }
+        sync_row_ref *ref = &run->own[run->nown++];
+        ref->kind = MODEL_KIND_RULE;
+        model_copy_text(ref->id, sizeof ref->id, r->id);
+    }
+    return ERROR_OK;
+}
+
+/* The rules this apply owns whose change a sync has still to send or settle:
+ * queued now or by an earlier run that did not finish (a refused connection,
+ * a kill -9). */
+static error_code own_queued(cli_apply_run *run, store *st, error_info *e)
+{
+    unsigned states = 0;
+    const model_state waiting[] = {MODEL_STATE_NEW,     MODEL_STATE_CREATING,
+                                   MODEL_STATE_UNKNOWN, MODEL_STATE_DELETING,
+                                   MODEL_STATE_EDITED,  MODEL_STATE_FAILED,
+                                   MODEL_STATE_CONFLICT};
+    for (size_t i = 0; i < sizeof waiting / sizeof waiting[0]; i++)
+        states |= 1u << waiting[i];
+    store_query q = {.policy_id = run->req.policy_id, .states = states};
+    own_walk w = {.run = run};
+    run->nown = 0;
+    return store_walk(st, MODEL_KIND_RULE, &q, 256, take_own, &w, e);
+}
+
+/* What the queue holds of this apply, in one line. */
+static void say_queued(cli_apply_run *run)
+{
+    cli_ctx *ctx = run->ctx;
+    if (run->queued)
+        fprintf(ctx->out, run->sync ? "Queued; sending it now.\n" : "Queued for the next sync.\n");
+    else if (run->nown)
+        fprintf(ctx->out, "The rules match the list, but %zu change%s of this apply %s still "
+                "queued from an earlier run: %s\n", run->nown, run->nown == 1 ? "" : "s",
+                run->nown == 1 ? "is" : "are",
+                run->sync ? "sending now." : "'rampart sync' (or apply --sync) sends them.");
+    else
+        fprintf(ctx->out, "Nothing to do: the rules match the list.\n");
+}
+
 static int queue(cli_apply_run *run, store *st)
 {
     size_t ops = run->plan.nops - run->plan.count[APPLY_CONFLICT] -
@@ -234,9 +299,10 @@ static int queue(cli_apply_run *run, store *st)
         return cli_fail(run->ctx, &e);
     }
     run->queued = ops > 0;
+    if (own_queued(run, st, &e) != ERROR_OK)
+        return cli_fail(run->ctx, &e);
     if (!run->json)
-        fprintf(run->ctx->out, run->queued ? "Queued for the next sync.\n"
-                                           : "Nothing to do: the rules match the list.\n");
+        say_queued(run);
     return CLI_EXIT_OK;
 }
 
@@ -269,8 +335,8 @@ static int plan_and_queue(cli_apply_run *run)
         rc = queue(run, st);
     if (run->json)
         cli_apply_show_json(run);
-    if (rc == CLI_EXIT_OK && run->sync && run->queued)
-        rc = cli_object_push(run->ctx);
+    if (rc == CLI_EXIT_OK && run->sync && run->nown)
+        rc = cli_object_push(run->ctx, run->own, run->nown);
     return rc;
 }
 
@@ -313,6 +379,7 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
     apply_plan_free(&run.plan);
     cidrset_free(&run.list);
     free(run.overlaps);
+    free(run.own);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "rampart/apply.h"
+#include "rampart/sync.h"
 #include "rampart/cidrset.h"
 #include "rampart/cli.h"
 
@@ -35,6 +36,9 @@ typedef struct cli_apply_run {
     double pace;              /* requests per second the budget allows; 0: unpaced */
     size_t pull_pages;        /* GETs of the listing a sync pulls */
     bool queued;
+    sync_row_ref *own;        /* the rules this apply owns that a sync has still to
+                                 send or settle (after queueing) */
+    size_t nown;
 } cli_apply_run;
 
 /* The overlaps and duplicates of the list, on stderr (text) or kept for JSON. */

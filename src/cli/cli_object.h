@@ -34,6 +34,7 @@
 #include "rampart/cli_output.h"
 #include "rampart/kind.h"
 #include "rampart/model.h"
+#include "rampart/sync.h"
 
 enum {
     CLI_GO_ON = -1,            /* a step went well: the command goes on */
@@ -122,11 +123,16 @@ int cli_object_token(cli_ctx *ctx, const cli_object_call *call, int argc, char *
 store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt *opts,
                        size_t nopts, int argc, char **argv, int *first, int *exit_code);
 
-/* Push the queue now (create --sync, update --sync): the report goes to stderr, so
- * stdout keeps the row. Returns cli_sync_now's exit status, or CLI_EXIT_NO_REMOTE
- * (cli_sync.h) after saying that the change is saved and queued and how to
- * configure a remote, when none is. */
-int cli_object_push(cli_ctx *ctx);
+/* Push the `count` rows of `only` now, and nothing else of the queue (a command's
+ * --sync: create, update, delete, resolve, apply): each edit and delete with its
+ * look; a listing only to settle a create of unknown outcome among them. The
+ * report goes to stderr, so stdout keeps the row; its summary and the exit status
+ * speak of those rows, and one line says how many other changes wait. Returns
+ * the sync's exit status, or CLI_EXIT_NO_REMOTE (cli_sync.h) after saying that
+ * the change is saved and queued and how to configure a remote, when none is. */
+int cli_object_push(cli_ctx *ctx, const sync_row_ref *only, size_t count);
+/* cli_object_push of one row. */
+int cli_object_push_one(cli_ctx *ctx, model_kind kind, const char *id);
 
 /* ---- objects_edit.c ---- */
 

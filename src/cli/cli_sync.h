@@ -45,6 +45,10 @@ void cli_sync_settings(const config *cfg, sync_options *opt, api_config *api);
 /* How a sync of the command line runs and what it shows. */
 typedef struct cli_sync_args {
     bool push, pull;
+    bool scoped;   /* push only `only` (a command's --sync): its summary and exit
+                      status speak of those rows; the rest of the queue is one line */
+    const sync_row_ref *only;
+    size_t only_count;
     bool verbose;  /* a log line per request settled */
     bool json;     /* event lines on stdout, the report (JSON) last */
     bool progress; /* the progress display on stderr even when it is not a terminal */

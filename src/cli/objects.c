@@ -63,23 +63,31 @@ static int no_remote(cli_ctx *ctx)
     return CLI_EXIT_NO_REMOTE;
 }
 
-int cli_object_push(cli_ctx *ctx)
+int cli_object_push(cli_ctx *ctx, const sync_row_ref *only, size_t count)
 {
     if (!config_remote_configured(&ctx->cfg))
         return no_remote(ctx);
     sync_report report;
     FILE *out = ctx->out;
     ctx->out = ctx->err;
-    int rc = cli_sync_now(ctx, true, false, false, false, &report);
+    cli_sync_args a = {.push = true, .scoped = true, .only = only, .only_count = count};
+    int rc = cli_sync_run(ctx, &a, &report);
     ctx->out = out;
     return rc;
 }
 
-/* create --sync: push the queue now, then show the row as the sync left it. */
+int cli_object_push_one(cli_ctx *ctx, model_kind kind, const char *id)
+{
+    sync_row_ref ref = {.kind = kind};
+    model_copy_text(ref.id, sizeof ref.id, id);
+    return cli_object_push(ctx, &ref, 1);
+}
+
+/* create --sync: push the new row now, then show it as the sync left it. */
 static int push_and_show(cli_ctx *ctx, const cli_object_kind *k, const char *local_id,
                          bool json)
 {
-    int rc = cli_object_push(ctx);
+    int rc = cli_object_push_one(ctx, k->kind, local_id);
     model_object obj;
     model_object_init(&obj, k->kind);
     error_info e = {0};
@@ -218,6 +226,7 @@ typedef error_code (*batch_op)(store *st, model_kind kind, const char *id,
 typedef struct batch {
     batch_op op;
     const char *refused; /* a refusal's message starts so */
+    bool can_sync;       /* takes --sync: push these rows now */
 } batch;
 
 /* The line printed for each id. */
@@ -288,9 +297,9 @@ static error_code discard_one(store *st, model_kind kind, const char *id,
     return rc;
 }
 
-static const batch deletes = {delete_one, "nothing deleted"};
-static const batch discards = {discard_one, "nothing deleted"};
-static const batch retries = {retry_one, "nothing changed"};
+static const batch deletes = {delete_one, "nothing deleted", true};
+static const batch discards = {discard_one, "nothing deleted", false};
+static const batch retries = {retry_one, "nothing changed", false};
 
 /* Every id in one transaction: one refused id changes nothing. */
 static error_code batch_all(store *st, model_kind kind, batch_op op, char **ids, int count,
@@ -308,11 +317,33 @@ static error_code batch_all(store *st, model_kind kind, batch_op op, char **ids,
     return store_commit(st, e);
 }
 
+/* --sync of a batch: the rows it marked, pushed now. */
+static int push_batch(cli_ctx *ctx, model_kind kind, char **ids, int count,
+                      const batch_result *results)
+{
+    sync_row_ref *refs = calloc((size_t)count, sizeof *refs);
+    if (!refs)
+        return cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"});
+    size_t n = 0;
+    for (int i = 0; i < count; i++) {
+        if (results[i] != BATCH_MARKED && results[i] != BATCH_ALREADY)
+            continue;
+        refs[n].kind = kind;
+        model_copy_text(refs[n++].id, sizeof refs[n].id, ids[i]);
+    }
+    int rc = n ? cli_object_push(ctx, refs, n) : CLI_EXIT_OK;
+    free(refs);
+    return rc;
+}
+
 static int run_batch(cli_ctx *ctx, const cli_object_call *call, const batch *b, int argc,
                      char **argv)
 {
     int first, rc;
-    store *st = cli_object_open(ctx, call, NULL, 0, argc, argv, &first, &rc);
+    bool sync = false;
+    const cli_opt opts[] = {{"sync", CLI_OPT_FLAG, &sync}};
+    store *st = cli_object_open(ctx, call, b->can_sync ? opts : NULL, b->can_sync ? 1 : 0,
+                                argc, argv, &first, &rc);
     if (!st)
         return rc;
     int count = argc - first;
@@ -324,6 +355,11 @@ static int run_batch(cli_ctx *ctx, const cli_object_call *call, const batch *b, 
     error_code status = batch_all(st, call->kind, b->op, ids, count, results, &e);
     for (int i = 0; status == ERROR_OK && i < count; i++)
         termsafe_fprintf(ctx->out, "%s: %s\n", ids[i], batch_outcome(results[i]));
+    if (status == ERROR_OK && sync) {
+        rc = push_batch(ctx, call->kind, ids, count, results);
+        free(results);
+        return rc;
+    }
     free(results);
     if (status == ERROR_OK)
         return CLI_EXIT_OK;
@@ -365,6 +401,13 @@ typedef struct object_command {
 
 #define ALL_OR_NOTHING "All ids are checked first: if one is unknown, nothing is deleted.\n"
 
+#define DELETE_HELP(noun)                                                                  \
+    "Each delete is sent right after a look at the " noun " (a GET): one changed\n"          \
+    "remotely since this cache saw it is not deleted but becomes a conflict\n"             \
+    "('resolve ID --keep-local' deletes it anyway, '--take-remote' keeps it).\n"            \
+    "Options:\n"                                                                           \
+    "  --sync   send these deletes now (only these: the rest of the queue waits)\n"
+
 #define RESOLVE_HELP(noun)                                                                 \
     "Options (exactly one of the two):\n"                                                  \
     "  --keep-local    the values here win: the next sync sends them (a " noun " the\n"     \
@@ -372,6 +415,8 @@ typedef struct object_command {
     "                  rule holds has that rule deleted)\n"                                \
     "  --take-remote   the remote's values win (a " noun " the remote deleted is\n"        \
     "                  removed here; a create the remote already holds adopts it)\n"      \
+    "  --sync          send the outcome now (only this " noun ": the rest of the\n"      \
+    "                  queue waits)\n"                                                     \
     "  --json          print the " noun " (with its \"edit\") and \"result\"\n"              \
     "'get ID' shows the conflict: each edited field as base -> local, the remote's\n"     \
     "value now, and why.\n"
@@ -390,7 +435,7 @@ static const object_command commands[] = {
       "  --action ACTION     allow or deny\n"
       "  --description TEXT  up to 255 bytes\n"
       "  --metadata TEXT     up to 4096 bytes\n"
-      "  --sync              push it (and the rest of the queue) now\n"
+      "  --sync              push it now (only it: the rest of the queue waits)\n"
       "  --json              print the new rule as JSON\n"},
      [MODEL_KIND_CRED] = {
       "[--description S] [--metadata S] [--acl RULE]... [--owner ID] [--sync] [--json]",
@@ -403,7 +448,7 @@ static const object_command commands[] = {
       "                      bind:*.example.com, bind:env=prod, bind:host.example.net:20002,\n"
       "                      bind:*; or '*' alone (no restriction, like no --acl)\n"
       "  --owner ID          owner (usr_ID or bot_ID); default: the API key's owner\n"
-      "  --sync              push it now and print its token (shown this once here;\n"
+      "  --sync              push it now (only it) and print its token (shown once;\n"
       "                      'creds token ID' prints it again on this machine)\n"
       "  --json              print the new credential as JSON\n"}}},
     {"update", cli_object_update, NULL, 1, 1, {
@@ -414,7 +459,7 @@ static const object_command commands[] = {
       "  --cidr CIDR         the new range, checked as create checks it\n"
       "  --description TEXT  up to 255 bytes; \"\" clears it\n"
       "  --metadata TEXT     up to 4096 bytes; \"\" clears it\n"
-      "  --sync              push it (and the rest of the queue) now\n"
+      "  --sync              push it now (only it: the rest of the queue waits)\n"
       "  --json              print the rule (with its \"edit\") and \"result\"\n"
       "A rule not created remotely yet: its queued create changes. A synced rule\n"
       "becomes edited: the next sync sends the changed fields (PATCH); setting them\n"
@@ -429,17 +474,17 @@ static const object_command commands[] = {
       "  --metadata TEXT     up to 4096 bytes; \"\" clears it\n"
       "  --acl RULE          the new ACL, one rule per --acl (as in create); --acl \"\"\n"
       "                      clears it (no restriction)\n"
-      "  --sync              push it (and the rest of the queue) now\n"
+      "  --sync              push it now (only it: the rest of the queue waits)\n"
       "  --json              print the credential (with its \"edit\") and \"result\"\n"
       "A credential not created remotely yet: its queued create changes. A synced\n"
       "one becomes edited: the next sync sends the changed fields (PATCH); setting\n"
       "them back to the remote's values makes it synced again, and 'discard' drops\n"
       "the edit. The token is never touched.\n"}}},
     {"resolve", cli_object_resolve, NULL, 1, 1, {
-     [MODEL_KIND_RULE] = {"ID --keep-local|--take-remote [--json]",
+     [MODEL_KIND_RULE] = {"ID --keep-local|--take-remote [--sync] [--json]",
       "Settle a conflict: keep the local values or take the remote's.",
       RESOLVE_HELP("rule")},
-     [MODEL_KIND_CRED] = {"ID --keep-local|--take-remote [--json]",
+     [MODEL_KIND_CRED] = {"ID --keep-local|--take-remote [--sync] [--json]",
       "Settle a conflict: keep the local values or take the remote's.",
       RESOLVE_HELP("credential")}}},
     {"list", object_list, NULL, 0, 0, {
@@ -488,12 +533,12 @@ static const object_command commands[] = {
       "  --json             the same as -o json\n"
       "  --no-headers       table, wide, csv: no header row\n"}}},
     {"delete", object_batch, &deletes, 1, -1, {
-     [MODEL_KIND_RULE] = {"ID...",
+     [MODEL_KIND_RULE] = {"ID... [--sync]",
       "Delete rules: never-synced ones go at once, synced ones at the next sync.",
-      ALL_OR_NOTHING},
-     [MODEL_KIND_CRED] = {"ID...",
+      ALL_OR_NOTHING DELETE_HELP("rule")},
+     [MODEL_KIND_CRED] = {"ID... [--sync]",
       "Delete credentials: never-synced ones go at once, synced ones at the next sync.",
-      ALL_OR_NOTHING}}},
+      ALL_OR_NOTHING DELETE_HELP("credential")}}},
     {"import", cli_object_import_rules, NULL, 1, 1, {
      [MODEL_KIND_RULE] = {"FILE|- [--json]",
       "Import rules from a JSON array of rules or an API list object (all or nothing).",

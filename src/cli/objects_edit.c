@@ -220,7 +220,7 @@ static int update_show(cli_ctx *ctx, store *st, model_object *obj, unsigned fiel
     if (!a->sync)
         return a->json ? cli_object_show(ctx, st, obj, true, edit_result_name(r))
                        : CLI_EXIT_OK;
-    int rc = cli_object_push(ctx);
+    int rc = cli_object_push_one(ctx, obj->kind, model_object_id(obj));
     model_object after;
     model_object_init(&after, obj->kind);
     error_info e = {0};
@@ -356,9 +356,10 @@ static int resolve_show(cli_ctx *ctx, store *st, model_kind kind, const char *id
 
 int cli_object_resolve(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)
 {
-    bool keep = false, take = false, json = false;
+    bool keep = false, take = false, json = false, sync = false;
     const cli_opt opts[] = {{"keep-local", CLI_OPT_FLAG, &keep},
                             {"take-remote", CLI_OPT_FLAG, &take},
+                            {"sync", CLI_OPT_FLAG, &sync},
                             {"json", CLI_OPT_FLAG, &json}};
     int first, rc;
     if (!cli_parse(ctx, call->path, call->cmd, opts, sizeof opts / sizeof opts[0], argc, argv,
@@ -374,9 +375,21 @@ int cli_object_resolve(cli_ctx *ctx, const cli_object_call *call, int argc, char
     const char *id = argv[first];
     char now_id[MODEL_ID_MAX + 1] = "";
     error_info e = {0};
+    /* --sync sends what the answer queued: the row, and for a key conflict kept
+     * locally the remote rule it deletes. */
+    sync_row_ref refs[2] = {{.kind = call->kind}, {.kind = call->kind}};
+    store_edit_info info = {0};
     if (resolve_check(st, call->kind, id, &e) != ERROR_OK ||
-        store_resolve(st, call->kind, id, side, now_id, &e) != ERROR_OK)
+        store_edit_get(st, call->kind, id, &info, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
-    return resolve_show(ctx, st, call->kind, id, now_id,
-                        side == STORE_KEEP_LOCAL ? "keep_local" : "take_remote", json);
+    model_copy_text(refs[1].id, sizeof refs[1].id, info.other_id);
+    store_edit_info_clear(&info);
+    if (store_resolve(st, call->kind, id, side, now_id, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    rc = resolve_show(ctx, st, call->kind, id, now_id,
+                      side == STORE_KEEP_LOCAL ? "keep_local" : "take_remote", json);
+    if (!sync || rc != CLI_EXIT_OK || !now_id[0])
+        return rc;
+    model_copy_text(refs[0].id, sizeof refs[0].id, now_id);
+    return cli_object_push(ctx, refs, refs[1].id[0] && side == STORE_KEEP_LOCAL ? 2 : 1);
 }

@@ -77,12 +77,12 @@ static void put_report_json(cli_ctx *ctx, const sync_report *r)
             "\"retried\": %zu, \"pulled_rules\": %zu, \"pulled_creds\": %zu, "
             "\"remote_added\": %zu, \"remote_deleted\": %zu, \"refused\": %zu, "
             "\"adopted\": %zu, \"orphans_deleted\": %zu, \"pending\": %zu, "
-            "\"updated\": %zu, \"conflicts\": %zu, \"attention\": %zu, "
+            "\"updated\": %zu, \"conflicts\": %zu, \"attention\": %zu, \"others\": %zu, "
             "\"auth_failed\": %s, \"error\": ",
             r->converged ? "true" : "false", r->created, r->deleted, r->failed, r->retried,
             r->pulled_rules, r->pulled_creds, r->remote_added, r->remote_deleted, r->refused,
             r->adopted, r->orphans_deleted, r->pending, r->updated, r->conflicts,
-            r->attention, r->auth_failed ? "true" : "false");
+            r->attention, r->others, r->auth_failed ? "true" : "false");
     cli_put_json_string(ctx->out, r->last_error);
     fputs(", \"failure\": ", ctx->out);
     cli_sync_put_failure_json(ctx->out, &r->failure);
@@ -155,6 +155,10 @@ static void put_report(cli_ctx *ctx, const sync_report *r, bool pending_line)
     if (r->pending && pending_line)
         fprintf(ctx->out, "%zu rows still pending or failed: see '%s plan'\n", r->pending,
                 ctx->program);
+    if (r->others)
+        fprintf(ctx->out, "%zu other change%s queued or waiting: '%s sync' sends %s, '%s "
+                "plan' shows %s\n", r->others, r->others == 1 ? " is" : "s are", ctx->program,
+                r->others == 1 ? "it" : "them", ctx->program, r->others == 1 ? "it" : "them");
 }
 
 /* A run that stopped before its end: the engine's sentence (last_error) says why,
@@ -272,6 +276,9 @@ int cli_sync_run(cli_ctx *ctx, const cli_sync_args *a, sync_report *report)
         /* Another process syncing this cache (the console, a cron job) sends the
          * same queue: wait for it (up to --timeout), then see what is left. */
         .wait_for_lock = true,
+        .scoped = a->scoped,
+        .only = a->only,
+        .only_count = a->only_count,
     };
     cli_sync_settings(&ctx->cfg, &opt, NULL);
     error_code rc = sync_run(st, api_ops(), client, &opt, report, &e);
