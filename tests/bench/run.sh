@@ -98,6 +98,9 @@ sh "$(dirname "$0")/sync.sh" "$build"
 # ---- edits in place: an ACL change queued on 1,000 credentials ----
 sh "$(dirname "$0")/edit.sh" "$build"
 
+# ---- the look before each write: requests per edit, two admins racing ----
+sh "$(dirname "$0")/fresh_look.sh" "$build"
+
 # ---- apply: a 5,000-CIDR list against 100,000 rules of its policy ----
 sh "$(dirname "$0")/apply.sh" "$build"
 

@@ -1162,9 +1162,10 @@ static void test_ambiguous_edit_then_404_is_a_conflict(void **state)
     assert_int_equal(f->report.conflicts, 1);
 }
 
-/* Edits are checked against a listing before they are sent: a field changed
- * remotely since the last pull is a conflict, never overwritten; one deleted
- * remotely is a gone conflict without a PATCH. */
+/* Each edit is checked by a look at its object right before the PATCH, so a
+ * push-only sync needs no listing: a field changed remotely since the last pull
+ * is a conflict, never overwritten; one deleted remotely is a gone conflict
+ * without a PATCH. */
 static void test_edits_checked_against_listing_first(void **state)
 {
     fixture *f = *state;
@@ -1175,13 +1176,182 @@ static void test_edits_checked_against_listing_first(void **state)
     edit_rule(f, b, NULL, "db");
     strcpy(FAKE_RULE(f->remote, 0)->description, "changed there");
     fake_drop(f->remote, MODEL_KIND_RULE, 1, 1);
+    size_t lists = f->remote->calls[OP_RULE_LIST];
+    f->opt.pull = false;
     assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_LIST], lists);
+    assert_int_equal(f->remote->calls[OP_RULE_GET], 2);
     assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 0);
     assert_string_equal(FAKE_RULE(f->remote, 0)->description, "changed there");
     assert_int_equal(conflict_of(f, MODEL_KIND_RULE, a), STORE_CONFLICT_FIELDS);
     assert_int_equal(conflict_of(f, MODEL_KIND_RULE, b), STORE_CONFLICT_GONE);
     assert_int_equal(f->report.conflicts, 2);
     assert_false(f->report.converged);
+}
+
+/* A field not edited here that the remote changed takes the remote's value, and
+ * the PATCH carries only the edited field, so the colleague's change stays. */
+static void test_look_takes_unedited_remote_fields(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", a);
+    edit_rule(f, a, NULL, "web");
+    strcpy(FAKE_RULE(f->remote, 0)->cidr, "10.0.0.0/9");
+    f->opt.pull = false;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_UPDATE], 1);
+    assert_string_equal(FAKE_RULE(f->remote, 0)->cidr, "10.0.0.0/9");
+    assert_string_equal(FAKE_RULE(f->remote, 0)->description, "web");
+    model_rule r = get_rule(f, a);
+    assert_int_equal(r.state, MODEL_STATE_SYNCED);
+    assert_string_equal(r.cidr, "10.0.0.0/9");
+    assert_true(f->report.converged);
+}
+
+/* A delete from a cache that has not seen a remote change deletes nothing: the
+ * look finds the change, and the row becomes a conflict "changed" holding the
+ * remote's values; take-remote keeps it, keep-local deletes it anyway. */
+static void test_stale_delete_is_a_conflict(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.4.0.0/16", a);
+    error_info err;
+    assert_int_equal(store_delete(f->st, MODEL_KIND_RULE, a, NULL, &err), ERROR_OK);
+    strcpy(FAKE_RULE(f->remote, 0)->cidr, "203.0.113.0/24");
+    strcpy(FAKE_RULE(f->remote, 0)->description, "block attacker");
+    f->opt.pull = false;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_DELETE], 0);
+    assert_int_equal(FAKE_NRULES(f->remote), 1);
+    assert_int_equal(conflict_of(f, MODEL_KIND_RULE, a), STORE_CONFLICT_CHANGED);
+    assert_int_equal(f->report.conflicts, 1);
+    assert_false(f->report.converged);
+    assert_true(store_conflict_holds_remote(f->st, MODEL_KIND_RULE, a));
+    model_rule r = get_rule(f, a);
+    assert_string_equal(r.cidr, "203.0.113.0/24");
+    assert_string_equal(r.description, "block attacker");
+    store_edit_info info;
+    memset(&info, 0, sizeof info);
+    assert_int_equal(store_edit_get(f->st, MODEL_KIND_RULE, a, &info, &err), ERROR_OK);
+    char text[512];
+    assert_non_null(strstr(sync_edit_describe(&info, NULL, text, sizeof text),
+                           "deleted here, changed remotely: cidr 10.4.0.0/16 -> 203.0.113.0/24"));
+    store_edit_info_clear(&info);
+    /* An edit is refused until it is resolved. */
+    model_object o;
+    model_object_init(&o, MODEL_KIND_RULE);
+    strcpy(o.rule.id, a);
+    strcpy(o.rule.description, "x");
+    assert_int_equal(store_edit(f->st, &o, field_bit(MODEL_KIND_RULE, "description"), NULL,
+                                &err),
+                     ERROR_STATE);
+    model_object_clear(&o);
+    /* A pull keeps it a conflict and follows the remote's values. */
+    strcpy(FAKE_RULE(f->remote, 0)->description, "block attacker 2");
+    f->opt.pull = true;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(conflict_of(f, MODEL_KIND_RULE, a), STORE_CONFLICT_CHANGED);
+    assert_string_equal(get_rule(f, a).description, "block attacker 2");
+    /* take-remote: kept, synced; nothing deleted. */
+    assert_int_equal(store_resolve(f->st, MODEL_KIND_RULE, a, STORE_TAKE_REMOTE, NULL, &err),
+                     ERROR_OK);
+    assert_int_equal(get_rule(f, a).state, MODEL_STATE_SYNCED);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(FAKE_NRULES(f->remote), 1);
+    /* Again, and keep-local: deleted anyway after another look. */
+    assert_int_equal(store_delete(f->st, MODEL_KIND_RULE, a, NULL, &err), ERROR_OK);
+    strcpy(FAKE_RULE(f->remote, 0)->description, "changed once more");
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(conflict_of(f, MODEL_KIND_RULE, a), STORE_CONFLICT_CHANGED);
+    assert_int_equal(store_resolve(f->st, MODEL_KIND_RULE, a, STORE_KEEP_LOCAL, NULL, &err),
+                     ERROR_OK);
+    assert_int_equal(get_rule(f, a).state, MODEL_STATE_DELETING);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(FAKE_NRULES(f->remote), 0);
+    assert_true(f->report.converged);
+}
+
+/* A delete of a rule gone remotely needs only the look (404: done). */
+static void test_delete_of_gone_object_is_done(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.4.0.0/16", a);
+    error_info err;
+    assert_int_equal(store_delete(f->st, MODEL_KIND_RULE, a, NULL, &err), ERROR_OK);
+    fake_drop(f->remote, MODEL_KIND_RULE, 0, 1);
+    f->opt.pull = false;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_RULE_GET], 1);
+    assert_int_equal(f->remote->calls[OP_RULE_DELETE], 0);
+    assert_int_equal(f->report.deleted, 1);
+    assert_int_equal(rule_count(f), 0);
+}
+
+/* Someone writes between the look and the PATCH (a field this edit did not
+ * send): said on the row, never silently. */
+static sync_outcome crossing_update(void *ctx, const model_object *in, unsigned fields,
+                                    model_object *out, sync_result *res)
+{
+    fake_remote *r = ctx;
+    strcpy(FAKE_RULE(r, 0)->cidr, "10.0.0.0/9");
+    return fake_update(ctx, in, fields, out, res);
+}
+
+static void test_write_between_look_and_patch_is_marked(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", a);
+    edit_rule(f, a, NULL, "web");
+    sync_api_ops ops = fake_ops;
+    ops.update = crossing_update;
+    f->opt.pull = false;
+    assert_int_equal(sync_run(f->st, &ops, f->remote, &f->opt, &f->report, &f->err), ERROR_OK);
+    assert_int_equal(f->report.updated, 1);
+    assert_int_equal(conflict_of(f, MODEL_KIND_RULE, a), STORE_CONFLICT_CROSSED);
+    assert_int_equal(f->report.attention, 1);
+    assert_non_null(strstr(f->log, "someone else changed cidr while this edit was sent"));
+    assert_string_equal(get_rule(f, a).cidr, "10.0.0.0/9");
+    error_info err;
+    assert_int_equal(store_resolve(f->st, MODEL_KIND_RULE, a, STORE_KEEP_LOCAL, NULL, &err),
+                     ERROR_OK);
+    assert_int_equal(get_rule(f, a).state, MODEL_STATE_SYNCED);
+}
+
+/* A scoped sync (a command's --sync) pushes its own rows and says how many
+ * others wait; an unrelated conflict does not make it fail. */
+static void test_scoped_push_sends_only_its_rows(void **state)
+{
+    fixture *f = *state;
+    char a[MODEL_ID_MAX + 1], b[MODEL_ID_MAX + 1], c[MODEL_ID_MAX + 1];
+    synced_rule(f, "10.0.0.0/8", c);
+    edit_rule(f, c, NULL, "mine");
+    strcpy(FAKE_RULE(f->remote, 0)->description, "theirs");
+    f->opt.pull = false;
+    assert_int_equal(run(f), ERROR_OK); /* c becomes a conflict */
+    new_rule(f, "10.1.0.0/16", MODEL_ACTION_ALLOW, a);
+    new_rule(f, "10.2.0.0/16", MODEL_ACTION_ALLOW, b);
+    size_t lists = f->remote->calls[OP_RULE_LIST];
+    sync_row_ref only = {.kind = MODEL_KIND_RULE};
+    strcpy(only.id, a);
+    f->opt.scoped = true;
+    f->opt.only = &only;
+    f->opt.only_count = 1;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.created, 1);
+    assert_int_equal(f->remote->calls[OP_RULE_LIST], lists);
+    assert_int_equal(FAKE_NRULES(f->remote), 2);
+    assert_true(f->report.converged);
+    assert_int_equal(f->report.pending, 0);
+    assert_int_equal(f->report.others, 2); /* b waits, c is a conflict */
+    assert_int_equal(get_rule(f, b).state, MODEL_STATE_NEW);
+    /* The local id still names the row once it is created. */
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.created, 0);
+    assert_true(f->report.converged);
 }
 
 /* 400: the server refuses the edit: a conflict with its message; the local values
@@ -1583,6 +1753,11 @@ int main(void)
         T(test_edit_of_deleted_object_is_a_conflict),
         T(test_ambiguous_edit_then_404_is_a_conflict),
         T(test_edits_checked_against_listing_first),
+        T(test_look_takes_unedited_remote_fields),
+        T(test_stale_delete_is_a_conflict),
+        T(test_delete_of_gone_object_is_done),
+        T(test_write_between_look_and_patch_is_marked),
+        T(test_scoped_push_sends_only_its_rows),
         T(test_waits_for_another_sync_of_the_cache),
         T(test_too_slow_reply_stops_the_run),
         T(test_edit_refused_is_a_conflict),
