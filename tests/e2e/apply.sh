@@ -32,7 +32,8 @@ check "apply: the rule carries its NAME in metadata" \
     out_has '"metadata": "{\\"rampart_apply\\":\\"office\\"}"'
 
 run --db "$DB" apply --policy $P --action allow --name office "$tmp/office.txt"
-check "apply twice: nothing queued" out_has "Nothing to do"
+check "apply twice: nothing more queued, the first run's still waiting" out_has "0 to create, 0 to delete.*4 unchanged"
+check "... and said to be queued, not 'Nothing to do'" out_has "4 changes of this apply are still queued"
 check "apply twice: 0 requests" out_has "Requests: 0 "
 
 # Every bad line, with its number; nothing queued.
@@ -92,7 +93,7 @@ run --db "$DB" apply --policy $P --action allow --name partners --skip-conflicts
     "$tmp/partners.txt"
 check "--skip-conflicts: the rest is queued" out_has "1 to create, 0 to delete"
 run --db "$DB" apply --policy $P --action allow --name office "$tmp/office.txt"
-check "the office's rules are untouched by the partners' apply" out_has "Nothing to do"
+check "the office's rules are untouched by the partners' apply" out_has "0 to create, 0 to delete, 0 to edit, 0 to adopt, 0 to retry, 4 unchanged"
 
 run --db "$DB" apply --policy nope --action allow "$tmp/office.txt"
 check "bad policy id: usage error" refused 2 "ipp_"
