@@ -75,6 +75,8 @@ typedef struct engine {
     /* progress of the current phase */
     sync_phase phase;
     size_t done, total;
+    double per_item;       /* requests per item of the phase (a look and its write:
+                              2); 0 counts as 1 */
 } engine;
 
 /* What a request is about, for the report when it fails: a kind, and the row's id

@@ -563,6 +563,11 @@ void engine_push(engine *e)
         engine_db_fail(e, &err);
         return;
     }
+    /* A delete or an edit is two requests (its look and the write). */
+    size_t looked = 0;
+    e->per_item = 1.0;
+    if (engine_count_queue(e, deletes() | edits(), &looked, &err) == ERROR_OK && total)
+        e->per_item = (double)(total + looked) / (double)total;
     engine_phase(e, SYNC_PHASE_PUSH, total);
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
         engine_each_row(e, (model_kind)k, deletes(), push_delete);

@@ -54,11 +54,12 @@ static double eta(engine *e, double now)
     double first = next_start(e) - now;
     if (first < 0)
         first = 0;
+    double per_item = e->per_item > 0 ? e->per_item : 1.0;
     if (e->pace.paced)
-        return first + (double)(left - 1) * engine_pace_interval(e);
+        return first + ((double)left * per_item - 1) * engine_pace_interval(e);
     if (e->requests == 0)
         return -1;
-    return first + (now - e->run_start) / (double)e->requests * (double)left;
+    return first + (now - e->run_start) / (double)e->requests * (double)left * per_item;
 }
 
 static void report(engine *e, sync_phase phase, double wait_s, sync_wait_cause cause)

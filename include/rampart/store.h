@@ -158,8 +158,13 @@ typedef struct store_query {
      * same filter counts (store_count) and pages. */
     const char *filter;
     store_sort sort;
-    unsigned states;       /* bit (1u << state) per wanted model_state; 0 = all */
+    unsigned states;       /* bit (1u << state) per wanted model_state; 0 = all;
+                              STORE_STATES_HELD: also the conflicts that hold the
+                              remote's values (store_conflict_holds_remote) */
 } store_query;
+
+/* In store_query.states: the conflicts whose row holds the remote's values. */
+#define STORE_STATES_HELD (1u << MODEL_STATE_COUNT)
 
 /*
  * Keyset page of `kind`'s rows. `cursor` is the id of the row next to the page (the

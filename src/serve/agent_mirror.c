@@ -26,12 +26,17 @@
 #include "rampart/url.h"
 #include "rampart/validate.h"
 
+/* What the remote holds: a conflict only when its row holds the remote's values
+ * (a delete that found the object changed remotely stays in force). */
 #define MIRROR_STATES                                                                    \
     ((1u << MODEL_STATE_SYNCED) | (1u << MODEL_STATE_DELETING) |                         \
-     (1u << MODEL_STATE_ORPHANED))
+     (1u << MODEL_STATE_ORPHANED) | STORE_STATES_HELD)
 
-static bool shown(model_state s)
+static bool shown(store *st, const model_object *obj)
 {
+    model_state s = model_object_state(obj);
+    if (s == MODEL_STATE_CONFLICT)
+        return store_conflict_holds_remote(st, obj->kind, model_object_id(obj));
     return (MIRROR_STATES >> s) & 1u;
 }
 
@@ -230,9 +235,10 @@ static void get(const agent_listener *l, model_kind kind, const http_request *re
     model_object_init(&obj, kind);
     error_info e = {0};
     error_code rc = store_get(st, kind, id, &obj, &e); /* never fills a token */
+    bool visible = rc == ERROR_OK && shown(st, &obj);
     agent_store_give(l->ag, st, rc == ERROR_IO);
     /* An alias resolves to another id: the remote would not know it by this one. */
-    if (rc == ERROR_NOT_FOUND || (rc == ERROR_OK && (!shown(model_object_state(&obj)) ||
+    if (rc == ERROR_NOT_FOUND || (rc == ERROR_OK && (!visible ||
                                                      strcmp(model_object_id(&obj), id) != 0)))
         no_such(resp, kind, id);
     else if (rc != ERROR_OK)

@@ -140,6 +140,48 @@ static void test_schedule_spreads_requests_evenly(void **state)
     assert_window(f->remote, 96, 60);
 }
 
+/* An edit's look and its PATCH go back to back in one slot: no pacing gap opens
+ * between them (the remote could change in it); the next pair starts two
+ * intervals later, so the pace over the run is the same. */
+static void test_look_and_write_share_one_slot(void **state)
+{
+    fixture *f = *state;
+    for (int i = 0; i < 6; i++) {
+        char cidr[32];
+        snprintf(cidr, sizeof cidr, "10.%d.0.0/16", i);
+        fake_add_rule(f->remote, POLICY, cidr, MODEL_ACTION_ALLOW);
+    }
+    f->opt.push = false;
+    f->opt.pull = true;
+    assert_int_equal(run(f), ERROR_OK);
+    for (int i = 0; i < 6; i++) {
+        model_object o;
+        model_object_init(&o, MODEL_KIND_RULE);
+        strcpy(o.rule.id, FAKE_RULE(f->remote, i)->id);
+        strcpy(o.rule.description, "edited");
+        const kind_field *d = kind_field_by_name(MODEL_KIND_RULE, "description");
+        assert_int_equal(store_edit(f->st, &o, kind_field_bit(MODEL_KIND_RULE, d), NULL, NULL),
+                         ERROR_OK);
+        model_object_clear(&o);
+    }
+    f->opt.push = true;
+    f->opt.pull = false;
+    f->opt.budget = (sync_budget){.requests = 120}; /* 0.625 s apart */
+    f->remote->latency = 0.1;
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->report.updated, 6);
+    assert_int_equal(f->remote->ncalls, 12);
+    for (size_t i = 0; i < 12; i += 2) {
+        assert_int_equal(f->remote->order[i], OP_RULE_GET);
+        assert_int_equal(f->remote->order[i + 1], OP_RULE_UPDATE);
+        /* The PATCH starts as soon as the look's reply is in. */
+        assert_true(near(f->remote->at[i + 1] - f->remote->at[i], 0.1));
+        if (i >= 2)
+            assert_true(near(f->remote->at[i] - f->remote->at[i - 2], 1.25));
+    }
+    assert_window(f->remote, 96, 60);
+}
+
 /* Slow replies and a small share: still never more than requests * share in a
  * rolling window. */
 static void test_never_more_than_the_share_in_a_window(void **state)
@@ -452,6 +494,7 @@ int main(void)
         T(test_short_pacing_gaps_are_not_waits),
         T(test_last_sync_written_when_the_pull_completed),
         T(test_rate_per_min_alone_is_a_whole_budget),
+        T(test_look_and_write_share_one_slot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -629,6 +629,70 @@ static void test_migration_keeps_rows_and_tokens(void **state)
     assert_int_equal(ts_store_dir_close(&d), 0);
 }
 
+/* The look before a delete: the same values go; a change is a conflict
+ * "changed" that holds the remote's values and stays in force (a page asking for
+ * STORE_STATES_HELD lists it); the delete of a credential keeps its token. */
+static void test_look_before_delete(void **state)
+{
+    store *st = *state;
+    char a[MODEL_ID_MAX + 1], c[MODEL_ID_MAX + 1];
+    synced_rule(st, 1, "10.4.0.0/16", MODEL_ACTION_DENY, a);
+    synced_cred(st, 2, "bind:a.example.com", c);
+    assert_int_equal(store_delete(st, MODEL_KIND_RULE, a, NULL, NULL), ERROR_OK);
+    assert_int_equal(store_delete(st, MODEL_KIND_CRED, c, NULL, NULL), ERROR_OK);
+    store_look_result r = STORE_LOOK_SKIP;
+    model_object same = row_of(st, MODEL_KIND_RULE, a);
+    assert_int_equal(store_look(st, &same, &r, NULL), ERROR_OK);
+    assert_int_equal(r, STORE_LOOK_WRITE);
+    assert_int_equal(state_of(st, MODEL_KIND_RULE, a), MODEL_STATE_DELETING);
+    strcpy(same.rule.cidr, "203.0.113.0/24");
+    assert_int_equal(store_look(st, &same, &r, NULL), ERROR_OK);
+    assert_int_equal(r, STORE_LOOK_CONFLICT);
+    model_object_clear(&same);
+    model_object now = row_of(st, MODEL_KIND_RULE, a);
+    assert_string_equal(now.rule.cidr, "203.0.113.0/24");
+    assert_int_equal(now.rule.state, MODEL_STATE_CONFLICT);
+    model_object_clear(&now);
+    assert_true(store_conflict_holds_remote(st, MODEL_KIND_RULE, a));
+    store_edit_info info = {0};
+    assert_int_equal(store_edit_get(st, MODEL_KIND_RULE, a, &info, NULL), ERROR_OK);
+    assert_int_equal(info.conflict, STORE_CONFLICT_CHANGED);
+    assert_int_equal(info.count, 1);
+    assert_string_equal(info.field[0].base, "10.4.0.0/16");
+    assert_string_equal(info.field[0].remote, "203.0.113.0/24");
+    store_edit_info_clear(&info);
+    model_object rows[4];
+    size_t n = 0;
+    store_query q = {.states = (1u << MODEL_STATE_SYNCED) | STORE_STATES_HELD};
+    assert_int_equal(store_page(st, MODEL_KIND_RULE, &q, NULL, STORE_FORWARD, 4, rows, &n, NULL),
+                     ERROR_OK);
+    assert_int_equal(n, 1);
+    model_object_clear(&rows[0]);
+    q.states = 1u << MODEL_STATE_SYNCED;
+    assert_int_equal(store_page(st, MODEL_KIND_RULE, &q, NULL, STORE_FORWARD, 4, rows, &n, NULL),
+                     ERROR_OK);
+    assert_int_equal(n, 0);
+    /* A user's delete of it again is "delete anyway": deleting, the remote's values. */
+    assert_int_equal(store_delete(st, MODEL_KIND_RULE, a, NULL, NULL), ERROR_OK);
+    now = row_of(st, MODEL_KIND_RULE, a);
+    assert_int_equal(now.rule.state, MODEL_STATE_DELETING);
+    assert_string_equal(now.rule.cidr, "203.0.113.0/24");
+    model_object_clear(&now);
+    /* A credential changed remotely: conflict; its token is kept. */
+    model_object cred = row_of(st, MODEL_KIND_CRED, c);
+    strcpy(cred.cred.description, "prod-web");
+    assert_int_equal(store_look(st, &cred, &r, NULL), ERROR_OK);
+    assert_int_equal(r, STORE_LOOK_CONFLICT);
+    model_object_clear(&cred);
+    char *tok = NULL;
+    assert_int_equal(store_token_get(st, c, &tok, NULL), ERROR_OK);
+    assert_string_equal(tok, TOKEN);
+    free(tok);
+    assert_int_equal(store_resolve(st, MODEL_KIND_CRED, c, STORE_TAKE_REMOTE, NULL, NULL),
+                     ERROR_OK);
+    assert_int_equal(state_of(st, MODEL_KIND_CRED, c), MODEL_STATE_SYNCED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -651,6 +715,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_marker_in_reply_and_listing_is_an_edit, setup,
                                         teardown),
         cmocka_unit_test(test_migration_keeps_rows_and_tokens),
+        cmocka_unit_test_setup_teardown(test_look_before_delete, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,6 +80,8 @@ static void cursor_clause(model_kind kind, const char *col, bool backward,
  * an IN over the cidr_key index's values, no SQL function needed.
  */
 enum { ADDR_PARAM = 15, ADDR_KEYS = 129, ADDR_KEY_MAX = 18 };
+/* Bound to 1 when the states asked for include STORE_STATES_HELD. */
+enum { HELD_PARAM = ADDR_PARAM + ADDR_KEYS };
 
 static void addr_filter(const char *text_clause, char *buf, size_t size)
 {
@@ -140,8 +142,15 @@ static void build_sql(model_kind kind, unsigned variant, bool count, char *buf,
     /* One slot per state: wanted ones get its name, the others NULL (never equal).
      * "+state": the (state, id) index is for the state order; as a lookup it would
      * make every other order sort all the matching rows for each page. */
-    if (variant & STORE_PAGE_STATES)
-        add_where(buf, size, &nwhere, "+state IN (?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+    if (variant & STORE_PAGE_STATES) {
+        char clause[512];
+        snprintf(clause, sizeof clause,
+                 "(+state IN (?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) OR (?%d = 1 AND"
+                 " state = 'conflict' AND id IN (SELECT id FROM conflicts WHERE kind = '%s'"
+                 " AND reason IN ('changed', 'crossed'))))",
+                 HELD_PARAM, kind_get(kind)->noun);
+        add_where(buf, size, &nwhere, clause);
+    }
     if (count)
         return;
     size_t len = strlen(buf);
@@ -211,6 +220,8 @@ static int bind_states(sqlite3_stmt *s, unsigned states)
             rc = sqlite3_bind_text(s, STATE_PARAM + i, model_state_name((model_state)i), -1,
                                    SQLITE_STATIC);
     }
+    if (rc == SQLITE_OK && (states & STORE_STATES_HELD))
+        rc = sqlite3_bind_int(s, HELD_PARAM, 1);
     return rc;
 }
 
@@ -245,7 +256,7 @@ static error_code check_query(model_kind kind, const store_query *q, error_info 
     if (q && !sort_column(kind, q->sort))
         return error_set(err, ERROR_INVALID, "invalid sort order %d for %ss", (int)q->sort,
                          kind_get(kind)->noun);
-    if (q && (q->states >> MODEL_STATE_COUNT) != 0)
+    if (q && (q->states & ~(STORE_STATES_HELD | ((1u << MODEL_STATE_COUNT) - 1))) != 0)
         return error_set(err, ERROR_INVALID, "invalid state set 0x%x", q->states);
     return ERROR_OK;
 }
