@@ -58,12 +58,14 @@ static const cli_command apply_command = {
     "                      deleted); without it an empty list, such as a download\n"
     "                      that failed, is refused\n"
     "  --dry-run           show the plan; queue nothing\n"
-    "  --sync              push the queue now\n"
+    "  --sync              send this apply's queued changes now (also those an\n"
+    "                      earlier run left queued), nothing else of the queue\n"
     "  --json              one JSON object: overlaps, the plan, requests, the result\n\n"
     "The plan says how many requests the next sync sends for it and how long the\n"
     "account's budget (settings rate, window, share) needs for them.\n"
-    "Exit status: 0 queued (or nothing to do); 2 a bad list or option, or conflicts\n"
-    "(nothing queued); 4 --sync left rows pending; 5 --sync with no remote (queued).\n",
+    "Exit status: 0 queued (or nothing to do; with --sync, every rule it queued is in\n"
+    "force remotely); 2 a bad list or option, or conflicts (nothing queued); 4 --sync\n"
+    "left some of its rows pending; 5 --sync with no remote (queued).\n",
     1, 1};
 
 /* ---- options ---- */

@@ -732,7 +732,10 @@ static void test_state_filter(void **state)
     clear_rows(rows, n);
     assert_int_equal(store_count(f->st, MODEL_KIND_RULE, &q, &n, &err), ERROR_OK);
     assert_int_equal(n, 2);
-    q.states = 1u << MODEL_STATE_COUNT;
+    q.states = STORE_STATES_HELD; /* no conflict holds the remote's values here */
+    assert_int_equal(store_count(f->st, MODEL_KIND_RULE, &q, &n, &err), ERROR_OK);
+    assert_int_equal(n, 0);
+    q.states = STORE_STATES_HELD << 1;
     assert_int_equal(store_count(f->st, MODEL_KIND_RULE, &q, &n, &err), ERROR_INVALID);
 }
 
