@@ -248,19 +248,7 @@ static void edit_settle(engine *e, edit_job *j, sync_outcome out, const sync_res
 static bool judge_edit(engine *e, void *arg)
 {
     edit_job *j = arg;
-    store_look_result r = STORE_LOOK_SKIP;
-    error_info err;
-    error_code rc = store_look(e->st, &j->looked, &r, &err);
-    if (rc == ERROR_INVALID) {
-        engine_log(e, SYNC_LOG_WARN, "%s %s: the remote copy could not be read (%s): the "
-                   "edit waits for the next sync", noun(j), j->t.id, err.msg);
-        return false;
-    }
-    if (rc != ERROR_OK && rc != ERROR_NOT_FOUND) {
-        engine_db_fail(e, &err);
-        return false;
-    }
-    switch (r) {
+    switch (engine_judge_look(e, &j->t, &j->looked)) {
     case STORE_LOOK_WRITE:
         return edit_load(e, j->t.kind, j->t.id, j);
     case STORE_LOOK_SETTLED:
@@ -268,8 +256,6 @@ static bool judge_edit(engine *e, void *arg)
         engine_log(e, SYNC_LOG_INFO, "%s %s already holds the edit", noun(j), j->t.id);
         return false;
     case STORE_LOOK_CONFLICT:
-        e->report->conflicts++;
-        engine_note_row_failure(e, &j->t, NULL);
         engine_log(e, SYNC_LOG_WARN, "%s %s was changed remotely in a field edited here: "
                    "not sent; a conflict to resolve (--keep-local sends it, --take-remote "
                    "takes theirs)", noun(j), j->t.id);

@@ -188,6 +188,12 @@ typedef struct engine_looked {
 sync_outcome engine_send_looked(engine *e, const engine_target *t, const engine_looked *l,
                                 sync_result *res, engine_stage *stage);
 
+/* A judge's common part: the store's verdict on `looked` (store_look), a row that
+ * became a conflict counted in the report; a look the store cannot read is
+ * logged and a store failure stops the run (both: STORE_LOOK_SKIP). */
+store_look_result engine_judge_look(engine *e, const engine_target *t,
+                                    const model_object *looked);
+
 /*
  * An idempotent request (delete, list page, get) about `t`: sent until it settles,
  * repeated after not_sent and ambiguous outcomes up to max_attempts times, and

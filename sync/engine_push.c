@@ -161,25 +161,11 @@ static sync_outcome send_look(engine *e, void *arg, sync_result *res)
 static bool judge_delete(engine *e, void *arg)
 {
     delete_job *j = arg;
-    store_look_result r = STORE_LOOK_SKIP;
-    error_info err;
-    error_code rc = store_look(e->st, &j->looked, &r, &err);
-    if (rc == ERROR_INVALID) {
-        engine_log(e, SYNC_LOG_WARN, "%s %s: the remote copy could not be read (%s): not "
-                   "deleted; the next sync looks again", noun(&j->t), j->t.id, err.msg);
-        return false;
-    }
-    if (rc != ERROR_OK && rc != ERROR_NOT_FOUND) {
-        engine_db_fail(e, &err);
-        return false;
-    }
-    if (r == STORE_LOOK_CONFLICT) {
-        e->report->conflicts++;
-        engine_note_row_failure(e, &j->t, NULL);
+    store_look_result r = engine_judge_look(e, &j->t, &j->looked);
+    if (r == STORE_LOOK_CONFLICT)
         engine_log(e, SYNC_LOG_WARN, "%s %s was changed remotely since this cache saw it: "
                    "not deleted; a conflict to resolve (--keep-local deletes it anyway, "
                    "--take-remote keeps it)", noun(&j->t), j->t.id);
-    }
     return r == STORE_LOOK_WRITE;
 }
 

@@ -275,3 +275,26 @@ sync_outcome engine_send_looked(engine *e, const engine_target *t, const engine_
         e->report->retried++;
     }
 }
+
+store_look_result engine_judge_look(engine *e, const engine_target *t,
+                                    const model_object *looked)
+{
+    store_look_result r = STORE_LOOK_SKIP;
+    error_info err;
+    error_code rc = store_look(e->st, looked, &r, &err);
+    if (rc == ERROR_INVALID) {
+        engine_log(e, SYNC_LOG_WARN, "%s %s: the remote copy could not be read (%s): "
+                   "nothing sent; the next sync looks again", kind_get(t->kind)->noun, t->id,
+                   err.msg);
+        return STORE_LOOK_SKIP;
+    }
+    if (rc != ERROR_OK && rc != ERROR_NOT_FOUND) {
+        engine_db_fail(e, &err);
+        return STORE_LOOK_SKIP;
+    }
+    if (r == STORE_LOOK_CONFLICT) {
+        e->report->conflicts++;
+        engine_note_row_failure(e, t, NULL);
+    }
+    return r;
+}

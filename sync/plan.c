@@ -150,20 +150,30 @@ static const kind_field *edit_field(const store_edit_info *info, const store_edi
     return f->field < d->field_count ? &d->fields[f->field] : NULL;
 }
 
-/* "cidr 10.0.0.0/8 -> 10.0.0.0/16; description "" -> web" */
-static void describe_edit(const store_edit_info *info, plan_text *t)
+/* Each line "name base -> value", joined by `sep`; the value is the local one,
+ * or with `remote` the remote's (its local one when it has none). */
+static void describe_lines(const store_edit_info *info, bool remote, const char *sep,
+                           plan_text *t)
 {
+    const char *before = "";
     for (size_t i = 0; i < info->count; i++) {
         const store_edit_field *f = &info->field[i];
         const kind_field *kf = edit_field(info, f);
         if (!kf)
             continue;
         bool list = kf->type == KIND_FIELD_ACL;
-        shown_value base, local;
+        shown_value base, value;
         show_value(f->base, list, base, sizeof base);
-        show_value(f->local, list, local, sizeof local);
-        add(t, "%s%s %s -> %s", t->len ? "; " : "", kf->name, base, local);
+        show_value(remote && f->remote ? f->remote : f->local, list, value, sizeof value);
+        add(t, "%s%s %s -> %s", before, kf->name, base, value);
+        before = sep;
     }
+}
+
+/* "cidr 10.0.0.0/8 -> 10.0.0.0/16; description "" -> web" */
+static void describe_edit(const store_edit_info *info, plan_text *t)
+{
+    describe_lines(info, false, "; ", t);
 }
 
 /* "cidr: local 10.0.0.0/16, remote 10.1.0.0/16 (changed on both sides): resolve …" */
@@ -188,18 +198,8 @@ static void describe_fields(const store_edit_info *info, plan_text *t)
  * anyway (--keep-local) or keep it (--take-remote)" */
 static void describe_changed(const store_edit_info *info, plan_text *t)
 {
-    add(t, "deleted here, changed remotely:");
-    for (size_t i = 0; i < info->count; i++) {
-        const store_edit_field *f = &info->field[i];
-        const kind_field *kf = edit_field(info, f);
-        if (!kf)
-            continue;
-        bool list = kf->type == KIND_FIELD_ACL;
-        shown_value base, remote;
-        show_value(f->base, list, base, sizeof base);
-        show_value(f->remote ? f->remote : f->local, list, remote, sizeof remote);
-        add(t, "%s %s %s -> %s", i ? ";" : "", kf->name, base, remote);
-    }
+    add(t, "deleted here, changed remotely: ");
+    describe_lines(info, true, "; ", t);
     add(t, ": delete it anyway (--keep-local) or keep it (--take-remote)");
 }
 

@@ -226,32 +226,20 @@ static void put_progress(void *ctxp, size_t done, size_t total)
 
 /* Collects the rules of the apply's NAME (its policy and action) still to be
  * sent or settled. */
-typedef struct own_walk {
-    cli_apply_run *run;
-    size_t cap;
-} own_walk;
-
 static error_code take_own(void *ctx, model_object *rows, size_t count, error_info *err)
 {
-    own_walk *w = ctx;
-    cli_apply_run *run = w->run;
+    cli_apply_run *run = ctx;
     for (size_t i = 0; i < count; i++) {
         const model_rule *r = &rows[i].rule;
         char name[APPLY_NAME_MAX + 1];
         if (r->action != run->req.action || !apply_metadata_name(r->metadata, name) ||
             strcmp(name, run->req.name) != 0)
             continue;
-        if (run->nown == w->cap) {
-            size_t cap = w->cap ? w->cap * 2 : 64;
-            sync_row_ref *grown = realloc(run->own, cap * sizeof *grown);
-            if (!grown)
-                return error_set(err, ERROR_NOMEM, "out of memory");
-            run->own = grown;
-            w->cap = cap;
-        }
-        sync_row_ref *ref = &run->own[run->nown++];
-        ref->kind = MODEL_KIND_RULE;
-        model_copy_text(ref->id, sizeof ref->id, r->id);
+        sync_row_ref ref = {.kind = MODEL_KIND_RULE};
+        model_copy_text(ref.id, sizeof ref.id, r->id);
+        if (!buf_append(&run->own, &ref, sizeof ref))
+            return error_set(err, ERROR_NOMEM, "out of memory");
+        run->nown++;
     }
     return ERROR_OK;
 }
@@ -269,9 +257,9 @@ static error_code own_queued(cli_apply_run *run, store *st, error_info *e)
     for (size_t i = 0; i < sizeof waiting / sizeof waiting[0]; i++)
         states |= 1u << waiting[i];
     store_query q = {.policy_id = run->req.policy_id, .states = states};
-    own_walk w = {.run = run};
+    buf_reset(&run->own);
     run->nown = 0;
-    return store_walk(st, MODEL_KIND_RULE, &q, 256, take_own, &w, e);
+    return store_walk(st, MODEL_KIND_RULE, &q, 256, take_own, run, e);
 }
 
 /* What the queue holds of this apply, in one line. */
@@ -338,7 +326,7 @@ static int plan_and_queue(cli_apply_run *run)
     if (run->json)
         cli_apply_show_json(run);
     if (rc == CLI_EXIT_OK && run->sync && run->nown)
-        rc = cli_object_push(run->ctx, run->own, run->nown);
+        rc = cli_object_push(run->ctx, (const sync_row_ref *)(void *)run->own.data, run->nown);
     return rc;
 }
 
@@ -381,7 +369,7 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
     apply_plan_free(&run.plan);
     cidrset_free(&run.list);
     free(run.overlaps);
-    free(run.own);
+    buf_free(&run.own);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "rampart/apply.h"
+#include "rampart/buf.h"
 #include "rampart/sync.h"
 #include "rampart/cidrset.h"
 #include "rampart/cli.h"
@@ -36,8 +37,8 @@ typedef struct cli_apply_run {
     double pace;              /* requests per second the budget allows; 0: unpaced */
     size_t pull_pages;        /* GETs of the listing a sync pulls */
     bool queued;
-    sync_row_ref *own;        /* the rules this apply owns that a sync has still to
-                                 send or settle (after queueing) */
+    buf_t own;                /* sync_row_refs: the rules this apply owns that a
+                                 sync has still to send or settle (after queueing) */
     size_t nown;
 } cli_apply_run;
 

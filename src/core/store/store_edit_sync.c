@@ -220,14 +220,18 @@ error_code store_edit_conflict(store *st, model_kind kind, const char *id, store
 
 /* ---- the look before a write ---------------------------------------------- */
 
-/* A deleting row against the remote's copy: the same user fields, or a conflict
- * changed whose row takes the remote's values. */
-static error_code look_delete(store *st, model_object *row, const model_object *remote,
-                              store_look_result *result, error_info *err)
+/* Called for each user field whose remote value `rv` differs from the row's `lv`
+ * (column texts; the descriptor's field i). */
+typedef error_code (*differ_fn)(store *st, model_object *row, size_t i, const char *rv,
+                                const char *lv, void *ctx, error_info *err);
+
+/* The row takes the remote's value of every differing user field, `fn` seeing
+ * each first; *count says how many differed. */
+static error_code take_differing(store *st, model_object *row, const model_object *remote,
+                                 differ_fn fn, void *ctx, size_t *count, error_info *err)
 {
     const kind_desc *d = kind_get(row->kind);
-    const char *id = model_object_id(row);
-    *result = STORE_LOOK_WRITE;
+    *count = 0;
     error_code rc = ERROR_OK;
     for (size_t i = 0; rc == ERROR_OK && i < d->field_count; i++) {
         const kind_field *f = &d->fields[i];
@@ -239,28 +243,63 @@ static error_code look_delete(store *st, model_object *row, const model_object *
         if (!rv || !lv) {
             rc = err->code;
         } else if (!store_edit_same(rv, lv)) {
-            if (*result == STORE_LOOK_WRITE)
-                rc = store_row_set_state_in_op(st, row->kind, id, MODEL_STATE_CONFLICT,
-                                               "deleted here, changed remotely: delete it "
-                                               "anyway (--keep-local) or keep it "
-                                               "(--take-remote)",
-                                               err);
-            *result = STORE_LOOK_CONFLICT;
-            if (rc == ERROR_OK)
-                rc = store_edit_line_put(st, row->kind, id, f, lv, err);
-            if (rc == ERROR_OK)
-                rc = store_edit_line_set(st, row->kind, id, f, lv, rv, err);
+            ++*count;
+            rc = fn(st, row, i, rv, lv, ctx, err);
             if (rc == ERROR_OK)
                 rc = store_field_set_text(row, f, rv, err);
         }
         free(h1);
         free(h2);
     }
-    if (rc != ERROR_OK || *result == STORE_LOOK_WRITE)
-        return rc;
-    if (store_edit_conflict_put(st, row->kind, id, STORE_CONFLICT_CHANGED, "", err))
+    return rc;
+}
+
+/* A changed field of a deleted row: its line keeps what this cache had. */
+static error_code changed_line(store *st, model_object *row, size_t i, const char *rv,
+                               const char *lv, void *ctx, error_info *err)
+{
+    (void)ctx;
+    const kind_field *f = &kind_get(row->kind)->fields[i];
+    const char *id = model_object_id(row);
+    if (store_edit_line_put(st, row->kind, id, f, lv, err))
         return err->code;
-    return write_taken(st, row, err);
+    return store_edit_line_set(st, row->kind, id, f, lv, rv, err);
+}
+
+/* Only counts (the row is a scratch copy). */
+static error_code no_line(store *st, model_object *row, size_t i, const char *rv,
+                          const char *lv, void *ctx, error_info *err)
+{
+    (void)st, (void)row, (void)i, (void)rv, (void)lv, (void)ctx, (void)err;
+    return ERROR_OK;
+}
+
+/* A deleting row against the remote's copy: the same user fields, or a conflict
+ * changed whose row takes the remote's values. */
+static error_code look_delete(store *st, model_object *row, const model_object *remote,
+                              store_look_result *result, error_info *err)
+{
+    const char *id = model_object_id(row);
+    model_object scratch;
+    size_t changed = 0;
+    *result = STORE_LOOK_WRITE;
+    if (model_object_copy(&scratch, row, err))
+        return err->code;
+    error_code rc = take_differing(st, &scratch, remote, no_line, NULL, &changed, err);
+    model_object_clear(&scratch);
+    if (rc != ERROR_OK || !changed)
+        return rc;
+    *result = STORE_LOOK_CONFLICT;
+    /* The state first: a conflicting rule holds no key to clash on. */
+    rc = store_row_set_state_in_op(st, row->kind, id, MODEL_STATE_CONFLICT,
+                                   "deleted here, changed remotely: delete it anyway "
+                                   "(--keep-local) or keep it (--take-remote)",
+                                   err);
+    if (rc == ERROR_OK)
+        rc = take_differing(st, row, remote, changed_line, NULL, &changed, err);
+    if (rc == ERROR_OK)
+        rc = store_edit_conflict_put(st, row->kind, id, STORE_CONFLICT_CHANGED, "", err);
+    return rc == ERROR_OK ? write_taken(st, row, err) : rc;
 }
 
 /* An edited row against the remote's copy, as the pull compares it; the state
@@ -462,36 +501,33 @@ static error_code edited_ids(store *st, model_kind kind, char (**ids)[MODEL_ID_M
 /* A conflict whose row holds the remote's values (changed, crossed) follows the
  * listing: its fields take the listed values (a changed line keeps its base,
  * what this cache had when it deleted), and it stays a conflict. */
+/* A field of a conflict holding the remote's values: its line (if any) keeps its
+ * base and takes the new remote value. */
+static error_code follow_line(store *st, model_object *row, size_t i, const char *rv,
+                              const char *lv, void *ctx, error_info *err)
+{
+    (void)lv;
+    const store_edit_info *info = ctx;
+    const kind_field *f = &kind_get(row->kind)->fields[i];
+    for (size_t l = 0; l < info->count; l++) {
+        if (info->field[l].field == i)
+            return store_edit_line_set(st, row->kind, info->id, f, info->field[l].base, rv,
+                                       err);
+    }
+    return ERROR_OK;
+}
+
 static error_code follow_remote(store *st, model_kind kind, const char *id,
                                 const model_object *remote, error_info *err)
 {
     model_object row;
     store_edit_info info = {0};
     model_object_init(&row, kind);
+    size_t changed = 0;
     error_code rc = store_edit_load(st, kind, id, &row, &info, err);
-    const kind_desc *d = kind_get(kind);
-    bool dirty = false;
-    for (size_t i = 0; rc == ERROR_OK && i < d->field_count; i++) {
-        const kind_field *f = &d->fields[i];
-        if (!(f->flags & KIND_FIELD_EDIT))
-            continue;
-        char *h1 = NULL, *h2 = NULL;
-        const char *rv = store_field_text(remote, f, &h1, err);
-        const char *lv = rv ? store_field_text(&row, f, &h2, err) : NULL;
-        if (!rv || !lv) {
-            rc = err->code;
-        } else if (!store_edit_same(rv, lv)) {
-            dirty = true;
-            rc = store_field_set_text(&row, f, rv, err);
-            for (size_t l = 0; rc == ERROR_OK && l < info.count; l++) {
-                if (info.field[l].field == i)
-                    rc = store_edit_line_set(st, kind, info.id, f, info.field[l].base, rv, err);
-            }
-        }
-        free(h1);
-        free(h2);
-    }
-    if (rc == ERROR_OK && dirty)
+    if (rc == ERROR_OK)
+        rc = take_differing(st, &row, remote, follow_line, &info, &changed, err);
+    if (rc == ERROR_OK && changed)
         rc = write_taken(st, &row, err);
     store_edit_info_clear(&info);
     model_object_clear(&row);
