@@ -203,6 +203,9 @@ typedef struct agent_stats {
     size_t cut_room;       /* connections cut: the oldest without a key, for a
                               newer one */
     size_t over_limit;     /* connections beyond the limit, answered 503 */
+    size_t index_builds;   /* policy index builds: the first, then one per change
+                              of the rules (never for the agent's own writes) */
+    size_t index_looks;    /* commits to the cache the indexer has seen since */
     char address[2][128];  /* the first two listeners, as agent_address gives them
                               ("" when unused) */
 } agent_stats;

@@ -291,8 +291,11 @@ static int serve(cli_ctx *ctx, const agent_options *o, const char *ready_file)
         unlink(ready_file);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (sig)
-        fprintf(ctx->err, "stopped (%s): %zu requests, %zu token lookups, %zu refused\n",
-                sig == SIGINT ? "SIGINT" : "SIGTERM", st.requests, st.lookups, st.refused);
+        fprintf(ctx->err,
+                "stopped (%s): %zu requests, %zu token lookups, %zu refused, %zu policy "
+                "index builds\n",
+                sig == SIGINT ? "SIGINT" : "SIGTERM", st.requests, st.lookups, st.refused,
+                st.index_builds);
     return rc;
 }
 

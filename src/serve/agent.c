@@ -149,52 +149,24 @@ void agent_store_give(agent *ag, store *st, bool broken)
 
 /* ---- the policy index ---- */
 
-/* Rebuild the index when the cache changed since it was built (or never was).
- * While another thread rebuilds, the current index answers: requests share a few
- * event-loop threads, and a rebuild over a large cache must stall only its own. */
-static error_code refresh_index(agent *ag, error_info *err)
-{
-    if (pthread_mutex_trylock(&ag->watch_lock) != 0) {
-        pthread_rwlock_rdlock(&ag->index_lock);
-        bool have = ag->index != NULL;
-        pthread_rwlock_unlock(&ag->index_lock);
-        if (have)
-            return ERROR_OK;
-        pthread_mutex_lock(&ag->watch_lock); /* the first build: wait for it */
-    }
-    error_code rc = ERROR_OK;
-    if (!ag->watch)
-        rc = store_open(ag->db_path, STORE_READONLY, &ag->watch, err);
-    long long version = 0;
-    if (rc == ERROR_OK)
-        rc = store_data_version(ag->watch, &version, err);
-    if (rc == ERROR_OK && (!ag->index || version != ag->watch_version)) {
-        policy_index *fresh = NULL;
-        rc = policy_index_load(ag->watch, &fresh, err);
-        if (rc == ERROR_OK) {
-            pthread_rwlock_wrlock(&ag->index_lock);
-            policy_index *old = ag->index;
-            ag->index = fresh;
-            pthread_rwlock_unlock(&ag->index_lock);
-            policy_index_free(old);
-            ag->watch_version = version;
-        }
-    }
-    if (rc != ERROR_OK && ag->watch) {
-        store_close(ag->watch); /* reopened on the next check */
-        ag->watch = NULL;
-    }
-    pthread_mutex_unlock(&ag->watch_lock);
-    return rc;
-}
-
 error_code agent_policy_check(agent *ag, const char *policy_id, const char *ip,
                               policy_decision *out, error_info *err)
 {
     policy_addr addr;
     if (policy_addr_parse(ip, &addr, err) != ERROR_OK)
         return err->code;
-    if (refresh_index(ag, err) != ERROR_OK) {
+    pthread_rwlock_rdlock(&ag->index_lock);
+    bool have = ag->index != NULL;
+    if (have)
+        policy_check_addr(ag->index, policy_id, &addr, out);
+    pthread_rwlock_unlock(&ag->index_lock);
+    if (have)
+        return ERROR_OK;
+    /* The first check (or after a failed build): nothing to answer with yet. */
+    pthread_mutex_lock(&ag->watch_lock);
+    error_code rc = ag->index ? ERROR_OK : agent_index_refresh(ag, err);
+    pthread_mutex_unlock(&ag->watch_lock);
+    if (rc != ERROR_OK) {
         /* A cached rule the index refuses is the cache's fault, not the caller's:
          * never a 400, and no decision without it (it may be a deny rule). */
         err->code = ERROR_IO;
@@ -392,7 +364,10 @@ static agent *agent_new(void)
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&ag->fetch_wake, &ca);
+    pthread_cond_init(&ag->index_wake, &ca);
     pthread_condattr_destroy(&ca);
+    atomic_init(&ag->index_builds, 0);
+    atomic_init(&ag->index_looks, 0);
     atomic_init(&ag->requests, 0);
     atomic_init(&ag->lookups, 0);
     atomic_init(&ag->refused, 0);
@@ -417,6 +392,8 @@ error_code agent_start(const agent_options *opt, agent **out, error_info *err)
     if (rc == ERROR_OK)
         rc = agent_fetches_start(ag, err);
     if (rc == ERROR_OK)
+        rc = agent_index_start(ag, err);
+    if (rc == ERROR_OK)
         rc = open_listeners(ag, opt, err);
     for (size_t i = 0; rc == ERROR_OK && i < ag->nlis; i++)
         rc = http_server_start(ag->lis[i].http, err);
@@ -440,6 +417,8 @@ void agent_stats_get(agent *ag, agent_stats *out)
     out->requests = atomic_load(&ag->requests);
     out->lookups = atomic_load(&ag->lookups);
     out->refused = atomic_load(&ag->refused);
+    out->index_builds = atomic_load(&ag->index_builds);
+    out->index_looks = atomic_load(&ag->index_looks);
     for (size_t i = 0; i < ag->nlis; i++) {
         http_server_stats hs;
         http_server_stats_get(ag->lis[i].http, &hs);
@@ -465,6 +444,7 @@ void agent_stop(agent *ag)
         agent_workers_free(&ag->lis[i]);
     }
     agent_fetches_stop(ag); /* the last fetches written, now that none come */
+    agent_index_stop(ag);
     for (size_t i = 0; i < ag->npool; i++)
         store_close(ag->pool[i]);
     store_close(ag->watch);
@@ -481,5 +461,6 @@ void agent_stop(agent *ag)
     pthread_mutex_destroy(&ag->rate_lock);
     pthread_mutex_destroy(&ag->fetch_lock);
     pthread_cond_destroy(&ag->fetch_wake);
+    pthread_cond_destroy(&ag->index_wake);
     free(ag);
 }

@@ -101,13 +101,22 @@ struct agent {
     size_t npool;                     /* idle */
     size_t nopen;                     /* idle + lent */
 
-    /* The policy index: readers hold index_lock shared while deciding; a refresh
-     * (serialised by watch_lock) builds the new index first and swaps it in. */
+    /* The policy index: readers hold index_lock shared while deciding; the
+     * indexer thread (agent_index.c) polls the cache, builds a new index when the
+     * rules changed and swaps it in; watch_lock serialises the builds (the first
+     * one may run on a request: nothing to answer with before it). */
     pthread_mutex_t watch_lock;
+    pthread_cond_t index_wake;        /* with watch_lock: the indexer's sleep */
     store *watch;                     /* polls data_version, loads the index */
-    long long watch_version;
+    long long watch_version;          /* data_version when last looked */
+    long long watch_counter;          /* the rules' change counter the index is of */
     pthread_rwlock_t index_lock;
     policy_index *index;
+    error_info index_error;           /* the last build failed (code set): why */
+    bool index_stop, index_running;
+    pthread_t index_thread;
+    atomic_size_t index_builds;
+    atomic_size_t index_looks;        /* writes seen by the indexer (data_version) */
 
     /* Per-peer rate, and the lines about refusals (a bucket of their own: anyone
      * who can connect can make refusals, and must not flood the log with them). */
@@ -144,14 +153,24 @@ store *agent_store_take(agent *ag, error_info *err);
 void agent_store_give(agent *ag, store *st, bool broken);
 
 /*
- * Decide `ip` for `policy_id`. The index is rebuilt first when the cache changed
- * since it was built; a check that arrives while another thread rebuilds is
- * answered from the index in force until the new one is swapped in (a rebuild of
- * a large cache must not stall every lookup). ERROR_INVALID for a bad address
- * (message without the text), ERROR_IO when the index cannot be (re)built.
+ * Decide `ip` for `policy_id` with the index in force. Only the first check
+ * builds it; afterwards the indexer thread rebuilds it when the rules changed
+ * (their change counter, not any write: the agent's own bookkeeping never causes
+ * one) and swaps it in, so no request waits for a rebuild. ERROR_INVALID for a
+ * bad address (message without the text), ERROR_IO when the index cannot be
+ * built (a cached rule it refuses: no decision rather than one that ignores it).
  */
 error_code agent_policy_check(agent *ag, const char *policy_id, const char *ip,
                               policy_decision *out, error_info *err);
+
+/* ---- agent_index.c: the indexer thread ---- */
+
+enum { AGENT_INDEX_POLL_MS = 50 }; /* how often it looks for changed rules */
+
+error_code agent_index_start(agent *ag, error_info *err);
+void agent_index_stop(agent *ag);
+/* Build the index now when it is missing or the rules changed; watch_lock held. */
+error_code agent_index_refresh(agent *ag, error_info *err);
 
 /* One log line (printf-style, no newline); prefixed with the UTC time. Never give
  * it a token. */

@@ -135,12 +135,28 @@ for r in "10.0.0.0/8 allow" "10.1.0.0/16 deny" "10.1.2.0/24 allow" "192.168.1.1/
     set -- $r
     run rules create --cidr "$1" --policy "$Q" --action "$2"
 done
+# decided ALLOWED CIDR: the last reply is that decision.
+decided() {
+    [ "$status" = 200 ] && grep -q "\"allowed\":$1" "$tmp/out" &&
+        { [ -z "$2" ] && grep -q '"rule_id":null' "$tmp/out" ||
+            grep -q "\"cidr\":\"$2\"" "$tmp/out"; }
+}
+# until_reply TEST ARGS... PATH: ask PATH until TEST ARGS holds (the agent swaps a
+# new index in off the request threads once the rules changed): at most 4 s.
+until_reply() {
+    n=0
+    while :; do
+        eval "ureq \"\$S\" \"\${$#}\""
+        "$@" 2>/dev/null && return 0
+        n=$((n + 1))
+        [ $n -lt 200 ] || return 1
+        sleep 0.02 # polling for the swap, not waiting for a guess
+    done
+}
 # decide IP EXPECTED-ALLOWED EXPECTED-CIDR: one row of the table.
 decide() {
-    ureq "$S" "/v1/ip_policies/$Q/check?ip=$1"
-    check "check $1: allowed=$2 by ${3:-no rule}" sh -c '[ "$0" = 200 ] &&
-        grep -q "\"allowed\":$1" "$3" && { [ -z "$2" ] && grep -q "\"rule_id\":null" "$3" ||
-        grep -q "\"cidr\":\"$2\"" "$3"; }' "$status" "$2" "$3" "$tmp/out"
+    until_reply decided "$2" "$3" "/v1/ip_policies/$Q/check?ip=$1"
+    check "check $1: allowed=$2 by ${3:-no rule}" decided "$2" "$3"
 }
 # 0.0.0.0/0 deny covers every IPv4 address: deny wins whatever the prefix.
 decide 10.2.3.4 false 0.0.0.0/0
@@ -190,7 +206,8 @@ check "checks over TCP too" replied 200 '"allowed":false'
 # back): no decision at all (it may be a deny rule), a 500 and not the caller's 400.
 BAD=ipr_2VhYfCwqPkX0n4sF5nYfW3eJbad
 sqlite3 "$DB" "INSERT INTO rules (id, cidr, policy_id, action, state) VALUES ('$BAD', '10.9.9.9/8', '$Q', 'deny', 'synced')"
-ureq "$S" "/v1/ip_policies/$Q/check?ip=10.2.3.4"
+refused_500() { [ "$status" = 500 ]; }
+until_reply refused_500 "/v1/ip_policies/$Q/check?ip=10.2.3.4"
 check "a rule the index refuses: 500 ERR_INTERNAL naming it" sh -c '[ "$0" = 500 ] && grep -q "\"error_code\":\"ERR_INTERNAL\"" "$1" && grep -q "$2" "$1"' "$status" "$tmp/out" "$BAD"
 sqlite3 "$DB" "DELETE FROM rules WHERE id = '$BAD'"
 decide 10.2.3.4 false 10.2.0.0/16
