@@ -18,7 +18,8 @@
  *   changes, build a new index and swap it in (the agent does so when the
  *   store's data_version moves).
  * - Which rules count: policy_index_load takes the rules the admin means to be in
- *   force: every state but deleting, remote_deleted and failed. A decision says
+ *   force: every state but deleting, remote_deleted and failed (a conflict only
+ *   when it holds the remote's values: store_conflict_holds_remote). A decision says
  *   whether the deciding rule is already synced.
  * - No allocation and no error path in policy_check beyond parsing the address.
  * - Memory: about 140 bytes per rule (ids and cidrs included), some 135 MB for
@@ -80,6 +81,14 @@ error_code policy_index_load(store *st, policy_index **out, error_info *err);
  * what a single check needs). ERROR_INVALID for an empty id. */
 error_code policy_index_load_policy(store *st, const char *policy_id, policy_index **out,
                                     error_info *err);
+
+/* The same for a few addresses: only the rules of `policy_id` that contain one
+ * of the `n` addresses (the store's cidr_key lookups, not the whole policy), so a
+ * check of one address costs the same at 100 rules and at 100,000. The decisions
+ * are the whole policy's: a rule that contains no address decides none. */
+error_code policy_index_load_containing(store *st, const char *policy_id,
+                                        const policy_addr *addrs, size_t n,
+                                        policy_index **out, error_info *err);
 
 /*
  * Lay the index out for fast checks (breadth-first node order, jump tables) and

@@ -880,6 +880,15 @@ typedef error_code (*store_policy_rule_fn)(void *ctx, const store_policy_rule *r
 error_code store_policy_rules(store *st, const char *policy_id, store_policy_rule_fn fn,
                               void *ctx, error_info *err);
 
+/*
+ * The rules of `policy_id` whose cidr contains the address `ip` (text as
+ * validate_ip reads it), in every state, through the cidr_key index: one lookup
+ * per prefix length, whatever the policy's size (what a check of a few addresses
+ * needs). An `ip` that is no address finds nothing.
+ */
+error_code store_policy_rules_containing(store *st, const char *policy_id, const char *ip,
+                                         store_policy_rule_fn fn, void *ctx, error_info *err);
+
 /* ---- a fleet: the mirror's validators, a follower's pages (store_http.c) ---- */
 
 /*

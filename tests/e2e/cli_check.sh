@@ -161,12 +161,14 @@ stop_server
 other="$tmp/broken.db"
 run --db "$other" rules create --cidr 10.0.0.0/8 --policy $P --action deny
 run --db "$other" rules create --cidr 10.0.0.0/8 --policy $Q --action allow
+run --db "$other" rules create --cidr 2001:db8::/32 --policy $Q --action allow
 sqlite3 "$other" "UPDATE rules SET cidr = '10.0.0.1/8' WHERE policy_id = '$P'"
 run --db "$other" check $P 10.9.9.9
 check "an unreadable cached rule: exit 1, no decision" refused 1 "host bits"
 check "an unreadable cached rule: nothing on stdout" [ ! -s "$tmp/out" ]
 run --db "$other" check $Q 10.9.9.9
 check "another policy still decides" status_is 0
-sqlite3 "$other" "UPDATE rules SET cidr = '2001:DB8::/32' WHERE policy_id = '$Q'"
+# As an older version cached it (its address-order key is the same for both).
+sqlite3 "$other" "UPDATE rules SET cidr = '2001:DB8::/32' WHERE cidr = '2001:db8::/32'"
 run --db "$other" check $Q 2001:db8::1
 check "a cached cidr in another valid form is understood" out_has "allowed  *allow  *2001:db8::/32"

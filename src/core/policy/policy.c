@@ -4,6 +4,8 @@
  */
 #include "rampart/policy.h"
 
+#include <arpa/inet.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -498,6 +500,55 @@ static error_code load(store *st, const char *policy_id, policy_index **out,
 error_code policy_index_load(store *st, policy_index **out, error_info *err)
 {
     return load(st, NULL, out, err);
+}
+
+/* A rule of the store's lean walk, taken when it is in force (the states load
+ * takes; a conflict only when it holds the remote's values). */
+typedef struct containing_ctx {
+    policy_index *ix;
+    store *st;
+    const char *policy_id;
+} containing_ctx;
+
+static error_code take_containing(void *ctx, const store_policy_rule *r, error_info *err)
+{
+    const containing_ctx *c = ctx;
+    if (r->state == MODEL_STATE_DELETING || r->state == MODEL_STATE_REMOTE_DELETED ||
+        r->state == MODEL_STATE_FAILED)
+        return ERROR_OK;
+    if (r->state == MODEL_STATE_CONFLICT &&
+        !store_conflict_holds_remote(c->st, MODEL_KIND_RULE, r->id))
+        return ERROR_OK;
+    return add_rule(c->ix, c->policy_id, r->cidr, r->action, r->id,
+                    r->state == MODEL_STATE_SYNCED, false, err);
+}
+
+/* The address as text for the store's lookup (an IPv4-mapped one as IPv4). */
+static void addr_text(const policy_addr *a, char *out, size_t size)
+{
+    if (!inet_ntop(a->family == 4 ? AF_INET : AF_INET6, a->bytes, out, (socklen_t)size))
+        out[0] = '\0';
+}
+
+error_code policy_index_load_containing(store *st, const char *policy_id,
+                                        const policy_addr *addrs, size_t n,
+                                        policy_index **out, error_info *err)
+{
+    *out = NULL;
+    if (!policy_id || !*policy_id)
+        return error_set(err, ERROR_INVALID, "policy id is empty");
+    error_code rc = policy_index_new(out, err);
+    containing_ctx c = {*out, st, policy_id};
+    for (size_t i = 0; rc == ERROR_OK && i < n; i++) {
+        char ip[64];
+        addr_text(&addrs[i], ip, sizeof ip);
+        rc = store_policy_rules_containing(st, policy_id, ip, take_containing, &c, err);
+    }
+    if (rc != ERROR_OK) {
+        policy_index_free(*out);
+        *out = NULL;
+    }
+    return rc;
 }
 
 error_code policy_index_load_policy(store *st, const char *policy_id, policy_index **out,

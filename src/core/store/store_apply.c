@@ -6,6 +6,8 @@
  */
 #include "store_internal.h"
 
+#include <stdio.h>
+
 static const char policy_rules_sql[] =
     "SELECT id, cidr, description, metadata, action, state FROM rules"
     " WHERE policy_id = ?1 ORDER BY policy_id, id";
@@ -43,6 +45,45 @@ error_code store_policy_rules(store *st, const char *policy_id, store_policy_rul
     if (store_prepare(st, policy_rules_sql, &s, err) != ERROR_OK)
         return err->code;
     error_code rc = store_bind_texts(st, s, &policy_id, 1, err);
+    while (rc == ERROR_OK) {
+        bool row = false;
+        rc = store_step(st, s, &row, err);
+        if (rc != ERROR_OK || !row)
+            break;
+        rc = visit_row(s, fn, ctx, err);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* The 129 keys of an address's prefixes, then the policy. */
+enum { CONTAINING_KEYS = 129, CONTAINING_FIRST = 2 };
+
+static void containing_sql(char *buf, size_t size)
+{
+    size_t len = (size_t)snprintf(buf, size, "SELECT id, cidr, description, metadata, action,"
+                                  " state FROM rules WHERE cidr_key IN (");
+    for (int i = 0; i < CONTAINING_KEYS && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s?%d", i ? ", " : "",
+                                CONTAINING_FIRST + i);
+    if (len < size)
+        snprintf(buf + len, size - len, ") AND +policy_id = ?1");
+}
+
+error_code store_policy_rules_containing(store *st, const char *policy_id, const char *ip,
+                                         store_policy_rule_fn fn, void *ctx, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    char sql[2048];
+    containing_sql(sql, sizeof sql);
+    sqlite3_stmt *s = NULL;
+    if (store_prepare(st, sql, &s, err) != ERROR_OK)
+        return err->code;
+    error_code rc = store_bind_texts(st, s, &policy_id, 1, err);
+    int bound = rc == ERROR_OK ? store_bind_addr_keys(s, CONTAINING_FIRST, ip) : SQLITE_OK;
+    if (bound != SQLITE_OK)
+        rc = store_db_error(st, bound, err);
     while (rc == ERROR_OK) {
         bool row = false;
         rc = store_step(st, s, &row, err);

@@ -326,6 +326,10 @@ void store_read_texts(sqlite3_stmt *s, const store_text_col *cols, int n, void *
 
 /* store_rules.c / store_creds.c: one row from a statement over *_COLS */
 void store_rule_read(sqlite3_stmt *s, model_rule *out);
+/* store_page.c: bind the cidr_key of every prefix of address `ip` (/0 to /32 or
+ * /128) to parameters first.. first+128 (those of another family, or all when
+ * `ip` is no address, stay NULL). An SQLite result code. */
+int store_bind_addr_keys(sqlite3_stmt *s, int first, const char *ip);
 error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err);
 
 /* Every state but deleting, remote_deleted and conflict: the rows whose natural

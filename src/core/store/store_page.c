@@ -95,6 +95,11 @@ static void addr_filter(const char *text_clause, char *buf, size_t size)
 
 static int bind_addr_keys(sqlite3_stmt *s, const char *filter)
 {
+    return store_bind_addr_keys(s, ADDR_PARAM, filter);
+}
+
+int store_bind_addr_keys(sqlite3_stmt *s, int first, const char *filter)
+{
     validate_prefix ip;
     if (validate_ip(filter, &ip, NULL) != ERROR_OK)
         return SQLITE_OK; /* no address: every key stays NULL */
@@ -109,8 +114,7 @@ static int bind_addr_keys(sqlite3_stmt *s, const char *filter)
             key[1 + b] = (unsigned char)(ip.addr[b] & mask);
         }
         key[1 + bytes] = (unsigned char)bits;
-        rc = sqlite3_bind_blob(s, ADDR_PARAM + (int)bits, key, (int)bytes + 2,
-                               SQLITE_TRANSIENT);
+        rc = sqlite3_bind_blob(s, first + (int)bits, key, (int)bytes + 2, SQLITE_TRANSIENT);
     }
     return rc;
 }
