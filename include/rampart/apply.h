@@ -108,6 +108,7 @@ typedef struct apply_plan {
     size_t nrules;
     size_t count[APPLY_OP_COUNT];
     size_t posts, deletes, patches; /* requests, by method */
+    size_t gets;                    /* the look before each DELETE and PATCH */
     size_t policy_rules;            /* rules of the policy in the cache, any state */
 } apply_plan;
 
@@ -121,7 +122,7 @@ error_code apply_plan_build(store *st, const apply_request *req, apply_plan *out
 
 void apply_plan_free(apply_plan *plan);
 
-/* The requests of a plan: posts + deletes + patches. */
+/* The requests of a plan: posts + deletes + patches + gets. */
 size_t apply_plan_requests(const apply_plan *plan);
 
 /* The description a create of list entry `entry` gets: its note, else the

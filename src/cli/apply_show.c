@@ -125,15 +125,16 @@ static void put_requests(const cli_apply_run *run)
     FILE *out = run->ctx->out;
     const apply_plan *p = &run->plan;
     size_t n = apply_plan_requests(p);
-    fprintf(out, "Requests: %zu (%zu POST, %zu DELETE, %zu PATCH)", n, p->posts, p->deletes,
-            p->patches);
+    fprintf(out, "Requests: %zu (%zu POST, %zu DELETE, %zu PATCH, %zu GET)", n, p->posts,
+            p->deletes, p->patches, p->gets);
     if (n && run->pace > 0) {
         fputs(": about ", out);
         put_duration(out, (double)n / run->pace);
         fprintf(out, " at the budget's pace (%.1f req/s)", run->pace);
     }
-    if (n)
-        fprintf(out, ", plus the listing a sync pulls (about %zu pages)", run->pull_pages);
+    if (n && !run->sync)
+        fprintf(out, ", plus the listing 'rampart sync' pulls after them (about %zu pages; "
+                "--sync sends these alone)", run->pull_pages);
     fputs(".\n", out);
 }
 
@@ -214,8 +215,8 @@ void cli_apply_show_json(const cli_apply_run *run)
         fprintf(out, "%s\"%s\": %zu", k ? ", " : "", apply_op_name((apply_op_kind)k),
                 p->count[k]);
     fprintf(out, "}, \"requests\": {\"total\": %zu, \"post\": %zu, \"delete\": %zu, "
-                 "\"patch\": %zu}, \"pace_per_s\": %.3f, \"budget_s\": ",
-            apply_plan_requests(p), p->posts, p->deletes, p->patches, run->pace);
+                 "\"patch\": %zu, \"get\": %zu}, \"pace_per_s\": %.3f, \"budget_s\": ",
+            apply_plan_requests(p), p->posts, p->deletes, p->patches, p->gets, run->pace);
     if (run->pace > 0)
         fprintf(out, "%.1f", (double)apply_plan_requests(p) / run->pace);
     else

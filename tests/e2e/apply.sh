@@ -23,7 +23,7 @@ check "apply: a bare address is a /32" out_has "192.168.1.5/32"
 check "apply: the overlap is named with its lines" \
     err_has "office.txt:3: 10.1.0.0/16 lies inside 10.0.0.0/8 (line 2): kept"
 check "apply: the requests and the time the budget needs" \
-    out_has "Requests: 4 (4 POST, 0 DELETE, 0 PATCH): about .* at the budget's pace"
+    out_has "Requests: 4 (4 POST, 0 DELETE, 0 PATCH, 0 GET): about .* at the budget's pace"
 run --db "$DB" rules list --policy $P
 check "apply: the comment is the description" out_has "10.0.0.0/8  *headquarters"
 check "apply: no comment: the NAME" out_has "192.168.1.5/32  *office"
@@ -111,8 +111,8 @@ run --db "$S" apply --policy $P --action allow --name office --sync "$tmp/office
 check "apply --sync: pushed" [ "$(server_count ip_policy_rules)" -eq 4 ]
 sed 's#^192.168.1.5$#192.168.1.6#' "$tmp/office.txt" >"$tmp/office2.txt"
 run --db "$S" apply --policy $P --action allow --name office "$tmp/office2.txt"
-check "one line changed: one request (an edit in place)" \
-    out_has "Requests: 1 (0 POST, 0 DELETE, 1 PATCH)"
+check "one line changed: an edit in place, its look and its PATCH" \
+    out_has "Requests: 2 (0 POST, 0 DELETE, 1 PATCH, 1 GET)"
 log="$tmp/main.server.log"
 from=$(wc -l <"$log")
 run --db "$S" sync

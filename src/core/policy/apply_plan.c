@@ -89,7 +89,7 @@ const char *apply_entry_description(const apply_request *req, size_t entry)
 
 size_t apply_plan_requests(const apply_plan *plan)
 {
-    return plan->posts + plan->deletes + plan->patches;
+    return plan->posts + plan->deletes + plan->patches + plan->gets;
 }
 
 void apply_plan_free(apply_plan *plan)
@@ -218,6 +218,7 @@ static error_code add_op(builder *b, apply_op_kind kind, size_t entry, size_t ru
     p->posts += post ? requests : 0;
     p->patches += patch ? requests : 0;
     p->deletes += kind == APPLY_DELETE ? requests : 0;
+    p->gets += patch || kind == APPLY_DELETE ? requests : 0; /* each write's look */
     return ERROR_OK;
 }
 
