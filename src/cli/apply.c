@@ -202,17 +202,8 @@ static int shape_list(cli_apply_run *run)
 /* The budget's pace and the listing a sync pulls, for the plan's time. */
 static void budget_figures(cli_apply_run *run, store *st)
 {
-    sync_options opt = {.push = true};
-    cli_sync_settings(&run->ctx->cfg, &opt, NULL);
-    double share = opt.budget.share > 0 ? opt.budget.share : 0.8;
-    double window = opt.budget.window_s > 0 ? opt.budget.window_s : 60;
-    run->pace = opt.budget.requests > 0 ? opt.budget.requests * share / window : 0;
-    size_t rules = 0, creds = 0;
-    error_info e = {0};
-    store_count(st, MODEL_KIND_RULE, NULL, &rules, &e);
-    store_count(st, MODEL_KIND_CRED, NULL, &creds, &e);
-    size_t added = run->plan.count[APPLY_CREATE];
-    run->pull_pages = (rules + added) / 100 + 1 + creds / 100 + 1;
+    run->pace = cli_sync_pace(&run->ctx->cfg);
+    run->pull_pages = cli_sync_listing_pages(st, run->plan.count[APPLY_CREATE]);
 }
 
 static void put_progress(void *ctxp, size_t done, size_t total)

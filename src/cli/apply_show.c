@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli_apply.h"
+#include "cli_sync.h"
 
 enum { OVERLAPS_SHOWN = 20 };
 
@@ -109,17 +110,6 @@ static void put_op(const cli_apply_run *run, const apply_op *op)
     fputc('\n', ctx->out);
 }
 
-static void put_duration(FILE *out, double s)
-{
-    if (s < 60)
-        fprintf(out, "%.0fs", s < 1 ? 1 : s);
-    else if (s < 3600)
-        fprintf(out, "%.0fm%02.0fs", (double)(long)(s / 60), s - 60 * (double)(long)(s / 60));
-    else
-        fprintf(out, "%.0fh%02.0fm", (double)(long)(s / 3600),
-                (s - 3600 * (double)(long)(s / 3600)) / 60);
-}
-
 static void put_requests(const cli_apply_run *run)
 {
     FILE *out = run->ctx->out;
@@ -128,9 +118,9 @@ static void put_requests(const cli_apply_run *run)
     fprintf(out, "Requests: %zu (%zu POST, %zu DELETE, %zu PATCH, %zu GET)", n, p->posts,
             p->deletes, p->patches, p->gets);
     if (n && run->pace > 0) {
-        fputs(": about ", out);
-        put_duration(out, (double)n / run->pace);
-        fprintf(out, " at the budget's pace (%.1f req/s)", run->pace);
+        char took[32];
+        cli_duration(took, sizeof took, (double)n / run->pace);
+        fprintf(out, ": about %s at the budget's pace (%.1f req/s)", took, run->pace);
     }
     if (n && !run->sync)
         fprintf(out, ", plus the listing 'rampart sync' pulls after them (about %zu pages; "

@@ -42,6 +42,17 @@ enum { CLI_EXIT_NO_REMOTE = 5 /* saved and queued; --sync had no remote to send 
  */
 void cli_sync_settings(const config *cfg, sync_options *opt, api_config *api);
 
+/* The pace the budget gives a sync, requests per second (0: unpaced), from the
+ * settings as cli_sync_settings reads them. */
+double cli_sync_pace(const config *cfg);
+
+/* Pages of the listing a sync pulls: the cached rules plus `more_rules`, and the
+ * credentials, 100 a page. */
+size_t cli_sync_listing_pages(store *st, size_t more_rules);
+
+/* `seconds` as a person reads a wait: "1s", "3m05s", "2h10m". */
+void cli_duration(char *buf, size_t size, double seconds);
+
 /* How a sync of the command line runs and what it shows. */
 typedef struct cli_sync_args {
     bool push, pull;

@@ -222,6 +222,36 @@ void cli_sync_settings(const config *cfg, sync_options *opt, api_config *api)
     }
 }
 
+double cli_sync_pace(const config *cfg)
+{
+    sync_options opt = {.push = true};
+    cli_sync_settings(cfg, &opt, NULL);
+    double share = opt.budget.share > 0 ? opt.budget.share : 0.8;
+    double window = opt.budget.window_s > 0 ? opt.budget.window_s : 60;
+    return opt.budget.requests > 0 ? opt.budget.requests * share / window : 0;
+}
+
+size_t cli_sync_listing_pages(store *st, size_t more_rules)
+{
+    size_t rules = 0, creds = 0;
+    error_info e = {0};
+    store_count(st, MODEL_KIND_RULE, NULL, &rules, &e);
+    store_count(st, MODEL_KIND_CRED, NULL, &creds, &e);
+    return (rules + more_rules) / 100 + 1 + creds / 100 + 1;
+}
+
+void cli_duration(char *buf, size_t size, double s)
+{
+    if (s < 60)
+        snprintf(buf, size, "%.0fs", s < 1 ? 1 : s);
+    else if (s < 3600)
+        snprintf(buf, size, "%.0fm%02.0fs", (double)(long)(s / 60),
+                 s - 60 * (double)(long)(s / 60));
+    else
+        snprintf(buf, size, "%.0fh%02.0fm", (double)(long)(s / 3600),
+                 (s - 3600 * (double)(long)(s / 3600)) / 60);
+}
+
 /* The remote and its key, before the cache is opened: a profile whose key
  * command fails gets no empty cache of its own. A key_command runs now, the first
  * moment the key is needed, not before. */
@@ -369,11 +399,67 @@ static int sync_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
 
 /* ---- plan ---- */
 
+/* What the next sync sends, by method (each DELETE and PATCH after its look). */
+typedef struct plan_requests {
+    size_t post, del, patch, get;
+    bool settle;   /* a create of unknown outcome: a listing comes first */
+} plan_requests;
+
 typedef struct plan_view {
     cli_ctx *ctx;
     bool json;
     size_t count[4]; /* + - ! ~ */
+    plan_requests req;
 } plan_view;
+
+/* The requests a row costs the next sync. A credential's create is followed by
+ * the look and PATCH that take its creation marker away. */
+static void count_requests(plan_requests *r, const model_object *obj)
+{
+    bool marked = kind_get(obj->kind)->has_token;
+    switch (model_object_state(obj)) {
+    case MODEL_STATE_ORPHANED: /* its remote copy deleted, then created again */
+        r->del++, r->get++;
+        /* fall through */
+    case MODEL_STATE_NEW:
+        r->post++;
+        r->patch += marked, r->get += marked;
+        break;
+    case MODEL_STATE_DELETING:
+        r->del++, r->get++;
+        break;
+    case MODEL_STATE_EDITED:
+        r->patch++, r->get++;
+        break;
+    case MODEL_STATE_CREATING:
+    case MODEL_STATE_UNKNOWN:
+        r->settle = true;
+        break;
+    default: /* failed, conflict, remote_deleted: nothing until someone acts */
+        break;
+    }
+}
+
+/* "Requests: 5 (1 POST, 1 DELETE, 1 PATCH, 2 GET), then one listing of about 12
+ * pages: about 11s at the budget's pace (1.6 req/s)." */
+static void put_plan_requests(cli_ctx *ctx, const plan_requests *r, store *st)
+{
+    size_t n = r->post + r->del + r->patch + r->get;
+    size_t pages = cli_sync_listing_pages(st, 0); /* the creates are cached already */
+    size_t listings = r->settle ? 2 : 1;
+    fprintf(ctx->out, "Requests: %zu (%zu POST, %zu DELETE, %zu PATCH, %zu GET), then %s of "
+            "about %zu pages", n, r->post, r->del, r->patch, r->get,
+            listings == 2 ? "a listing before (creates of unknown outcome) and one after, each"
+                          : "one listing",
+            pages);
+    double pace = cli_sync_pace(&ctx->cfg);
+    if (pace > 0) {
+        char took[32];
+        cli_duration(took, sizeof took, (double)(n + listings * pages) / pace);
+        fprintf(ctx->out, ": about %s at the budget's pace (%.1f req/s)", took, pace);
+    }
+    fputs(".\n", ctx->out);
+}
 
 static size_t sign_index(char sign)
 {
@@ -444,6 +530,7 @@ static error_code plan_item(void *ctxp, const sync_plan_item *it, error_info *er
     else
         put_plan_human(v->ctx, it);
     v->count[sign_index(it->sign)]++;
+    count_requests(&v->req, it->object);
     return ERROR_OK;
 }
 
@@ -489,10 +576,13 @@ static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_
     if (total == 0)
         fprintf(ctx->out, "Nothing to do: the cache matches the last sync.\n");
     else
+    {
         fprintf(ctx->out,
                 "\nPlan: %zu to create, %zu to delete, %zu need attention, %zu to change "
                 "or changed remotely.\n",
                 v.count[0], v.count[1], v.count[2], v.count[3]);
+        put_plan_requests(ctx, &v.req, st);
+    }
     return CLI_EXIT_OK;
 }
 

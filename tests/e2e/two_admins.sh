@@ -191,4 +191,26 @@ check "... every entry once on the server, none twice" \
     on_server 3 -e '^203.0.113.0/25$' -e '^203.0.113.128/25$' -e '^100.64.0.0/10$'
 run --db "$A" plan
 check "... and A's plan for them is empty" out_lacks "kill9"
+# ---- the plan says what the sync sends, and the sync sends exactly that ----
+run --db "$A" sync
+run --db "$A" rules create --cidr 198.18.0.0/15 --policy $P --action deny
+run --db "$A" rules update "$rule" --description "planned"
+run --db "$A" creds create --description planned
+run --db "$A" plan
+check "plan: the requests by method (a credential's create: POST, look, PATCH)" \
+    out_has "^Requests: 6 (2 POST, 0 DELETE, 2 PATCH, 2 GET), then one listing of about 2 pages"
+m=$(mark)
+run --db "$A" sync
+check "the sync converges" status_is 0
+n=0
+while [ "$(($(mark) - m))" -lt 8 ] && [ $n -lt 200 ]; do
+    n=$((n + 1))
+    sleep 0.01 # polling: the server logs a request after replying
+done
+since "$m" >"$tmp/log.txt"
+writes_and_looks() {
+    [ "$(grep -c -E '^(POST|PATCH|DELETE) |^GET /[a-z_]+/[a-z]+_' "$tmp/log.txt")" -eq 6 ] &&
+        [ "$(grep -c -E '^GET /(ip_policy_rules|credentials)[? ]' "$tmp/log.txt")" -eq 2 ]
+}
+check "... and sent exactly those 6, then the 2 listing pages" writes_and_looks
 exit 0
