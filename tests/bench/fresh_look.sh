@@ -75,6 +75,56 @@ bench_row "one edit, $n rules: update --sync, requests" "$by_flag" 2 \
     "$(bench_ratio "$by_flag" 2)" "= 2: the look and the PATCH (a listing: $pages pages)"
 bench_row "one edit, $n rules: sync --push-only, requests" "$by_push" 2 \
     "$(bench_ratio "$by_push" 2)" "= 2 (before the look: 1 PATCH, unsafe)"
+# at_pace N: the time N requests take at the default budget (120 a minute, 80%).
+at_pace() { awk -v n="$1" 'BEGIN { printf "%.0f s at the budget'"'"'s pace", n / 1.6 }'; }
+m=$(lines)
+"$RAMPART" --db "$work/c.db" rules update "$id" --description z >/dev/null
+"$RAMPART" --db "$work/c.db" sync >/dev/null
+want=$((2 + pages))
+by_sync=$(requests_since "$m" "$want")
+bench_row "one edit + sync, $n rules, requests" "$by_sync" "$want" \
+    "$(bench_ratio "$by_sync" "$want")" "= 2 + one listing of $pages pages ($(at_pace "$by_sync"))"
+m=$(lines)
+"$RAMPART" --db "$work/c.db" sync >/dev/null
+idle=$(requests_since "$m" "$pages")
+bench_row "sync with nothing to push, $n rules, requests" "$idle" "$pages" \
+    "$(bench_ratio "$idle" "$pages")" "= one listing (no conditional GET in the API; $(at_pace "$idle"))"
+stop_server
+
+# ---- apply --sync in a policy of BENCH_LOOK_APPLY_RULES rules (default 100,000) ----
+an=${BENCH_LOOK_APPLY_RULES:-100000}
+AP=ipp_applybench000000000000001
+awk -v n="$an" -v p="$AP" 'BEGIN {
+    printf "[";
+    for (i = 0; i < n; i++)
+        printf "%s{\"id\":\"ipr_%027d\",\"cidr\":\"10.%d.%d.%d/32\",\"ip_policy\":{\"id\":\"%s\"},\"action\":\"deny\",\"metadata\":\"{\\\"rampart_apply\\\":\\\"feed\\\"}\",\"created_at\":\"2026-01-01T00:00:00Z\"}",
+            (i ? ",\n" : ""), i, int(i / 65536) % 256, int(i / 256) % 256, i % 256, p;
+    print "]" }' >"$work/apply-server.json"
+"$RAMPART" --db "$work/apply-server.db" rules import "$work/apply-server.json" >/dev/null
+: >"$log"
+start_server "$work/apply-server.db"
+"$RAMPART" --db "$work/ac.db" sync --pull-only >/dev/null
+awk -v n="$an" 'BEGIN { for (i = 0; i < n; i++)
+    printf "10.%d.%d.%d\n", int(i / 65536) % 256, int(i / 256) % 256, i % 256 }' |
+    sed '1s/.*/192.0.2.1/' >"$work/feed.txt"
+m=$(lines)
+"$RAMPART" --db "$work/ac.db" apply --policy "$AP" --action deny --name feed --sync \
+    "$work/feed.txt" >"$work/apply1.out" 2>&1
+planned=$(sed -n 's/^Requests: \([0-9]*\) .*/\1/p' "$work/apply1.out")
+one_line=$(requests_since "$m" 2)
+bench_row "apply --sync, one line changed, $an rules, requests" "$one_line" 2 \
+    "$(bench_ratio "$one_line" 2)" "= 2, as its plan said ($planned): the look and the PATCH ($(at_pace "$one_line"))"
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf "172.%d.%d.0/24\n", 16 + int(i / 256), i % 256 }' \
+    >"$work/new.txt"
+m=$(lines)
+t0=$(date +%s.%N)
+"$RAMPART" --db "$work/ac.db" apply --policy "$AP" --action allow --name new --sync \
+    "$work/new.txt" >"$work/apply2.out" 2>&1
+t1=$(date +%s.%N)
+planned=$(sed -n 's/^Requests: \([0-9]*\) .*/\1/p' "$work/apply2.out")
+creates=$(requests_since "$m" 5000)
+bench_row "apply --sync, 5000 new CIDRs, requests" "$creates" 5000 \
+    "$(bench_ratio "$creates" 5000)" "= 5000 POSTs, as its plan said ($planned); unpaced $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, $(at_pace "$creates")"
 stop_server
 
 # ---- two admins racing ----------------------------------------------------------
