@@ -293,6 +293,61 @@ else
     echo "agent bench: the unix-socket rows skipped (no C compiler for tests/tools/kaload.c)"
 fi
 
+# ---- policy checks while tokens are looked up (100,000 rules) ----
+# /check on one connection set and token lookups on another, at once, for
+# BENCH_MIXED_SECONDS (12 s: the agent writes its token-fetch times every 10 s,
+# which once rebuilt the whole index on a request thread); nginx serves the same
+# two replies as static files under the same two loads. p99.9 of the checks; the
+# agent's log counts its index builds, which must not move: no rule changes.
+mixed_bench() {
+    mixed=${BENCH_MIXED_SECONDS:-12}
+    mn=${BENCH_MIXED_RULES:-100000}
+    MP=ipp_mixedbench00000000000001
+    awk -v n="$mn" -v p="$MP" 'BEGIN {
+        printf "[";
+        for (i = 0; i < n; i++)
+            printf "%s{\"id\":\"ipr_%027d\",\"cidr\":\"10.%d.%d.%d/32\",\"ip_policy\":{\"id\":\"%s\"},\"action\":\"%s\",\"created_at\":\"2026-01-01T00:00:00Z\"}",
+                (i ? ",\n" : ""), i, int(i / 65536) % 256, int(i / 256) % 256, i % 256, p,
+                (i % 2 ? "allow" : "deny");
+        print "]" }' >"$work/mixed.json"
+    "$build/rampart" rules import "$work/mixed.json" >/dev/null
+    check_path="/v1/ip_policies/$MP/check?ip=10.0.3.7"
+    curl -sS -o "$work/check.json" -K "$work/key.curl" "http://$agent_addr$check_path"
+    cp "$work/check.json" "$work/www/check.json"
+    # printf '%s\n': the lua's "\n" must reach it as two characters.
+    printf '%s\n' "local f = io.open(\"$work/agent.key\")" \
+        'wrk.headers["Authorization"] = "Bearer " .. f:read("*l")' 'f:close()' \
+        'done = function(summary, latency, requests)' \
+        '    io.write(string.format("p999 %.3f\n", latency:percentile(99.9) / 1000))' \
+        '    io.write(string.format("p99 %.3f\n", latency:percentile(99) / 1000))' \
+        '    io.write(string.format("requests %d\n", summary.requests))' \
+        '    io.write(string.format("bad %d\n", summary.errors.status))' 'end' \
+        >"$work/p999.lua"
+    builds() { grep -c "policy index built" "$work/agent.log"; }
+    before=$(builds)
+    # mixed_run CHECK_URL TOKEN_URL OUT: both loads at once; the checks' figures.
+    mixed_run() {
+        wrk -t1 -c16 -d"${mixed}s" -s "$work/key.lua" "$2" >/dev/null 2>&1 &
+        load=$!
+        wrk -t1 -c16 -d"${mixed}s" -s "$work/p999.lua" "$1" >"$3.raw" 2>&1
+        grep -E '^(p999|p99|requests|bad) ' "$3.raw" >"$3"
+        wait "$load"
+    }
+    mixed_run "http://$agent_addr$check_path" "http://$agent_addr$url_path" "$work/mixed-agent"
+    after=$(builds)
+    mixed_run "http://127.0.0.1:$port/check.json" "http://127.0.0.1:$port/token.json" \
+        "$work/mixed-nginx"
+    a=$(get p999 "$work/mixed-agent")
+    b=$(get p999 "$work/mixed-nginx")
+    bench_row "agent /check p99.9 ms, with token lookups ($mn rules)" "$a" "$b" \
+        "$(bench_ratio "$a" "$b")" \
+        "<= nginx's p99.9 (baseline: nginx, the same reply as a static file, the same two loads; ${mixed}s, $(get requests "$work/mixed-agent") checks, $(get bad "$work/mixed-agent") not 2xx)"
+    bench_row "  agent index builds during that run" "$((after - before))" "" "" \
+        "0: no rule changed (the agent's own fetch records never rebuild)"
+}
+mixed_bench
+[ -s "$work/mixed-agent" ] || { echo "agent bench: the mixed run gave no figures:"; cat "$work/mixed-agent.raw"; }
+
 # ---- under 500 slow-header connections from another process ----
 slow_bench
 bench_done

@@ -5,6 +5,10 @@
 #   10,000): `rules update ID --description x --sync`, and `rules update` then
 #   `sync --push-only`; the minimum is 2 (the look and the PATCH), whatever the
 #   account's size;
+# - requests per intent, with their minimum and the time at the budget's pace:
+#   one edit + sync, an idle sync, apply --sync of one changed line at 100,000
+#   rules and of 5,000 new CIDRs; and `rampart check` of one address at 100,000
+#   rules against `rampart --version` (whole processes);
 # - two admins racing: two caches edit the same 6 rules with different
 #   descriptions, then sync unpaced, the second sync started 0, 3, 6 ... 33 ms
 #   after the first (12 rounds), then each syncs again. A pair (a rule in a round)
@@ -126,6 +130,26 @@ creates=$(requests_since "$m" 5000)
 bench_row "apply --sync, 5000 new CIDRs, requests" "$creates" 5000 \
     "$(bench_ratio "$creates" 5000)" "= 5000 POSTs, as its plan said ($planned); unpaced $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, $(at_pace "$creates")"
 stop_server
+
+# ---- rampart check of one address in that policy, against rampart --version ----
+# Whole-process times, the two commands taking turns, medians of 21 runs each.
+ms_of() { # CMD...: the command's wall time in ms
+    a=$(date +%s%N)
+    "$@" >/dev/null 2>&1 || : # check exits 1 for a denied address
+    b=$(date +%s%N)
+    echo $(((b - a) / 1000))
+}
+i=0
+while [ $i -lt 21 ]; do
+    ms_of "$RAMPART" --db "$work/ac.db" check "$AP" 10.0.3.7 >>"$work/check.us"
+    ms_of "$RAMPART" --version >>"$work/version.us"
+    i=$((i + 1))
+done
+med() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] / 1000 }'; }
+c=$(med "$work/check.us")
+v=$(med "$work/version.us")
+bench_row "rampart check, one address, $an rules, ms" "$c" "$v" "$(bench_ratio "$c" "$v")" \
+    "ratio <= 2 (baseline: rampart --version; whole processes, medians of 21 turns)"
 
 # ---- two admins racing ----------------------------------------------------------
 : >"$log"
