@@ -15,7 +15,7 @@ now() { date +%s.%N; }
 figure() { awk -v f="$1" '$1 == f { print $2 }' "$2"; }
 
 bench_start=$(date +%s)
-echo "make bench: $rows rules; $(nproc) cores; $(uname -m); sqlite $(pkg-config --modversion sqlite3)"
+echo "make bench: $rows rules; $(nproc) cores; $(uname -m); sqlite $(pkg-config --modversion sqlite3); load average at the start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 
 # The import file: distinct /32s over 100 policies, queued creates (no ids).
 awk -v n="$rows" 'BEGIN {
@@ -118,4 +118,4 @@ sh "$(dirname "$0")/ui.sh" "$build" "$work/import.db"
 
 echo
 bench_print
-echo "(make bench took $(($(date +%s) - bench_start)) s)"
+echo "(make bench took $(($(date +%s) - bench_start)) s; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null))"
