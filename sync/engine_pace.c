@@ -93,7 +93,7 @@ double engine_pace_slot(const engine *e)
 double engine_pace_slot_for(const engine *e, size_t n)
 {
     const engine_pace *p = &e->pace;
-    if (!p->paced)
+    if (!p->paced || p->cap == 0)
         return 0;
     double at = p->next_at;
     if (n > p->cap)

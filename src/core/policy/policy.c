@@ -355,7 +355,7 @@ static error_code add_rule(policy_index *ix, const char *policy_id, const char *
                            model_action action, const char *rule_id, bool synced, bool strict,
                            error_info *err)
 {
-    validate_prefix pfx;
+    validate_prefix pfx = {0};
     char canon[MODEL_CIDR_MAX + 1];
     error_code rc = check_rule(policy_id, cidr, action, rule_id, strict, &pfx, canon, err);
     if (rc != ERROR_OK)
