@@ -49,7 +49,13 @@ run --db "$DB" export --policy $P --format nginx --watch
 check "--watch without --output: usage error" refused 2 "--watch needs --output"
 
 # ---- nftables ----
+# A --port list of 200 ports is one whole line (it was cut at 511 bytes).
+run --db "$DB" export --policy $P --format nftables --port "$(seq -s, 1 200)"
+check "--port with 200 ports: the dport line holds them all" \
+    out_has "dport { 1,2,.*,199,200 } jump decide"
+cp "$tmp/out" "$tmp/ports200.nft"
 if command -v nft >/dev/null 2>&1; then
+    check "nft -c accepts the 200-port export" nft -c -f "$tmp/ports200.nft"
     check "nft -c accepts the nftables export" nft -c -f "$tmp/out.nftables"
     "$RAMPART" --db "$DB" export --policy $P --format nftables --port 22,8000-8100 --name edge \
         >"$tmp/port.nft" 2>/dev/null

@@ -21,15 +21,19 @@ typedef struct render {
 
 static void put(render *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Any length: a --port list of hundreds of ports is one line. */
 static void put(render *r, const char *fmt, ...)
 {
-    char line[512];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        buf_append(r->out, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    if (n <= 0 || !buf_reserve(r->out, (size_t)n + 1))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(r->out->data + r->out->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    buf_commit(r->out, (size_t)n);
 }
 
 static size_t count_action(const hostrules_set *set, model_action action)
