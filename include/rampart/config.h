@@ -178,4 +178,12 @@ bool config_remote_configured(const config *cfg);
 /* Wipe the API key. */
 void config_clear(config *cfg);
 
+/* The variable that gives serve-api its API key (never argv). */
+#define CONFIG_SERVE_KEY_ENV "RAMPART_SERVE_API_KEY"
+
+/* Unset the environment variables that may hold a secret (the API key's, the
+ * reference server's key), in a child process that is to run a command that
+ * needs none of them (export --exec). */
+void config_scrub_secret_env(void);
+
 #endif

@@ -43,6 +43,7 @@ static void exec_run(cli_ctx *ctx, const words *c, const sigset_t *old)
     pid_t pid = fork();
     if (pid == 0) {
         sigprocmask(SIG_SETMASK, old, NULL);
+        config_scrub_secret_env();
         execvp(c->argv[0], c->argv);
         _exit(127);
     }

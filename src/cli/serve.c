@@ -15,7 +15,7 @@
 #include "rampart/model.h"
 #include "rampart/termsafe.h"
 
-#define KEY_ENV "RAMPART_SERVE_API_KEY"
+#define KEY_ENV CONFIG_SERVE_KEY_ENV
 
 enum { KEY_FILE_MAX = 4096, LOG_PATH_MAX = 200, LOG_CLIENT_MAX = 80 };
 

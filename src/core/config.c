@@ -409,3 +409,9 @@ error_code config_resolve_key(config *cfg, bool quiet, error_info *err)
     cfg->sources[CONFIG_API_KEY] = CONFIG_SRC_COMMAND;
     return ERROR_OK;
 }
+
+void config_scrub_secret_env(void)
+{
+    unsetenv(settings[CONFIG_API_KEY].env);
+    unsetenv(CONFIG_SERVE_KEY_ENV);
+}

@@ -175,7 +175,7 @@ printf '10.0.0.0/8\n' >"$tmp/w.txt"
 "$RAMPART" --db "$HOST" sync >/dev/null 2>&1
 W="$tmp/watch.conf"
 "$RAMPART" --db "$HOST" export --policy $P --format nginx --output "$W" --watch --interval 1 \
-    --exec "sh -c 'echo ran >>\"\$1\"' exec '$tmp/exec.log'" 2>"$tmp/watch.err" &
+    --exec "sh -c 'env >\"\$1.env\"; echo ran >>\"\$1\"' exec '$tmp/exec.log'" 2>"$tmp/watch.err" &
 watch_pid=$!
 file_has() { [ -f "$2" ] && grep -q -e "$1" "$2"; }
 file_lacks() { ! grep -q -e "$1" "$2"; }
@@ -192,6 +192,9 @@ wait_for() {
 }
 check "--watch: writes the file at the start" wait_for 5 file_has '^allow 10.0.0.0/8;' "$W"
 check "--watch: runs --exec at the start" wait_for 5 [ -s "$tmp/exec.log" ]
+check "--watch: --exec gets no API key in its environment" \
+    sh -c '[ -s "$0" ] && ! grep -q "^RAMPART_API_KEY=\|^RAMPART_SERVE_API_KEY=" "$0"' \
+    "$tmp/exec.log.env"
 chmod 640 "$W"
 printf '10.0.0.0/8\n10.9.0.0/16\n' >"$tmp/w.txt"
 "$RAMPART" --db "$ADMIN" apply --policy $P --action allow --name w --sync "$tmp/w.txt" >/dev/null 2>&1
