@@ -210,6 +210,11 @@ typedef struct agent_stats {
                               ("" when unused) */
 } agent_stats;
 
+/* The headers a relay or a browser adds, which the agent refuses (403), by index;
+ * NULL past the last. A front that relays to the agent (assets/nginx-fleet.conf)
+ * must clear every one. */
+const char *agent_refused_header(size_t i);
+
 /* A snapshot of the counters; thread-safe. */
 void agent_stats_get(agent *ag, agent_stats *out);
 

@@ -208,6 +208,15 @@ static const struct header_check {
 
 enum { HEADER_CHECKS = sizeof header_checks / sizeof header_checks[0] };
 
+const char *agent_refused_header(size_t i)
+{
+    for (size_t k = 0; k < HEADER_CHECKS; k++) {
+        if (header_checks[k].rule == HEADER_ABSENT && i-- == 0)
+            return header_checks[k].name;
+    }
+    return NULL;
+}
+
 /* The first row of the table the request breaks, or NULL. One pass over the
  * request's headers for the whole table: it runs on every request. */
 static const struct header_check *header_broken(const http_request *req)

@@ -76,8 +76,12 @@ typedef struct header_tally {
  * comparison of two numbers. */
 static void tally(header_tally *t, const char *key, size_t key_len)
 {
+    /* "X-Forwarded-For : x": a name with space before its colon is still that
+     * header to a relay that trims it; the gate counts it so. */
+    while (key_len && (key[key_len - 1] == ' ' || key[key_len - 1] == '\t'))
+        key_len--;
     for (size_t i = 0; i < t->n; i++) {
-        if (strlen(t->names[i]) == key_len && strcasecmp(key, t->names[i]) == 0)
+        if (strlen(t->names[i]) == key_len && strncasecmp(key, t->names[i], key_len) == 0)
             t->counts[i]++;
     }
 }

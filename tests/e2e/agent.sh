@@ -152,6 +152,10 @@ KEYCONF="$tmp/basic.curl" treq "$T" /v1/tokens/web
 check "TCP with the key as Basic: 401" is 401
 treq "$T" /v1/tokens/web -H 'X-Forwarded-For: 203.0.113.9'
 check "X-Forwarded-For: 403" sh -c '[ "$0" = 403 ] && grep -q "X-Forwarded-For" "$1" && ! grep -qF "$2" "$1"' "$status" "$tmp/out" "$T_WEB"
+# A space before the colon: still the header a relay added (curl sends it as it is).
+treq "$T" /v1/tokens/web -H 'X-Forwarded-For : 203.0.113.9'
+check "X-Forwarded-For with a space before its colon: 400 or 403, never the token" \
+    sh -c '{ [ "$0" = 403 ] || [ "$0" = 400 ]; } && ! grep -qF "$2" "$1"' "$status" "$tmp/out" "$T_WEB"
 treq "$T" /v1/tokens/web -H 'Forwarded: for=203.0.113.9'
 check "Forwarded: 403" is 403
 treq "$T" /v1/tokens/web -H 'X-Forwarded-Host: localhost'
