@@ -165,8 +165,10 @@ check "the service is hardened: UMask=0077, NoNewPrivileges, ProtectSystem=stric
     "$units/rampart-agent.service"
 sync_start=$(sed -n 's/^ExecStart=//p' "$units/rampart-sync.service")
 echo "$sync_start" >"$tmp/out"
-check "the sync service runs the installed binary: ExecStart=$prefix/bin/rampart sync" \
-    [ "$sync_start" = "$prefix/bin/rampart sync" ]
+check "the sync service runs the installed binary: ExecStart=$prefix/bin/rampart sync --timeout 3600" \
+    [ "$sync_start" = "$prefix/bin/rampart sync --timeout 3600" ]
+check "... and systemd stops a run a minute past that deadline" \
+    grep -qx TimeoutStartSec=3660 "$units/rampart-sync.service"
 check "... once a run (oneshot), hardened like the agent's" sh -c \
     'grep -qx Type=oneshot "$0" && grep -qx UMask=0077 "$0" && grep -qx NoNewPrivileges=yes "$0" &&
      grep -qx ProtectSystem=strict "$0" && grep -q "^ReadWritePaths=.*%h/.local/share/rampart" "$0"' \
