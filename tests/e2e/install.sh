@@ -317,8 +317,8 @@ check "each file's directory is 0755" sh -c \
 check "the service unit runs BINDIR's binary: ExecStart=/usr/sbin/rampart agent" \
     grep -qx "ExecStart=/usr/sbin/rampart agent" \
     "$dest/opt/rampart/lib/systemd/user/rampart-agent.service"
-check "... and the sync unit: ExecStart=/usr/sbin/rampart sync" \
-    grep -qx "ExecStart=/usr/sbin/rampart sync" "$dest/opt/rampart/lib/systemd/user/rampart-sync.service"
+check "... and the sync unit: ExecStart=/usr/sbin/rampart sync --timeout 3600" \
+    grep -qx "ExecStart=/usr/sbin/rampart sync --timeout 3600" "$dest/opt/rampart/lib/systemd/user/rampart-sync.service"
 "$dest/usr/sbin/rampart" --version >"$tmp/out" 2>"$tmp/err"
 status=$?
 check "the binary installed in BINDIR runs" status_is 0
