@@ -340,11 +340,20 @@ static sync_outcome api_get(void *ctx, model_kind kind, const char *id, model_ob
     return res->outcome;
 }
 
+/* The run's deadline, for the transfers that follow (transfer_start). At least
+ * 1 ms: 0 would mean no limit to libcurl. */
+static void api_deadline(void *ctx, double seconds_left)
+{
+    api_client *c = ctx;
+    c->deadline_ms = seconds_left > 0 ? (long)(seconds_left * 1000.0) + 1 : 0;
+}
+
 static const sync_api_ops api_table = {
     .create = api_create,
     .remove = api_remove,
     .list_page = api_list_page,
     .list_ahead = api_list_ahead,
+    .deadline = api_deadline,
     .update = api_update,
     .get = api_get,
 };

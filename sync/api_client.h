@@ -51,6 +51,8 @@ struct api_client {
     bool reused;                  /* the last page is a kept body (a 304) */
     char refetch[MODEL_URI_MAX + 64]; /* a kept body that did not decode: ask again */
     long long listing_ms[MODEL_KIND_COUNT]; /* when each listing's first page went */
+    long total_ms;                /* a request's own time limit */
+    long deadline_ms;             /* what is left of the run's (0: none) */
 };
 
 typedef enum api_method { API_GET, API_POST, API_PATCH, API_DELETE } api_method;

@@ -237,6 +237,7 @@ static bool set_fixed_options(api_client *c, const api_config *cfg)
     ok = ok && curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, connect_ms) == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, total_ms) == CURLE_OK;
+    c->total_ms = total_ms;
     ok = ok && curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, low_bps) == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, low_s) == CURLE_OK;
     ok = ok && curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L) == CURLE_OK;
@@ -403,6 +404,9 @@ static void transfer_stop(api_client *c)
 static CURLcode transfer_start(api_client *c, bool *added)
 {
     *added = false;
+    long limit = c->deadline_ms > 0 && c->deadline_ms < c->total_ms ? c->deadline_ms
+                                                                   : c->total_ms;
+    curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS, limit);
     CURLMcode mc = curl_multi_add_handle(c->multi, c->easy);
     if (mc != CURLM_OK)
         return multi_failed(mc, false);

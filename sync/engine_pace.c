@@ -217,6 +217,13 @@ void engine_after_request(engine *e, const engine_target *t, const sync_result *
         return;
     case SYNC_AMBIGUOUS:
         e->failures++;
+        /* Cut at the run's deadline: the deadline stopped it, not the remote. */
+        if (res->failure == SYNC_FAILURE_TIMED_OUT && e->deadline_at > 0 &&
+            now >= e->deadline_at - 0.05) {
+            engine_fail_at(e, ENGINE_DEADLINE, t, res, "the sync's deadline (%g s) passed "
+                           "during a request (%s)", e->opt.deadline_s, res->message);
+            break;
+        }
         /* A reply slower than the low-speed limit took that long already: each
          * retry would too. Stop; what is unsent waits for the next sync. */
         if (res->failure == SYNC_FAILURE_TIMED_OUT) {

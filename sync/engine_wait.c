@@ -177,6 +177,9 @@ static bool before_requests(engine *e, size_t n)
     double now = engine_now(e);
     for (size_t i = 0; i < n; i++)
         engine_pace_start(e, now);
+    /* The request in flight gets what is left of the run's deadline. */
+    if (e->ops->deadline)
+        e->ops->deadline(e->api, e->deadline_at > 0 ? e->deadline_at - now : 0);
     return true;
 }
 

@@ -163,6 +163,10 @@ typedef struct sync_result {
  * update and get classify outcomes as create and remove do (not_sent, ambiguous,
  * rate limited with Retry-After, rejected with the server's message, auth); a 2xx
  * whose body does not decode, or names another object, is SYNC_AMBIGUOUS.
+ * - deadline (optional: NULL when the implementation has none): the run's
+ *   deadline is `seconds_left` away (<= 0: none); the requests made from now on
+ *   must end by then, a request cut at it being a timeout (sent: ambiguous).
+ *   The engine says it before every request.
  * sync_run refuses a table without every operation.
  */
 typedef struct sync_api_ops {
@@ -176,6 +180,7 @@ typedef struct sync_api_ops {
     sync_outcome (*get)(void *ctx, model_kind kind, const char *id, model_object *out,
                         sync_result *res);
     bool (*list_ahead)(void *ctx, model_kind kind, const char *url);
+    void (*deadline)(void *ctx, double seconds_left);
 } sync_api_ops;
 
 /* Name of an outcome ("ok", "not_sent", …) for logs and --json. */
