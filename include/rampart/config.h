@@ -82,6 +82,7 @@ typedef enum config_key {
     CONFIG_API_URL,
     CONFIG_API_KEY,
     CONFIG_KEY_COMMAND,   /* a command that prints the API key (rampart/keycmd.h) */
+    CONFIG_KEY_COMMAND_TIMEOUT, /* its deadline, seconds */
     CONFIG_VERSION_HEADER,
     CONFIG_RATE,          /* the account's budget: requests per window */
     CONFIG_WINDOW,        /* the budget's rolling window, seconds */

@@ -17,9 +17,12 @@
  *   than 0 or is killed, prints no key, or prints one that breaks the rule above.
  *   The message names the command line and the exit status or signal, never a
  *   byte of the output; the caller adds which profile it belongs to.
+ * - A deadline: the command runs in a process group of its own; reading stops at
+ *   the end of the key's line (a child it left holding standard output does not
+ *   hold us), and once the command itself has exited. At `timeout_s` seconds the
+ *   whole group is killed and the run fails naming the deadline.
  * - The key goes only into `key` (wiped on failure); every buffer that held
- *   output is wiped before it is freed. Nothing is logged. Blocks until the
- *   command ends.
+ *   output is wiped before it is freed. Nothing is logged.
  */
 #ifndef RAMPART_KEYCMD_H
 #define RAMPART_KEYCMD_H
@@ -30,7 +33,7 @@
 #include "rampart/error.h"
 
 /* Run `command_line` and put the key it prints into `key` (`size` bytes). */
-error_code keycmd_run(const char *command_line, bool quiet, char *key, size_t size,
-                      error_info *err);
+error_code keycmd_run(const char *command_line, bool quiet, double timeout_s, char *key,
+                      size_t size, error_info *err);
 
 #endif

@@ -29,6 +29,8 @@ static const struct {
     [CONFIG_API_URL] = {"api_url", "RAMPART_API_URL", "", 0, 0, NULL},
     [CONFIG_API_KEY] = {"api_key", "RAMPART_API_KEY", "", 0, 0, NULL},
     [CONFIG_KEY_COMMAND] = {"key_command", "RAMPART_KEY_COMMAND", "", 0, 0, NULL},
+    [CONFIG_KEY_COMMAND_TIMEOUT] = {"key_command_timeout", "RAMPART_KEY_COMMAND_TIMEOUT", "10",
+                                    1, 3600, "seconds"},
     [CONFIG_VERSION_HEADER] = {"version_header", "RAMPART_VERSION_HEADER", "Service-Version",
                                0, 0, NULL},
     [CONFIG_RATE] = {"rate", "RAMPART_RATE", "120", 0, 100000,
@@ -400,8 +402,10 @@ error_code config_resolve_key(config *cfg, bool quiet, error_info *err)
         !cfg->values[CONFIG_API_URL][0])
         return ERROR_OK;
     error_info e = {0};
-    if (keycmd_run(cfg->values[CONFIG_KEY_COMMAND], quiet, cfg->values[CONFIG_API_KEY],
-                   sizeof cfg->values[CONFIG_API_KEY], &e) != ERROR_OK)
+    double deadline = (double)config_number(cfg, CONFIG_KEY_COMMAND_TIMEOUT);
+    if (keycmd_run(cfg->values[CONFIG_KEY_COMMAND], quiet, deadline,
+                   cfg->values[CONFIG_API_KEY], sizeof cfg->values[CONFIG_API_KEY],
+                   &e) != ERROR_OK)
         return error_set(err, ERROR_CONFIG,
                          "profile %s: key_command '%.200s' gave no API key: %s%s",
                          config_profile(cfg), cfg->values[CONFIG_KEY_COMMAND], e.msg,

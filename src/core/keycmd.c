@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rampart/model.h"
@@ -34,7 +36,9 @@ static error_code spawn(const words *w, bool quiet, int out_fd, pid_t *pid, erro
         sigaddset(&defaults, default_signals[i]);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&attr, 0); /* its own group: killed whole at the deadline */
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                        POSIX_SPAWN_SETPGROUP);
     int rc = posix_spawnp(pid, w->argv[0], &fa, &attr, w->argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
@@ -43,41 +47,122 @@ static error_code spawn(const words *w, bool quiet, int out_fd, pid_t *pid, erro
     return ERROR_OK;
 }
 
-/* Read the command's whole output: the first line (up to `size` - 1 bytes) into
- * `line`, the rest dropped so the command never blocks on a full pipe. */
-static void read_first_line(int fd, char *line, size_t size, size_t *len, bool *too_long)
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Milliseconds left until `until` (at least 0). */
+static int left_ms(double until)
+{
+    double left = until - now_s();
+    return left > 0 ? (int)(left * 1000.0) + 1 : 0;
+}
+
+/* A command in a group of its own must still reach the terminal (a password
+ * manager asking for its passphrase): when ours is the terminal's foreground
+ * group, its group becomes it until it ends (and is woken, had it tried too
+ * early). Returns whether the terminal must be given back. */
+static bool lend_terminal(pid_t pid)
+{
+    if (!isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) != getpgrp())
+        return false;
+    if (tcsetpgrp(STDIN_FILENO, pid) != 0)
+        return false;
+    kill(-pid, SIGCONT);
+    return true;
+}
+
+/* Ours again: from a background group, SIGTTOU would stop us for asking. */
+static void take_terminal_back(void)
+{
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGTTOU, &ignore, &old);
+    tcsetpgrp(STDIN_FILENO, getpgrp());
+    sigaction(SIGTTOU, &old, NULL);
+}
+
+/* What the command printed and how it ended. */
+typedef struct reading {
+    char *line;
+    size_t size, len;
+    bool first_done, too_long;
+    bool exited, late;
+    int status;
+} reading;
+
+/* The first line into r->line (up to size - 1 bytes); the rest is read and
+ * dropped, so the command never blocks on a full pipe. */
+static void take(reading *r, const char *chunk, size_t n)
+{
+    for (size_t i = 0; i < n && !r->first_done; i++) {
+        if (chunk[i] == '\n')
+            r->first_done = true;
+        else if (r->len + 1 < r->size)
+            r->line[r->len++] = chunk[i];
+        else
+            r->too_long = true;
+    }
+}
+
+/* Read while the command runs, until it has exited (then what it left in the
+ * pipe, without waiting: a child it left behind may hold the pipe open) or
+ * `until` passes (r->late). */
+static void read_output(int fd, pid_t pid, double until, reading *r)
 {
     char chunk[512];
-    bool in_first = true;
-    *len = 0;
-    *too_long = false;
+    bool open = true;
     for (;;) {
+        if (!r->exited) {
+            pid_t w = waitpid(pid, &r->status, WNOHANG);
+            if (w == pid || (w < 0 && errno != EINTR)) {
+                r->exited = true;
+                r->status = w == pid ? r->status : -1;
+            }
+        }
+        int ms = r->exited ? 0 : left_ms(until);
+        if (!r->exited && ms == 0) {
+            r->late = true;
+            break;
+        }
+        if (!open) {
+            if (r->exited)
+                break;
+            struct timespec nap = {0, 10 * 1000000L}; /* its output closed; it still runs */
+            nanosleep(&nap, NULL);
+            continue;
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, ms < 20 ? ms : 20);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0) {
+            if (r->exited) /* nothing more waiting in the pipe */
+                break;
+            continue;
+        }
         ssize_t n = read(fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            break;
-        for (ssize_t i = 0; i < n && in_first; i++) {
-            if (chunk[i] == '\n')
-                in_first = false;
-            else if (*len + 1 < size)
-                line[(*len)++] = chunk[i];
-            else
-                *too_long = true;
-        }
+            open = false;
+        else
+            take(r, chunk, (size_t)n);
     }
     model_wipe(chunk, sizeof chunk);
-    line[*len] = '\0';
+    r->line[r->len] = '\0';
 }
 
-static int wait_for(pid_t pid)
+/* Past the deadline: the whole group goes, and the command is reaped. */
+static void stop_group(pid_t pid, reading *r)
 {
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    return status;
+    kill(-pid, SIGKILL);
+    while (!r->exited && waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
+        ;
+    r->exited = true;
 }
 
 static error_code judge_status(int status, error_info *err)
@@ -115,8 +200,8 @@ static error_code judge_key(char *key, size_t len, bool too_long, size_t size,
     return ERROR_OK;
 }
 
-error_code keycmd_run(const char *command_line, bool quiet, char *key, size_t size,
-                      error_info *err)
+error_code keycmd_run(const char *command_line, bool quiet, double timeout_s, char *key,
+                      size_t size, error_info *err)
 {
     key[0] = '\0';
     words w;
@@ -131,15 +216,22 @@ error_code keycmd_run(const char *command_line, bool quiet, char *key, size_t si
     error_code rc = spawn(&w, quiet, fds[1], &pid, err);
     words_free(&w);
     close(fds[1]);
-    size_t len = 0;
-    bool too_long = false;
+    reading r = {.line = key, .size = size};
     if (rc == ERROR_OK) {
-        read_first_line(fds[0], key, size, &len, &too_long);
-        rc = judge_status(wait_for(pid), err);
+        double until = now_s() + (timeout_s > 0 ? timeout_s : 10);
+        bool lent = lend_terminal(pid);
+        read_output(fds[0], pid, until, &r);
+        if (r.late)
+            stop_group(pid, &r);
+        if (lent)
+            take_terminal_back();
+        rc = r.late ? error_set(err, ERROR_CONFIG, "it did not finish within %g s (the "
+                                "key_command_timeout setting): stopped", timeout_s)
+                    : judge_status(r.status, err);
     }
     close(fds[0]);
     if (rc == ERROR_OK)
-        rc = judge_key(key, len, too_long, size, err);
+        rc = judge_key(key, r.len, r.too_long, size, err);
     if (rc != ERROR_OK)
         model_wipe(key, size);
     return rc;

@@ -99,6 +99,35 @@ prun rules list
 check "the default cache: its rule, synced" out_has "synced.*10.1.0.0/16"
 check "... and not staging's" out_lacks "10.2.0.0/16"
 
+# ---- a key_command has a deadline ---------------------------------------------------------
+# (an outer `timeout` that had to kill a run exits 124)
+cat >"$tmp/keycmd.conf" <<CFG
+rate = 0
+[profile.hangs]
+api_url = $url_b
+key_command = sleep 1000
+key_command_timeout = 1
+
+[profile.lingers]
+api_url = $url_b
+key_command = sh -c 'cat "$tmp/key-b"; sleep 30 &'
+CFG
+chmod 600 "$tmp/keycmd.conf"
+export RAMPART_CONFIG="$tmp/keycmd.conf"
+timeout 20 "$RAMPART" --profile hangs sync --timeout 3 >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "a key_command that hangs: the sync ends by itself" sh -c '[ "$0" -ne 124 ] && [ "$0" -ne 137 ]' "$status"
+check "... exit 2, naming the deadline and its setting" \
+    refused 2 "did not finish within 1 s (the key_command_timeout setting)"
+timeout 30 "$RAMPART" --profile hangs doctor >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "... and doctor ends too" sh -c '[ "$0" -ne 124 ] && [ "$0" -ne 137 ]' "$status"
+timeout 10 "$RAMPART" --profile lingers sync >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "a key_command that leaves a child holding its output: not waited for" \
+    sh -c '[ "$0" -eq 0 ]' "$status"
+unset RAMPART_CONFIG
+
 # ---- each profile's agent on a default socket of its own: both at once -----------------------
 export XDG_RUNTIME_DIR="$tmp/run"
 mkdir -m 700 "$XDG_RUNTIME_DIR"
