@@ -105,7 +105,8 @@ static bool key_on_argv(int argc, char **argv)
 /* First line of a file only the caller can read; heap, wiped by the caller. */
 static char *read_key_file(cli_ctx *ctx, const char *file)
 {
-    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* O_NONBLOCK: a FIFO must not block the open (refused below). */
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         termsafe_fprintf(ctx->err, "%s: --api-key-file: cannot open %s: %s\n", ctx->program,

@@ -217,8 +217,10 @@ static error_code parse_text(config *cfg, char *text, size_t len, error_info *er
 
 error_code config_file_load(config *cfg, bool must_exist, error_info *err)
 {
-    /* Symlinks are followed (dotfile setups): the checks apply to the file itself. */
-    int fd = open(cfg->config_path, O_RDONLY | O_CLOEXEC);
+    /* Symlinks are followed (dotfile setups): the checks apply to the file itself.
+     * O_NONBLOCK: a FIFO given as the config must not block the open; it is
+     * refused at once as not a regular file (reading a regular file never blocks). */
+    int fd = open(cfg->config_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0 && errno == ENOENT && !must_exist)
         return ERROR_OK;
     if (fd < 0 && errno == ENOENT)
@@ -228,6 +230,11 @@ error_code config_file_load(config *cfg, bool must_exist, error_info *err)
         return error_set(err, ERROR_IO, "cannot open %s: %s", cfg->config_path,
                          strerror(errno));
     cfg->config_file_found = true;
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return fileperm_check_stat(cfg->config_path, &sb, FILEPERM_CONFIG, err);
+    }
     char *text = malloc(CONFIG_FILE_MAX);
     if (!text) {
         close(fd);

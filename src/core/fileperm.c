@@ -49,9 +49,12 @@ static error_code wrong_type(const char *path, const struct stat *sb, fileperm_r
                          "%s is a symbolic link, not a %s of yours: remove it (rm '%s') and "
                          "rampart makes its own; %s",
                          path, roles[role].noun, path, roles[role].why);
-    return error_set(err, ERROR_CONFIG, "%s is not a %s: rampart needs a %s there", path,
-                     roles[role].type == FILEPERM_DIR ? "directory" : "regular file",
-                     roles[role].noun);
+    const char *noun = roles[role].noun;
+    bool dir = roles[role].type == FILEPERM_DIR;
+    return error_set(err, ERROR_CONFIG, "%s is not a %s%s: rampart needs a%s %s there", path,
+                     dir ? "directory" : "regular file",
+                     dir ? "" : " (a FIFO, a device or a socket is refused, never waited on)",
+                     strchr("aeiou", noun[0]) ? "n" : "", noun);
 }
 
 static error_code wrong_owner(const char *path, const struct stat *sb, fileperm_role role,

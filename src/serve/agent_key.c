@@ -88,7 +88,8 @@ error_code agent_key_load(const char *path, char **key, size_t *len, error_info 
     err = err ? err : &scratch;
     *key = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO must not block the open (fileperm refuses it below). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return error_set(err, errno == ELOOP ? ERROR_CONFIG : ERROR_IO,
                          "cannot open key file %s: %s", path,

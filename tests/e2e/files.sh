@@ -149,3 +149,22 @@ elif [ -n "$root" ]; then
 else
     skip_unless_root "/tmp/rampart-UID squat"
 fi
+
+# ---- a FIFO where a file belongs: refused at once, never waited on ---------------------------
+# (an outer `timeout -s KILL` that had to kill a run exits 137)
+mkfifo -m 600 "$tmp/fifo"
+ended() { [ "$status" -ne 137 ]; }
+timeout -s KILL 10 env RAMPART_CONFIG="$tmp/fifo" "$RAMPART" rules list >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "a FIFO as RAMPART_CONFIG: refused at once" sh -c '[ "$0" -eq 2 ] && grep -q "not a regular file" "$1"' "$status" "$tmp/err"
+timeout -s KILL 10 "$RAMPART" --db "$tmp/fifo" rules list >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "a FIFO as the cache: refused at once" sh -c '[ "$0" -eq 2 ] && grep -q "not a regular file" "$1"' "$status" "$tmp/err"
+timeout -s KILL 10 "$RAMPART" --db "$tmp/fifo-agent.db" agent --key-file "$tmp/fifo" \
+    --listen tcp:127.0.0.1:0 >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "a FIFO as the agent's key file: refused at once" sh -c '[ "$0" -ne 137 ] && grep -q "not a regular file" "$1"' "$status" "$tmp/err"
+timeout -s KILL 10 "$RAMPART" serve-api --listen tcp:127.0.0.1:0 --db "$tmp/fifo-srv.db" \
+    --api-key-file "$tmp/fifo" >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "a FIFO as serve-api's key file: refused at once" sh -c '[ "$0" -eq 2 ] && grep -q "not a regular file" "$1"' "$status" "$tmp/err"
