@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rampart/cidrset.h"
+#include "rampart/utf8.h"
 
 /* ---- helpers ---- */
 
@@ -414,6 +415,25 @@ static void aggregate_random_v6(void **state)
     aggregate_is_exact_and_minimal(6, 0x85EBCA6Bu);
 }
 
+/* A comment longer than a description, of two-byte characters: cut to whole
+ * characters (it was cut inside one, and the create then refused). */
+static void long_non_ascii_note_is_cut_whole(void **state)
+{
+    (void)state;
+    char text[1024] = "10.0.0.0/8 # ";
+    for (int i = 0; i < 200; i++)
+        strcat(text, "\xc3\xa9"); /* é */
+    strcat(text, "\n");
+    parsed *p = parse(text);
+    assert_int_equal(p->rc, ERROR_OK);
+    assert_int_equal(p->set.count, 1);
+    const char *note = p->set.items[0].note;
+    assert_non_null(note);
+    assert_int_equal(strlen(note), 254);
+    assert_int_equal(utf8_find_invalid(note, strlen(note), NULL), strlen(note));
+    parsed_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +451,7 @@ int main(void)
         cmocka_unit_test(aggregate_examples),
         cmocka_unit_test(aggregate_random_v4),
         cmocka_unit_test(aggregate_random_v6),
+        cmocka_unit_test(long_non_ascii_note_is_cut_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,10 +67,14 @@ static void take_note(const char *s, size_t n, char note[MODEL_DESCRIPTION_MAX +
         problems->bad_notes++;
         return;
     }
-    size_t keep = n <= MODEL_DESCRIPTION_MAX ? n : MODEL_DESCRIPTION_MAX;
-    memcpy(note, s, keep);
+    /* utf8_prefix judges a cut by the byte after it: give it one more. */
+    char cut[MODEL_DESCRIPTION_MAX + 2];
+    size_t take = n < sizeof cut - 1 ? n : sizeof cut - 1;
+    memcpy(cut, s, take);
+    cut[take] = '\0';
+    size_t keep = utf8_prefix(cut, MODEL_DESCRIPTION_MAX);
+    memcpy(note, cut, keep);
     note[keep] = '\0';
-    note[utf8_prefix(note, keep)] = '\0';
 }
 
 /* One line of a text list: its entry before any comment, one word. */
