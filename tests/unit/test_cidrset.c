@@ -434,6 +434,22 @@ static void long_non_ascii_note_is_cut_whole(void **state)
     parsed_free(p);
 }
 
+/* A --key member named twice in one object: which is the list is unclear, so
+ * nothing is taken; a member off the paths may repeat (it is not read). */
+static void key_member_twice_is_refused(void **state)
+{
+    (void)state;
+    const char *keys[] = {"a"};
+    parsed *p = parse_keys("{\"a\": [\"10.0.0.0/8\"],\n \"a\": [\"10.1.0.0/16\"]}", keys, 1);
+    assert_int_equal(p->rc, ERROR_FORMAT);
+    assert_non_null(strstr(p->err.msg, "line 2: member \"a\" appears twice"));
+    parsed_free(p);
+    p = parse_keys("{\"b\": 1, \"b\": 2, \"a\": [\"10.0.0.0/8\"]}", keys, 1);
+    assert_int_equal(p->rc, ERROR_OK);
+    assert_int_equal(p->set.count, 1);
+    parsed_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -452,6 +468,7 @@ int main(void)
         cmocka_unit_test(aggregate_random_v4),
         cmocka_unit_test(aggregate_random_v6),
         cmocka_unit_test(long_non_ascii_note_is_cut_whole),
+        cmocka_unit_test(key_member_twice_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -261,6 +261,41 @@ static void note_top_name(json_scan *s, const char *name)
 
 static error_code value(json_scan *s, const json_pos *pos);
 
+/* Whether `child` is on the way to a --key path (a member named by one). */
+static bool on_a_path(const json_scan *s, const json_pos *child)
+{
+    for (size_t k = 0; k < s->npaths; k++) {
+        if (child->at[k] >= 0)
+            return true;
+    }
+    return false;
+}
+
+/* The members of one object that a --key path goes through, to refuse one named
+ * twice: which of the two is the list would be a guess (jansson keeps the last,
+ * others the first). */
+typedef struct seen_names {
+    char name[CIDRSET_KEYS_MAX][128];
+    size_t n;
+} seen_names;
+
+static error_code once_per_object(json_scan *s, seen_names *seen, const json_pos *child)
+{
+    if (!on_a_path(s, child))
+        return ERROR_OK;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)s->str.len, s->str.data);
+    for (size_t i = 0; i < seen->n; i++) {
+        if (strcmp(seen->name[i], name) == 0)
+            return error_set(s->err, ERROR_FORMAT, "line %zu: member \"%s\" appears twice in "
+                             "one object: which one is the list is not clear (keep one)",
+                             s->line, name);
+    }
+    if (seen->n < CIDRSET_KEYS_MAX)
+        snprintf(seen->name[seen->n++], sizeof seen->name[0], "%s", name);
+    return ERROR_OK;
+}
+
 static error_code object(json_scan *s, const json_pos *pos)
 {
     s->p++;
@@ -268,6 +303,7 @@ static error_code object(json_scan *s, const json_pos *pos)
         s->p++;
         return ERROR_OK;
     }
+    seen_names seen = {.n = 0};
     for (;;) {
         if (!at(s, '"'))
             return syntax(s, "expected a member name in quotes");
@@ -275,6 +311,8 @@ static error_code object(json_scan *s, const json_pos *pos)
         if (rc != ERROR_OK)
             return rc;
         json_pos child = member_pos(s, pos, s->str.data, s->str.len);
+        if ((rc = once_per_object(s, &seen, &child)) != ERROR_OK)
+            return rc;
         char name[64]; /* for the message that lists the top-level arrays */
         snprintf(name, sizeof name, "%s", s->str.data);
         if (!at(s, ':'))
