@@ -111,6 +111,9 @@ typedef struct config {
     /* The named profiles the file defines, in file order ("default" not among them). */
     char profiles[CONFIG_PROFILES_MAX][CONFIG_PROFILE_NAME_MAX + 1];
     int nprofiles;
+    bool key_withheld;   /* the selected profile names its own api_url, and a key
+                            from the top level or the environment was not given
+                            to it (a profile's remote gets only its own key) */
 } config;
 
 /* Returns the value of environment variable `name`, or NULL. */

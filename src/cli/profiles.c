@@ -50,15 +50,27 @@ static const char *env_lookup(void *unused, const char *name)
     return getenv(name);
 }
 
-/* Where the key would come from, without running or showing anything. */
+/* Where the key would come from, without running or showing anything: the
+ * setting and the place it is set ("api_key (profile)", "key_command (top
+ * level)", "environment", "flag", "none", "none (withheld: ...)"). */
 static const char *key_source(const config *cfg)
 {
     config_key k = config_get(cfg, CONFIG_API_KEY)[0] ? CONFIG_API_KEY : CONFIG_KEY_COMMAND;
     if (!config_get(cfg, k)[0])
-        return "none";
-    if (cfg->sources[k] == CONFIG_SRC_ENV)
+        return cfg->key_withheld ? "none (its own api_url: the top level's key is not sent "
+                                   "there)"
+                                 : "none";
+    switch (cfg->sources[k]) {
+    case CONFIG_SRC_ENV:
         return "environment";
-    return k == CONFIG_API_KEY ? "api_key" : "key_command";
+    case CONFIG_SRC_FLAG:
+    case CONFIG_SRC_SANDBOX:
+        return "flag";
+    case CONFIG_SRC_PROFILE:
+        return k == CONFIG_API_KEY ? "api_key (profile)" : "key_command (profile)";
+    default:
+        return k == CONFIG_API_KEY ? "api_key (top level)" : "key_command (top level)";
+    }
 }
 
 /* The cache's last sync, read without creating or changing anything. */

@@ -257,6 +257,12 @@ void cli_duration(char *buf, size_t size, double s)
  * moment the key is needed, not before. */
 static error_code remote_ready(cli_ctx *ctx, error_info *e)
 {
+    if (!config_remote_configured(&ctx->cfg) && ctx->cfg.key_withheld)
+        return error_set(e, ERROR_CONFIG,
+                         "profile %s sets its own api_url but no key: give it api_key or "
+                         "key_command in its [profile.%s] section (the top level's key, or "
+                         "RAMPART_API_KEY, is never sent to another profile's remote)",
+                         config_profile(&ctx->cfg), config_profile(&ctx->cfg));
     if (!config_remote_configured(&ctx->cfg))
         return error_set(e, ERROR_CONFIG,
                          "no remote configured: set RAMPART_API_URL and RAMPART_API_KEY (or "

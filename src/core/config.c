@@ -289,6 +289,25 @@ static error_code apply_env(config *cfg, config_getenv_fn fn, void *ctx, error_i
     return ERROR_OK;
 }
 
+/* A profile that names its own remote sends it only its own key: the top
+ * level's api_key or key_command (or one from the environment) is meant for the
+ * top level's remote, and is withheld (cfg->key_withheld says so). */
+static void own_key_only(config *cfg)
+{
+    if (cfg->sources[CONFIG_API_URL] != CONFIG_SRC_PROFILE)
+        return;
+    const config_key keys[] = {CONFIG_API_KEY, CONFIG_KEY_COMMAND};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        config_key k = keys[i];
+        if (!cfg->values[k][0] || cfg->sources[k] == CONFIG_SRC_PROFILE ||
+            cfg->sources[k] == CONFIG_SRC_FLAG)
+            continue;
+        model_wipe(cfg->values[k], sizeof cfg->values[k]);
+        cfg->sources[k] = CONFIG_SRC_DEFAULT;
+        cfg->key_withheld = true;
+    }
+}
+
 /* The profile asked for, checked; "default" is the top level (""). */
 static error_code select_profile(config *cfg, const char *profile, config_getenv_fn fn,
                                  void *ctx, error_info *err)
@@ -374,6 +393,7 @@ error_code config_load_profile(config *cfg, const char *profile, config_getenv_f
         return err->code;
     if (apply_env(cfg, getenv_fn, ctx, err) != ERROR_OK)
         return err->code;
+    own_key_only(cfg);
     /* No HOME and no RAMPART_DB: left empty, so a --db flag can still supply it. */
     if (!cfg->values[CONFIG_DB][0])
         default_db(cfg, getenv_fn, ctx);

@@ -74,6 +74,9 @@ key_command = true
 
 [profile.idle]
 rate = 1
+
+[profile.borrows]
+api_url = $url_b
 CFG
 chmod 600 "$cfg"
 
@@ -98,6 +101,17 @@ check "each cache file where its profile says" \
 prun rules list
 check "the default cache: its rule, synced" out_has "synced.*10.1.0.0/16"
 check "... and not staging's" out_lacks "10.2.0.0/16"
+
+# ---- a profile with its own remote gets only its own key --------------------------------------
+before_b=$(wc -l <"$tmp/b.server.log" 2>/dev/null || echo 0)
+prun --profile borrows sync
+check "a profile with only api_url: the top level's key is not sent to its remote" \
+    refused 2 "profile borrows sets its own api_url but no key"
+check "... server b saw no request from it" [ "$(wc -l <"$tmp/b.server.log" 2>/dev/null || echo 0)" = "$before_b" ]
+prun profiles
+check "profiles: where each key comes from" \
+    sh -c 'grep -q "^  *borrows .*none (its own api_url" "$0" && grep -q "api_key (top level)" "$0" &&
+           grep -q "key_command (profile)" "$0"' "$tmp/out"
 
 # ---- a key_command has a deadline ---------------------------------------------------------
 # (an outer `timeout` that had to kill a run exits 124)
@@ -170,7 +184,7 @@ RAMPART_API_URL=http://127.0.0.1:9 prun --profile staging status
 check "the environment over the profile's section" out_has "remote  *http://127.0.0.1:9"
 prun --profile prod status
 check "unknown profile: exit 2 listing the profiles" \
-    refused 2 "unknown profile 'prod' (profiles in .*: default, staging, broken, empty, idle)"
+    refused 2 "unknown profile 'prod' (profiles in .*: default, staging, broken, empty, idle, borrows)"
 RAMPART_PROFILE=prod prun rules list
 check "unknown RAMPART_PROFILE: says where the name came from" \
     refused 2 "RAMPART_PROFILE: unknown profile 'prod'"
@@ -200,7 +214,7 @@ check "profiles --json: last sync and age" \
     out_has '"name": "default", .*"last_sync": "20[0-9-]*T[0-9:]*Z", "last_sync_age_s": [0-9]'
 check "profiles --json: never is null" out_has '"name": "empty", .*"last_sync": null'
 prun profiles --names
-check "profiles --names: one per line" [ "$(tr '\n' ' ' <"$tmp/out")" = "default staging broken empty idle " ]
+check "profiles --names: one per line" [ "$(tr '\n' ' ' <"$tmp/out")" = "default staging broken empty idle borrows " ]
 prun --profile prod profiles
 check "profiles with an unknown selection: listed, then the error" \
     refused 2 "unknown profile 'prod'"
