@@ -14,6 +14,7 @@
 
 #include "cli_export.h"
 #include "cli_object.h"
+#include "rampart/termsafe.h"
 #include "rampart/validate.h"
 
 enum { INTERVAL_DEFAULT = 2, INTERVAL_MAX = 3600 };
@@ -106,8 +107,35 @@ static bool write_all(int fd, const char *data, size_t len)
     return true;
 }
 
+/* What --output may replace: nothing, or a regular file of ours (never through
+ * a link, never another user's file). *mode: the mode to keep (its permission
+ * bits, never a set-id or sticky bit); 0600 for a new file. */
+static bool target_ok(cli_ctx *ctx, const char *path, mode_t *mode)
+{
+    struct stat sb;
+    *mode = 0600;
+    if (lstat(path, &sb) != 0)
+        return true; /* a new file (or a path the rename will judge) */
+    const char *why = S_ISLNK(sb.st_mode)      ? "is a symbolic link: --output writes a "
+                                                 "file, never through a link (give the "
+                                                 "path it points to)"
+                      : !S_ISREG(sb.st_mode)   ? "is not a regular file"
+                      : sb.st_uid != geteuid() ? "belongs to another user: rampart does not "
+                                                 "replace it (remove it, or write elsewhere)"
+                                               : NULL;
+    if (!why) {
+        *mode = sb.st_mode & 0777;
+        return true;
+    }
+    termsafe_fprintf(ctx->err, "%s: --output: %s %s\n", ctx->program, path, why);
+    return false;
+}
+
 bool cli_export_write(cli_ctx *ctx, const char *path, const char *data, size_t len)
 {
+    mode_t mode;
+    if (!target_ok(ctx, path, &mode))
+        return false;
     char dir[4096], tmp[4200];
     /* The temporary file beside the target, so the rename stays on one file system;
      * dirname() may change its argument, hence the copy. */
@@ -115,10 +143,8 @@ bool cli_export_write(cli_ctx *ctx, const char *path, const char *data, size_t l
     snprintf(dir, sizeof dir, "%s", path);
     snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dirname(dir), slash ? slash + 1 : path);
     int fd = mkstemp(tmp);
-    struct stat old;
     bool ok = fd >= 0 && write_all(fd, data, len);
-    if (ok && stat(path, &old) == 0)
-        ok = fchmod(fd, old.st_mode & 07777) == 0;
+    ok = ok && fchmod(fd, mode) == 0;
     ok = ok && fsync(fd) == 0;
     if (fd >= 0 && close(fd) != 0)
         ok = false;

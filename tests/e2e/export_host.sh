@@ -48,6 +48,33 @@ check "unknown format: usage error" refused 2 "one of nftables"
 run --db "$DB" export --policy $P --format nginx --watch
 check "--watch without --output: usage error" refused 2 "--watch needs --output"
 
+# ---- --output replaces only a regular file of ours, never through a link ----
+out_file() { "$RAMPART" --db "$DB" export --policy $P --format nginx --output "$1" \
+    >"$tmp/out" 2>"$tmp/err"; status=$?; }
+printf 'old\n' >"$tmp/setid.conf"
+chmod 4777 "$tmp/setid.conf"
+out_file "$tmp/setid.conf"
+check "--output over a 4777 file of ours: written, its mode kept without the set-id bit" \
+    sh -c '[ "$0" -eq 0 ] && [ "$(stat -c %a "$1")" = 777 ] && grep -q "^allow" "$1"' \
+    "$status" "$tmp/setid.conf"
+printf 'target\n' >"$tmp/linked.conf"
+ln -s "$tmp/linked.conf" "$tmp/link.conf"
+out_file "$tmp/link.conf"
+check "--output through a symbolic link: refused, the link and its target untouched" \
+    sh -c '[ "$0" -eq 1 ] && grep -q "is a symbolic link" "$1" && [ -L "$2" ] &&
+           [ "$(cat "$3")" = target ]' "$status" "$tmp/err" "$tmp/link.conf" "$tmp/linked.conf"
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    printf 'theirs\n' >"$tmp/theirs.conf"
+    chmod 666 "$tmp/theirs.conf"
+    chown nobody "$tmp/theirs.conf"
+    out_file "$tmp/theirs.conf"
+    check "--output over another user's file: refused, the file untouched" \
+        sh -c '[ "$0" -eq 1 ] && grep -q "belongs to another user" "$1" &&
+               [ "$(cat "$2")" = theirs ]' "$status" "$tmp/err" "$tmp/theirs.conf"
+else
+    skip "--output over another user's file" "needs root to chown"
+fi
+
 # ---- nftables ----
 # A --port list of 200 ports is one whole line (it was cut at 511 bytes).
 run --db "$DB" export --policy $P --format nftables --port "$(seq -s, 1 200)"
