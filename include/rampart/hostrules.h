@@ -97,11 +97,20 @@ typedef struct hostrules_opts {
     const char *ports; /* nftables: the TCP/UDP destination ports the policy guards
                           ("443", "80,443", "8000-8100"); NULL: all inbound traffic
                           but loopback and established connections */
+    bool no_hook;      /* nftables: the sets and chain decide only, no chain on the
+                          input hook (the caller jumps to decide) */
 } hostrules_opts;
 
 /* A name for a table or chain: 1..28 of letters, digits, '_' and '-', starting
  * with a letter. ERROR_INVALID with why. */
 error_code hostrules_name_check(const char *name, error_info *err);
+
+/* Whether `port` is in a checked port list (NULL: every port). */
+bool hostrules_ports_cover(const char *ports, unsigned port);
+
+/* The set's decision for the address `ip` (deny wins; no rule: not allowed).
+ * false for text that is no address (*allowed then false too). */
+bool hostrules_decide(const hostrules_set *set, const char *ip, bool *allowed);
 
 /* A port list: ports 1..65535 and ranges LOW-HIGH, joined by ','. ERROR_INVALID. */
 error_code hostrules_ports_check(const char *ports, error_info *err);

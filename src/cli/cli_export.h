@@ -21,6 +21,7 @@ typedef struct cli_export_args {
     const char *exec;     /* --exec COMMAND, split into words (no shell) */
     int interval_s;       /* --watch: seconds between looks at the cache */
     bool allow_empty;
+    bool no_ssh_check;    /* write even what would drop this SSH session's client */
 } cli_export_args;
 
 /*

@@ -24,7 +24,8 @@ static int export_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
 static const cli_command export_command = {
     "export", export_cmd,
     "--policy ipp_ID --format nftables|nginx|iptables|ip6tables|json|csv [--output FILE] "
-    "[--name NAME] [--port PORTS] [--allow-empty] [--watch [--interval S] [--exec CMD]]",
+    "[--name NAME] [--port PORTS|--all-ports|--no-hook] [--no-ssh-check] [--allow-empty] "
+    "[--watch [--interval S] [--exec CMD]]",
     "Write a policy's rules for a host to enforce itself (firewall, web server).",
     "The rules in force are the ones 'rampart check' decides with; every format gives\n"
     "its decision: an address is allowed only when an allow rule covers it and no\n"
@@ -49,6 +50,13 @@ static const cli_command export_command = {
     "                   see half of it; an existing file keeps its mode)\n"
     "  --name NAME      the nftables table or iptables chain (default rampart)\n"
     "  --port PORTS     nftables: guard only these TCP/UDP ports (80,443,8000-8100)\n"
+    "  --all-ports      nftables: guard every port, on purpose (new SSH sessions too)\n"
+    "  --no-hook        nftables: the sets and chain decide only, no chain on the\n"
+    "                   input hook (jump to decide from a chain of yours)\n"
+    "                   (nftables needs one of these three: a file that drops every new\n"
+    "                   connection by default would lock an admin out over SSH)\n"
+    "  --no-ssh-check   write even a hooked chain that drops this SSH session's\n"
+    "                   client (SSH_CONNECTION) on its port: refused otherwise\n"
     "  --allow-empty    write even when the policy has no rules in force here (the\n"
     "                   output then refuses every address)\n"
     "  --watch          keep FILE in step with the cache: look every --interval\n"
@@ -62,6 +70,53 @@ static const cli_command export_command = {
     "Exit status: 0 written; 2 bad usage; 3 the policy has no rules in force here\n"
     "(nothing written, unless --allow-empty); 1 a file or the cache failed.\n",
     0, 0};
+
+/* This SSH session's client address and the server's port, from SSH_CONNECTION
+ * ("client cport server sport") or SSH_CLIENT ("client cport sport"); false when
+ * this is no SSH session. An IPv4-mapped client is given as IPv4. */
+static bool ssh_session(char *client, size_t size, unsigned *port)
+{
+    const char *conn = getenv("SSH_CONNECTION"), *cl = getenv("SSH_CLIENT");
+    char ip[64], a[64];
+    unsigned p = 0;
+    if (!(conn && sscanf(conn, "%63s %*u %63s %u", ip, a, &p) == 3) &&
+        !(cl && sscanf(cl, "%63s %*u %u", ip, &p) == 2))
+        return false;
+    const char *v4 = strncmp(ip, "::ffff:", 7) == 0 && strchr(ip + 7, '.') ? ip + 7 : ip;
+    snprintf(client, size, "%s", v4);
+    *port = p;
+    return p > 0;
+}
+
+/* Whether the export would drop new connections from this SSH session's
+ * client: refused for a hooked nftables chain (unless --no-ssh-check), said
+ * beside the iptables hint. CLI_GO_ON, or the exit status after saying why. */
+static int ssh_check(cli_ctx *ctx, const cli_export_args *a, const hostrules_set *set)
+{
+    char client[64];
+    unsigned port;
+    bool allowed = true;
+    bool xtables = a->format == HOSTRULES_IPTABLES || a->format == HOSTRULES_IP6TABLES;
+    bool hooked = a->format == HOSTRULES_NFTABLES && !a->opts.no_hook;
+    if ((!hooked && !xtables) || a->no_ssh_check || !ssh_session(client, sizeof client, &port) ||
+        !hostrules_decide(set, client, &allowed) || allowed)
+        return CLI_GO_ON;
+    if (hooked && !hostrules_ports_cover(a->opts.ports, port))
+        return CLI_GO_ON;
+    if (xtables) {
+        termsafe_fprintf(ctx->err, "%s: note: the policy drops %s, this SSH session's client: "
+                         "do not send port %u to chain %s, or you are locked out of the next "
+                         "session\n", ctx->program, client, port,
+                         a->opts.name ? a->opts.name : HOSTRULES_NAME_DEFAULT);
+        return CLI_GO_ON;
+    }
+    termsafe_fprintf(ctx->err, "%s: nothing written: this export would drop new connections "
+                     "from %s to port %u, this SSH session's (SSH_CONNECTION): loading it "
+                     "locks you out of the next session. Allow that address in the policy, "
+                     "leave port %u out of --port, or pass --no-ssh-check\n",
+                     ctx->program, client, port, port);
+    return CLI_EXIT_USAGE;
+}
 
 int cli_export_render(cli_ctx *ctx, store *st, const cli_export_args *a, buf_t *out,
                       size_t *rules)
@@ -77,8 +132,14 @@ int cli_export_render(cli_ctx *ctx, store *st, const cli_export_args *a, buf_t *
                 ctx->program, a->policy);
         return CLI_EXIT_NOT_FOUND;
     }
-    if (rc == ERROR_OK)
+    if (rc == ERROR_OK) {
+        int refused = ssh_check(ctx, a, &set);
+        if (refused != CLI_GO_ON) {
+            hostrules_free(&set);
+            return refused;
+        }
         rc = hostrules_render(&set, a->format, &a->opts, out, &e);
+    }
     size_t left = hostrules_left_out(&set, a->format);
     *rules = set.count;
     hostrules_free(&set);
@@ -164,6 +225,7 @@ bool cli_export_write(cli_ctx *ctx, const char *path, const char *data, size_t l
 typedef struct export_words {
     const char *policy, *format, *interval;
     bool watch;
+    bool all_ports;
 } export_words;
 
 static int check_interval(cli_ctx *ctx, const char *path, const char *text, int *out)
@@ -195,9 +257,19 @@ static int check_args(cli_ctx *ctx, const char *path, const export_words *w,
     if ((a->opts.name && hostrules_name_check(a->opts.name, &e) != ERROR_OK) ||
         (a->opts.ports && hostrules_ports_check(a->opts.ports, &e) != ERROR_OK))
         return cli_usage_error(ctx, path, "%s", e.msg);
-    if (a->opts.ports && a->format != HOSTRULES_NFTABLES)
-        return cli_usage_error(ctx, path, "--port goes with --format nftables (nginx and "
-                               "iptables rules apply where you include or jump to them)");
+    bool nft = a->format == HOSTRULES_NFTABLES;
+    if ((a->opts.ports || w->all_ports || a->opts.no_hook) && !nft)
+        return cli_usage_error(ctx, path, "--port, --all-ports and --no-hook go with --format "
+                               "nftables (nginx and iptables rules apply where you include or "
+                               "jump to them)");
+    if ((a->opts.ports != NULL) + w->all_ports + a->opts.no_hook > 1)
+        return cli_usage_error(ctx, path, "--port, --all-ports and --no-hook exclude each "
+                               "other");
+    if (nft && !a->opts.ports && !w->all_ports && !a->opts.no_hook)
+        return cli_usage_error(ctx, path, "--format nftables guards inbound traffic: say "
+                               "which: --port PORTS (e.g. --port 443), --all-ports to guard "
+                               "every port on purpose (new SSH sessions included), or "
+                               "--no-hook for the sets and chains alone");
     if (w->watch && !a->output)
         return cli_usage_error(ctx, path, "--watch needs --output FILE");
     if ((a->exec || w->interval) && !w->watch)
@@ -239,6 +311,8 @@ static int export_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         {"port", CLI_OPT_STRING, &a.opts.ports}, {"allow-empty", CLI_OPT_FLAG, &a.allow_empty},
         {"watch", CLI_OPT_FLAG, &w.watch},       {"interval", CLI_OPT_STRING, &w.interval},
         {"exec", CLI_OPT_STRING, &a.exec},
+        {"all-ports", CLI_OPT_FLAG, &w.all_ports}, {"no-hook", CLI_OPT_FLAG, &a.opts.no_hook},
+        {"no-ssh-check", CLI_OPT_FLAG, &a.no_ssh_check},
     };
     int first, rc;
     if (!cli_parse(ctx, path, &export_command, opts, sizeof opts / sizeof opts[0], argc, argv,

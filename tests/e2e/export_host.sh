@@ -27,9 +27,41 @@ expected() {
 }
 
 for f in nftables nginx iptables ip6tables json csv; do
-    run --db "$DB" export --policy $P --format $f --output "$tmp/out.$f"
+    all=""
+    [ $f = nftables ] && all=--all-ports
+    run --db "$DB" export --policy $P --format $f $all --output "$tmp/out.$f"
     check "export --format $f: exit 0" status_is 0
 done
+
+# ---- nftables: never a chain that drops every new connection unasked ----
+run --db "$DB" export --policy $P --format nftables --output "$tmp/unasked.nft"
+check "nftables without --port, --all-ports or --no-hook: exit 2, naming the choices" \
+    sh -c '[ "$0" -eq 2 ] && grep -q -- "--port PORTS" "$1" && grep -q -- "--all-ports" "$1" &&
+           grep -q -- "--no-hook" "$1"' "$status" "$tmp/err"
+check "... nothing written" [ ! -e "$tmp/unasked.nft" ]
+run --db "$DB" export --policy $P --format nftables --no-hook
+check "--no-hook: the sets and chain decide, no chain on the input hook" \
+    sh -c '[ "$0" -eq 0 ] && grep -q "chain decide" "$1" && ! grep -q "hook input" "$1"' \
+    "$status" "$tmp/out"
+# An SSH session from an address the policy drops (11.0.0.1: no rule allows it).
+SSH_CONNECTION="11.0.0.1 50000 127.0.0.1 22" run --db "$DB" export --policy $P \
+    --format nftables --port 22,443 --output "$tmp/ssh.nft"
+check "a guarded port 22 that drops this SSH session's client: refused, saying so" \
+    sh -c '[ "$0" -eq 2 ] && grep -q "11.0.0.1 to port 22" "$1" && [ ! -e "$2" ]' \
+    "$status" "$tmp/err" "$tmp/ssh.nft"
+SSH_CONNECTION="11.0.0.1 50000 127.0.0.1 22" run --db "$DB" export --policy $P \
+    --format nftables --port 443
+check "... port 22 not guarded: written" status_is 0
+SSH_CONNECTION="10.3.4.5 50000 127.0.0.1 22" run --db "$DB" export --policy $P \
+    --format nftables --all-ports
+check "... a client the policy allows: written" status_is 0
+SSH_CONNECTION="11.0.0.1 50000 127.0.0.1 22" run --db "$DB" export --policy $P \
+    --format nftables --all-ports --no-ssh-check
+check "... --no-ssh-check: written" status_is 0
+SSH_CLIENT="11.0.0.1 50000 22" run --db "$DB" export --policy $P --format iptables
+check "iptables never hooks INPUT: written, its hint says not to send port 22 there" \
+    sh -c '[ "$0" -eq 0 ] && grep -q "drops 11.0.0.1, this SSH session.s client" "$1"' \
+    "$status" "$tmp/err"
 run --db "$DB" export --policy $P --format iptables
 check "iptables: says the IPv6 rules are elsewhere" err_has "IPv6 rules are not in the iptables export"
 run --db "$DB" export --policy $P --format nginx
@@ -42,7 +74,7 @@ run --db "$DB" export --policy ipp_2VhYfCwqPkX0n4sF5nYfW3eJzzz --format nginx --
 check "a policy with no rules: exit 3, nothing written" refused 3 "no rules in force"
 check "... no file" [ ! -e "$tmp/none" ]
 run --db "$DB" export --policy $P --format nginx --port 443
-check "--port with nginx: usage error" refused 2 "--port goes with --format nftables"
+check "--port with nginx: usage error" refused 2 "--port, --all-ports and --no-hook go with --format nftables"
 run --db "$DB" export --policy $P --format pf
 check "unknown format: usage error" refused 2 "one of nftables"
 run --db "$DB" export --policy $P --format nginx --watch

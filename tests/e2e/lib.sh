@@ -6,6 +6,7 @@ set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rampart-e2e.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 export HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" XDG_CONFIG_HOME="$tmp/home/config"
+unset SSH_CONNECTION SSH_CLIENT # an export checks who would be locked out
 unset RAMPART_DB RAMPART_API_URL RAMPART_API_KEY RAMPART_CONFIG RAMPART_VERSION_HEADER \
       RAMPART_RATE
 mkdir -p "$HOME"

@@ -171,3 +171,53 @@ error_code hostrules_ports_check(const char *ports, error_info *err)
                      "--port: ports 1-65535 and ranges LOW-HIGH joined by ',' (e.g. "
                      "80,443,8000-8100)");
 }
+
+bool hostrules_ports_cover(const char *ports, unsigned port)
+{
+    if (!ports)
+        return true;
+    const char *p = ports;
+    for (;;) {
+        unsigned lo, hi;
+        if (!read_port(&p, &lo))
+            return false;
+        hi = lo;
+        if (*p == '-' && (++p, !read_port(&p, &hi)))
+            return false;
+        if (port >= lo && port <= hi)
+            return true;
+        if (*p++ != ',')
+            return false;
+    }
+}
+
+/* Whether prefix `r` holds address `a` (both of one family). */
+static bool holds(const validate_prefix *r, const validate_prefix *a)
+{
+    if (r->family != a->family)
+        return false;
+    unsigned full = r->bits / 8, rest = r->bits % 8;
+    if (memcmp(r->addr, a->addr, full) != 0)
+        return false;
+    unsigned char mask = (unsigned char)(0xffu << (8 - rest));
+    return rest == 0 || (r->addr[full] & mask) == (a->addr[full] & mask);
+}
+
+bool hostrules_decide(const hostrules_set *set, const char *ip, bool *allowed)
+{
+    *allowed = false;
+    validate_prefix a;
+    if (validate_ip(ip, &a, NULL) != ERROR_OK)
+        return false;
+    bool allow = false;
+    for (size_t i = 0; i < set->count; i++) {
+        const hostrules_rule *x = &set->rules[i];
+        if (!holds(&x->pfx, &a))
+            continue;
+        if (x->action == MODEL_ACTION_DENY)
+            return true; /* deny wins */
+        allow = true;
+    }
+    *allowed = allow;
+    return true;
+}

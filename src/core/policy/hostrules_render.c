@@ -120,6 +120,10 @@ static error_code render_nftables(render *r, error_info *err)
            "\t\tip saddr @deny_v4 drop\n\t\tip6 saddr @deny_v6 drop\n"
            "\t\tip saddr @allow_v4 accept\n\t\tip6 saddr @allow_v6 accept\n"
            "\t\tdrop\n\t}\n");
+    if (r->opt && r->opt->no_hook) {
+        put(r, "\t# No chain on the input hook (--no-hook): jump to decide from yours.\n}\n");
+        return ERROR_OK;
+    }
     put(r, "\tchain guard {\n"
            "\t\ttype filter hook input priority filter; policy accept;\n"
            "\t\tiif \"lo\" accept\n"
