@@ -216,6 +216,12 @@ void cli_action_choices(FILE *out, const void *unused);
  * command then returns ctx->store_exit). */
 store *cli_store(cli_ctx *ctx);
 
+/* The same for a command that only reads (list, get, export, plan, status,
+ * check): a missing cache is an error (exit 1, ctx->store_exit) naming the path
+ * and how a cache is made, and nothing is created: a mistyped --db must not pass
+ * a drift check as an empty cache. */
+store *cli_store_existing(cli_ctx *ctx);
+
 /* Print "rampart: <msg>" for `e` (the message through termsafe) and map its code
  * to an exit status. */
 int cli_fail(cli_ctx *ctx, const error_info *e);

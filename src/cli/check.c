@@ -94,7 +94,7 @@ static int parse_all(cli_ctx *ctx, const char *path, char **ips, size_t n, polic
 static int decide(cli_ctx *ctx, const char *policy, char **ips, size_t n,
                   const policy_addr *addrs, cli_output_format format)
 {
-    store *st = cli_store(ctx);
+    store *st = cli_store_existing(ctx);
     if (!st)
         return ctx->store_exit;
     error_info e = {0};

@@ -5,9 +5,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rampart/cli.h"
 #include "rampart/buf.h"
+#include "rampart/store.h"
 #include "rampart/termsafe.h"
 
 enum { MAX_OPTS = 32, OPT_HELP = 1000, OPT_DB };
@@ -327,6 +329,25 @@ store *cli_store(cli_ctx *ctx)
         ctx->st = NULL;
     }
     return ctx->st;
+}
+
+store *cli_store_existing(cli_ctx *ctx)
+{
+    if (ctx->st)
+        return ctx->st;
+    const char *path = config_get(&ctx->cfg, CONFIG_DB);
+    struct stat sb;
+    if (path[0] && strcmp(path, ":memory:") != 0 && stat(path, &sb) != 0 && errno == ENOENT) {
+        error_info e = {0};
+        error_set(&e, ERROR_IO,
+                  "no cache at %s: nothing to read (a mistyped --db, RAMPART_DB or "
+                  "profile?). A cache is made by a command that writes: '%s sync' pulls "
+                  "the remote into it, '%s rules create' queues a change",
+                  path, ctx->program, ctx->program);
+        ctx->store_exit = cli_fail(ctx, &e);
+        return NULL;
+    }
+    return cli_store(ctx);
 }
 
 int cli_fail(cli_ctx *ctx, const error_info *e)

@@ -153,7 +153,12 @@ static void check_cache(doctor_state *d, doctor_result *r, const char *suffix,
 
 static void check_cache_file(doctor_state *d, doctor_result *r)
 {
-    check_cache(d, r, "", ": the first command that writes creates it");
+    check_cache(d, r, "", "");
+    /* No cache to check is a failure: a mistyped path must not pass as healthy. */
+    if (r->status == DOCTOR_SKIP)
+        say(r, DOCTOR_FAIL, "%s does not exist: no cache there (a mistyped --db, RAMPART_DB "
+            "or profile?); a command that writes makes it ('%s sync')", d->db,
+            d->ctx->program);
 }
 
 static void check_cache_wal(doctor_state *d, doctor_result *r)

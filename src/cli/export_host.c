@@ -321,7 +321,7 @@ static int export_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
     rc = check_args(ctx, path, &w, &a);
     if (rc != CLI_GO_ON)
         return rc;
-    store *st = cli_store(ctx);
+    store *st = cli_store_existing(ctx);
     if (!st)
         return ctx->store_exit;
     return w.watch ? cli_export_watch(ctx, st, &a) : export_once(ctx, st, &a);

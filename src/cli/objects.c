@@ -193,7 +193,7 @@ static int object_get(cli_ctx *ctx, const cli_object_call *call, int argc, char 
     cli_object_out out;
     if ((rc = cli_object_out_check(ctx, call, &a, &out)) != CLI_GO_ON)
         return rc;
-    store *st = cli_store(ctx);
+    store *st = cli_store_existing(ctx);
     if (!st)
         return ctx->store_exit;
     model_object obj;

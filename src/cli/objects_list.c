@@ -369,7 +369,7 @@ static error_code walk(store *st, model_kind kind, const store_query *q, bool de
 int cli_object_list(cli_ctx *ctx, model_kind kind, const store_query *q,
                     const cli_object_out *out)
 {
-    store *st = cli_store(ctx);
+    store *st = cli_store_existing(ctx);
     if (!st)
         return ctx->store_exit;
     store_query sorted = *q;

@@ -140,7 +140,8 @@ static void put_counts_line(cli_ctx *ctx, const char *name,
     fputc('\n', ctx->out);
 }
 
-static void put_human(cli_ctx *ctx, const status_counts *c, const status_pull *p)
+/* The configuration's lines (a follower's pull only when `p` is known). */
+static void put_config(cli_ctx *ctx, const status_pull *p)
 {
     const config *cfg = &ctx->cfg;
     fprintf(ctx->out, "profile         %s\n", config_profile(cfg));
@@ -150,11 +151,17 @@ static void put_human(cli_ctx *ctx, const status_counts *c, const status_pull *p
     cli_put_cell(ctx->out, cfg->config_path, 0, 0);
     fputs(cfg->config_file_found ? "\n" : " (none)\n", ctx->out);
     put_remote(ctx);
-    if (cli_follower(ctx))
+    if (p && cli_follower(ctx))
         put_follower(ctx, p);
     fputs("version header  ", ctx->out);
     cli_put_cell(ctx->out, config_get(cfg, CONFIG_VERSION_HEADER), 0, 0);
-    fputs("\n\n", ctx->out);
+    fputc('\n', ctx->out);
+}
+
+static void put_human(cli_ctx *ctx, const status_counts *c, const status_pull *p)
+{
+    put_config(ctx, p);
+    fputc('\n', ctx->out);
     fprintf(ctx->out, "%-16s", "STATE");
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
         fprintf(ctx->out, " %*s", columns[k].width, columns[k].header);
@@ -196,19 +203,22 @@ static void put_json(cli_ctx *ctx, const status_counts *c, const status_pull *p)
     cli_put_json_string(ctx->out, config_get(cfg, CONFIG_API_URL));
     fputs(", \"version_header\": ", ctx->out);
     cli_put_json_string(ctx->out, config_get(cfg, CONFIG_VERSION_HEADER));
-    fprintf(ctx->out, ", \"read_only\": %s, \"last_pull\": ",
-            cli_follower(ctx) ? "true" : "false");
-    if (p->when[0])
+    fprintf(ctx->out, ", \"read_only\": %s, \"cache_found\": %s, \"last_pull\": ",
+            cli_follower(ctx) ? "true" : "false", c ? "true" : "false");
+    if (p && p->when[0])
         cli_put_json_string(ctx->out, p->when);
     else
         fputs("null", ctx->out);
-    if (p->age_s >= 0)
+    if (p && p->age_s >= 0)
         fprintf(ctx->out, ", \"data_age_s\": %lld", p->age_s);
     else
         fputs(", \"data_age_s\": null", ctx->out);
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
         fprintf(ctx->out, ", \"%s\": ", kind_get((model_kind)k)->plural);
-        put_counts_json(ctx, c->of[k], c->total[k]);
+        if (c)
+            put_counts_json(ctx, c->of[k], c->total[k]);
+        else
+            fputs("null", ctx->out);
     }
     fputs("}\n", ctx->out);
 }
@@ -225,9 +235,18 @@ static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv)
         return rc;
     if (!cli_output_choose(ctx, path, output, json, true, &format))
         return CLI_EXIT_USAGE;
-    store *st = cli_store(ctx);
-    if (!st)
+    store *st = cli_store_existing(ctx);
+    if (!st) {
+        /* No cache (said on stderr): the configuration is still worth showing. */
+        cli_report report;
+        if (!cli_report_is_document(format))
+            put_config(ctx, NULL);
+        else if (cli_report_begin(ctx, &report, format)) {
+            put_json(ctx, NULL, NULL);
+            cli_report_end(ctx, &report, CLI_EXIT_OK);
+        }
         return ctx->store_exit;
+    }
     status_counts counts;
     error_info e = {0};
     if (gather(st, &counts, &e) != ERROR_OK)

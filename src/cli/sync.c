@@ -567,7 +567,7 @@ static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_
         return cli_fail(ctx, &ctx->config_error);
     if (!cli_parse(ctx, path, &plan_command, opts, 2, argc, argv, &first, &rc))
         return rc;
-    store *st = cli_store(ctx);
+    store *st = cli_store_existing(ctx);
     if (!st)
         return ctx->store_exit;
     error_info e = {0};

@@ -52,6 +52,9 @@ RAMPART_RATE=fast run status
 check "bad RAMPART_RATE: refused" refused 2 "RAMPART_RATE"
 # The sync's budget and deadlines: each whole number refused out of its range, naming
 # the setting and the range, from the environment, the config file and sync's flags.
+# A cache for the status runs below to read (status refuses a cache that is not there).
+"$RAMPART" --db "$tmp/x.db" rules create --cidr 10.0.0.0/8 --policy ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a \
+    --action allow >/dev/null 2>&1
 for spec in rate:RAMPART_RATE:0:100000 window:RAMPART_WINDOW:1:3600 \
     share:RAMPART_SHARE:1:100 give_up_windows:RAMPART_GIVE_UP_WINDOWS:1:100 \
     timeout:RAMPART_TIMEOUT:0:604800 low_speed:RAMPART_LOW_SPEED:0:1000000000 \
@@ -95,6 +98,8 @@ check "plain http to a remote host: refused" refused 2 "http:// only for a serve
 env -u HOME -u XDG_DATA_HOME -u XDG_CONFIG_HOME "$RAMPART" rules list >"$tmp/out" 2>"$tmp/err"
 status=$?
 check "no HOME and no RAMPART_DB: says how to fix" refused 2 "set RAMPART_DB or pass --db"
+env -u HOME -u XDG_DATA_HOME -u XDG_CONFIG_HOME "$RAMPART" --db "$tmp/nohome.db" rules create \
+    --cidr 10.0.0.0/8 --policy ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a --action allow >/dev/null 2>&1
 env -u HOME -u XDG_DATA_HOME -u XDG_CONFIG_HOME "$RAMPART" --db "$tmp/nohome.db" status \
     >"$tmp/out" 2>"$tmp/err"
 status=$?

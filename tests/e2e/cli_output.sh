@@ -227,6 +227,10 @@ check "plan without it: 0, as before" status_is 0
 r plan --json --detailed-exitcode
 check "plan --json --detailed-exitcode: 2, the JSON as ever" sh -c '[ "$0" -eq 2 ] && grep -q "\"action\": \"+\"" "$1"' \
     "$status" "$tmp/out"
+run --db "$tmp/empty.db" rules list >/dev/null 2>&1 || "$RAMPART" --db "$tmp/empty.db" \
+    rules create --cidr 10.0.0.0/8 --policy ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a --action allow \
+    >/dev/null 2>&1 && "$RAMPART" --db "$tmp/empty.db" rules delete \
+    "$("$RAMPART" --db "$tmp/empty.db" rules list -o name)" >/dev/null 2>&1
 run --db "$tmp/empty.db" plan --detailed-exitcode
 check "plan --detailed-exitcode, nothing to do: 0" \
     sh -c '[ "$0" -eq 0 ] && grep -q "Nothing to do" "$1"' "$status" "$tmp/out"
@@ -300,7 +304,9 @@ for v in $("$RAMPART" __complete values rules get -o); do
     "$RAMPART" --db "$db" rules list -o "$v" >/dev/null 2>&1 || refused_values="$refused_values -o $v;"
 done
 for v in $("$RAMPART" __complete values export --format); do
-    "$RAMPART" --db "$db" export --policy ipp_a --format "$v" >/dev/null 2>&1 ||
+    all=""
+    [ "$v" = nftables ] && all=--all-ports
+    "$RAMPART" --db "$db" export --policy ipp_a --format "$v" $all >/dev/null 2>&1 ||
         refused_values="$refused_values --format $v;"
 done
 echo "$refused_values" >"$tmp/out"

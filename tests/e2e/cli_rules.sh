@@ -211,8 +211,16 @@ if [ -x "$maxrss" ] && ! ldd "$RAMPART" 2>/dev/null | grep -q libasan; then
     check "import of 100,000 rules: peak RSS under 32 MiB ($(cat "$tmp/rss") KiB)" rss_under 32768
 fi
 
-run --db="$tmp/eq.db" rules list
+run --db="$tmp/eq.db" rules create --cidr 10.0.0.0/8 --policy ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a \
+    --action allow
 check "--db=PATH works" [ -e "$tmp/eq.db" ]
+run --db="$tmp/missing/none.db" rules list
+check "a read of a cache that is not there: exit 1, naming it, nothing created" \
+    sh -c '[ "$0" -eq 1 ] && grep -q "no cache at .*/missing/none.db" "$1" && [ ! -e "$2" ]' \
+    "$status" "$tmp/err" "$tmp/missing"
+RAMPART_DB="$tmp/missing/none.db" run plan --detailed-exitcode
+check "... plan --detailed-exitcode on it: 1 (2 means changes), nothing created" \
+    sh -c '[ "$0" -eq 1 ] && [ ! -e "$1" ]' "$status" "$tmp/missing"
 run --db
 check "--db without a value: says so" refused 2 "needs a value"
 run rules list -xy

@@ -14,7 +14,9 @@ line_is() { grep -q "^$1  *$2  " "$tmp/out"; } # line_is STATUS CHECK
 
 # ---- a fresh machine: nothing to check yet, nothing created -------------------------
 run --db "$DB" doctor
-check "fresh: exit 0" status_is 0
+check "fresh: exit 1, the cache that is not there named" \
+    sh -c '[ "$0" -eq 1 ] && grep -q "^FAIL  cache file .*does not exist: no cache there" "$1"' \
+    "$status" "$tmp/out"
 check "fresh: one line per check (11)" out_lines 11
 check "fresh: no cache yet, skipped" line_is skip "cache identity"
 check "fresh: no remote configured, skipped" \
