@@ -352,8 +352,12 @@ store *cli_store_existing(cli_ctx *ctx)
 
 int cli_fail(cli_ctx *ctx, const error_info *e)
 {
-    /* A message may quote the user, a file or the remote. */
-    termsafe_fprintf(ctx->err, "%s: %s\n", ctx->program, e->msg[0] ? e->msg : "unknown error");
+    /* A message may quote the user, a file or the remote. A row not found is said
+     * with the cache it was looked for in (a wrong --db or profile shows). */
+    bool where = e->code == ERROR_NOT_FOUND && ctx->st;
+    termsafe_fprintf(ctx->err, "%s: %s%s%s%s\n", ctx->program,
+                     e->msg[0] ? e->msg : "unknown error", where ? " (in the cache " : "",
+                     where ? config_get(&ctx->cfg, CONFIG_DB) : "", where ? ")" : "");
     switch (e->code) {
     case ERROR_OK:
         return CLI_EXIT_OK;

@@ -218,6 +218,9 @@ run --db="$tmp/missing/none.db" rules list
 check "a read of a cache that is not there: exit 1, naming it, nothing created" \
     sh -c '[ "$0" -eq 1 ] && grep -q "no cache at .*/missing/none.db" "$1" && [ ! -e "$2" ]' \
     "$status" "$tmp/err" "$tmp/missing"
+run --db="$tmp/eq.db" rules get local_nope
+check "an unknown id: exit 3, naming the cache it looked in" \
+    refused 3 "no rule local_nope (in the cache $tmp/eq.db)"
 RAMPART_DB="$tmp/missing/none.db" run plan --detailed-exitcode
 check "... plan --detailed-exitcode on it: 1 (2 means changes), nothing created" \
     sh -c '[ "$0" -eq 1 ] && [ ! -e "$1" ]' "$status" "$tmp/missing"
