@@ -42,6 +42,20 @@ typedef struct validate_prefix {
 error_code validate_cidr(const char *text, validate_prefix *out, char *canon,
                          size_t canon_size, error_info *err);
 
+/* Whether `p` is an IPv4-mapped IPv6 prefix (in ::ffff:0:0/96, at least that
+ * long): *v4 (may be NULL) gets the IPv4 prefix it means. */
+bool validate_prefix_unmap(const validate_prefix *p, validate_prefix *v4);
+
+/*
+ * A CIDR a person gives (a create, an edit, an import, an apply): as
+ * validate_cidr, and an IPv4-mapped one ("::ffff:192.0.2.1/128") is refused with
+ * its IPv4 form as the fix: the remote keeps it an IPv6 rule that an IPv4 client
+ * never meets. (A remote rule of that form is kept, and decided as IPv4.)
+ */
+error_code validate_cidr_given(const char *text, error_info *err);
+/* The same for a parsed prefix (a list's entry). */
+error_code validate_prefix_given(const validate_prefix *p, error_info *err);
+
 /*
  * A bare IP address (no mask), as asked for by a policy check. Same syntax rules as
  * validate_cidr, but a mask is refused ("give an address, not a range: …");

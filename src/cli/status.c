@@ -203,8 +203,8 @@ static void put_json(cli_ctx *ctx, const status_counts *c, const status_pull *p)
     cli_put_json_string(ctx->out, config_get(cfg, CONFIG_API_URL));
     fputs(", \"version_header\": ", ctx->out);
     cli_put_json_string(ctx->out, config_get(cfg, CONFIG_VERSION_HEADER));
-    fprintf(ctx->out, ", \"read_only\": %s, \"cache_found\": %s, \"last_pull\": ",
-            cli_follower(ctx) ? "true" : "false", c ? "true" : "false");
+    fprintf(ctx->out, ", \"read_only\": %s, \"last_pull\": ",
+            cli_follower(ctx) ? "true" : "false");
     if (p && p->when[0])
         cli_put_json_string(ctx->out, p->when);
     else
@@ -213,6 +213,7 @@ static void put_json(cli_ctx *ctx, const status_counts *c, const status_pull *p)
         fprintf(ctx->out, ", \"data_age_s\": %lld", p->age_s);
     else
         fputs(", \"data_age_s\": null", ctx->out);
+    fprintf(ctx->out, ", \"cache_found\": %s", c ? "true" : "false");
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
         fprintf(ctx->out, ", \"%s\": ", kind_get((model_kind)k)->plural);
         if (c)

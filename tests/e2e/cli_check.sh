@@ -172,3 +172,27 @@ check "another policy still decides" status_is 0
 sqlite3 "$other" "UPDATE rules SET cidr = '2001:DB8::/32' WHERE cidr = '2001:db8::/32'"
 run --db "$other" check $Q 2001:db8::1
 check "a cached cidr in another valid form is understood" out_has "allowed  *allow  *2001:db8::/32"
+
+# ---- IPv4-mapped prefixes: refused at a person's doors, decided as IPv4 when pulled ----
+mapped="$tmp/mapped.db"
+run --db "$mapped" rules create --cidr ::ffff:192.0.2.1/128 --policy $P --action deny
+check "create of an IPv4-mapped cidr: refused with the IPv4 form" \
+    refused 2 "IPv4-mapped .*write 192.0.2.1/32"
+printf '::ffff:198.51.100.0/120\n' >"$tmp/mapped.txt"
+run --db "$mapped" apply --policy $P --action deny --name m "$tmp/mapped.txt"
+check "apply of an IPv4-mapped entry: refused, naming the line and the IPv4 form" \
+    sh -c '[ "$0" -eq 2 ] && grep -q "mapped.txt:1: .*write 198.51.100.0/24" "$1"' "$status" "$tmp/err"
+cat >"$tmp/mapped.json" <<JSON
+[{"id": "ipr_2VhYfCwqPkX0n4sF5nYfW3eJm01", "cidr": "::ffff:192.0.2.0/120",
+  "ip_policy": {"id": "$P"}, "action": "deny", "created_at": "2025-09-04T10:11:15Z"},
+ {"id": "ipr_2VhYfCwqPkX0n4sF5nYfW3eJm02", "cidr": "192.0.0.0/8",
+  "ip_policy": {"id": "$P"}, "action": "allow", "created_at": "2025-09-04T10:11:15Z"}]
+JSON
+run --db "$mapped" rules import "$tmp/mapped.json"
+check "a remote rule of that form (synced): kept" status_is 0
+run --db "$mapped" check $P 192.0.2.7
+check "... and check decides it as the IPv4 rule it means" \
+    out_has "^192\.0\.2\.7  *denied  *deny  *::ffff:192\.0\.2\.0/120"
+run --db "$mapped" export --policy $P --format nftables --all-ports
+check "... and the nftables export puts it in the IPv4 deny set" \
+    sh -c 'awk "/set deny_v4/,/}/" "$0" | grep -q "192.0.2.0/24"' "$tmp/out"

@@ -31,7 +31,8 @@ static const struct {
     {"172.16.0.0/24", MODEL_ACTION_ALLOW},     {"172.16.1.0/24", MODEL_ACTION_ALLOW},
     {"2001:db8::/32", MODEL_ACTION_ALLOW},     {"2001:db8:dead::/48", MODEL_ACTION_DENY},
     {"2001:db8:dead:beef::1/128", MODEL_ACTION_ALLOW},
-    {"::ffff:0.0.0.0/96", MODEL_ACTION_ALLOW},     {"203.0.113.0/24", MODEL_ACTION_DENY},
+    /* A remote rule in IPv4-mapped form: decided as the IPv4 prefix it means. */
+    {"::ffff:198.51.100.0/120", MODEL_ACTION_ALLOW}, {"203.0.113.0/24", MODEL_ACTION_DENY},
 };
 enum { NRULES = sizeof rules / sizeof rules[0] };
 
@@ -273,7 +274,8 @@ static void nftables_decides_as_check(void **state)
 static void nftables_sets_are_merged_and_ports_guarded(void **state)
 {
     char *text = render(*state, HOSTRULES_NFTABLES, "443,8000-8100");
-    assert_non_null(strstr(text, "elements = { 10.0.0.0/8, 172.16.0.0/23, 192.168.1.7/32 }"));
+    assert_non_null(strstr(text, "elements = { 10.0.0.0/8, 172.16.0.0/23, 192.168.1.7/32, "
+                                 "198.51.100.0/24 }"));
     assert_null(strstr(text, "10.1.0.0/16")); /* inside 10/8: merged away in the set */
     assert_non_null(strstr(text, "th dport { 443,8000-8100 } jump decide"));
     assert_non_null(strstr(text, "delete table inet rampart\n"));

@@ -32,9 +32,9 @@ static const char *quoted(const char *text, char *buf, size_t size)
 
 error_code cidrset_parse_entry(const char *text, validate_prefix *out, error_info *err)
 {
-    if (strchr(text, '/'))
-        return validate_cidr(text, out, NULL, 0, err);
-    return validate_ip(text, out, err);
+    error_code rc = strchr(text, '/') ? validate_cidr(text, out, NULL, 0, err)
+                                      : validate_ip(text, out, err);
+    return rc == ERROR_OK ? validate_prefix_given(out, err) : rc;
 }
 
 /* One entry's text: added, or a problem naming its line. */

@@ -18,6 +18,10 @@ error_code hostrules_add(hostrules_set *set, const char *id, const char *cidr,
     hostrules_rule r = {.action = action, .state = state};
     if (validate_cidr(cidr, &r.pfx, NULL, 0, err) != ERROR_OK)
         return error_prefix(err, "rule %s: cidr", id);
+    /* An IPv4-mapped rule (kept as the remote has it) means the IPv4 prefix. */
+    validate_prefix v4;
+    if (validate_prefix_unmap(&r.pfx, &v4))
+        r.pfx = v4;
     cidrset_format(&r.pfx, r.cidr);
     snprintf(r.id, sizeof r.id, "%s", id);
     if (!cidrset_grow((void **)&set->rules, &set->cap, set->count + 1, sizeof *set->rules) ||

@@ -5,6 +5,7 @@
 #include "rampart/policy.h"
 
 #include <arpa/inet.h>
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +361,11 @@ static error_code add_rule(policy_index *ix, const char *policy_id, const char *
     error_code rc = check_rule(policy_id, cidr, action, rule_id, strict, &pfx, canon, err);
     if (rc != ERROR_OK)
         return rc;
+    /* An IPv4-mapped rule (kept as the remote has it) decides as the IPv4 prefix it
+     * means, as a mapped address is checked as IPv4. */
+    validate_prefix v4;
+    if (validate_prefix_unmap(&pfx, &v4))
+        pfx = v4;
     if (ix->nnodes > POLICY_NONE - 3 ||
         !cidrset_grow((void **)&ix->nodes, &ix->cap_nodes, ix->nnodes + 2, sizeof *ix->nodes))
         return nomem(err);
@@ -540,9 +546,13 @@ error_code policy_index_load_containing(store *st, const char *policy_id,
     error_code rc = policy_index_new(out, err);
     containing_ctx c = {*out, st, policy_id};
     for (size_t i = 0; rc == ERROR_OK && i < n; i++) {
-        char ip[64];
+        char ip[64], mapped[80];
         addr_text(&addrs[i], ip, sizeof ip);
         rc = store_policy_rules_containing(st, policy_id, ip, take_containing, &c, err);
+        /* An IPv4 address is also met by a remote rule kept in IPv4-mapped form. */
+        snprintf(mapped, sizeof mapped, "::ffff:%s", ip);
+        if (rc == ERROR_OK && addrs[i].family == 4)
+            rc = store_policy_rules_containing(st, policy_id, mapped, take_containing, &c, err);
     }
     if (rc != ERROR_OK) {
         policy_index_free(*out);

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/validate.h"
+
 static const char *const conflict_names[STORE_CONFLICT_COUNT] = {
     [STORE_CONFLICT_NONE] = "none",         [STORE_CONFLICT_FIELDS] = "fields",
     [STORE_CONFLICT_GONE] = "gone",         [STORE_CONFLICT_KEY] = "key",
@@ -366,6 +368,11 @@ static error_code put_bases(store *st, const model_object *before, const model_o
 static error_code edit_in_op(store *st, model_object *given, unsigned fields, model_object *row,
                              void *ctx, error_info *err)
 {
+    /* A person's new cidr (the remote's rows are kept as they are). */
+    const kind_field *cidr = kind_field_by_name(given->kind, "cidr");
+    if (cidr && (fields & kind_field_bit(given->kind, cidr)) &&
+        validate_cidr_given(given->rule.cidr, err) != ERROR_OK)
+        return error_prefix(err, "cidr");
     store_edit_result *result = ctx;
     model_kind kind = given->kind;
     model_object before;

@@ -125,6 +125,10 @@ static error_code insert_in_op(store *st, const model_object *obj, const char *i
 
 error_code store_insert_valid(store *st, model_object *obj, error_info *err)
 {
+    /* A person's create (a queued one: the remote's rows are kept as they are). */
+    if (obj->kind == MODEL_KIND_RULE && obj->rule.state == MODEL_STATE_NEW &&
+        validate_cidr_given(obj->rule.cidr, err) != ERROR_OK)
+        return error_prefix(err, "cidr");
     char *given_id = model_object_id_buf(obj), *given_at = created_at_of(obj);
     char id[MODEL_ID_MAX + 1] = ""; /* zero-filled: copied whole into the caller's row */
     if (!given_id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err))

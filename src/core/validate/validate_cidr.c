@@ -499,3 +499,36 @@ error_code validate_ip(const char *text, validate_prefix *out, error_info *err)
         *out = p;
     return ERROR_OK;
 }
+
+bool validate_prefix_unmap(const validate_prefix *p, validate_prefix *v4)
+{
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (p->family != 6 || p->bits < 96 || memcmp(p->addr, mapped, sizeof mapped) != 0)
+        return false;
+    if (v4) {
+        memset(v4, 0, sizeof *v4);
+        v4->family = 4;
+        memcpy(v4->addr, p->addr + 12, 4);
+        v4->bits = p->bits - 96;
+    }
+    return true;
+}
+
+error_code validate_cidr_given(const char *text, error_info *err)
+{
+    validate_prefix p;
+    if (validate_cidr(text, &p, NULL, 0, err) != ERROR_OK)
+        return err->code;
+    return validate_prefix_given(&p, err);
+}
+
+error_code validate_prefix_given(const validate_prefix *p, error_info *err)
+{
+    validate_prefix v4;
+    if (!validate_prefix_unmap(p, &v4))
+        return ERROR_OK;
+    return error_set(err, ERROR_INVALID,
+                     "an IPv4-mapped address is an IPv6 rule to the remote, which an IPv4 "
+                     "client never meets: write %u.%u.%u.%u/%u",
+                     v4.addr[0], v4.addr[1], v4.addr[2], v4.addr[3], v4.bits);
+}
