@@ -158,4 +158,23 @@ error_code cidrset_parse(const char *data, size_t len, const cidrset_parse_opts 
 error_code cidrset_parse_json(const char *data, size_t len, const cidrset_parse_opts *opt,
                               cidrset *out, cidrset_problems *problems, error_info *err);
 
+/*
+ * The text form read as it comes (standard input, a pipe from curl), so memory
+ * grows with the entries, never with the input: feed chunks in order, then end.
+ * A line longer than CIDRSET_LINE_MAX bytes (no list has one: an endless line,
+ * /dev/zero, a binary) stops the reading at once with ERROR_FORMAT naming it.
+ * Entries and problems as cidrset_parse; a byte order mark at the start is
+ * skipped. The reader holds at most one line; zero it before the first feed.
+ */
+enum { CIDRSET_LINE_MAX = 4096 };
+typedef struct cidrset_text_reader {
+    char pending[CIDRSET_LINE_MAX + 1]; /* a line cut by a chunk's end */
+    size_t npending, line;
+    bool started;
+} cidrset_text_reader;
+error_code cidrset_text_feed(cidrset_text_reader *r, const char *chunk, size_t n,
+                             cidrset *out, cidrset_problems *problems, error_info *err);
+error_code cidrset_text_end(cidrset_text_reader *r, cidrset *out, cidrset_problems *problems,
+                            error_info *err);
+
 #endif

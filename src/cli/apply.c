@@ -5,6 +5,7 @@
  * bad line named, nothing queued), then planned against the cache, shown, and
  * queued in one transaction (or pushed at once with --sync).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "cli_follower.h"
 #include "cli_object.h"
 #include "cli_sync.h"
+#include "rampart/termsafe.h"
 #include "rampart/validate.h"
 
 enum { PROGRESS_MIN = 2000 }; /* ops below this queue too fast to need a line */
@@ -117,18 +119,83 @@ static void put_problems(cli_apply_run *run, const cidrset_problems *p, const ch
 }
 
 /* Read and check the whole list; CLI_GO_ON, or the exit status after saying why. */
+/* A JSON list is read whole (its parser needs the document): at most this. */
+#define APPLY_JSON_MAX (16u << 20)
+enum { APPLY_CHUNK = 1 << 16 };
+
+/* Whether the input is JSON: its first byte after a byte order mark and white
+ * space is '[' or '{'. *decided: such a byte was seen. */
+static bool looks_json(const char *data, size_t len, bool *decided)
+{
+    size_t i = len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (i < len && strchr(" \t\r\n", data[i]) && data[i])
+        i++;
+    *decided = i < len;
+    return i < len && (data[i] == '[' || data[i] == '{');
+}
+
+/* The list as it comes: text fed line by line (memory grows with the entries,
+ * never with the input; an endless line stops it at once), JSON read whole up
+ * to APPLY_JSON_MAX. ERROR_FORMAT/ERROR_INVALID as cidrset_parse says; ERROR_IO
+ * naming the file. */
+static error_code parse_stream(FILE *f, const char *label, const cidrset_parse_opts *opt,
+                               cidrset *out, cidrset_problems *problems, error_info *e)
+{
+    buf_t b = {0};
+    bool decided = false, json = false;
+    cidrset_text_reader *text = NULL;
+    error_code rc = ERROR_OK;
+    while (rc == ERROR_OK && buf_reserve(&b, APPLY_CHUNK)) {
+        size_t got = fread(b.data + b.len, 1, APPLY_CHUNK, f);
+        buf_commit(&b, got);
+        if (!decided)
+            json = looks_json(b.data, b.len, &decided);
+        if (decided && !json) {
+            if (!text && !(text = calloc(1, sizeof *text)))
+                rc = error_set(e, ERROR_NOMEM, "out of memory");
+            if (rc == ERROR_OK)
+                rc = cidrset_text_feed(text, b.data, b.len, out, problems, e);
+            buf_reset(&b);
+        } else if (b.len > APPLY_JSON_MAX) {
+            rc = error_set(e, ERROR_FORMAT, "a JSON list of more than %u MiB: apply reads a "
+                           "JSON document whole (a text list, one entry a line, has no such "
+                           "limit)", APPLY_JSON_MAX >> 20);
+        }
+        if (got < APPLY_CHUNK)
+            break;
+    }
+    if (rc == ERROR_OK && (b.failed || ferror(f)))
+        rc = error_set(e, ERROR_IO, "cannot read %s: %s", label,
+                       b.failed ? "out of memory" : strerror(errno));
+    if (rc == ERROR_OK && json) {
+        bool is_json;
+        rc = cidrset_parse(b.data, b.len, opt, out, problems, &is_json, e);
+    } else if (rc == ERROR_OK && opt->nkeys && (text || !decided)) {
+        rc = error_set(e, ERROR_INVALID, "--key names a member of a JSON document; this "
+                       "file is text (one entry per line)");
+    } else if (rc == ERROR_OK && text) {
+        rc = cidrset_text_end(text, out, problems, e);
+    }
+    free(text);
+    buf_free(&b);
+    return rc;
+}
+
 static int read_list(cli_apply_run *run, const char *file, const cli_list *keys)
 {
-    char *data;
-    size_t len;
-    if (!cli_read_file(run->ctx, file, &data, &len))
+    bool is_stdin = strcmp(file, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(file, "rb");
+    if (!f) {
+        termsafe_fprintf(run->ctx->err, "%s: cannot open %s: %s\n", run->ctx->program, file,
+                         strerror(errno));
         return CLI_EXIT_USAGE;
+    }
     cidrset_parse_opts opt = {keys->items, keys->count};
     cidrset_problems problems = {0};
-    bool json = false;
     error_info e = {0};
-    error_code rc = cidrset_parse(data, len, &opt, &run->list, &problems, &json, &e);
-    free(data);
+    error_code rc = parse_stream(f, run->label, &opt, &run->list, &problems, &e);
+    if (!is_stdin)
+        fclose(f);
     int exit = CLI_GO_ON;
     if (rc != ERROR_OK || problems.total) {
         char why[ERROR_MSG_MAX + 64];

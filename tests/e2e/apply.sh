@@ -104,6 +104,20 @@ check "bad NAME: usage error" refused 2 "letters, digits"
 run apply --help
 check "apply --help: ownership explained" out_has "rampart_apply"
 
+# Input is read as it comes: an endless line (/dev/zero) is refused at once, and a
+# list piped in (curl ... | rampart apply -) is read line by line.
+timeout -s KILL 20 "$RAMPART" --db "$DB" apply --policy $P --action allow --dry-run /dev/zero \
+    >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "apply /dev/zero: refused at once (no 9.7 GB read first), naming the line" \
+    sh -c '[ "$0" -eq 2 ] && grep -q "line 1 is longer than 4096 bytes" "$1"' "$status" "$tmp/err"
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "10.%d.%d.0/24\n", int(i / 256), i % 256 }' |
+    "$RAMPART" --db "$DB" apply --policy $P --action allow --name piped --dry-run - \
+    >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "a list of 3,000 lines piped in: planned" \
+    sh -c '[ "$0" -eq 0 ] && grep -q "3000 to create" "$1"' "$status" "$tmp/out"
+
 # Against the reference server: one changed line is exactly one request.
 start_server main || exit 1
 S="$tmp/s.db"

@@ -450,6 +450,40 @@ static void key_member_twice_is_refused(void **state)
     parsed_free(p);
 }
 
+/* The text form read a few bytes at a time: lines cut anywhere, a comment, a byte
+ * order mark, no newline at the end; an endless line stops it at once. */
+static void text_reader_streams(void **state)
+{
+    (void)state;
+    const char text[] = "\xEF\xBB\xBF" "10.0.0.0/8 # office\n\n192.168.1.5\r\n2001:db8::/32";
+    cidrset_text_reader *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    cidrset set = {0};
+    cidrset_problems problems = {0};
+    error_info err;
+    for (size_t at = 0; at < sizeof text - 1; at += 3) {
+        size_t n = sizeof text - 1 - at < 3 ? sizeof text - 1 - at : 3;
+        assert_int_equal(cidrset_text_feed(r, text + at, n, &set, &problems, &err), ERROR_OK);
+    }
+    assert_int_equal(cidrset_text_end(r, &set, &problems, &err), ERROR_OK);
+    assert_int_equal(problems.total, 0);
+    assert_int_equal(set.count, 3);
+    assert_string_equal(cidr_at(&set, 0), "10.0.0.0/8");
+    assert_string_equal(set.items[0].note, "office");
+    assert_int_equal(set.items[2].line, 4);
+    cidrset_free(&set);
+    memset(r, 0, sizeof *r);
+    char zeros[CIDRSET_LINE_MAX / 2];
+    memset(zeros, 0, sizeof zeros);
+    assert_int_equal(cidrset_text_feed(r, zeros, sizeof zeros, &set, &problems, &err), ERROR_OK);
+    assert_int_equal(cidrset_text_feed(r, zeros, sizeof zeros, &set, &problems, &err), ERROR_OK);
+    assert_int_equal(cidrset_text_feed(r, zeros, 1, &set, &problems, &err), ERROR_FORMAT);
+    assert_non_null(strstr(err.msg, "line 1 is longer than 4096 bytes"));
+    cidrset_free(&set);
+    cidrset_problems_free(&problems);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -469,6 +503,7 @@ int main(void)
         cmocka_unit_test(aggregate_random_v6),
         cmocka_unit_test(long_non_ascii_note_is_cut_whole),
         cmocka_unit_test(key_member_twice_is_refused),
+        cmocka_unit_test(text_reader_streams),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,3 +147,63 @@ error_code cidrset_parse(const char *data, size_t len, const cidrset_parse_opts 
                          "entry per line)");
     return parse_text(data, len, out, problems, err);
 }
+
+/* One whole line of the stream (its number is r->line + 1). */
+static error_code feed_line(cidrset_text_reader *r, const char *s, size_t n, cidrset *out,
+                            cidrset_problems *problems, error_info *err)
+{
+    r->line++;
+    return text_line(s, n, r->line, out, problems, err);
+}
+
+static error_code too_long(const cidrset_text_reader *r, error_info *err)
+{
+    return error_set(err, ERROR_FORMAT, "line %zu is longer than %d bytes: not a list of "
+                     "CIDRs (one a line)", r->line + 1, CIDRSET_LINE_MAX);
+}
+
+error_code cidrset_text_feed(cidrset_text_reader *r, const char *chunk, size_t n,
+                             cidrset *out, cidrset_problems *problems, error_info *err)
+{
+    if (!r->started && n) {
+        static const char bom[] = "\xEF\xBB\xBF";
+        if (n >= 3 && memcmp(chunk, bom, 3) == 0) {
+            chunk += 3;
+            n -= 3;
+        }
+        r->started = true;
+    }
+    while (n) {
+        const char *nl = memchr(chunk, '\n', n);
+        size_t part = nl ? (size_t)(nl - chunk) : n;
+        if (r->npending + part > CIDRSET_LINE_MAX)
+            return too_long(r, err);
+        error_code rc = ERROR_OK;
+        if (nl && !r->npending) {
+            rc = feed_line(r, chunk, part, out, problems, err); /* whole in the chunk */
+        } else {
+            memcpy(r->pending + r->npending, chunk, part);
+            r->npending += part;
+            if (nl) {
+                rc = feed_line(r, r->pending, r->npending, out, problems, err);
+                r->npending = 0;
+            }
+        }
+        if (rc != ERROR_OK)
+            return rc;
+        size_t used = nl ? part + 1 : part;
+        chunk += used;
+        n -= used;
+    }
+    return ERROR_OK;
+}
+
+error_code cidrset_text_end(cidrset_text_reader *r, cidrset *out, cidrset_problems *problems,
+                            error_info *err)
+{
+    if (!r->npending)
+        return ERROR_OK;
+    error_code rc = feed_line(r, r->pending, r->npending, out, problems, err);
+    r->npending = 0;
+    return rc;
+}
