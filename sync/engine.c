@@ -17,7 +17,8 @@ enum {
     /* push + pull rounds in one run: enough for ambiguous -> listing -> resend, and
      * orphan -> delete -> create -> listing; bounded so a remote that keeps failing
      * cannot hold the run. */
-    MAX_ROUNDS = 3
+    MAX_ROUNDS = 3,
+    DEFAULT_LISTING_MAX = 10000000
 };
 
 static const double DEFAULT_MAX_BACKOFF_S = 30.0;
@@ -90,6 +91,8 @@ static void fill_defaults(sync_options *o)
 {
     if (o->max_attempts <= 0)
         o->max_attempts = DEFAULT_MAX_ATTEMPTS;
+    if (o->listing_max == 0)
+        o->listing_max = DEFAULT_LISTING_MAX;
     if (!(o->max_backoff_s > 0))
         o->max_backoff_s = DEFAULT_MAX_BACKOFF_S;
     if (o->rate_per_min < 0)

@@ -148,15 +148,30 @@ static void ask_ahead(engine *e, model_kind kind, const char *url)
 }
 
 /* Follow next_page_uri verbatim until it is null or a page is empty. */
+/* A listing longer than the cap is not the account's (a remote or hub serving
+ * pages forever): the pull stops, naming the setting. */
+static bool within_cap(engine *e, const list_job *l, size_t *listed)
+{
+    *listed += l->page.count;
+    if (*listed <= e->opt.listing_max)
+        return true;
+    engine_fail_at(e, ENGINE_PULL_FAILED, &l->t, NULL, "listing %s holds more than %zu "
+                   "objects (the listing_max setting): stopped, nothing marked deleted; "
+                   "raise it if the account is that large", kind_get(l->t.kind)->plural,
+                   e->opt.listing_max);
+    return false;
+}
+
 static bool list_all(engine *e, model_kind kind)
 {
     list_job l = {.t = {kind, NULL}};
     char url[MODEL_URI_MAX + 1] = "";
     char prev_last[MODEL_ID_MAX + 1] = "";
+    size_t listed = 0;
     bool ok = true;
     for (;;) {
         l.url = url[0] ? url : NULL;
-        if (!(ok = fetch_page(e, &l)))
+        if (!(ok = fetch_page(e, &l)) || !(ok = within_cap(e, &l, &listed)))
             break;
         bool last = l.page.count == 0 || !l.page.next_page_uri[0];
         if (!last && !(ok = advances(e, &l, url, prev_last)))

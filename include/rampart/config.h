@@ -92,6 +92,7 @@ typedef enum config_key {
     CONFIG_LOW_SPEED,     /* a reply slower than this many bytes/s ... */
     CONFIG_LOW_SPEED_TIME, /* ... for this many seconds is a timeout */
     CONFIG_MAX_BACKOFF,   /* the longest pause after a failure, seconds */
+    CONFIG_LISTING_MAX,   /* objects one listing may hold */
     CONFIG_AUTO_PULL,     /* an idle console pulls this often, seconds; 0: never */
     CONFIG_READ_ONLY,     /* "true": the remote is a hub's mirror: pull only, no
                              local change (a follower of a fleet) */

@@ -309,6 +309,9 @@ typedef struct sync_options {
                                   (unreachable: rows stay new). A 429 is not an
                                   attempt (see budget.give_up_windows) */
     double max_backoff_s;      /* clamp of Retry-After and backoff; 0: default 30 */
+    size_t listing_max;        /* objects one listing may hold (a remote or hub that
+                                  serves pages forever stops there, a failure naming
+                                  the setting); 0: 10,000,000 */
     sync_clock clock;          /* NULL functions: the real clock */
     void (*on_progress)(void *ctx, const sync_progress *p);
     void (*on_log)(void *ctx, sync_log_level level, const char *line);

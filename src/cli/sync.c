@@ -214,6 +214,7 @@ void cli_sync_settings(const config *cfg, sync_options *opt, api_config *api)
         };
         opt->deadline_s = (double)config_number(cfg, CONFIG_TIMEOUT);
         opt->max_backoff_s = (double)config_number(cfg, CONFIG_MAX_BACKOFF);
+        opt->listing_max = (size_t)config_number(cfg, CONFIG_LISTING_MAX);
     }
     if (api) {
         long bps = config_number(cfg, CONFIG_LOW_SPEED);

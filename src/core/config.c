@@ -46,6 +46,8 @@ static const struct {
     [CONFIG_LOW_SPEED_TIME] = {"low_speed_time", "RAMPART_LOW_SPEED_TIME", "20", 1, 3600,
                                "seconds"},
     [CONFIG_MAX_BACKOFF] = {"max_backoff", "RAMPART_MAX_BACKOFF", "30", 1, 3600, "seconds"},
+    [CONFIG_LISTING_MAX] = {"listing_max", "RAMPART_LISTING_MAX", "10000000", 1000,
+                            1000000000, "objects"},
     [CONFIG_AUTO_PULL] = {"auto_pull", "RAMPART_AUTO_PULL", "300", 0, 604800,
                           "seconds (0: off)"},
     [CONFIG_READ_ONLY] = {"read_only", "RAMPART_READ_ONLY", "false", 0, 0, NULL},

@@ -27,22 +27,30 @@ static error_code exec_id(store *st, store_stmt_id id, const char *const *args, 
 }
 
 /*
- * A pull's staging lives in memory, from store_pull_begin to the end of its merge
- * (or store_pull_release): in SQLite's temporary file with its default 2 MB cache
- * a listing of 100,000 rules spilled to disk and was read back (~34k writes and
- * ~33k reads, plus the temp schema's journal). What it takes is what the listing
- * holds, about 270 bytes a rule, given back when the pull ends: temp_store goes
- * back to its default, which drops the temp schema whole. temp_store can change
- * only outside a transaction (it drops the temp schema); inside a caller's
- * transaction the staging stays where it is.
+ * A pull's staging, from store_pull_begin to the end of its merge (or
+ * store_pull_release), sits in the temp schema's page cache of STAGING_CACHE_KIB:
+ * a listing of 100,000 rules (about 270 bytes a rule) stays in it and is never
+ * read back from disk, while a longer one (a remote or hub serving pages forever,
+ * up to listing_max) spills to SQLite's temporary file rather than grow the
+ * process: with the merge's own cache (MERGE_CACHE_KIB) a pull stays under 128
+ * MiB whatever the listing's length. SQLite's default 2 MB cache made a
+ * 100,000-rule listing spill and read back (~34k writes, ~33k reads); a staging
+ * all in memory (temp_store = MEMORY) grew without bound. Both settings go back
+ * to their defaults when the pull ends, which drops the temp schema whole; they
+ * can change only outside a transaction (temp_store drops the temp schema), so
+ * inside a caller's transaction the staging stays where it is.
  */
+enum { STAGING_CACHE_KIB = 32 * 1024 };
+
 static error_code staging_in_memory(store *st, bool on, error_info *err)
 {
     if (st->in_tx)
         return ERROR_OK;
     st->staging_ready = false; /* a change drops the temp schema */
-    return store_exec_sql(st, on ? "PRAGMA temp_store = MEMORY"
-                                 : "PRAGMA temp_store = DEFAULT", err);
+    char sql[96];
+    snprintf(sql, sizeof sql, "PRAGMA temp_store = %s; PRAGMA temp.cache_size = -%d",
+             on ? "FILE" : "DEFAULT", on ? STAGING_CACHE_KIB : 2000);
+    return store_exec_sql(st, sql, err);
 }
 
 void store_pull_release(store *st)
