@@ -191,6 +191,24 @@ check "... every entry once on the server, none twice" \
     on_server 3 -e '^203.0.113.0/25$' -e '^203.0.113.128/25$' -e '^100.64.0.0/10$'
 run --db "$A" plan
 check "... and A's plan for them is empty" out_lacks "kill9"
+# ---- a create the remote holds already, with another description ----
+run --db "$A" rules create --cidr 10.50.0.0/16 --policy $P --action allow \
+    --description theirs --sync
+run --db "$B" rules create --cidr 10.50.0.0/16 --policy $P --action allow --description mine
+run --db "$B" sync
+check "a create the remote already holds (400, then the listing): exit 4, a new conflict" \
+    sh -c '[ "$0" -eq 4 ] && grep -q "new conflicts" "$1"' "$status" "$tmp/out"
+dup=$("$RAMPART" --db "$A" rules list --filter 10.50.0.0 -o name)
+run --db "$B" rules get "$dup" --json
+check "... the description given here is kept beside the remote's, not dropped" \
+    json 'd["state"] == "conflict" and d["description"] == "mine" and
+          d["edit"]["fields"]["description"]["remote"] == "theirs"'
+server_get ip_policy_rules "$dup"
+check "... and the server keeps its own" json 'd["description"] == "theirs"'
+run --db "$B" rules resolve "$dup" --keep-local --sync
+server_get ip_policy_rules "$dup"
+check "resolve --keep-local --sync: the server now has it" json 'd["description"] == "mine"'
+
 # ---- the plan says what the sync sends, and the sync sends exactly that ----
 run --db "$A" sync
 run --db "$A" rules create --cidr 198.18.0.0/15 --policy $P --action deny

@@ -529,10 +529,41 @@ static const char *const statements[STMT_COUNT] = {
                                       " SELECT r.id, p.id, 'rule' FROM pull_rules AS p"
                                       " JOIN rules AS r ON " KEY_MATCH("r")
                                       " AND p.action = r.action WHERE " UNSEEN("p"),
+    /* A local create the remote holds already (a queued one, or one refused as a
+     * duplicate) with another description or metadata is not dropped silently: it
+     * becomes a conflict of those fields (the remote's value beside the one given
+     * here; the base is a create's, empty: a remote value that is empty too is no
+     * conflict, and the next push sends the one given), for the user to keep or
+     * let go. Lines and the record are keyed by the local id: the adopt's rename
+     * carries them. */
+    [STMT_MERGE_RULE_ADOPT_EDITS] = "INSERT OR IGNORE INTO edits (kind, id, field, base,"
+                                    " remote) SELECT 'rule', r.id, f.name, '', CASE f.name WHEN"
+                                    " 'description' THEN p.description ELSE p.metadata END"
+                                    " FROM pull_rules AS p JOIN rules AS r ON " KEY_MATCH("r")
+                                    " AND p.action = r.action"
+                                    " JOIN (SELECT 'description' AS name UNION ALL"
+                                    " SELECT 'metadata') AS f"
+                                    " WHERE " UNSEEN("p") " AND ((f.name = 'description' AND"
+                                    " r.description <> '' AND r.description <> p.description)"
+                                    " OR (f.name = 'metadata' AND r.metadata <> '' AND"
+                                    " r.metadata <> p.metadata))",
+    [STMT_MERGE_RULE_ADOPT_CONFLICTS] = "INSERT OR REPLACE INTO conflicts (kind, id, reason,"
+                                        " other_id) SELECT DISTINCT 'rule', e.id, 'fields', ''"
+                                        " FROM edits AS e JOIN rules AS r ON r.id = e.id"
+                                        " WHERE e.kind = 'rule' AND r.state IN " ADOPTABLE,
     [STMT_MERGE_RULE_ADOPT] = "UPDATE rules SET id = p.id, uri = p.uri,"
-                              " created_at = p.created_at, description = p.description,"
-                              " metadata = p.metadata, policy_uri = p.policy_uri,"
-                              " state = 'synced', error = '', attempts = 0, updated_at = ?1"
+                              " created_at = p.created_at,"
+                              " description = CASE rules.description WHEN '' THEN"
+                              " p.description ELSE rules.description END,"
+                              " metadata = CASE rules.metadata WHEN '' THEN p.metadata"
+                              " ELSE rules.metadata END, policy_uri = p.policy_uri,"
+                              " state = CASE WHEN EXISTS (SELECT 1 FROM edits AS e WHERE"
+                              " e.kind = 'rule' AND e.id = rules.id) THEN 'conflict' ELSE"
+                              " 'synced' END, error = CASE WHEN EXISTS (SELECT 1 FROM edits"
+                              " AS e WHERE e.kind = 'rule' AND e.id = rules.id) THEN 'the"
+                              " remote holds this rule already, with another description or"
+                              " metadata: keep yours (--keep-local) or take theirs"
+                              " (--take-remote)' ELSE '' END, attempts = 0, updated_at = ?1"
                               " FROM pull_rules AS p WHERE " KEY_MATCH("rules")
                               " AND p.action = rules.action AND " UNSEEN("p"),
     /* A remote rule whose key a local row holds with another meaning: a create of
