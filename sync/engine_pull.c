@@ -219,6 +219,14 @@ static void log_merge(engine *e, const store_pull_stats *r, const store_pull_sta
     if (c->strays)
         engine_log(e, SYNC_LOG_WARN, "%zu extra remote copies of our credentials: "
                    "deleted by the next push", c->strays);
+    if (r->twice + c->twice)
+        engine_log(e, SYNC_LOG_WARN, "the remote's listing held %zu ids twice (a page "
+                   "shifted while it was read?): each is cached once, as last listed",
+                   r->twice + c->twice);
+    if (r->same_key)
+        engine_log(e, SYNC_LOG_WARN, "the remote's listing held %zu rules whose policy "
+                   "and cidr another listed rule has: one of each is cached, the other "
+                   "left out (the next sync lists them again)", r->same_key);
     if (r->requeued + c->requeued)
         engine_log(e, SYNC_LOG_INFO, "%zu creates not found remotely: queued again",
                    r->requeued + c->requeued);

@@ -819,6 +819,9 @@ typedef struct store_pull_stats {
                               other action, or of an edit's new cidr: conflict */
     size_t edit_conflicts; /* edited rows the remote changed or deleted: conflict */
     size_t strays;         /* credentials: extra copies of our own creates: deleting */
+    size_t twice;          /* listed rows whose id the listing held before: one kept */
+    size_t same_key;       /* rules: listed under another id with a listed rule's
+                              policy and cidr: left out of the cache */
 } store_pull_stats;
 
 /*

@@ -375,6 +375,42 @@ static void test_orphan_absent_is_requeued(void **state)
     model_object_clear(&c);
 }
 
+/* A listing that holds one id twice (a page shifted while it was read) caches it
+ * once, as last listed, and says so; two ids for one policy and cidr cache one
+ * and count the other. */
+static void test_listing_duplicates_are_counted(void **state)
+{
+    store *st = *state;
+    model_object a = remote_rule(1, "10.0.0.0/8", MODEL_ACTION_ALLOW);
+    model_object a2 = a;
+    strcpy(a2.rule.description, "listed again");
+    model_object b = remote_rule(2, "10.1.0.0/16", MODEL_ACTION_DENY);
+    model_object b_other = remote_rule(3, "10.1.0.0/16", MODEL_ACTION_ALLOW);
+    model_object c = remote_rule(4, "10.2.0.0/16", MODEL_ACTION_DENY);
+    model_object listing[] = {a, b, c, a2, b_other};
+    store_pull_stats rs;
+    merge_rules(st, listing, 5, &rs);
+    assert_int_equal(rs.pulled, 4);
+    assert_int_equal(rs.twice, 1);
+    assert_int_equal(rs.same_key, 1);
+    assert_int_equal(rs.added, 3);
+    assert_string_equal(get_row(st, MODEL_KIND_RULE, a.rule.id).rule.description,
+                        "listed again");
+    /* A clean listing after it says nothing (the counters start again). */
+    model_object clean[] = {a, b, c};
+    merge_rules(st, clean, 3, &rs);
+    assert_int_equal(rs.twice, 0);
+    assert_int_equal(rs.same_key, 0);
+    /* Credentials: an id twice. */
+    model_object k = remote_cred(1, "one");
+    model_object creds[] = {k, k};
+    store_pull_stats cs;
+    merge(st, clean, 3, creds, NULL, 2, &rs, &cs);
+    assert_int_equal(cs.pulled, 1);
+    assert_int_equal(cs.twice, 1);
+    assert_int_equal(rs.twice, 0);
+}
+
 static void test_cred_strays_and_tokens(void **state)
 {
     store *st = *state;
@@ -833,7 +869,8 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(test_additions_and_pulled_count),
-        T(test_absence_and_updates),
+        T(test_listing_duplicates_are_counted),
+    T(test_absence_and_updates),
         T(test_adopt_by_natural_key),
         T(test_other_action_conflicts_local_row),
         T(test_unmerged_staging_leaves_cache),

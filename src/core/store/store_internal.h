@@ -91,6 +91,7 @@ typedef enum store_stmt_id {
     STMT_CONFLICT_PUT,
     STMT_PULL_RULES_COUNT,
     STMT_PULL_CREDS_COUNT,
+    STMT_PULL_RULES_SAME_KEY,
     STMT_MERGE_RULE_LOCAL_CREATES,
     STMT_MERGE_CRED_LOCAL_CREATES,
     STMT_MERGE_RULE_GONE_ALIASES,
@@ -156,6 +157,9 @@ struct store {
     /* per kind, pulled rows the gate refused that have no cached copy: the listing
      * says nothing about them, so it cannot settle local creates (store_pull.c) */
     size_t pull_blind[MODEL_KIND_COUNT];
+    /* per kind, rows written to the staging since store_pull_begin: more than it
+     * holds when the listing held an id twice */
+    size_t pull_puts[MODEL_KIND_COUNT];
     bool staging_ready;   /* the pull's staging tables exist in the temp schema */
     long long now_sec;    /* the second now_text was formatted for */
     char now_text[MODEL_TIME_MAX + 1];

@@ -56,8 +56,10 @@ static error_code staging_in_memory(store *st, bool on, error_info *err)
 void store_pull_release(store *st)
 {
     error_info ignored;
-    if (st)
-        staging_in_memory(st, false, &ignored);
+    if (!st)
+        return;
+    staging_in_memory(st, false, &ignored);
+    memset(st->pull_puts, 0, sizeof st->pull_puts);
 }
 
 /* The staging tables live in this connection's temp schema: make them on first
@@ -87,6 +89,7 @@ error_code store_pull_begin(store *st, error_info *err)
     if (rc == ERROR_OK)
         rc = exec_id(st, STMT_PULL_CREDS_CLEAR, NULL, 0, NULL, err);
     memset(st->pull_blind, 0, sizeof st->pull_blind);
+    memset(st->pull_puts, 0, sizeof st->pull_puts);
     return store_op_end(st, op, rc, err);
 }
 
@@ -142,6 +145,7 @@ static error_code stage_refused(store *st, model_kind kind, const char *id, erro
         return err->code;
     /* Not cached: it may be one of our own creates, whose reply was lost. */
     st->pull_blind[kind] += kept == 0;
+    st->pull_puts[kind] += kept;
     return ERROR_OK;
 }
 
@@ -172,6 +176,7 @@ static error_code stage_row(store *st, stage_page *p, size_t i, error_info *err)
             p->on_refused(p->ctx, p->kind, model_object_id(obj), &why);
         return stage_refused(st, p->kind, model_object_id(obj), err);
     }
+    st->pull_puts[p->kind]++;
     if (p->kind == MODEL_KIND_CRED)
         return put_cred(st, &obj->cred, p->markers ? p->markers[i] : NULL, raw, err);
     return put_rule(st, &obj->rule, err);
@@ -312,6 +317,12 @@ static error_code run_steps(store *st, model_kind kind, const char *now,
     return ERROR_OK;
 }
 
+/* Rows the staging took more than it holds: ids the listing held twice. */
+static size_t twice(const store *st, model_kind kind, size_t staged)
+{
+    return st->pull_puts[kind] > staged ? st->pull_puts[kind] - staged : 0;
+}
+
 static error_code merge_in_op(store *st, store_pull_stats *rules, store_pull_stats *creds,
                               error_info *err)
 {
@@ -320,8 +331,11 @@ static error_code merge_in_op(store *st, store_pull_stats *rules, store_pull_sta
     if (count_staged(st, STMT_PULL_RULES_COUNT, &rules->pulled, err) ||
         count_staged(st, STMT_PULL_CREDS_COUNT, &creds->pulled, err))
         return err->code;
+    rules->twice = twice(st, MODEL_KIND_RULE, rules->pulled);
+    creds->twice = twice(st, MODEL_KIND_CRED, creds->pulled);
     if (run_steps(st, MODEL_KIND_RULE, now, STMT_MERGE_RULE_LOCAL_CREATES, rules, err) ||
-        run_steps(st, MODEL_KIND_CRED, now, STMT_MERGE_CRED_LOCAL_CREATES, creds, err))
+        run_steps(st, MODEL_KIND_CRED, now, STMT_MERGE_CRED_LOCAL_CREATES, creds, err) ||
+        count_staged(st, STMT_PULL_RULES_SAME_KEY, &rules->same_key, err))
         return err->code;
     /* Edited rows last: they compare with the staged copy by id, whatever the
      * steps above did to the other rows. */

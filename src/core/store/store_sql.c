@@ -493,6 +493,12 @@ static const char *const statements[STMT_COUNT] = {
                           " VALUES (?1, ?2, ?3, ?4)",
     [STMT_PULL_RULES_COUNT] = "SELECT count(*) FROM pull_rules",
     [STMT_PULL_CREDS_COUNT] = "SELECT count(*) FROM pull_creds",
+    /* After the merge: listed rules left out of the cache because another listed
+     * id holds their policy and cidr (the live key keeps one). */
+    [STMT_PULL_RULES_SAME_KEY] = "SELECT count(*) FROM pull_rules AS p WHERE " UNSEEN("p")
+                                 " AND EXISTS (SELECT 1 FROM pull_rules AS q WHERE"
+                                 " q.policy_id = p.policy_id AND q.cidr = p.cidr"
+                                 " AND q.id <> p.id)",
 
     /* Whether any local row waits for its create: else the key and marker steps
      * cannot match and are skipped (each is a pass over the whole listing). */
