@@ -36,15 +36,10 @@ static error_code visit_row(sqlite3_stmt *s, store_policy_rule_fn fn, void *ctx,
     return fn(ctx, &r, err);
 }
 
-error_code store_policy_rules(store *st, const char *policy_id, store_policy_rule_fn fn,
-                              void *ctx, error_info *err)
+/* Each row of s to fn while rc holds; s is finalized. */
+static error_code visit_rows(store *st, sqlite3_stmt *s, error_code rc, store_policy_rule_fn fn,
+                             void *ctx, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
-    sqlite3_stmt *s = NULL;
-    if (store_prepare(st, policy_rules_sql, &s, err) != ERROR_OK)
-        return err->code;
-    error_code rc = store_bind_texts(st, s, &policy_id, 1, err);
     while (rc == ERROR_OK) {
         bool row = false;
         rc = store_step(st, s, &row, err);
@@ -54,6 +49,18 @@ error_code store_policy_rules(store *st, const char *policy_id, store_policy_rul
     }
     sqlite3_finalize(s);
     return rc;
+}
+
+error_code store_policy_rules(store *st, const char *policy_id, store_policy_rule_fn fn,
+                              void *ctx, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    sqlite3_stmt *s = NULL;
+    if (store_prepare(st, policy_rules_sql, &s, err) != ERROR_OK)
+        return err->code;
+    error_code rc = store_bind_texts(st, s, &policy_id, 1, err);
+    return visit_rows(st, s, rc, fn, ctx, err);
 }
 
 /* The 129 keys of an address's prefixes, then the policy. */
@@ -84,13 +91,5 @@ error_code store_policy_rules_containing(store *st, const char *policy_id, const
     int bound = rc == ERROR_OK ? store_bind_addr_keys(s, CONTAINING_FIRST, ip) : SQLITE_OK;
     if (bound != SQLITE_OK)
         rc = store_db_error(st, bound, err);
-    while (rc == ERROR_OK) {
-        bool row = false;
-        rc = store_step(st, s, &row, err);
-        if (rc != ERROR_OK || !row)
-            break;
-        rc = visit_row(s, fn, ctx, err);
-    }
-    sqlite3_finalize(s);
-    return rc;
+    return visit_rows(st, s, rc, fn, ctx, err);
 }
