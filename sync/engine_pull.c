@@ -226,7 +226,7 @@ static void log_merge(engine *e, const store_pull_stats *r, const store_pull_sta
     if (r->same_key)
         engine_log(e, SYNC_LOG_WARN, "the remote's listing held %zu rules whose policy "
                    "and cidr another listed rule has: one of each is cached, the other "
-                   "left out (the next sync lists them again)", r->same_key);
+                   "left out (the remote holds both: look there)", r->same_key);
     if (r->requeued + c->requeued)
         engine_log(e, SYNC_LOG_INFO, "%zu creates not found remotely: queued again",
                    r->requeued + c->requeued);
