@@ -81,6 +81,19 @@ static void same(const policy_decision *a, const policy_decision *b)
         abort();
 }
 
+/* An IPv4-mapped rule (a remote's, kept as it is) decides as the IPv4 prefix it
+ * means: the scan takes it so; its text stays the rule's. */
+static void unmap(rule *r)
+{
+    static const uint8_t v4_mapped[12] = {[10] = 0xFF, [11] = 0xFF};
+    if (r->family != 6 || r->bits < 96 || memcmp(r->addr, v4_mapped, 12) != 0)
+        return;
+    memmove(r->addr, r->addr + 12, 4);
+    memset(r->addr + 4, 0, 12);
+    r->bits -= 96;
+    r->family = 4;
+}
+
 static size_t read_rules(const uint8_t **data, size_t *size, rule *rules)
 {
     size_t want = *size ? (size_t)(**data % (RULES_MAX + 1)) : 0;
@@ -107,7 +120,8 @@ static size_t read_rules(const uint8_t **data, size_t *size, rule *rules)
         snprintf(cidr, sizeof cidr, "%s/%u", text, r->bits);
         error_info err = {0};
         if (validate_cidr(cidr, NULL, r->cidr, sizeof r->cidr, &err) != ERROR_OK)
-            continue; /* e.g. an IPv4-mapped range: not a rule validate lets in */
+            continue;
+        unmap(r);
         n++;
     }
     return n;
