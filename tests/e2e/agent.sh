@@ -440,7 +440,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/n
     run agent --listen tcp:127.0.0.1:0 --key-file "$tmp/keys/theirs.key"
     check "a key file of another user: exit 2" refused 2 'belongs to another user'
 else
-    echo "ok - another user: skipped (needs root and setpriv to run a client as nobody)"
+    skip "another user" "needs root and setpriv to run a client as nobody"
 fi
 
 # ---- default socket, refusals at start ----
@@ -485,3 +485,4 @@ run --help
 check "the overview lists agent" out_has '^  agent '
 
 check "no sanitizer report in any agent log" no_sanitizer_reports
+checks_done

@@ -32,7 +32,7 @@ start_agent() {
 start_listening_agent() {
     start_agent "$@"
     if [ -z "$sock" ] || [ -z "$tcp" ]; then
-        echo "not ok - rampart agent did not start"
+        fail "rampart agent did not start"
         sed 's/^/#   /' "$tmp/$1.log"
         exit 1
     fi

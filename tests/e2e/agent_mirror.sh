@@ -216,3 +216,4 @@ stop_agent m
 check "stopped cleanly" status_is 0
 
 check "no sanitizer report in any agent log" no_sanitizer_reports
+checks_done

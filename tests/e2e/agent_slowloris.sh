@@ -26,8 +26,7 @@ if [ ! -x "$SLOWLOAD" ]; then
         2>"$tmp/cc.err" || SLOWLOAD=""
 fi
 if [ -z "$SLOWLOAD" ]; then
-    echo "ok - slow-header clients: skipped (tests/tools/slowload.c not built and no C compiler)"
-    exit 0
+    skip_all "slow-header clients: tests/tools/slowload.c not built and no C compiler"
 fi
 
 # ---- a cache holding one credential with its token, made by a real sync ----
@@ -108,3 +107,4 @@ check "SIGTERM: exit 0" status_is 0
 check "the log holds no token and no key" \
     sh -c '! grep -qF "$0" "$2" && ! grep -qF "$(head -n 1 "$1")" "$2"' "$T_WEB" "$KEY" "$tmp/a.log"
 check "no sanitizer report in the agent's log" no_sanitizer_reports
+checks_done

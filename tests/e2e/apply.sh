@@ -130,7 +130,10 @@ check "one line changed: an edit in place, its look and its PATCH" \
 log="$tmp/main.server.log"
 from=$(wc -l <"$log")
 run --db "$S" sync
-sleep 0.2 # the server logs a request after replying
+# The server logs a request after replying: poll for the PATCH's line.
+patch_logged() { tail -n +"$((from + 1))" "$log" | grep -q '^PATCH '; }
+i=0
+until patch_logged || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
 sent=$(tail -n +"$((from + 1))" "$log" | grep -c -E '^(POST|DELETE|PATCH) ')
 check "the sync sent exactly one change" [ "$sent" -eq 1 ]
 check "... a PATCH" sh -c "tail -n +$((from + 1)) '$log' | grep -q '^PATCH /ip_policy_rules/'"
@@ -146,3 +149,4 @@ run --db "$S" apply --policy $P --action allow --name office "$tmp/empty.txt"
 check "an empty list: refused, nothing queued" refused 2 "no entries: applied, it would delete every rule 'office' owns"
 run --db "$S" apply --policy $P --action allow --name office --allow-empty --dry-run "$tmp/empty.txt"
 check "--allow-empty: every rule of the NAME planned for deletion" out_has "0 to create, 4 to delete"
+checks_done

@@ -196,3 +196,4 @@ check "... and check decides it as the IPv4 rule it means" \
 run --db "$mapped" export --policy $P --format nftables --all-ports
 check "... and the nftables export puts it in the IPv4 deny set" \
     sh -c 'awk "/set deny_v4/,/}/" "$0" | grep -q "192.0.2.0/24"' "$tmp/out"
+checks_done

@@ -115,3 +115,4 @@ run frob
 check "unknown command" refused 2 "unknown command 'frob'"
 run --frob
 check "unknown global option" refused 2 "unknown option"
+checks_done

@@ -45,3 +45,4 @@ run creds frob
 check "unknown creds subcommand" refused 2 "unknown command"
 run creds token --help
 check "creds token --help explains" out_has "hands a token out once"
+checks_done

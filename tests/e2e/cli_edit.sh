@@ -16,7 +16,7 @@ d = json.load(open(sys.argv[1]))
 sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$tmp/out" "$1"
 }
 if ! command -v python3 >/dev/null 2>&1; then
-    echo "not ok - python3 is missing (the JSON checks need it)"
+    fail "python3 is missing (the JSON checks need it)"
     exit 1
 fi
 
@@ -308,3 +308,4 @@ run --db "$A" creds get "$cred"
 check "... the credential is gone here" status_is 3
 
 stop_server
+checks_done

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/server.sh"
 
 if ! command -v python3 >/dev/null 2>&1; then
-    echo "not ok - python3 is missing (the JSON and column checks need it)"
+    fail "python3 is missing (the JSON and column checks need it)"
     exit 1
 fi
 
@@ -126,4 +126,5 @@ check "create --sync of a hostile description: the sync's lines are safe" both_s
 run --db "$db" sync --verbose
 check "sync --verbose: nothing raw" both_safe
 
+checks_done
 exit 0

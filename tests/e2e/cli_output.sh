@@ -13,7 +13,7 @@ db="$tmp/cache.db"
 r() { run --db "$db" "$@"; }
 
 if ! command -v python3 >/dev/null 2>&1; then
-    echo "not ok - python3 is missing (the JSON and CSV checks need it)"
+    fail "python3 is missing (the JSON and CSV checks need it)"
     exit 1
 fi
 # py EXPR: EXPR over j (stdout as JSON), t (stdout as text) is true.
@@ -81,7 +81,7 @@ sys.exit(0 if yaml.safe_load(open(sys.argv[1])) == json.load(open(sys.argv[2])) 
             "$tmp/yaml" "$tmp/out"
     done
 else
-    echo "ok - -o yaml reads back as -o json # SKIP PyYAML is not installed (the unit test reads it back with libyaml)"
+    skip "-o yaml reads back as -o json" "PyYAML is not installed (the unit test reads it back with libyaml)"
 fi
 # The reports: -o table|json|yaml, --json is -o json byte for byte.
 for args in "status" "check ipp_a 10.0.0.1 192.0.2.1" "doctor"; do
@@ -141,7 +141,7 @@ if command -v script >/dev/null 2>&1; then
         sh -c '[ "$0" -eq 0 ] && grep -q "a\\\\x1b\[2Jb" "$1" && ! grep -q "$2" "$1"' \
         "$status" "$tmp/out" "$esc"
 else
-    echo "ok - csv on a terminal # SKIP script(1) is not installed"
+    skip "csv on a terminal" "script(1) is not installed"
 fi
 
 # ---- name, table, wide, --no-headers ----
@@ -482,9 +482,10 @@ if command -v zsh >/dev/null 2>&1; then
         check "zsh TAB: an id from the cache" tui_wait "zsh-ready> rampart rules get $A"
         tui_stop
     else
-        echo "ok - zsh TAB in a terminal # SKIP tmux is not installed"
+        skip "zsh TAB in a terminal" "tmux is not installed"
     fi
 else
-    echo "ok - zsh completion # SKIP zsh is not installed"
+    skip "zsh completion" "zsh is not installed"
 fi
+checks_done
 exit 0

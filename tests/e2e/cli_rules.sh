@@ -257,3 +257,4 @@ while [ $i -lt 10 ]; do
 done
 check "two processes creating rules in a new cache at once: both saved, 10 times" \
     [ "$race_fails" -eq 0 ]
+checks_done

@@ -114,3 +114,4 @@ check "kill -9 during sync with queued edits, $rounds rounds: every edit on the 
     [ $edits_bad -eq 0 ]
 check "after $rounds rounds: $((rounds * 4)) rules on the server" \
     [ "$(server_count ip_policy_rules)" -eq $((rounds * 4)) ]
+checks_done

@@ -83,4 +83,5 @@ check "... exit 4, saying the deadline passed" said_deadline
 run --db "$DB" rules list -o name
 check "... the cache is as it was (a cut listing marks nothing deleted)" out_has "$rule"
 stop_server
+checks_done
 exit 0

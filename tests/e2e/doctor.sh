@@ -150,3 +150,4 @@ check "... nor in the --json report" \
     sh -c 'grep -q "\"error\": \"database: injected failure\"" "$0" &&
            ! grep -q "database: database:" "$0"' "$tmp/out"
 stop_server
+checks_done

@@ -73,3 +73,4 @@ if start_server "f$i" --faults "list_rules:429@1+:retry-after=1"; then
     check "listing always 429: the create is still queued" out_has "Plan: 1 to create"
 fi
 unset RAMPART_WINDOW
+checks_done

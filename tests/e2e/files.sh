@@ -13,7 +13,7 @@ P=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a
 DB="$tmp/cache.db"
 root=""
 [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && root=1
-skip_unless_root() { echo "ok - $1: skipped (needs root to chown to another uid)"; }
+skip_unless_root() { skip "$1" "needs root to chown to another uid"; }
 
 run --db "$DB" rules create --cidr 10.0.0.0/8 --policy $P --action allow
 check "setup: a cache, 0600" [ "$(stat -c %a "$DB")" = 600 ]
@@ -145,7 +145,7 @@ if [ -n "$root" ] && [ ! -e "$squat" ] && [ ! -L "$squat" ]; then
     check "... and stops cleanly on SIGTERM" [ $? = 0 ]
     rm -rf "$squat" "$other"
 elif [ -n "$root" ]; then
-    echo "ok - /tmp/rampart-UID squat: skipped ($squat exists already; not touching it)"
+    skip "/tmp/rampart-UID squat" "$squat exists already; not touching it"
 else
     skip_unless_root "/tmp/rampart-UID squat"
 fi
@@ -168,3 +168,4 @@ timeout -s KILL 10 "$RAMPART" serve-api --listen tcp:127.0.0.1:0 --db "$tmp/fifo
     --api-key-file "$tmp/fifo" >"$tmp/out" 2>"$tmp/err"
 status=$?
 check "a FIFO as serve-api's key file: refused at once" sh -c '[ "$0" -eq 2 ] && grep -q "not a regular file" "$1"' "$status" "$tmp/err"
+checks_done

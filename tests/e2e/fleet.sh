@@ -14,8 +14,7 @@ export LC_ALL=C
 FLEET_DIR=$tmp
 . "$here/fleet_lib.sh"
 if ! fleet_nginx; then
-    echo "ok - skip: nginx not installed (the fleet test needs the real tool: apt-get install nginx)"
-    exit 0
+    skip_all "nginx is not installed (the fleet test needs the real tool: apt-get install nginx)"
 fi
 
 trap 'fleet_stop_nginx; fleet_stop_hub; stop_server; rm -rf "$tmp"' EXIT INT TERM
@@ -59,7 +58,7 @@ done
 have_tls=""
 fleet_tls && have_tls=1
 if ! fleet_start "$HUB" $MAXAGE 1 "$have_tls"; then
-    echo "not ok - nginx or the hub's agent did not start"
+    fail "nginx or the hub's agent did not start"
     sed 's/^/#   /' "$tmp/ngx/start.log" "$tmp/ngx/error.log" "$tmp/hub.log" 2>/dev/null | tail -n 20
     exit 0
 fi
@@ -208,7 +207,7 @@ while :; do
         jobs="$jobs $!"
     done
     wait_jobs
-    sleep 0.2 # the next poll
+    sleep 0.2 # polling: the next round, bounded by the 30 s above
 done
 took=$(($(date +%s) - start))
 check "the changes reached all $N followers (${took}s after the hub's sync; max-age $MAXAGE s)" \
@@ -235,4 +234,5 @@ check "serve-api: only the hub's pulls ($PAGES + $hub_requests requests; followe
 check "the hub saw $hub_seen requests for $follower_requests from followers (bounded by the cache)" \
     sh -c '[ -n "$0" ] && [ "$0" -lt $(($1 / 3)) ]' "$hub_seen" "$follower_requests"
 fleet_stop_nginx
+checks_done
 exit 0

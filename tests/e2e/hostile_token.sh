@@ -11,7 +11,7 @@
 trap 'stop_hostile; rm -rf "$tmp"' EXIT INT TERM
 
 if ! command -v python3 >/dev/null 2>&1 || ! command -v sqlite3 >/dev/null 2>&1; then
-    echo "not ok - python3 and sqlite3 are needed"
+    fail "python3 and sqlite3 are needed"
     exit 1
 fi
 
@@ -72,4 +72,5 @@ check "good token: stored" [ "$(tokens_held "$db")" = 1 ]
 run --db "$db" creds token "$id"
 check "good token: creds token prints it" out_has "^2HostileCred000000000000001_Ab3Ab3Ab3Ab3Ab3Ab3Ab3$"
 
+checks_done
 exit 0

@@ -72,7 +72,7 @@ if command -v man >/dev/null 2>&1; then
         sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ] && grep -q "^NAME" "$2"' \
         "$status" "$tmp/err" "$tmp/man.txt"
 else
-    echo "not ok - man is missing (make deps installs man-db)"
+    fail "man is missing (make deps installs man-db)"
     : >"$tmp/man.txt"
 fi
 if command -v groff >/dev/null 2>&1; then
@@ -192,7 +192,7 @@ if command -v systemd-analyze >/dev/null 2>&1; then
     check "systemd-analyze verify --user accepts the four units" \
         sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ]' "$status" "$tmp/err"
 else
-    echo "ok - systemd-analyze verify # SKIP systemd-analyze is not installed"
+    skip "systemd-analyze verify" "systemd-analyze is not installed"
 fi
 
 # ---- socket activation, as the units do it ----
@@ -270,7 +270,7 @@ if command -v systemd-socket-activate >/dev/null 2>&1; then
     check "a passed socket in a directory others can write: refused, 2" \
         refused 2 "can be written by others"
 else
-    echo "ok - socket activation # SKIP systemd-socket-activate is not installed"
+    skip "socket activation" "systemd-socket-activate is not installed"
 fi
 LISTEN_FDS=x sh -c 'LISTEN_PID=$$ exec "$0" agent' "$inst" >"$tmp/out" 2>"$tmp/err"
 status=$?
@@ -327,3 +327,4 @@ make_in uninstall $layout
 find "$dest" ! -type d >"$tmp/out"
 check "make uninstall with the same settings removes every file" \
     sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ]' "$status" "$tmp/out"
+checks_done

@@ -1,5 +1,10 @@
-# Shared helpers of the end-to-end shell tests. Each test prints "ok - NAME" or
-# "not ok - NAME" (with the command's output indented below); tests/run.sh counts them.
+# Shared helpers of the end-to-end shell tests. Each check prints "ok - NAME" or
+# "not ok - NAME" (with the command's output indented below), a skipped one
+# "ok - NAME # SKIP WHY"; tests/run.sh counts them. A script ends with
+# `checks_done`, which prints its plan ("1..N", as TAP does): N is the number
+# given to `plan N` at the top, or else the number of checks run. tests/run.sh
+# fails a script that printed no plan (it stopped early) or whose lines do not
+# add up to it.
 # The rampart under test is $RAMPART; every test file gets its own temp HOME.
 set -u
 : "${RAMPART:?set RAMPART to the rampart binary}"
@@ -11,6 +16,36 @@ unset RAMPART_DB RAMPART_API_URL RAMPART_API_KEY RAMPART_CONFIG RAMPART_VERSION_
       RAMPART_RATE
 mkdir -p "$HOME"
 status=0
+checks=0
+planned=""
+
+# plan N: this script runs N checks, skips included, whatever is installed.
+plan() { planned=$1; }
+
+# checks_done: the script's last line: its plan.
+checks_done() { echo "1..${planned:-$checks}"; }
+
+# skip NAME WHY: a check that could not run here, counted as skipped.
+skip() {
+    checks=$((checks + 1))
+    echo "ok - $1 # SKIP $2"
+}
+
+# pass NAME / fail NAME: a check decided by the script itself.
+pass() {
+    checks=$((checks + 1))
+    echo "ok - $1"
+}
+fail() {
+    checks=$((checks + 1))
+    echo "not ok - $1"
+}
+
+# skip_all WHY: none of this script's checks can run here: one skip, and exit.
+skip_all() {
+    echo "1..0 # SKIP $1"
+    exit 0
+}
 
 # run ARGS...: run rampart, keep stdout/stderr in $tmp/out, $tmp/err and the status.
 run() {
@@ -30,6 +65,7 @@ run_in() {
 check() {
     name=$1
     shift
+    checks=$((checks + 1))
     if "$@"; then
         echo "ok - $name"
     else

@@ -28,7 +28,7 @@ serve() {
     n=0
     while [ ! -s "$tmp/$name.ready" ]; do
         n=$((n + 1))
-        [ $n -gt 500 ] && { echo "not ok - serve-api $name did not start"; exit 1; }
+        [ $n -gt 500 ] && { fail "serve-api $name did not start"; exit 1; }
         sleep 0.02 # polling for the ready file
     done
     eval "url_$name=http://\$(cat \"\$tmp/\$name.ready\")"
@@ -248,4 +248,5 @@ prun --profile ci status
 check "600: taken" out_has "remote  *$url_a (API key from profile section)"
 
 check "no output ever held a key" sh -c "! grep -q -e '$key_a' -e '$key_b' '$all'"
+checks_done
 exit 0

@@ -39,6 +39,8 @@ awk -v dir="$tmp/steps" '
     END { flush() }' "$tmp/block" >"$tmp/steps.sh"
 steps=$(ls "$tmp/steps" | grep -c '[.]cmd$')
 cp "$tmp/block" "$tmp/out"
+# This check, a line per step (printed by the tour's own shell) and the last check.
+plan $((steps + 2))
 check "the README's tour found: $steps commands" [ "$steps" -ge 10 ]
 
 # No account: no RAMPART_* setting from the caller (lib.sh made HOME and the XDG
@@ -75,4 +77,5 @@ cat "$tmp/steps.sh" >>"$tmp/tour.sh"
 cd "$tmp" || exit 1
 no_server() { ! pgrep -f "$XDG_DATA_HOME/rampart/sandbox/remote.db" >/dev/null; }
 check "no sandbox server is left running after the tour" no_server
+checks_done
 exit 0

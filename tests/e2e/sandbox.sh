@@ -61,7 +61,8 @@ if [ -n "$child" ] && tr '\0' '\n' <"/proc/$child/environ" >"$tmp/child.env" 2>/
         sh -c '! grep -q -e "^HOME=" -e "^XDG_" "$0"' "$tmp/child.env"
     check "sandbox child: PATH kept" grep -q "^PATH=" "$tmp/child.env"
 else
-    echo "ok - sandbox child's environment: skipped (needs root to read /proc/PID/environ of a non-dumpable process)"
+    skip "sandbox child's environment" "needs root to read /proc/PID/environ of a non-dumpable process"
 fi
 kill "$agent" 2>/dev/null
 wait "$agent" 2>/dev/null
+checks_done

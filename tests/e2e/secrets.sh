@@ -306,3 +306,4 @@ check "the database files are 0600" sh -c 'for f; do [ "$(stat -c %a "$f")" = 60
 check "the agent key file is 0600" [ "$(stat -c %a "$AKEYFILE")" = 600 ]
 find "$HOME" -mindepth 1 -type d ! -perm 700 >"$tmp/out"
 check "every directory created under HOME is 0700" sh -c '[ ! -s "$0" ]' "$tmp/out"
+checks_done

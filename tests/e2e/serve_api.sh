@@ -121,7 +121,7 @@ rule() { printf '{"cidr":"%s","ip_policy_id":"%s","action":"%s"%s}' "$1" "$2" "$
 # ---- start-up ----
 start s1
 if [ -z "$addr" ]; then
-    echo "not ok - serve-api did not start"
+    fail "serve-api did not start"
     sed 's/^/#   /' "$tmp/s1.log"
     exit 1
 fi
@@ -638,3 +638,4 @@ check "the reset edit was committed; the 502 one was not" replied 200 '"metadata
 check "edit faults are logged" grep -q "^PATCH /ip_policy_rules/$PR 200 .*fault=drop" "$tmp/pfaulty.log"
 run serve-api --help
 check "--help lists the edit operations for --faults" grep -q 'patch_rule patch_cred' "$tmp/out"
+checks_done

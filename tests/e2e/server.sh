@@ -21,7 +21,7 @@ start_server() {
     while [ ! -s "$tmp/$name.ready" ]; do
         tries=$((tries + 1))
         if [ $tries -gt 500 ] || ! kill -0 "$server_pid" 2>/dev/null; then
-            echo "not ok - serve-api did not start"
+            fail "serve-api did not start"
             cat "$tmp/$name.server.log"
             return 1
         fi

@@ -142,5 +142,6 @@ if command -v flock >/dev/null 2>&1; then
     check "... the rule went out once" [ "$(server_list ip_policy_rules cidr | grep -c '^10.9.0.0/16$')" -eq 1 ]
     stop_server
 else
-    echo "ok - two syncs of one cache # SKIP flock(1) is not installed"
+    skip "two syncs of one cache" "flock(1) is not installed"
 fi
+checks_done

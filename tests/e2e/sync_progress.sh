@@ -8,7 +8,7 @@
 
 P1=ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a
 if ! command -v python3 >/dev/null 2>&1; then
-    echo "not ok - python3 is missing (the JSON checks need it)"
+    fail "python3 is missing (the JSON checks need it)"
     exit 0
 fi
 
@@ -51,7 +51,7 @@ queue_rules() { # queue_rules DB FROM TO: rules 10.FROM.0.0/16 .. 10.TO.0.0/16
     i=$2
     while [ "$i" -le "$3" ]; do
         "$RAMPART" --db "$1" rules create --cidr "10.$i.0.0/16" --policy $P1 --action allow \
-            >/dev/null || echo "not ok - queueing rule $i"
+            >/dev/null || fail "queueing rule $i"
         i=$((i + 1))
     done
 }
@@ -150,3 +150,4 @@ check "a later sync converges" status_is 0
 check "... every rule on the server once" [ "$(server_count ip_policy_rules)" -eq 6 ]
 run --db "$E" plan
 check "... nothing left to do" out_has "Nothing to do"
+checks_done

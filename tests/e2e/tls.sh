@@ -5,8 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v openssl >/dev/null 2>&1; then
-    echo "ok - tls: skipped (no openssl command)"
-    exit 0
+    skip_all "tls: no openssl command"
 fi
 tls_pid=""
 trap '[ -n "$tls_pid" ] && kill "$tls_pid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
@@ -42,3 +41,4 @@ check "  the reason names the certificate" err_has "SSL certificate problem"
 check "  the key is not in the message" err_lacks tls_test_key_0123456789
 run plan
 check "  the rule is still queued to create" out_has "Plan: 1 to create"
+checks_done

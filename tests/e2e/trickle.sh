@@ -74,3 +74,4 @@ check "... each rule once on the server (no duplicate, nothing lost)" \
     [ "$(server_cidr_count 10.2.0.0/16) $(server_cidr_count 10.3.0.0/16)" = "1 1" ]
 check "... and nothing else there" [ "$(server_count ip_policy_rules)" = 2 ]
 stop_server
+checks_done

@@ -231,4 +231,5 @@ writes_and_looks() {
         [ "$(grep -c -E '^GET /(ip_policy_rules|credentials)[? ]' "$tmp/log.txt")" -eq 2 ]
 }
 check "... and sent exactly those 6, then the 2 listing pages" writes_and_looks
+checks_done
 exit 0

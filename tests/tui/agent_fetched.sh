@@ -60,4 +60,5 @@ check "marked: names web, fetched just now" screen 1 "  $WEB (web) just now"
 check "marked: not idle, never fetched" no_screen 1 "  $IDLE (idle)"
 check "single row: the question" screen 2 "Delete 1 credential?"
 check "single row: names web too" screen 2 "  $WEB (web) just now"
+checks_done
 exit 0

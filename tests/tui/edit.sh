@@ -25,7 +25,7 @@ d = json.load(open(sys.argv[1]))
 sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$tmp/out" "$1"
 }
 if ! command -v python3 >/dev/null 2>&1; then
-    echo "not ok - python3 is missing (the JSON checks need it)"
+    fail "python3 is missing (the JSON checks need it)"
     exit 1
 fi
 rule_json() { run --db "$db" rules get "$1" --json; }
@@ -273,4 +273,5 @@ run --db "$db" sync
 server_has() { api GET "/ip_policy_rules/$rule" | grep -q "$1"; }
 check "resolve: the next sync sends the kept value" server_has "mine again"
 stop_server
+checks_done
 exit 0

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 db="$tmp/cache.db"
-tui_cache 10000 "$db" || echo "not ok - import"
+tui_cache 10000 "$db" || fail "import"
 
 # play NAME [OPTIONS]: run the script $tmp/NAME.keys (from stdin) headless.
 play() { headless_play "$db" "$@"; }
@@ -340,3 +340,4 @@ run --sandbox tui --no-agent --headless "$tmp/one.keys"
 check "sandbox: named in the header" sh -c "head -n 1 '$tmp/out' | grep -q 'sandbox: never synced'"
 run --db "$db" tui --no-agent --headless "$tmp/one.keys"
 check "no sandbox: not named" sh -c "! head -n 1 '$tmp/out' | grep -q 'sandbox'"
+checks_done

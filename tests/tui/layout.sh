@@ -17,7 +17,7 @@ last_row_is() { [ "$(tail -n 1 "$tmp/screen.$1" | sed 's/ *$//')" = "$2" ]; }
 
 rules() { # DB JSON
     printf '%s\n' "$2" >"$tmp/rules.json"
-    "$RAMPART" --db "$1" rules import "$tmp/rules.json" >/dev/null || echo "not ok - import"
+    "$RAMPART" --db "$1" rules import "$tmp/rules.json" >/dev/null || fail "import"
 }
 two="$tmp/two.db"
 rules "$two" '[{"cidr":"10.0.0.0/8","ip_policy_id":"ipp_alpha01","action":"allow"},
@@ -143,4 +143,5 @@ key <Enter>
 dump
 EOF2
 check "details: the box's own keys" last_row_is 1 " q close  j down  k up  PgDn page  Q quit"
+checks_done
 exit 0

@@ -240,4 +240,5 @@ check "read-only: no auto-pull" sh -c "[ $(lists) = $n_before ]"
 printf 'tick soon\n' >"$tmp/bad.keys"
 run --db "$db" tui --no-agent --headless "$tmp/bad.keys"
 check "tick: a bad value is refused" refused 2 "'tick' needs seconds"
+checks_done
 exit 0

@@ -127,4 +127,5 @@ check "none marked" tui_wait_gone "2 marked"
 
 tui_keys Q
 check "quits with status 0" tui_exited_ok
+checks_done
 exit 0

@@ -6,12 +6,12 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v tmux >/dev/null 2>&1; then
-    echo "not ok - tmux is not installed (make deps installs it)"
+    fail "tmux is not installed (make deps installs it)"
     exit 1
 fi
 
 db="$tmp/cache.db"
-tui_cache 10000 "$db" || echo "not ok - import"
+tui_cache 10000 "$db" || fail "import"
 
 # The console inside a shell that reports, once it ends, its exit status and
 # whether the terminal modes are what they were before. Every byte it writes goes
@@ -175,7 +175,7 @@ if [ -n "$pid" ]; then
     check "SIGTERM: terminal restored" tui_wait "TTY-RESTORED"
     check "SIGTERM: cursor shown again" cursor_back
 else
-    echo "not ok - SIGTERM: console process not found"
+    fail "SIGTERM: console process not found"
 fi
 
 # ---- the agent endpoint while the console is open ----
@@ -198,3 +198,4 @@ check "agent: its audit line in the log view" tui_wait "by=name"
 tui_keys Q
 check "agent: quits" tui_wait "EXIT=0"
 check "agent: socket closed" tui_poll 10 test ! -S "$sock"
+checks_done

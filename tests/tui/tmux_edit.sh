@@ -55,4 +55,5 @@ check "readonly refuses e" tui_wait "read-only"
 check "no edit form in read-only" tui_lacks "Edit rule"
 tui_keys Q
 check "read-only console quits" tui_exited_ok
+checks_done
 exit 0

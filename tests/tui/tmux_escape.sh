@@ -14,7 +14,7 @@ HOSTILE_SERVER="$(dirname "$0")/../e2e/hostile_server.py"
 trap 'stop_hostile; tui_cleanup' EXIT INT TERM
 
 if ! command -v python3 >/dev/null 2>&1; then
-    echo "not ok - python3 is missing (the hostile remote needs it)"
+    fail "python3 is missing (the hostile remote needs it)"
     exit 1
 fi
 
@@ -103,4 +103,5 @@ check "the message's rows went back to the view" tui_wait_gone "(byte 29 of 55)"
 tui_keys Q
 check "quits again" tui_exited_ok
 
+checks_done
 exit 0

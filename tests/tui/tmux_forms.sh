@@ -122,4 +122,5 @@ check "no confirmation in read-only" tui_lacks "Delete 1 rule?"
 check "readonly deleted nothing" rule_count 1
 tui_keys Q
 check "read-only console quits" tui_exited_ok
+checks_done
 exit 0

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v tmux >/dev/null 2>&1; then
-    echo "not ok - tmux is not installed (make deps installs it)"
+    fail "tmux is not installed (make deps installs it)"
     exit 1
 fi
 
@@ -21,7 +21,7 @@ cat >"$tmp/rules.json" <<'JSON'
  {"cidr":"2001:0db8:85a3:0000:0000:8a2e:0370:7334/128","ip_policy_id":"ipp_beta001",
   "action":"allow","description":"one v6 host"}]
 JSON
-"$RAMPART" --db "$db" rules import "$tmp/rules.json" >/dev/null || echo "not ok - import"
+"$RAMPART" --db "$db" rules import "$tmp/rules.json" >/dev/null || fail "import"
 
 # line TEXT: the screen's line number of the first line holding TEXT (0: none).
 line() { tui_capture | grep -n -F -- "$1" | head -n 1 | cut -d: -f1 | grep . || echo 0; }
@@ -96,4 +96,5 @@ tui_keys q
 check "vt100: exit 0" tui_wait "EXIT=0"
 check "vt100: the prompt back" tui_wait "READY> "
 check "vt100: the table cleared away" tui_wait_gone "192.168.0.0/16"
+checks_done
 exit 0

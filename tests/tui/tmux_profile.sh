@@ -69,4 +69,5 @@ check "back to the default profile" tui_wait "rampart (default)"
 check "... and its cache" tui_wait "10.1.0.0/16"
 tui_keys Q
 check "quits" tui_exited_ok
+checks_done
 exit 0

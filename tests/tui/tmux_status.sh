@@ -60,4 +60,5 @@ check "500: the details give the operation id" tui_wait "operation    op_"
 check "500: and the status" tui_wait "http status  500"
 tui_keys Escape Q
 check "quits after 500" tui_exited_ok
+checks_done
 exit 0

@@ -139,4 +139,5 @@ check "the reason is in the status line once the run gives up" tui_wait "could n
 check "then the worker's own retry, named the same way" tui_wait "unreachable, retry in" 10
 tui_keys Q
 check "quitting during the retry wait" tui_exited_ok
+checks_done
 exit 0
