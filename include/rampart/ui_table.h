@@ -65,6 +65,9 @@ typedef struct ui_table_col {
     bool whole;     /* placed at its widest cell on screen, or at min_width */
     bool fit;       /* grows only to its widest cell on screen */
     bool optional;  /* hidden by ui_table_toggle_optional (the id: Enter shows it) */
+    const char *sort;    /* the name of the order this column sorts by ("cidr": `:sort`
+                            and the position row say it); NULL: it does not sort */
+    store_sort sort_key; /* that order in the store */
 } ui_table_col;
 
 typedef struct ui_table_row {
@@ -82,11 +85,8 @@ typedef struct ui_table_row {
 typedef void (*ui_table_detail_fn)(void *ctx, const char *label, const char *value);
 
 typedef struct ui_table_source {
-    const ui_table_col *cols;
+    const ui_table_col *cols; /* at least one of them sorts */
     int ncols;
-    const char *const *sorts;    /* sort names ("id", "cidr", …), nsorts >= 1 */
-    const store_sort *sort_keys; /* the store order of each name */
-    int nsorts;
     void *ctx;
     error_code (*page)(void *ctx, const store_query *q, const char *cursor, store_dir dir,
                        size_t limit, ui_table_row *rows, size_t *count, error_info *err);
@@ -112,7 +112,7 @@ typedef struct ui_table {
     char filter[1025];
     char scope_policy[MODEL_ID_MAX + 1]; /* the owner's scope (ui_table_set_scope) */
     unsigned scope_states;
-    int sort;
+    int sort;            /* the column sorted by (one with a `sort`) */
     bool descending;
     bool hide_optional;  /* the `optional` columns are hidden (a key toggles it) */
     bool stale;          /* count and page to be read again */
@@ -139,9 +139,20 @@ error_code ui_table_refresh(ui_table *t, bool force);
 /* Everything changed (a sync, a delete): re-read, keeping the first visible row. */
 void ui_table_reload(ui_table *t);
 
-/* Query changes: each starts again at the top. */
+/* Query changes: each starts again at the top. ui_table_set_sort takes the index
+ * of a column that sorts (any other: the first that does). */
 void ui_table_set_filter(ui_table *t, const char *filter);
-void ui_table_set_sort(ui_table *t, int sort, bool descending);
+void ui_table_set_sort(ui_table *t, int col, bool descending);
+
+/* Sorts are the columns': ui_table_sort_next is the next column that sorts after
+ * the current one, in table order (the order on screen), wrapping round, leaving
+ * out the optional columns while they are hidden; ui_table_sort_find the column
+ * whose sort is `name` (-1: none); ui_table_sort_count how many sort;
+ * ui_table_sort_name the current sort's name. */
+int ui_table_sort_next(const ui_table *t);
+int ui_table_sort_find(const ui_table *t, const char *name);
+int ui_table_sort_count(const ui_table *t);
+const char *ui_table_sort_name(const ui_table *t);
 
 /* The owner's scope: its policy_id and states are copied and narrow every read
  * from now on (NULL or an empty one clears it); its filter and sort are ignored

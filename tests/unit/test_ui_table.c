@@ -31,11 +31,13 @@ typedef struct fixture {
     bool fail;
 } fixture;
 
-static const char *const sort_names[] = {"id", "policy", "cidr", "action", "state"};
-static const store_sort sorts[] = {STORE_SORT_ID, STORE_SORT_POLICY, STORE_SORT_CIDR,
-                                   STORE_SORT_ACTION, STORE_SORT_STATE};
-static const ui_table_col cols[] = {{"ID", 10, 33, true, 0, false, false, false},
-                                    {"CIDR", 10, 20, false, 0, false, false, false}};
+/* Column i sorts by sort i of sort_key() below; the page fills ID and CIDR. */
+static const ui_table_col cols[] = {
+    {"ID", 10, 33, true, 0, false, false, false, "id", STORE_SORT_ID},
+    {"POLICY", 6, 6, false, 0, false, false, false, "policy", STORE_SORT_POLICY},
+    {"CIDR", 10, 20, false, 0, false, false, false, "cidr", STORE_SORT_CIDR},
+    {"ACTION", 6, 6, false, 0, false, false, false, "action", STORE_SORT_ACTION},
+    {"STATE", 5, 5, false, 0, false, false, false, "state", STORE_SORT_STATE}};
 
 static error_code page(void *ctx, const store_query *q, const char *cursor, store_dir dir,
                        size_t limit, ui_table_row *rows, size_t *count, error_info *err)
@@ -53,7 +55,7 @@ static error_code page(void *ctx, const store_query *q, const char *cursor, stor
         snprintf(rows[i].key, sizeof rows[i].key, "%s", r->id);
         snprintf(rows[i].id, sizeof rows[i].id, "%s", r->id);
         snprintf(rows[i].cells[0], sizeof rows[i].cells[0], "%s", r->id);
-        snprintf(rows[i].cells[1], sizeof rows[i].cells[1], "%s", r->cidr);
+        snprintf(rows[i].cells[2], sizeof rows[i].cells[2], "%s", r->cidr);
         rows[i].style_col = -1;
     }
     return ERROR_OK;
@@ -135,7 +137,7 @@ static int setup(void **state)
         assert_int_equal(insert_rule(f->db.st, &r, &err), ERROR_OK);
     }
     assert_int_equal(store_commit(f->db.st, &err), ERROR_OK);
-    f->src = (ui_table_source){cols, 2, sort_names, sorts, 5, f, page, count_rows, NULL};
+    f->src = (ui_table_source){cols, 5, f, page, count_rows, NULL};
     assert_int_equal(ui_table_init(&f->t, &f->src, &err), ERROR_OK);
     assert_int_equal(ui_table_set_height(&f->t, HEIGHT, &err), ERROR_OK);
     *state = f;
@@ -585,6 +587,38 @@ static void test_layout_adapts(void **state)
     assert_int_equal(used, 120); /* the description took the rest */
 }
 
+/* `o` goes through the columns that sort in the order they are on screen (the
+ * kind's column table): rules id, cidr, action, state, policy; credentials id,
+ * description, state; the id left out while it is hidden. */
+static void test_sort_follows_columns(void **state)
+{
+    (void)state;
+    static const char *const want[MODEL_KIND_COUNT][6] = {
+        [MODEL_KIND_RULE] = {"cidr", "action", "state", "policy", "id", NULL},
+        [MODEL_KIND_CRED] = {"description", "state", "id", NULL},
+    };
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        const ui_record_kind *rk = ui_record_kind_get((model_kind)k);
+        ui_table_source src = {.cols = rk->cols, .ncols = rk->ncols};
+        ui_table t = {.src = &src};
+        ui_table_set_sort(&t, -1, false); /* no such column: the first that sorts */
+        assert_string_equal(ui_table_sort_name(&t), "id");
+        int n = 0;
+        for (; want[k][n]; n++) {
+            t.sort = ui_table_sort_next(&t);
+            assert_string_equal(ui_table_sort_name(&t), want[k][n]);
+        }
+        assert_int_equal(ui_table_sort_count(&t), n);
+        assert_int_equal(ui_table_sort_find(&t, "nope"), -1);
+    }
+    const ui_record_kind *rk = ui_record_kind_get(MODEL_KIND_RULE);
+    ui_table_source src = {.cols = rk->cols, .ncols = rk->ncols};
+    ui_table t = {.src = &src, .hide_optional = true};
+    t.sort = ui_table_sort_find(&t, "policy");
+    t.sort = ui_table_sort_next(&t);
+    assert_string_equal(ui_table_sort_name(&t), "cidr"); /* not the hidden id */
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -597,6 +631,7 @@ int main(void)
         T(test_every_sort_both_ways),
         T(test_sort_store_errors),
         T(test_cred_sorts),
+        cmocka_unit_test(test_sort_follows_columns),
         T(test_reload_keeps_first_row),
         T(test_source_errors),
         T(test_draw),

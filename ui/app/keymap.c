@@ -27,7 +27,7 @@ static const ui_keymap_entry entries[] = {
     {A, UI_REQ_LAST, "last row", {'G', UI_KEY_END}},
     {A, UI_REQ_ENTER, "details of the row", {UI_KEY_ENTER}},
     {A, UI_REQ_FILTER, "filter as you type (Enter keeps it, Esc clears it)", {'/'}},
-    {R | C | P, UI_REQ_SORT, "sort by the next column", {'o'}},
+    {R | C | P, UI_REQ_SORT, "sort by the next column to the right", {'o'}},
     {R | C | P, UI_REQ_SORT_REVERSE, "reverse the sort", {'O'}},
     {R | C, UI_REQ_ID_COLUMN, "hide or show the id column (Enter shows the id)", {'i'}},
     {R, UI_REQ_POLICY, "rules of one policy (pick from the cached ones)", {'p'}},

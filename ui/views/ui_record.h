@@ -52,12 +52,9 @@ typedef struct ui_record_kind {
     ui_view_ops view;            /* the record view: names and hooks of its own */
     char tag;                    /* the pending view's key prefix: 'r', 'c' */
     const char *short_noun;      /* the pending view's KIND column: "rule", "cred" */
-    const ui_table_col *cols;    /* the record view's columns */
+    const ui_table_col *cols;    /* the record view's columns, with their sorts */
     const char *const *values;   /* the value each column shows */
     int ncols;
-    const char *const *sorts;    /* the record view's sort names */
-    const store_sort *sort_keys; /* and the store order of each */
-    int nsorts;
     const ui_record_line *details;
     size_t ndetails;
     const ui_record_input *inputs; /* the create form's extras, by field name */
