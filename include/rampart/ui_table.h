@@ -50,8 +50,9 @@ enum {
 /*
  * Layout (ui_table_draw), at any width: columns are placed in `rank` order (0 first;
  * equal ranks in table order), each at its minimum while it fits (a `whole` column
- * at the width of its widest cell on screen when that fits: a CIDR is read whole
- * or not at all), skipping the ones that do not; then, in the same order, each
+ * at the width of its widest cell on screen, title included, when that fits, even
+ * below its minimum: a CIDR is read whole or not at all, and takes no more than
+ * it shows), skipping the ones that do not; then, in the same order, each
  * grows toward its widest cell on screen (`fit`) or its max_width; what is left
  * goes to the first open-ended column (max_width 0). Shown in table order.
  */
@@ -62,7 +63,7 @@ typedef struct ui_table_col {
     bool cut_middle;/* too long: keep both ends ("local_00V…k3J9x"): ids that share
                        a prefix differ at the end */
     int rank;       /* placement order (see above) */
-    bool whole;     /* placed at its widest cell on screen, or at min_width */
+    bool whole;     /* placed at its widest cell on screen, or else at min_width */
     bool fit;       /* grows only to its widest cell on screen */
     bool optional;  /* hidden by ui_table_toggle_optional (the id: Enter shows it) */
     const char *sort;    /* the name of the order this column sorts by ("cidr": `:sort`

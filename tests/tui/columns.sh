@@ -51,4 +51,40 @@ check "sort: then state" position_has 4 "sort state asc"
 check "sort: then policy (after STATE on screen)" position_has 5 "sort policy asc"
 check "sort: round to id" position_has 6 "sort id asc"
 check "sort: the id hidden (i): o skips it" position_has 7 "sort cidr asc"
+
+# ---- the width, shared by what people read ----------------------------------------
+# A whole CIDR column is as wide as its widest cell, not its minimum of 18.
+play "$rules" rules_width <<'EOF2'
+dump
+resize 60x20
+dump
+EOF2
+check "rules 80x24: the CIDR column no wider than its widest cell" \
+    screen 1 "192.168.0.0/16 allow"
+check "rules 60x20: the same" screen 2 "192.168.0.0/16 allow"
+check "rules 60x20: the description shown" screen 2 "home"
+
+start_server columns || exit 1
+creds="$tmp/creds.db"
+run --db "$creds" creds create --description "web agent" --acl bind:a.example.com \
+    --acl "bind:*.b.example.org" --sync
+run --db "$creds" creds create --description "jump host" --acl bind:x.example.com --sync
+run --db "$creds" sync
+check "creds: created and synced" status_is 0
+cred=$(server_ids credentials | head -n 1)
+tail6=${cred#"${cred%??????}"}
+play "$creds" creds_width <<'EOF2'
+key 2
+dump
+resize 60x20
+dump
+EOF2
+check "creds 80x24: exit 0" [ "$status" = 0 ]
+check "creds 80x24: the ACL read further than 13 columns" \
+    screen 1 "bind:a.example.com, bind:*.b.ex"
+check "creds 80x24: CREATED a date" grep -q " 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9] *\$" "$tmp/screen.1"
+check "creds 80x24: no time of day" sh -c "! grep -q 'T[0-9][0-9]:[0-9][0-9]:' '$tmp/screen.1'"
+check "creds 80x24: the id cut less (its last 6 characters)" screen 1 "$tail6"
+check "creds 60x20: the ACL still read" screen 2 "bind:a.example.com, b"
+check "creds 60x20: the id too" screen 2 "$tail6"
 exit 0

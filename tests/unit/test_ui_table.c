@@ -529,11 +529,11 @@ static void test_draw(void **state)
     ui_canvas_free(&c);
 }
 
-/* The rules view's columns at a width: which are shown and how wide. */
-static void rule_layout(ui_table_row *rows, size_t n, int width, bool hide_id,
-                        int widths[UI_TABLE_COLS_MAX])
+/* A record view's columns at a width: which are shown and how wide. */
+static void kind_layout(model_kind kind, ui_table_row *rows, size_t n, int width,
+                        bool hide_id, int widths[UI_TABLE_COLS_MAX])
 {
-    const ui_record_kind *k = ui_record_kind_get(MODEL_KIND_RULE);
+    const ui_record_kind *k = ui_record_kind_get(kind);
     ui_table_source src = {.cols = k->cols, .ncols = k->ncols};
     ui_table t = {.src = &src, .rows = rows, .nrows = n, .hide_optional = hide_id};
     ui_canvas c;
@@ -542,6 +542,8 @@ static void rule_layout(ui_table_row *rows, size_t n, int width, bool hide_id,
     ui_table_layout(&t, &c, width, widths);
     ui_canvas_free(&c);
 }
+
+#define rule_layout(...) kind_layout(MODEL_KIND_RULE, __VA_ARGS__)
 
 /* Columns: ID CIDR ACTION STATE POLICY DESCRIPTION (record_kinds.c). A full IPv6
  * /128 (43 columns) is whole at 80 and at 60 columns; the id shortens, then goes;
@@ -578,7 +580,7 @@ static void test_layout_adapts(void **state)
     assert_int_equal(w[ID], 0);
     /* IPv4 only: room for the whole id and the policy at 120 columns. */
     rule_layout(rows + 1, 1, 120, false, w);
-    assert_int_equal(w[CIDR], 18); /* its minimum */
+    assert_int_equal(w[CIDR], 10); /* its widest cell, below its minimum of 18 */
     assert_int_equal(w[ID], 31);
     assert_int_equal(w[POLICY], 31);
     int used = 2;
@@ -619,6 +621,36 @@ static void test_sort_follows_columns(void **state)
     assert_string_equal(ui_table_sort_name(&t), "cidr"); /* not the hidden id */
 }
 
+/* Columns: ID DESCRIPTION STATE ACL OWNER CREATED (record_kinds.c). At 80
+ * columns the ACL gets the room (not the owner, the same on most rows), the id is
+ * cut to 14, the creation time is a date; at 60 the ACL and the id still show. */
+static void test_cred_layout(void **state)
+{
+    (void)state;
+    enum { ID, DESC, STATE, ACL, OWNER, CREATED };
+    ui_table_row rows[1];
+    memset(rows, 0, sizeof rows);
+    strcpy(rows[0].cells[ID], "cr_00VcMQktbsPfJGrpbf0E4n6PahH");
+    strcpy(rows[0].cells[DESC], "web agent");
+    strcpy(rows[0].cells[STATE], "synced");
+    strcpy(rows[0].cells[ACL], "bind:a.example.com, bind:*.b.example.org");
+    strcpy(rows[0].cells[OWNER], "usr_2RaSandboxServer00000000");
+    strcpy(rows[0].cells[CREATED], "2026-11-29");
+    int w[UI_TABLE_COLS_MAX];
+    kind_layout(MODEL_KIND_CRED, rows, 1, 80, false, w);
+    assert_true(w[ACL] >= 30);
+    assert_int_equal(w[ID], 14);
+    assert_int_equal(w[CREATED], 10);
+    assert_int_equal(w[OWNER], 0);
+    kind_layout(MODEL_KIND_CRED, rows, 1, 60, false, w);
+    assert_true(w[ACL] >= 22);
+    assert_int_equal(w[ID], 14);
+    assert_int_equal(w[CREATED], 0);
+    kind_layout(MODEL_KIND_CRED, rows, 1, 100, false, w);
+    assert_true(w[OWNER] >= 14);
+    assert_true(w[ACL] >= 36);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -632,6 +664,7 @@ int main(void)
         T(test_sort_store_errors),
         T(test_cred_sorts),
         cmocka_unit_test(test_sort_follows_columns),
+        cmocka_unit_test(test_cred_layout),
         T(test_reload_keeps_first_row),
         T(test_source_errors),
         T(test_draw),

@@ -82,7 +82,8 @@ const ui_record_input *ui_record_input_of(model_kind kind, const char *name);
 void *ui_record_field(model_object *obj, const kind_field *f);
 
 /* The value `name` of `obj` as text: into the object, or into `scratch` (`size`
- * bytes) when it has to be made (an action's name, an ACL joined). */
+ * bytes) when it has to be made (an action's name, an ACL joined). A name may end
+ * in a form: "created_at:date" is the date of that time ("2026-11-29"). */
 const char *ui_record_value(const model_object *obj, const char *name, char *scratch,
                             size_t size);
 
