@@ -52,6 +52,26 @@ check "sort: then policy (after STATE on screen)" position_has 5 "sort policy as
 check "sort: round to id" position_has 6 "sort id asc"
 check "sort: the id hidden (i): o skips it" position_has 7 "sort cidr asc"
 
+# ---- Space marks and moves down: the key bar and help say so -----------------------
+play "$rules" mark <<'EOF2'
+key <Space>
+dump
+key ?
+dump
+key q
+resize 60x20
+key ?
+key <PgDn>
+dump
+EOF2
+check "mark: exit 0" [ "$status" = 0 ]
+check "mark: Space marked the first row" grep -q '^ \*.*10\.0\.0\.0/8' "$tmp/screen.1"
+check "mark: and moved down to the second" grep -q '^▶ .*10\.1\.2\.0/24' "$tmp/screen.1"
+check "mark 80x24: the key bar says it" \
+    last_row_is 1 " ? help  q quit  c create  / filter  s sync  e edit  d delete  Space mark+down"
+check "mark 80x24: help says it" screen 2 "mark or unmark the row, then move down one row"
+check "mark 60x20: help says it" screen 3 "Space                 mark or unmark the row, then move"
+
 # ---- the width, shared by what people read ----------------------------------------
 # A whole CIDR column is as wide as its widest cell, not its minimum of 18.
 play "$rules" rules_width <<'EOF2'

@@ -36,8 +36,10 @@ static const bar_key bar[] = {
     {VIEWS, UI_REQ_SYNC, "sync"},
     {R | C, UI_REQ_EDIT, "edit"},
     {R | C | P, UI_REQ_DELETE, "delete"},
-    {R | C | P, UI_REQ_UNDO, "undo"},
     {C, UI_REQ_REVEAL, "token"},
+    /* Space also moves down: said, so a second Space is not a surprise. */
+    {R | C | P, UI_REQ_MARK, "mark+down"},
+    {R | C | P, UI_REQ_UNDO, "undo"},
     {VIEWS, UI_REQ_ENTER, "details"},
     {VIEWS, UI_REQ_PROMPT, "command"},
     {R | C | P, UI_REQ_SORT, "sort"},

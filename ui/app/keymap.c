@@ -31,7 +31,7 @@ static const ui_keymap_entry entries[] = {
     {R | C | P, UI_REQ_SORT_REVERSE, "reverse the sort", {'O'}},
     {R | C, UI_REQ_ID_COLUMN, "hide or show the id column (Enter shows the id)", {'i'}},
     {R, UI_REQ_POLICY, "rules of one policy (pick from the cached ones)", {'p'}},
-    {R | C | P, UI_REQ_MARK, "mark or unmark the row", {' '}},
+    {R | C | P, UI_REQ_MARK, "mark or unmark the row, then move down one row", {' '}},
     {R | C | P, UI_REQ_MARK_RANGE, "mark from the last mark to here", {'V'}},
     {R | C | P, UI_REQ_UNMARK_ALL, "unmark all", {'U'}},
     {R | C, UI_REQ_CREATE, "create", {'c'}},
