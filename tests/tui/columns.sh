@@ -72,6 +72,29 @@ check "mark 80x24: the key bar says it" \
 check "mark 80x24: help says it" screen 2 "mark or unmark the row, then move down one row"
 check "mark 60x20: help says it" screen 3 "Space                 mark or unmark the row, then move"
 
+# ---- a form open: the key bar shows the form's keys, not the view's ------------------
+play "$rules" form_keys <<'EOF2'
+key c
+dump
+key <Tab> <Tab>
+dump
+key <Esc> e
+dump
+key <Esc>
+resize 60x20
+key c
+dump
+EOF2
+check "form: exit 0" [ "$status" = 0 ]
+check "form 80x24: the create form's keys" \
+    last_row_is 1 " Enter save  Tab next field  Esc cancel  BTab previous field"
+check "form 80x24: not the view's" no_screen 1 "u undo"
+check "form 80x24: on the action, Space's option too" \
+    last_row_is 2 " Enter save  Tab next field  Esc cancel  Space next option  BTab previous field"
+check "form 80x24: the edit form's keys" last_row_is 3 " Enter save  Tab next field  Esc cancel  BTab previous field"
+check "form 60x20: whole keys only" last_row_is 4 " Enter save  Tab next field  Esc cancel"
+check "form 60x20: not the view's" no_screen 4 "c create"
+
 # ---- the width, shared by what people read ----------------------------------------
 # A whole CIDR column is as wide as its widest cell, not its minimum of 18.
 play "$rules" rules_width <<'EOF2'
