@@ -95,6 +95,23 @@ check "form 80x24: the edit form's keys" last_row_is 3 " Enter save  Tab next fi
 check "form 60x20: whole keys only" last_row_is 4 " Enter save  Tab next field  Esc cancel"
 check "form 60x20: not the view's" no_screen 4 "c create"
 
+# ---- the policy picker: each policy with how many rules it holds -----------------
+play "$rules" picker <<'EOF2'
+key p
+dump
+key j <Enter>
+dump
+resize 60x20
+key p
+dump
+EOF2
+check "picker: exit 0" [ "$status" = 0 ]
+check "picker 80x24: a policy's rules counted" screen 1 "ipp_alpha01  2 rules"
+check "picker 80x24: one rule" screen 1 "ipp_beta001  1 rule "
+check "picker: the pick still scopes the view" position_has 2 "policy ipp_alpha01"
+check "picker: to its rules" position_has 2 "rows 1-2 of 2"
+check "picker 60x20: the counts" screen 3 "ipp_alpha01  2 rules"
+
 # ---- the width, shared by what people read ----------------------------------------
 # A whole CIDR column is as wide as its widest cell, not its minimum of 18.
 play "$rules" rules_width <<'EOF2'
