@@ -658,6 +658,19 @@ error_code store_policy_ids(store *st, const char *after, char (*ids)[MODEL_ID_M
                             size_t max, size_t *count, error_info *err);
 
 /*
+ * The same policies with how many rules each holds in the cache (any state), in
+ * order, after `after` (NULL or "": from the first): at most `max` into `out`;
+ * *count says how many. One query (a GROUP BY over the policy index), not one per
+ * policy: it reads the index entries of the policies it returns.
+ */
+typedef struct store_policy_count {
+    char id[MODEL_ID_MAX + 1];
+    size_t rules;
+} store_policy_count;
+error_code store_policy_counts(store *st, const char *after, store_policy_count *out,
+                               size_t max, size_t *count, error_info *err);
+
+/*
  * The live credentials (every state but deleting, remote_deleted) whose
  * description is exactly `name`, in id order: up to `max` ids into `ids`, and in
  * *count how many match in all, capped at max + 1 (so *count > max means "more

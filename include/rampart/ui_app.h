@@ -100,6 +100,9 @@ typedef struct ui_overlay_ops {
     /* A raw key (ui_key) and the request the current keymap gives it. */
     ui_overlay_result (*key)(void *self, ui_app *app, int key, ui_request req);
     void (*free)(void *self);
+    /* The key bar's keys while it is on top (a form's: Enter save, Tab next
+     * field, ...), at most `max`; returns how many. NULL: the view's key bar. */
+    size_t (*hints)(const void *self, ui_key_hint *out, size_t max);
 } ui_overlay_ops;
 
 /* Push an overlay; the loop owns `self` from now on (freed through ops->free). */

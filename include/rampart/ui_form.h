@@ -43,6 +43,7 @@
 #include "rampart/kind.h"
 #include "rampart/model.h"
 #include "rampart/ui_canvas.h"
+#include "rampart/ui_key.h"
 
 typedef struct ui_form ui_form;
 
@@ -114,6 +115,12 @@ const char *ui_form_title(const ui_form *f);
 size_t ui_form_count(const ui_form *f);
 size_t ui_form_focus(const ui_form *f);
 ui_form_kind ui_form_field_kind(const ui_form *f, size_t field);
+
+/* The keys the form takes now, most important first, for a key bar: Enter (save,
+ * or in a LIST on a non-empty line a new line), Tab, Esc, then the focused field's
+ * own (Down through a POLICY field's known ids, Space through a CHOICE's options),
+ * BTab. At most `max` into `out`; returns how many. */
+size_t ui_form_hints(const ui_form *f, ui_key_hint *out, size_t max);
 const char *ui_form_label(const ui_form *f, size_t field);
 
 /* TEXT/POLICY: the text; CHOICE: the selected option; LIST: its focused line. */

@@ -27,4 +27,10 @@ enum ui_key {
     UI_KEY_RESIZE = UI_KEY_F1 + 12
 };
 
+/* A key and what it does, for a key bar ("Tab" "next field"). */
+typedef struct ui_key_hint {
+    int key;
+    const char *label;
+} ui_key_hint;
+
 #endif

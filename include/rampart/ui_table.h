@@ -50,8 +50,9 @@ enum {
 /*
  * Layout (ui_table_draw), at any width: columns are placed in `rank` order (0 first;
  * equal ranks in table order), each at its minimum while it fits (a `whole` column
- * at the width of its widest cell on screen when that fits: a CIDR is read whole
- * or not at all), skipping the ones that do not; then, in the same order, each
+ * at the width of its widest cell on screen, title included, when that fits, even
+ * below its minimum: a CIDR is read whole or not at all, and takes no more than
+ * it shows), skipping the ones that do not; then, in the same order, each
  * grows toward its widest cell on screen (`fit`) or its max_width; what is left
  * goes to the first open-ended column (max_width 0). Shown in table order.
  */
@@ -62,9 +63,12 @@ typedef struct ui_table_col {
     bool cut_middle;/* too long: keep both ends ("local_00V…k3J9x"): ids that share
                        a prefix differ at the end */
     int rank;       /* placement order (see above) */
-    bool whole;     /* placed at its widest cell on screen, or at min_width */
+    bool whole;     /* placed at its widest cell on screen, or else at min_width */
     bool fit;       /* grows only to its widest cell on screen */
     bool optional;  /* hidden by ui_table_toggle_optional (the id: Enter shows it) */
+    const char *sort;    /* the name of the order this column sorts by ("cidr": `:sort`
+                            and the position row say it); NULL: it does not sort */
+    store_sort sort_key; /* that order in the store */
 } ui_table_col;
 
 typedef struct ui_table_row {
@@ -82,11 +86,8 @@ typedef struct ui_table_row {
 typedef void (*ui_table_detail_fn)(void *ctx, const char *label, const char *value);
 
 typedef struct ui_table_source {
-    const ui_table_col *cols;
+    const ui_table_col *cols; /* at least one of them sorts */
     int ncols;
-    const char *const *sorts;    /* sort names ("id", "cidr", …), nsorts >= 1 */
-    const store_sort *sort_keys; /* the store order of each name */
-    int nsorts;
     void *ctx;
     error_code (*page)(void *ctx, const store_query *q, const char *cursor, store_dir dir,
                        size_t limit, ui_table_row *rows, size_t *count, error_info *err);
@@ -112,7 +113,7 @@ typedef struct ui_table {
     char filter[1025];
     char scope_policy[MODEL_ID_MAX + 1]; /* the owner's scope (ui_table_set_scope) */
     unsigned scope_states;
-    int sort;
+    int sort;            /* the column sorted by (one with a `sort`) */
     bool descending;
     bool hide_optional;  /* the `optional` columns are hidden (a key toggles it) */
     bool stale;          /* count and page to be read again */
@@ -139,9 +140,20 @@ error_code ui_table_refresh(ui_table *t, bool force);
 /* Everything changed (a sync, a delete): re-read, keeping the first visible row. */
 void ui_table_reload(ui_table *t);
 
-/* Query changes: each starts again at the top. */
+/* Query changes: each starts again at the top. ui_table_set_sort takes the index
+ * of a column that sorts (any other: the first that does). */
 void ui_table_set_filter(ui_table *t, const char *filter);
-void ui_table_set_sort(ui_table *t, int sort, bool descending);
+void ui_table_set_sort(ui_table *t, int col, bool descending);
+
+/* Sorts are the columns': ui_table_sort_next is the next column that sorts after
+ * the current one, in table order (the order on screen), wrapping round, leaving
+ * out the optional columns while they are hidden; ui_table_sort_find the column
+ * whose sort is `name` (-1: none); ui_table_sort_count how many sort;
+ * ui_table_sort_name the current sort's name. */
+int ui_table_sort_next(const ui_table *t);
+int ui_table_sort_find(const ui_table *t, const char *name);
+int ui_table_sort_count(const ui_table *t);
+const char *ui_table_sort_name(const ui_table *t);
 
 /* The owner's scope: its policy_id and states are copied and narrow every read
  * from now on (NULL or an empty one clears it); its filter and sort are ignored

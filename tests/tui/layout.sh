@@ -120,14 +120,14 @@ check "empty: create, with the keymap's key" screen 1 "c  create one here"
 check "empty: sync" screen 1 "s  sync: pull the rules the remote has"
 check "empty: import with the CLI" screen 1 "rampart rules import FILE"
 check "empty: the rules view's key bar" \
-    last_row_is 1 " ? help  q quit  c create  / filter  s sync  e edit  d delete  u undo"
+    last_row_is 1 " ? help  q quit  c create  / filter  s sync  e edit  d delete  Space mark+down"
 check "empty creds: no credentials yet" screen 2 "No credentials in this cache yet."
 check "empty creds: no import line (credentials have none)" no_screen 2 "import"
 check "empty creds: the credentials view's key bar has t" last_row 2 "t token"
 check "empty + filter: says the filter" screen 3 'No rows match the filter "nope" (Esc clears it).'
 check "empty + filter: not the first-screen text" no_screen 3 "No rules in this cache yet."
 check "pending: its own keys (no create)" no_screen 4 "c create"
-check "pending: delete and undo" last_row 4 "d delete  u undo"
+check "pending: delete, mark and undo" last_row 4 "d delete  Space mark+down  u undo"
 check "60x14: the key bar cut at a whole key" \
     last_row_is 5 " ? help  q back  c create  / filter  s sync  e edit"
 

@@ -307,20 +307,24 @@ static void yaml_lists_stream_item_by_item(void **state)
 
 /* ---- facts taken from elsewhere ---- */
 
-/* `list --sort` offers the console's orders under the console's names. */
+/* `list --sort` offers the console's orders (its columns' sorts) under the
+ * console's names. */
 static void sort_orders_are_the_consoles(void **state)
 {
     (void)state;
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
         const ui_record_kind *rk = ui_record_kind_get((model_kind)k);
-        int offered = 0;
+        int offered = 0, sorts = 0;
         for (int s = 0; s < STORE_SORT_COUNT; s++)
             offered += store_sort_offered((model_kind)k, (store_sort)s);
-        assert_int_equal(offered, rk->nsorts);
-        for (int i = 0; i < rk->nsorts; i++) {
-            assert_true(store_sort_offered((model_kind)k, rk->sort_keys[i]));
-            assert_string_equal(store_sort_name(rk->sort_keys[i]), rk->sorts[i]);
+        for (int i = 0; i < rk->ncols; i++) {
+            if (!rk->cols[i].sort)
+                continue;
+            sorts++;
+            assert_true(store_sort_offered((model_kind)k, rk->cols[i].sort_key));
+            assert_string_equal(store_sort_name(rk->cols[i].sort_key), rk->cols[i].sort);
         }
+        assert_int_equal(offered, sorts);
     }
     assert_null(store_sort_name(STORE_SORT_COUNT));
 }

@@ -69,6 +69,35 @@ static void policy_ids_of_an_empty_cache(void **state)
     assert_int_equal(n, 0);
 }
 
+/* The picker's list: each policy with how many rules it holds (any state), in
+ * order, paged with the last id, at most `max`. */
+static void policy_counts_in_order_and_paged(void **state)
+{
+    fixture *f = *state;
+    add_rule(f->st, "ipp_b", "10.0.0.0/8", MODEL_STATE_NEW);
+    add_rule(f->st, "ipp_a", "10.0.0.0/8", MODEL_STATE_SYNCED);
+    add_rule(f->st, "ipp_b", "10.1.0.0/16", MODEL_STATE_NEW);
+    add_rule(f->st, "ipp_b", "10.2.0.0/16", MODEL_STATE_FAILED);
+    add_rule(f->st, "ipp_c", "::/0", MODEL_STATE_DELETING);
+    store_policy_count pc[2];
+    size_t n = 99;
+    error_info err;
+    assert_int_equal(store_policy_counts(f->st, NULL, pc, 2, &n, &err), ERROR_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(pc[0].id, "ipp_a");
+    assert_int_equal(pc[0].rules, 1);
+    assert_string_equal(pc[1].id, "ipp_b");
+    assert_int_equal(pc[1].rules, 3);
+    assert_int_equal(store_policy_counts(f->st, pc[1].id, pc, 2, &n, &err), ERROR_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(pc[0].id, "ipp_c");
+    assert_int_equal(pc[0].rules, 1);
+    assert_int_equal(store_policy_counts(f->st, "ipp_c", pc, 2, &n, &err), ERROR_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(store_policy_counts(f->st, "", pc, 0, &n, &err), ERROR_OK);
+    assert_int_equal(n, 0);
+}
+
 static void cred_by_name_counts_live_rows_only(void **state)
 {
     fixture *f = *state;
@@ -136,6 +165,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(policy_ids_in_order_and_paged),
         T(policy_ids_of_an_empty_cache),
+        T(policy_counts_in_order_and_paged),
         T(cred_by_name_counts_live_rows_only),
         T(data_version_moves_on_another_connections_commit),
         T(meta_survives_reopen),

@@ -220,6 +220,44 @@ static void test_choice_field(void **state)
     ui_form_free(f);
 }
 
+/* The keys a key bar shows while the form is open: the form's, by the field. */
+static const char *hints_text(const ui_form *f, char *buf, size_t size)
+{
+    ui_key_hint h[8];
+    size_t n = ui_form_hints(f, h, 8), used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%d:%s", i ? " " : "", h[i].key,
+                                 h[i].label);
+    return buf;
+}
+
+static void test_form_hints(void **state)
+{
+    (void)state;
+    char buf[256], want[256];
+    ui_form *f = rule_form("");
+    snprintf(want, sizeof want, "%d:save %d:next field %d:cancel %d:previous field",
+             UI_KEY_ENTER, UI_KEY_TAB, UI_KEY_ESC, UI_KEY_BTAB);
+    assert_string_equal(hints_text(f, buf, sizeof buf), want);
+    ui_form_key(f, UI_KEY_TAB); /* the policy: Down goes through the known ids */
+    assert_non_null(strstr(hints_text(f, buf, sizeof buf), ":next known policy"));
+    ui_form_key(f, UI_KEY_TAB); /* the action: Space goes through the options */
+    snprintf(want, sizeof want, "%d:next option", ' ');
+    assert_non_null(strstr(hints_text(f, buf, sizeof buf), want));
+    ui_key_hint one[1];
+    assert_int_equal(ui_form_hints(f, one, 1), 1); /* at most `max` */
+    assert_int_equal(one[0].key, UI_KEY_ENTER);
+    ui_form_free(f);
+    f = cred_form();
+    ui_form_key(f, UI_KEY_TAB); /* the ACL: Enter on a typed line opens the next */
+    snprintf(want, sizeof want, "%d:save ", UI_KEY_ENTER); /* an empty line: Enter saves */
+    assert_memory_equal(hints_text(f, buf, sizeof buf), want, strlen(want));
+    type(f, "bind:a.example.com");
+    assert_non_null(strstr(hints_text(f, buf, sizeof buf), ":new line"));
+    ui_form_free(f);
+}
+
 static void test_up_down_move_between_plain_fields(void **state)
 {
     (void)state;
@@ -778,6 +816,7 @@ int main(void)
         cmocka_unit_test(test_edit_form_credential_acl),
         cmocka_unit_test(test_edit_form_draws_read_only),
         cmocka_unit_test(test_editable_states_and_values),
+        cmocka_unit_test(test_form_hints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

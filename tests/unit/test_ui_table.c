@@ -31,11 +31,13 @@ typedef struct fixture {
     bool fail;
 } fixture;
 
-static const char *const sort_names[] = {"id", "policy", "cidr", "action", "state"};
-static const store_sort sorts[] = {STORE_SORT_ID, STORE_SORT_POLICY, STORE_SORT_CIDR,
-                                   STORE_SORT_ACTION, STORE_SORT_STATE};
-static const ui_table_col cols[] = {{"ID", 10, 33, true, 0, false, false, false},
-                                    {"CIDR", 10, 20, false, 0, false, false, false}};
+/* Column i sorts by sort i of sort_key() below; the page fills ID and CIDR. */
+static const ui_table_col cols[] = {
+    {"ID", 10, 33, true, 0, false, false, false, "id", STORE_SORT_ID},
+    {"POLICY", 6, 6, false, 0, false, false, false, "policy", STORE_SORT_POLICY},
+    {"CIDR", 10, 20, false, 0, false, false, false, "cidr", STORE_SORT_CIDR},
+    {"ACTION", 6, 6, false, 0, false, false, false, "action", STORE_SORT_ACTION},
+    {"STATE", 5, 5, false, 0, false, false, false, "state", STORE_SORT_STATE}};
 
 static error_code page(void *ctx, const store_query *q, const char *cursor, store_dir dir,
                        size_t limit, ui_table_row *rows, size_t *count, error_info *err)
@@ -53,7 +55,7 @@ static error_code page(void *ctx, const store_query *q, const char *cursor, stor
         snprintf(rows[i].key, sizeof rows[i].key, "%s", r->id);
         snprintf(rows[i].id, sizeof rows[i].id, "%s", r->id);
         snprintf(rows[i].cells[0], sizeof rows[i].cells[0], "%s", r->id);
-        snprintf(rows[i].cells[1], sizeof rows[i].cells[1], "%s", r->cidr);
+        snprintf(rows[i].cells[2], sizeof rows[i].cells[2], "%s", r->cidr);
         rows[i].style_col = -1;
     }
     return ERROR_OK;
@@ -135,7 +137,7 @@ static int setup(void **state)
         assert_int_equal(insert_rule(f->db.st, &r, &err), ERROR_OK);
     }
     assert_int_equal(store_commit(f->db.st, &err), ERROR_OK);
-    f->src = (ui_table_source){cols, 2, sort_names, sorts, 5, f, page, count_rows, NULL};
+    f->src = (ui_table_source){cols, 5, f, page, count_rows, NULL};
     assert_int_equal(ui_table_init(&f->t, &f->src, &err), ERROR_OK);
     assert_int_equal(ui_table_set_height(&f->t, HEIGHT, &err), ERROR_OK);
     *state = f;
@@ -527,11 +529,11 @@ static void test_draw(void **state)
     ui_canvas_free(&c);
 }
 
-/* The rules view's columns at a width: which are shown and how wide. */
-static void rule_layout(ui_table_row *rows, size_t n, int width, bool hide_id,
-                        int widths[UI_TABLE_COLS_MAX])
+/* A record view's columns at a width: which are shown and how wide. */
+static void kind_layout(model_kind kind, ui_table_row *rows, size_t n, int width,
+                        bool hide_id, int widths[UI_TABLE_COLS_MAX])
 {
-    const ui_record_kind *k = ui_record_kind_get(MODEL_KIND_RULE);
+    const ui_record_kind *k = ui_record_kind_get(kind);
     ui_table_source src = {.cols = k->cols, .ncols = k->ncols};
     ui_table t = {.src = &src, .rows = rows, .nrows = n, .hide_optional = hide_id};
     ui_canvas c;
@@ -540,6 +542,8 @@ static void rule_layout(ui_table_row *rows, size_t n, int width, bool hide_id,
     ui_table_layout(&t, &c, width, widths);
     ui_canvas_free(&c);
 }
+
+#define rule_layout(...) kind_layout(MODEL_KIND_RULE, __VA_ARGS__)
 
 /* Columns: ID CIDR ACTION STATE POLICY DESCRIPTION (record_kinds.c). A full IPv6
  * /128 (43 columns) is whole at 80 and at 60 columns; the id shortens, then goes;
@@ -576,13 +580,75 @@ static void test_layout_adapts(void **state)
     assert_int_equal(w[ID], 0);
     /* IPv4 only: room for the whole id and the policy at 120 columns. */
     rule_layout(rows + 1, 1, 120, false, w);
-    assert_int_equal(w[CIDR], 18); /* its minimum */
+    assert_int_equal(w[CIDR], 10); /* its widest cell, below its minimum of 18 */
     assert_int_equal(w[ID], 31);
     assert_int_equal(w[POLICY], 31);
     int used = 2;
     for (int i = 0; i < 6; i++)
         used += w[i] + (i ? 1 : 0);
     assert_int_equal(used, 120); /* the description took the rest */
+}
+
+/* `o` goes through the columns that sort in the order they are on screen (the
+ * kind's column table): rules id, cidr, action, state, policy; credentials id,
+ * description, state; the id left out while it is hidden. */
+static void test_sort_follows_columns(void **state)
+{
+    (void)state;
+    static const char *const want[MODEL_KIND_COUNT][6] = {
+        [MODEL_KIND_RULE] = {"cidr", "action", "state", "policy", "id", NULL},
+        [MODEL_KIND_CRED] = {"description", "state", "id", NULL},
+    };
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        const ui_record_kind *rk = ui_record_kind_get((model_kind)k);
+        ui_table_source src = {.cols = rk->cols, .ncols = rk->ncols};
+        ui_table t = {.src = &src};
+        ui_table_set_sort(&t, -1, false); /* no such column: the first that sorts */
+        assert_string_equal(ui_table_sort_name(&t), "id");
+        int n = 0;
+        for (; want[k][n]; n++) {
+            t.sort = ui_table_sort_next(&t);
+            assert_string_equal(ui_table_sort_name(&t), want[k][n]);
+        }
+        assert_int_equal(ui_table_sort_count(&t), n);
+        assert_int_equal(ui_table_sort_find(&t, "nope"), -1);
+    }
+    const ui_record_kind *rk = ui_record_kind_get(MODEL_KIND_RULE);
+    ui_table_source src = {.cols = rk->cols, .ncols = rk->ncols};
+    ui_table t = {.src = &src, .hide_optional = true};
+    t.sort = ui_table_sort_find(&t, "policy");
+    t.sort = ui_table_sort_next(&t);
+    assert_string_equal(ui_table_sort_name(&t), "cidr"); /* not the hidden id */
+}
+
+/* Columns: ID DESCRIPTION STATE ACL OWNER CREATED (record_kinds.c). At 80
+ * columns the ACL gets the room (not the owner, the same on most rows), the id is
+ * cut to 14, the creation time is a date; at 60 the ACL and the id still show. */
+static void test_cred_layout(void **state)
+{
+    (void)state;
+    enum { ID, DESC, STATE, ACL, OWNER, CREATED };
+    ui_table_row rows[1];
+    memset(rows, 0, sizeof rows);
+    strcpy(rows[0].cells[ID], "cr_00VcMQktbsPfJGrpbf0E4n6PahH");
+    strcpy(rows[0].cells[DESC], "web agent");
+    strcpy(rows[0].cells[STATE], "synced");
+    strcpy(rows[0].cells[ACL], "bind:a.example.com, bind:*.b.example.org");
+    strcpy(rows[0].cells[OWNER], "usr_2RaSandboxServer00000000");
+    strcpy(rows[0].cells[CREATED], "2026-11-29");
+    int w[UI_TABLE_COLS_MAX];
+    kind_layout(MODEL_KIND_CRED, rows, 1, 80, false, w);
+    assert_true(w[ACL] >= 30);
+    assert_int_equal(w[ID], 14);
+    assert_int_equal(w[CREATED], 10);
+    assert_int_equal(w[OWNER], 0);
+    kind_layout(MODEL_KIND_CRED, rows, 1, 60, false, w);
+    assert_true(w[ACL] >= 22);
+    assert_int_equal(w[ID], 14);
+    assert_int_equal(w[CREATED], 0);
+    kind_layout(MODEL_KIND_CRED, rows, 1, 100, false, w);
+    assert_true(w[OWNER] >= 14);
+    assert_true(w[ACL] >= 36);
 }
 
 int main(void)
@@ -597,6 +663,8 @@ int main(void)
         T(test_every_sort_both_ways),
         T(test_sort_store_errors),
         T(test_cred_sorts),
+        cmocka_unit_test(test_sort_follows_columns),
+        cmocka_unit_test(test_cred_layout),
         T(test_reload_keeps_first_row),
         T(test_source_errors),
         T(test_draw),

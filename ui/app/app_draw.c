@@ -142,8 +142,8 @@ static void draw_position_row(const ui_app *app, ui_canvas *c)
         append(line, sizeof line, "  ", count);
         append(line, sizeof line, " marked", "");
     }
-    if (t->src->nsorts > 1 || t->descending) {
-        append(line, sizeof line, "  sort ", t->src->sorts[t->sort]);
+    if (ui_table_sort_count(t) > 1 || t->descending) {
+        append(line, sizeof line, "  sort ", ui_table_sort_name(t));
         append(line, sizeof line, t->descending ? " desc" : " asc", "");
     }
     char extra[256] = "";

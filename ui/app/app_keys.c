@@ -22,8 +22,8 @@ static void next_sort(ui_app *app, ui_table *t, bool reverse)
     if (reverse)
         ui_table_set_sort(t, t->sort, !t->descending);
     else
-        ui_table_set_sort(t, (t->sort + 1) % t->src->nsorts, false);
-    ui_app_status(app, false, "sorted by %s, %s", t->src->sorts[t->sort],
+        ui_table_set_sort(t, ui_table_sort_next(t), false);
+    ui_app_status(app, false, "sorted by %s, %s", ui_table_sort_name(t),
                   t->descending ? "descending" : "ascending");
 }
 

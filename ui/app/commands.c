@@ -53,7 +53,8 @@ static void cmd_sort(ui_app *app, const char *arg)
     ui_table *t = &ui_app_view(app)->table;
     char col[64] = "", dir[16] = "";
     if (sscanf(arg, "%63s %15s", col, dir) < 1) {
-        ui_app_status(app, true, ":sort needs a column (e.g. :sort %s [desc])", t->src->sorts[0]);
+        ui_app_status(app, true, ":sort needs a column (e.g. :sort %s [desc])",
+                      t->src->cols[ui_table_sort_find(t, NULL)].sort);
         return;
     }
     bool desc = strcmp(dir, "desc") == 0;
@@ -61,17 +62,17 @@ static void cmd_sort(ui_app *app, const char *arg)
         ui_app_status(app, true, ":sort %s: '%s' is not asc or desc", col, dir);
         return;
     }
-    for (int i = 0; i < t->src->nsorts; i++) {
-        if (strcmp(t->src->sorts[i], col) == 0) {
-            ui_table_set_sort(t, i, desc);
-            ui_app_status(app, false, "sorted by %s, %s", col, desc ? "descending" : "ascending");
-            return;
-        }
+    int found = ui_table_sort_find(t, col);
+    if (found >= 0) {
+        ui_table_set_sort(t, found, desc);
+        ui_app_status(app, false, "sorted by %s, %s", col, desc ? "descending" : "ascending");
+        return;
     }
     char names[256] = "";
-    for (int i = 0; i < t->src->nsorts; i++) {
+    for (int i = 0; i < t->src->ncols; i++) {
         size_t n = strlen(names);
-        snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", t->src->sorts[i]);
+        if (t->src->cols[i].sort)
+            snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", t->src->cols[i].sort);
     }
     ui_app_status(app, true, "cannot sort this view by '%s' (by: %s)", col, names);
 }

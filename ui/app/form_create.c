@@ -83,6 +83,12 @@ ui_overlay_result ui_form_overlay_key(ui_form *form, ui_app *app, int key,
     }
 }
 
+static size_t create_hints(const void *self, ui_key_hint *out, size_t max)
+{
+    const create_overlay *o = self;
+    return ui_form_hints(o->form, out, max);
+}
+
 static void create_free(void *self)
 {
     create_overlay *o = self;
@@ -94,8 +100,10 @@ static void create_free(void *self)
 
 /* The overlay's name for logs: "create rule", "create credential". */
 static const ui_overlay_ops create_ops[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_RULE] = {"create rule", NULL, create_draw, create_key, create_free},
-    [MODEL_KIND_CRED] = {"create credential", NULL, create_draw, create_key, create_free},
+    [MODEL_KIND_RULE] = {"create rule", NULL, create_draw, create_key, create_free,
+                         create_hints},
+    [MODEL_KIND_CRED] = {"create credential", NULL, create_draw, create_key, create_free,
+                         create_hints},
 };
 
 error_code ui_form_create_open(ui_app *app, model_kind kind, error_info *err)

@@ -109,6 +109,12 @@ static ui_overlay_result edit_key(void *self, ui_app *app, int key, ui_request r
     return ui_form_overlay_key(o->form, app, key, save_edit, o);
 }
 
+static size_t edit_hints(const void *self, ui_key_hint *out, size_t max)
+{
+    const edit_overlay *o = self;
+    return ui_form_hints(o->form, out, max);
+}
+
 static void edit_free(void *self)
 {
     edit_overlay *o = self;
@@ -121,8 +127,8 @@ static void edit_free(void *self)
 
 /* The overlay's name for logs: "edit rule", "edit credential". */
 static const ui_overlay_ops edit_ops[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_RULE] = {"edit rule", NULL, edit_draw, edit_key, edit_free},
-    [MODEL_KIND_CRED] = {"edit credential", NULL, edit_draw, edit_key, edit_free},
+    [MODEL_KIND_RULE] = {"edit rule", NULL, edit_draw, edit_key, edit_free, edit_hints},
+    [MODEL_KIND_CRED] = {"edit credential", NULL, edit_draw, edit_key, edit_free, edit_hints},
 };
 
 error_code ui_form_edit_open(ui_app *app, const model_object *row, error_info *err)

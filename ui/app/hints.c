@@ -36,8 +36,10 @@ static const bar_key bar[] = {
     {VIEWS, UI_REQ_SYNC, "sync"},
     {R | C, UI_REQ_EDIT, "edit"},
     {R | C | P, UI_REQ_DELETE, "delete"},
-    {R | C | P, UI_REQ_UNDO, "undo"},
     {C, UI_REQ_REVEAL, "token"},
+    /* Space also moves down: said, so a second Space is not a surprise. */
+    {R | C | P, UI_REQ_MARK, "mark+down"},
+    {R | C | P, UI_REQ_UNDO, "undo"},
     {VIEWS, UI_REQ_ENTER, "details"},
     {VIEWS, UI_REQ_PROMPT, "command"},
     {R | C | P, UI_REQ_SORT, "sort"},
@@ -79,24 +81,54 @@ static const char *bar_label(const ui_app *app, const bar_key *b)
     return ui_app_can_go_back(app) ? "back" : "quit";
 }
 
+/* Append "  KEY label" when it fits the row whole; false when it does not. */
+static bool bar_add(char *buf, size_t size, size_t *used, int width, const char *key,
+                    const char *label)
+{
+    char item[64];
+    int n = snprintf(item, sizeof item, "%s%s %s", *used ? "  " : " ", key, label);
+    if (n < 0 || *used + (size_t)n >= (size_t)width || *used + (size_t)n >= size)
+        return false;
+    memcpy(buf + *used, item, (size_t)n + 1);
+    *used += (size_t)n;
+    return true;
+}
+
+/* The overlay on top has keys of its own (a form): those, not the view's. */
+static bool overlay_bar(const ui_app *app, int width, char *buf, size_t size)
+{
+    if (app->noverlays == 0)
+        return false;
+    const ui_overlay *top = &app->overlays[app->noverlays - 1];
+    if (!top->ops->hints)
+        return false;
+    ui_key_hint h[8];
+    size_t n = top->ops->hints(top->self, h, sizeof h / sizeof h[0]), used = 0;
+    for (size_t i = 0; i < n; i++) {
+        char key[16];
+        ui_key_name(h[i].key, key, sizeof key);
+        if (!bar_add(buf, size, &used, width, key, h[i].label))
+            break; /* whole keys only */
+    }
+    return true;
+}
+
 void ui_hint_bar(const ui_app *app, int width, char *buf, size_t size)
 {
     unsigned where = details_open(app) ? DETAILS : 1u << app->view;
     size_t used = 0;
     buf[0] = '\0';
+    if (overlay_bar(app, width, buf, size))
+        return;
     for (size_t i = 0; i < sizeof bar / sizeof bar[0]; i++) {
-        char key[16], item[48];
+        char key[16];
         if (!(bar[i].where & where) || (ui_request_readonly_refused(bar[i].req) &&
                                         ui_app_readonly(app)))
             continue;
         if (!ui_hint_key(app->view, bar[i].req, key, sizeof key))
             continue;
-        int n = snprintf(item, sizeof item, "%s%s %s", used ? "  " : " ", key,
-                         bar_label(app, &bar[i]));
-        if (n < 0 || used + (size_t)n >= (size_t)width || used + (size_t)n >= size)
+        if (!bar_add(buf, size, &used, width, key, bar_label(app, &bar[i])))
             break; /* whole keys only: the rest matter less */
-        memcpy(buf + used, item, (size_t)n + 1);
-        used += (size_t)n;
     }
 }
 

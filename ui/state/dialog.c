@@ -51,7 +51,7 @@ static void confirm_free(void *self)
 }
 
 static const ui_overlay_ops confirm_ops = {"confirm", NULL, confirm_draw, confirm_key,
-                                           confirm_free};
+                                           confirm_free, NULL};
 
 error_code ui_dialog_confirm(ui_app *app, ui_confirm *d, ui_confirm_fn on_yes, void *ctx,
                              void (*free_ctx)(void *), error_info *err)
@@ -107,7 +107,7 @@ static void choose_free(void *self)
 }
 
 static const ui_overlay_ops choose_ops = {"choose", NULL, choose_draw, choose_key,
-                                          choose_free};
+                                          choose_free, NULL};
 
 error_code ui_dialog_choose(ui_app *app, ui_choose *d, ui_choose_fn fn, void *ctx,
                             void (*free_ctx)(void *), error_info *err)

@@ -252,7 +252,8 @@ static void text_free(void *self)
     ui_text_overlay_free(self);
 }
 
-static const ui_overlay_ops text_ops = {"text", text_layout, text_draw, text_key, text_free};
+static const ui_overlay_ops text_ops = {"text",   text_layout, text_draw, text_key,
+                                        text_free, NULL};
 
 void ui_text_overlay_push(ui_app *app, ui_text_overlay *o)
 {
@@ -348,7 +349,8 @@ static void pick_free(void *self)
     free(p);
 }
 
-static const ui_overlay_ops pick_ops = {"pick", pick_layout, pick_draw, pick_key, pick_free};
+static const ui_overlay_ops pick_ops = {"pick",   pick_layout, pick_draw, pick_key,
+                                        pick_free, NULL};
 
 error_code ui_pick_open(ui_app *app, const char *title, const char *const *items,
                         size_t count, ui_pick_fn fn, void *ctx, error_info *err)

@@ -210,7 +210,8 @@ static void token_free(void *self)
     free(o);
 }
 
-static const ui_overlay_ops token_ops = {"token", NULL, token_draw, token_key, token_free};
+static const ui_overlay_ops token_ops = {"token", NULL, token_draw, token_key, token_free,
+                                         NULL};
 
 error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *description,
                            const char *token, error_info *err)

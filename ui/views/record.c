@@ -69,9 +69,26 @@ void *ui_record_field(model_object *obj, const kind_field *f)
     return kind_field_at_mut(obj, f);
 }
 
+/* "created_at:date": the date of an RFC 3339 time ("2026-11-29", UTC as the
+ * remote gives it); the whole time is in the details. */
+static const char *date_of(const model_object *obj, const char *name, size_t len,
+                           char *scratch, size_t size)
+{
+    char field[64];
+    snprintf(field, sizeof field, "%.*s", (int)len, name);
+    const char *v = kind_value(obj, field, NULL, 0);
+    if (strlen(v) < 10 || v[4] != '-' || v[7] != '-' || size == 0)
+        return v;
+    snprintf(scratch, size, "%.10s", v);
+    return scratch;
+}
+
 const char *ui_record_value(const model_object *obj, const char *name, char *scratch,
                             size_t size)
 {
+    const char *form = strchr(name, ':');
+    if (form && strcmp(form, ":date") == 0)
+        return date_of(obj, name, (size_t)(form - name), scratch, size);
     const char *v = kind_value(obj, name, scratch, size);
     const kind_field *f = kind_field_by_name(obj->kind, name);
     return f && f->type == KIND_FIELD_ACL && !v[0] ? "(any)" : v; /* an empty ACL */

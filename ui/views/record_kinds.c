@@ -12,23 +12,19 @@
 /* ---- rules --------------------------------------------------------------------- */
 
 /* Placed by rank (ui_table.h): the CIDR whole first (a full IPv6 /128 is 43
- * columns), then action and state, a little description, the id (shortened in
- * the middle, hidden by a key) and the policy when they fit; the description
- * takes what is left. */
+ * columns, an IPv4 page no more than its widest), then action and state, a
+ * little description, the id (shortened in the middle, hidden by a key) and the
+ * policy when they fit; the description takes what is left. */
 static const ui_table_col rule_cols[] = {
-    {"ID", 10, 33, true, 4, false, true, true},
-    {"CIDR", 18, 43, false, 0, true, true, false},
-    {"ACTION", 6, 6, false, 1, true, false, false},
-    {"STATE", 5, 14, false, 2, true, true, false},
-    {"POLICY", 12, 33, true, 5, false, true, false},
-    {"DESCRIPTION", 8, 0, false, 3, false, false, false},
+    {"ID", 10, 33, true, 4, false, true, true, "id", STORE_SORT_ID},
+    {"CIDR", 18, 43, false, 0, true, true, false, "cidr", STORE_SORT_CIDR},
+    {"ACTION", 6, 6, false, 1, true, false, false, "action", STORE_SORT_ACTION},
+    {"STATE", 5, 14, false, 2, true, true, false, "state", STORE_SORT_STATE},
+    {"POLICY", 12, 33, true, 5, false, true, false, "policy", STORE_SORT_POLICY},
+    {"DESCRIPTION", 8, 0, false, 3, false, false, false, NULL, STORE_SORT_ID},
 };
 static const char *const rule_values[] = {"id",    "cidr",         "action",
                                           "state", "ip_policy_id", "description"};
-
-static const char *const rule_sorts[] = {"id", "policy", "cidr", "action", "state"};
-static const store_sort rule_sort_keys[] = {STORE_SORT_ID, STORE_SORT_POLICY, STORE_SORT_CIDR,
-                                            STORE_SORT_ACTION, STORE_SORT_STATE};
 
 static const ui_record_line rule_details[] = {
     {"id", "id"},
@@ -55,22 +51,20 @@ static const ui_record_input rule_inputs[] = {
 
 /* ---- credentials ----------------------------------------------------------------- */
 
-/* By rank: the description (the name agents ask by), the state, the ACL, then
- * the id, owner and creation time when they fit. */
+/* By rank: the description (the name agents ask by), the state, the ACL (what
+ * the token may do: its minimum keeps the owner out at 80 columns, so it gets the
+ * room), the id cut to a readable 14, the creation date, then the owner (most
+ * often the caller, the same on every row) when it fits. */
 static const ui_table_col cred_cols[] = {
-    {"ID", 10, 33, true, 3, false, true, true},
-    {"DESCRIPTION", 16, 40, false, 0, false, true, false},
-    {"STATE", 5, 14, false, 1, true, true, false},
-    {"ACL", 10, 0, false, 2, false, false, false},
-    {"OWNER", 8, 33, true, 4, false, true, false},
-    {"CREATED", 20, 20, false, 5, false, false, false},
+    {"ID", 14, 33, true, 3, false, true, true, "id", STORE_SORT_ID},
+    {"DESCRIPTION", 12, 40, false, 0, false, true, false, "description", STORE_SORT_DESCRIPTION},
+    {"STATE", 5, 14, false, 1, true, true, false, "state", STORE_SORT_STATE},
+    {"ACL", 22, 0, false, 2, false, false, false, NULL, STORE_SORT_ID},
+    {"OWNER", 14, 33, true, 5, false, true, false, NULL, STORE_SORT_ID},
+    {"CREATED", 10, 10, false, 4, false, false, false, NULL, STORE_SORT_ID},
 };
 static const char *const cred_values[] = {"id",  "description", "state",
-                                          "acl", "owner_id",    "created_at"};
-
-static const char *const cred_sorts[] = {"id", "description", "state"};
-static const store_sort cred_sort_keys[] = {STORE_SORT_ID, STORE_SORT_DESCRIPTION,
-                                            STORE_SORT_STATE};
+                                          "acl", "owner_id",    "created_at:date"};
 
 static const ui_record_line cred_details[] = {
     {"id", "id"},
@@ -96,9 +90,8 @@ static const ui_record_input cred_inputs[] = {
 
 /* The tables of a kind named by its prefix above, with their sizes. */
 #define TABLES(p)                                                                      \
-    p##_cols, p##_values, (int)COUNT(p##_cols), p##_sorts, p##_sort_keys,              \
-        (int)COUNT(p##_sorts), p##_details, COUNT(p##_details), p##_inputs,            \
-        COUNT(p##_inputs)
+    p##_cols, p##_values, (int)COUNT(p##_cols), p##_details, COUNT(p##_details),       \
+        p##_inputs, COUNT(p##_inputs)
 
 /* In ui_record_kind's order: the kind, its view, its tag and word in the plan, its
  * tables, the plan's WHAT (and what it says when that is empty), its row in a

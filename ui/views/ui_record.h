@@ -52,12 +52,9 @@ typedef struct ui_record_kind {
     ui_view_ops view;            /* the record view: names and hooks of its own */
     char tag;                    /* the pending view's key prefix: 'r', 'c' */
     const char *short_noun;      /* the pending view's KIND column: "rule", "cred" */
-    const ui_table_col *cols;    /* the record view's columns */
+    const ui_table_col *cols;    /* the record view's columns, with their sorts */
     const char *const *values;   /* the value each column shows */
     int ncols;
-    const char *const *sorts;    /* the record view's sort names */
-    const store_sort *sort_keys; /* and the store order of each */
-    int nsorts;
     const ui_record_line *details;
     size_t ndetails;
     const ui_record_input *inputs; /* the create form's extras, by field name */
@@ -85,7 +82,8 @@ const ui_record_input *ui_record_input_of(model_kind kind, const char *name);
 void *ui_record_field(model_object *obj, const kind_field *f);
 
 /* The value `name` of `obj` as text: into the object, or into `scratch` (`size`
- * bytes) when it has to be made (an action's name, an ACL joined). */
+ * bytes) when it has to be made (an action's name, an ACL joined). A name may end
+ * in a form: "created_at:date" is the date of that time ("2026-11-29"). */
 const char *ui_record_value(const model_object *obj, const char *name, char *scratch,
                             size_t size);
 

@@ -12,11 +12,9 @@
 #include "rampart/ui_sync_text.h"
 
 static const ui_table_col cols[] = {
-    {"TIME", 8, 8, false, 0, false, false, false},
-    {"LEVEL", 5, 5, false, 0, false, false, false},
-    {"MESSAGE", 20, 0, false, 0, false, false, false}};
-static const char *const sorts[] = {"time"};
-static const store_sort sort_keys[] = {STORE_SORT_ID}; /* the ring's order */
+    {"TIME", 8, 8, false, 0, false, false, false, "time", STORE_SORT_ID}, /* the ring's order */
+    {"LEVEL", 5, 5, false, 0, false, false, false, NULL, STORE_SORT_ID},
+    {"MESSAGE", 20, 0, false, 0, false, false, false, NULL, STORE_SORT_ID}};
 
 static const char *level_name(sync_log_level l)
 {
@@ -132,8 +130,8 @@ static const ui_view_ops ops = {"log", "Log", false, MODEL_KIND_RULE, NULL, NULL
 
 error_code ui_view_log_new(ui_app *app, ui_view **out, error_info *err)
 {
-    ui_table_source src = {cols,     (int)(sizeof cols / sizeof cols[0]), sorts, sort_keys, 1,
-                           NULL,     log_page, log_count, log_details};
+    ui_table_source src = {cols,      (int)(sizeof cols / sizeof cols[0]), NULL, log_page,
+                           log_count, log_details};
     if (ui_view_make(app, &ops, &src, out, err) != ERROR_OK)
         return err->code;
     ui_table_set_sort(&(*out)->table, 0, true); /* newest first */

@@ -13,16 +13,13 @@
 /* The reason is what this view is for: the other columns stay narrow (a cut
  * state or description is whole in the details, Enter) so it gets the room. */
 static const ui_table_col cols[] = {
-    {"", 1, 1, false, 0, false, false, false},
-    {"KIND", 4, 4, false, 0, false, false, false},
-    {"ID", 16, 16, true, 0, false, false, false},
-    {"WHAT", 16, 24, false, 0, false, false, false},
-    {"STATE", 8, 8, false, 0, false, false, false},
-    {"REASON", 16, 0, false, 0, false, false, false},
+    {"", 1, 1, false, 0, false, false, false, NULL, STORE_SORT_ID},
+    {"KIND", 4, 4, false, 0, false, false, false, NULL, STORE_SORT_ID},
+    {"ID", 16, 16, true, 0, false, false, false, "id", STORE_SORT_ID},
+    {"WHAT", 16, 24, false, 0, false, false, false, NULL, STORE_SORT_ID},
+    {"STATE", 8, 8, false, 0, false, false, false, NULL, STORE_SORT_ID},
+    {"REASON", 16, 0, false, 0, false, false, false, NULL, STORE_SORT_ID},
 };
-
-static const char *const sorts[] = {"id"};
-static const store_sort sort_keys[] = {STORE_SORT_ID};
 
 /* A row of the plan: sign, kind, id, what, state, the reason. */
 static void plan_row(const model_object *obj, ui_table_row *row)
@@ -157,7 +154,7 @@ static const ui_view_ops ops = {"pending", "Pending", false, MODEL_KIND_RULE, NU
 
 error_code ui_view_pending_new(ui_app *app, ui_view **out, error_info *err)
 {
-    ui_table_source src = {cols, (int)(sizeof cols / sizeof cols[0]), sorts, sort_keys, 1,
-                           NULL, pending_page, pending_count, pending_details};
+    ui_table_source src = {cols, (int)(sizeof cols / sizeof cols[0]), NULL, pending_page,
+                           pending_count, pending_details};
     return ui_view_make(app, &ops, &src, out, err);
 }

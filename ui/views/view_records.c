@@ -32,8 +32,7 @@ static error_code record_details(void *p, const ui_table_row *row, ui_table_deta
 error_code ui_view_records_new(ui_app *app, model_kind kind, ui_view **out, error_info *err)
 {
     const ui_record_kind *k = ui_record_kind_get(kind);
-    ui_table_source src = {k->cols, k->ncols,   k->sorts,     k->sort_keys,  k->nsorts,
-                           NULL,    record_page, record_count, record_details};
+    ui_table_source src = {k->cols, k->ncols, NULL, record_page, record_count, record_details};
     if (ui_view_make(app, &k->view, &src, out, err) != ERROR_OK)
         return err->code;
     // NOLINTNEXTLINE(clang-analyzer-core.NullDereference): *out is set on ERROR_OK

@@ -405,6 +405,28 @@ static ui_form_result list_key(ui_form *f, form_field *fd, int key)
     return UI_FORM_CONTINUE;
 }
 
+size_t ui_form_hints(const ui_form *f, ui_key_hint *out, size_t max)
+{
+    const form_field *fd = f->count ? &f->fields[f->focus] : NULL;
+    bool editable = fd && !fd->readonly;
+    bool new_line = editable && fd->kind == UI_FORM_LIST &&
+                    fd->lines[fd->line_focus].len > 0;
+    ui_key_hint all[6];
+    size_t n = 0;
+    all[n++] = (ui_key_hint){UI_KEY_ENTER, new_line ? "new line" : "save"};
+    all[n++] = (ui_key_hint){UI_KEY_TAB, "next field"};
+    all[n++] = (ui_key_hint){UI_KEY_ESC, "cancel"};
+    if (editable && fd->kind == UI_FORM_POLICY && fd->n_ids)
+        all[n++] = (ui_key_hint){UI_KEY_DOWN, "next known policy"};
+    if (editable && fd->kind == UI_FORM_CHOICE)
+        all[n++] = (ui_key_hint){' ', "next option"};
+    all[n++] = (ui_key_hint){UI_KEY_BTAB, "previous field"};
+    size_t k = n < max ? n : max;
+    for (size_t i = 0; i < k; i++)
+        out[i] = all[i];
+    return k;
+}
+
 ui_form_result ui_form_key(ui_form *f, int key)
 {
     if (f->count == 0)

@@ -18,10 +18,16 @@ void ui_table_set_text(char *dst, size_t size, const char *src)
     dst[n] = '\0';
 }
 
+static bool sorts_by(const ui_table *t, int col)
+{
+    return col >= 0 && col < t->src->ncols && t->src->cols[col].sort;
+}
+
 error_code ui_table_init(ui_table *t, const ui_table_source *src, error_info *err)
 {
     memset(t, 0, sizeof *t);
     t->src = src;
+    t->sort = ui_table_sort_find(t, NULL);
     t->stale = true;
     t->count_stale = true;
     return ui_table_set_height(t, 1, err);
@@ -77,7 +83,7 @@ void ui_table_query(const ui_table *t, store_query *out)
 {
     memset(out, 0, sizeof *out);
     out->filter = t->filter;
-    out->sort = t->src->sort_keys[t->sort];
+    out->sort = sorts_by(t, t->sort) ? t->src->cols[t->sort].sort_key : STORE_SORT_ID;
     out->policy_id = t->scope_policy;
     out->states = t->scope_states;
 }
@@ -341,11 +347,42 @@ bool ui_table_scoped(const ui_table *t)
     return t->scope_policy[0] || t->scope_states;
 }
 
-void ui_table_set_sort(ui_table *t, int sort, bool descending)
+int ui_table_sort_find(const ui_table *t, const char *name)
 {
-    if (sort < 0 || sort >= t->src->nsorts)
-        sort = 0;
-    t->sort = sort;
+    for (int i = 0; i < t->src->ncols; i++) {
+        if (sorts_by(t, i) && (!name || strcmp(t->src->cols[i].sort, name) == 0))
+            return i;
+    }
+    return -1;
+}
+
+int ui_table_sort_next(const ui_table *t)
+{
+    int n = t->src->ncols;
+    for (int k = 1; k < n; k++) {
+        int i = (t->sort + k) % n;
+        if (sorts_by(t, i) && !(t->src->cols[i].optional && t->hide_optional))
+            return i;
+    }
+    return t->sort;
+}
+
+int ui_table_sort_count(const ui_table *t)
+{
+    int n = 0;
+    for (int i = 0; i < t->src->ncols; i++)
+        n += sorts_by(t, i);
+    return n;
+}
+
+const char *ui_table_sort_name(const ui_table *t)
+{
+    return sorts_by(t, t->sort) ? t->src->cols[t->sort].sort : "";
+}
+
+void ui_table_set_sort(ui_table *t, int col, bool descending)
+{
+    t->sort = sorts_by(t, col) ? col : ui_table_sort_find(t, NULL);
     t->descending = descending;
     restart(t);
 }

@@ -73,7 +73,8 @@ void ui_table_layout(const ui_table *t, const ui_canvas *c, int width,
         want[i] = col->fit || col->max_width <= 0 ? w : col->max_width;
         if (col->max_width > 0 && want[i] > col->max_width)
             want[i] = col->max_width;
-        want[i] = want[i] < col->min_width ? col->min_width : want[i];
+        if (!col->whole) /* a whole one is no wider than what it shows */
+            want[i] = want[i] < col->min_width ? col->min_width : want[i];
         if (col->optional && t->hide_optional)
             continue;
         int sep = shown ? 1 : 0;

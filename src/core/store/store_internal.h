@@ -52,6 +52,7 @@ typedef enum store_stmt_id {
     STMT_FETCH_SINCE,
     /* lookups (store_lookup.c) */
     STMT_POLICY_IDS,
+    STMT_POLICY_COUNTS,
     STMT_CRED_BY_NAME,
     STMT_DATA_VERSION,
     STMT_META_GET,

@@ -36,6 +36,36 @@ error_code store_policy_ids(store *st, const char *after, char (*ids)[MODEL_ID_M
     return ERROR_OK;
 }
 
+error_code store_policy_counts(store *st, const char *after, store_policy_count *out,
+                               size_t max, size_t *count, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    *count = 0;
+    const char *key = after ? after : "";
+    sqlite3_stmt *s = store_stmt(st, STMT_POLICY_COUNTS, err);
+    if (!s || store_bind_texts(st, s, &key, 1, err))
+        return err->code;
+    int rc = sqlite3_bind_int64(s, 2, (sqlite3_int64)max);
+    if (rc != SQLITE_OK) {
+        store_reset(s);
+        return store_db_error(st, rc, err);
+    }
+    while (*count < max) {
+        bool row;
+        if (store_step(st, s, &row, err))
+            return err->code;
+        if (!row)
+            break;
+        store_col_copy(s, 0, out[*count].id, sizeof out[*count].id);
+        sqlite3_int64 n = sqlite3_column_int64(s, 1);
+        out[*count].rules = n > 0 ? (size_t)n : 0;
+        (*count)++;
+    }
+    store_reset(s);
+    return ERROR_OK;
+}
+
 error_code store_cred_find_by_name(store *st, const char *name,
                                    char (*ids)[MODEL_ID_MAX + 1], size_t max,
                                    size_t *count, error_info *err)

@@ -410,6 +410,8 @@ static const char *const statements[STMT_COUNT] = {
                          " AND last_at >= ?2",
     /* One indexed query: no credential row -> no result; no token -> NULL. */
     [STMT_POLICY_IDS] = "SELECT min(policy_id) FROM rules WHERE policy_id > ?1",
+    [STMT_POLICY_COUNTS] = "SELECT policy_id, count(*) FROM rules WHERE policy_id > ?1"
+                           " GROUP BY policy_id ORDER BY policy_id LIMIT ?2",
     [STMT_CRED_BY_NAME] = "SELECT id FROM credentials WHERE description = ?1"
                           " AND state NOT IN ('deleting', 'remote_deleted')"
                           " ORDER BY id LIMIT ?2",
