@@ -147,4 +147,5 @@ check "creds 80x24: no time of day" sh -c "! grep -q 'T[0-9][0-9]:[0-9][0-9]:' '
 check "creds 80x24: the id cut less (its last 6 characters)" screen 1 "$tail6"
 check "creds 60x20: the ACL still read" screen 2 "bind:a.example.com, b"
 check "creds 60x20: the id too" screen 2 "$tail6"
+checks_done
 exit 0
