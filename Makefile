@@ -264,8 +264,11 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends \
 	    build-essential $(DEB_PKGS) $(DEB_TOOLS)
 
-# The files installed, as DEST=SOURCE pairs (every one 0644 but the binary).
+# The files installed, as DEST=SOURCE pairs (every one 0644 but the binary):
+# the man pages rampart.1 and assets/rampart-*.7 among them.
+MAN7_PAGES    := $(sort $(wildcard assets/rampart-*.7))
 INSTALL_FILES := $(MANDIR)/man1/rampart.1=assets/rampart.1 \
+                 $(foreach p,$(MAN7_PAGES),$(MANDIR)/man7/$(notdir $(p))=$(p)) \
                  $(BASHCOMPDIR)/rampart=assets/rampart.bash-completion \
                  $(ZSHCOMPDIR)/_rampart=assets/_rampart \
                  $(DOCDIR)/config.example=assets/config.example \
