@@ -112,7 +112,7 @@ help:
 	@echo "make test       install what is missing, build, run every test (SAN=1: ASan+UBSan)"
 	@echo "make check      the same tests, installing nothing: names missing Debian packages"
 	@echo "make check-packaging  build with a distribution's CPPFLAGS/CFLAGS/LDFLAGS, check it"
-	@echo "make bench      benchmarks (figures, not pass/fail)"
+	@echo "make bench      benchmarks (figures, not pass/fail), written to BENCHMARKS.md"
 	@echo "make fuzz       every libFuzzer target FUZZ_SECONDS=$(FUZZ_SECONDS) s, ASan+UBSan"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR= BINDIR= MANDIR= ... (make uninstall)"
 	@echo "make deps       apt-get install the Debian packages the build needs"
