@@ -10,7 +10,7 @@
 # `#   TEXT` lines right under it (a hash and three spaces) are what it prints:
 # each must be a line of its standard output or error, where `…` stands for
 # anything (ids, times). Every block must be marked: `sh` (runs), or `console`,
-# `ini`, `text` (only shows).
+# `ini`, `text` (only shows); an `ini` block must be a config file rampart reads.
 #
 # The clone is of this checkout's repository (a copy of its files when it is not
 # one), with the working tree's README.md put over the clone's, so the README
@@ -38,6 +38,17 @@ cp "$tmp/unmarked" "$tmp/out"
 : >"$tmp/err"
 check "every block of the README is marked sh, console, ini or text" \
     sh -c '[ ! -s "$0" ]' "$tmp/unmarked"
+
+# ---- every ini block is a config file rampart accepts ----
+awk -v dir="$tmp" '/^```/ { if (ini) { ini = 0; next } if ($0 == "```ini") { ini = 1; n++ } next }
+     ini { print > (dir "/block-" n ".ini") }' "$readme"
+for f in "$tmp"/block-*.ini; do
+    [ -f "$f" ] || continue
+    chmod 600 "$f"
+    RAMPART_CONFIG="$f" "$RAMPART" profiles >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    check "the README's config block ${f##*/block-} is one rampart reads (profiles)" status_is 0
+done
 
 # ---- the two commands come first ----
 awk '/^```/ { n++; next } n == 1 { sub(/[[:space:]]*#.*/, ""); if ($0 != "") print }' \
