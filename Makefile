@@ -112,7 +112,7 @@ help:
 	@echo "make test       install what is missing, build, run every test (SAN=1: ASan+UBSan)"
 	@echo "make check      the same tests, installing nothing: names missing Debian packages"
 	@echo "make check-packaging  build with a distribution's CPPFLAGS/CFLAGS/LDFLAGS, check it"
-	@echo "make bench      benchmarks (figures, not pass/fail)"
+	@echo "make bench      benchmarks (figures, not pass/fail), written to BENCHMARKS.md"
 	@echo "make fuzz       every libFuzzer target FUZZ_SECONDS=$(FUZZ_SECONDS) s, ASan+UBSan"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR= BINDIR= MANDIR= ... (make uninstall)"
 	@echo "make deps       apt-get install the Debian packages the build needs"
@@ -264,8 +264,11 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends \
 	    build-essential $(DEB_PKGS) $(DEB_TOOLS)
 
-# The files installed, as DEST=SOURCE pairs (every one 0644 but the binary).
+# The files installed, as DEST=SOURCE pairs (every one 0644 but the binary):
+# the man pages rampart.1 and assets/rampart-*.7 among them.
+MAN7_PAGES    := $(sort $(wildcard assets/rampart-*.7))
 INSTALL_FILES := $(MANDIR)/man1/rampart.1=assets/rampart.1 \
+                 $(foreach p,$(MAN7_PAGES),$(MANDIR)/man7/$(notdir $(p))=$(p)) \
                  $(BASHCOMPDIR)/rampart=assets/rampart.bash-completion \
                  $(ZSHCOMPDIR)/_rampart=assets/_rampart \
                  $(DOCDIR)/config.example=assets/config.example \

@@ -1,6 +1,7 @@
 #!/bin/sh
 # make bench: figures, not pass/fail. Each figure is printed with a baseline measured
-# in the same run, the ratio, and the target from the issues.
+# in the same run, the ratio, and the target from the issues; the table, with the
+# machine it ran on, is written into BENCHMARKS.md (tests/bench/BENCHMARKS.in).
 # usage: tests/bench/run.sh BUILD_DIR   (rampart and bench/ binaries inside)
 set -eu
 build=$(cd "$1" && pwd)
@@ -15,7 +16,9 @@ now() { date +%s.%N; }
 figure() { awk -v f="$1" '$1 == f { print $2 }' "$2"; }
 
 bench_start=$(date +%s)
-echo "make bench: $rows rules; $(nproc) cores; $(uname -m); sqlite $(pkg-config --modversion sqlite3); load average at the start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+os=$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-}")
+run_info="$(date -u +%Y-%m-%d), $rows rules; $(nproc) cores; $(uname -m)${os:+; $os}; sqlite $(pkg-config --modversion sqlite3); load average at the start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+echo "make bench: $run_info"
 
 # The import file: distinct /32s over 100 policies, queued creates (no ids).
 awk -v n="$rows" 'BEGIN {
@@ -117,5 +120,16 @@ sh "$(dirname "$0")/fleet.sh" "$build"
 sh "$(dirname "$0")/ui.sh" "$build" "$work/import.db"
 
 echo
-bench_print
-echo "(make bench took $(($(date +%s) - bench_start)) s; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null))"
+{
+    bench_print
+    echo "(make bench took $(($(date +%s) - bench_start)) s; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null))"
+} >"$work/table.txt"
+cat "$work/table.txt"
+
+# BENCHMARKS.md: the template's text, this run and its table (BENCH_DOC=FILE
+# writes another file; BENCH_DOC= none).
+doc=${BENCH_DOC-$(cd "$(dirname "$0")/../.." && pwd)/BENCHMARKS.md}
+if [ -n "$doc" ]; then
+    bench_write_doc "$(dirname "$0")/BENCHMARKS.in" "$run_info" "$work/table.txt" "$doc"
+    echo "wrote $doc"
+fi

@@ -32,3 +32,19 @@ bench_done() {
         rm -f "$bench_table"
     fi
 }
+
+# bench_write_doc TEMPLATE RUN TABLE OUT: OUT (BENCHMARKS.md) from TEMPLATE
+# (tests/bench/BENCHMARKS.in), its line @RUN@ becoming "Run: RUN" (the machine
+# and the run) and its line @TABLE@ the text of the file TABLE (the table as
+# printed). Written beside OUT and renamed over it: a failure leaves OUT as it was.
+bench_write_doc() {
+    if [ "$(grep -cx '@RUN@' "$1")" != 1 ] || [ "$(grep -cx '@TABLE@' "$1")" != 1 ] ||
+        [ ! -r "$3" ]; then
+        echo "bench: $1 needs one @RUN@ and one @TABLE@ line, and $3 the table" >&2
+        return 1
+    fi
+    bench_run="Run: $2" awk -v table="$3" '
+        $0 == "@RUN@" { print ENVIRON["bench_run"]; next }
+        $0 == "@TABLE@" { while ((getline line < table) > 0) print line; next }
+        { print }' "$1" >"$4.tmp" && mv "$4.tmp" "$4" || { rm -f "$4.tmp"; return 1; }
+}

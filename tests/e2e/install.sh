@@ -82,6 +82,31 @@ if command -v groff >/dev/null 2>&1; then
         "$status" "$tmp/err"
 fi
 
+# ---- the section 7 pages (assets/rampart-*.7: the console, apply, the agent, a
+# fleet): each installed 0644, rendered without a warning, named in SEE ALSO ----
+man7_pages=$(cd "$root/assets" && ls rampart-*.7)
+check "there are section 7 pages to install ($(echo $man7_pages))" [ -n "$man7_pages" ]
+for p in $man7_pages; do
+    page="$dest$prefix/share/man/man7/$p"
+    check "installed 0644: $prefix/share/man/man7/$p" mode_is 644 "$page"
+    if command -v man >/dev/null 2>&1; then
+        LC_ALL=C MANWIDTH=200 man --warnings -l "$page" >"$tmp/out" 2>"$tmp/err"
+        status=$?
+        check "man -l renders $p without warnings" \
+            sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ] && grep -q "^NAME" "$2"' \
+            "$status" "$tmp/err" "$tmp/out"
+    fi
+    if command -v groff >/dev/null 2>&1; then
+        groff -ww -man -z "$page" >"$tmp/out" 2>"$tmp/err"
+        status=$?
+        check "groff -ww finds nothing to warn about in $p" \
+            sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ]' "$status" "$tmp/err"
+    fi
+    name=${p%.7}
+    check "rampart(1)'s SEE ALSO names $name(7)" \
+        sh -c 'sed -n "/^SEE ALSO/,\$p" "$1" | grep -q -e "$0(7)"' "$name" "$tmp/man.txt"
+done
+
 # Options a command's --help lists (its usage lines and option lines; not the
 # examples), one a line.
 help_options() {
@@ -308,6 +333,7 @@ cat >"$tmp/expected" <<EOF
 /usr/sbin/rampart 755
 /usr/share/man/man1/rampart.1 644
 EOF
+for p in $man7_pages; do echo "/usr/share/man/man7/$p 644"; done >>"$tmp/expected"
 (cd "$dest" && find . ! -type d -exec stat -c '%n %a' {} + | sed 's|^\.||' | sort) >"$tmp/out"
 check "every file where asked, with its mode, and nothing else under DESTDIR" \
     cmp -s "$tmp/expected" "$tmp/out"
