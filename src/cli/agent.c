@@ -330,7 +330,7 @@ static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         "[--listen unix:PATH|tcp:127.0.0.1:PORT|fd:N]... [--key-file PATH]\n"
         "       [--allow-uid UID]... [--rate N] [--idle-timeout S] [--ready-file FILE]\n"
         "       [--max-age S] [--public-url URL] [--mirror-only]",
-        "Serve tokens, policy checks and a read-only API mirror to local agents.", help, 0, 0,
+        "Serve tokens, policy checks and a read-only API mirror to local agents.", help, 0, 0, NULL,
     };
     agent_flags f = {0};
     const cli_opt opts[] = {

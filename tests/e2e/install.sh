@@ -135,7 +135,7 @@ check "rampart rules cr<TAB> completes to create" sh -c '[ "$(cat "$0")" = creat
 complete_words rampart rules create --action "" >"$tmp/out"
 check "--action completes to allow and deny" sh -c '[ "$(cat "$0" | tr "\n" " ")" = "allow deny " ]' \
     "$tmp/out"
-"$inst" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print $1 }' | sort >"$tmp/cmds"
+"$inst" --help | sed -n '/^Commands:/,/^$/p' | awk '/^  [a-z]/ { print $1 }' | sort >"$tmp/cmds"
 complete_words rampart "" | sort >"$tmp/out"
 check "rampart <TAB> offers every command of --help" cmp -s "$tmp/cmds" "$tmp/out"
 missing=""
