@@ -161,7 +161,8 @@ bad=""
 for p in $paths; do
     grep -q "^$p	path	" "$tmp/man.entries" || { bad="$bad $(words "$p"): no entry;"; continue; }
     for o in $(opts "$p"); do
-        case $o in --help | --db) continue ;; esac # the common options, said once
+        # The common and global options: said once (GLOBAL OPTIONS).
+        echo " --db $globals " | grep -q -e " $o " && continue
         grep -q "^$p	[a-z]*	$o\$" "$tmp/man.entries" && continue
         # -o FORMAT is --output FORMAT (rampart(1), OUTPUT FOR SCRIPTS).
         [ "$o" = --output ] && grep -q "^$p	[a-z]*	-o\$" "$tmp/man.entries" && continue
