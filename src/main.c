@@ -22,43 +22,70 @@ static bool needs_config(const cli_command *cmd)
            cmd->run != cli_profiles && cmd->run != cli_plan && cmd->run != cli_complete;
 }
 
+/* The overview's table. A command's synopsis and options are in its own table (its
+ * --help); a group's subcommands come from the group's (`subcommands`). */
 static const cli_command commands[] = {
-    {"tui", cli_tui, "[--readonly] [--no-color] [--headless SCRIPT] ...",
-     "the console (what 'rampart' alone opens on a terminal)", NULL, 0, 0},
-    {"rules", cli_rules, "COMMAND", "IP policy rules: create, list, get, delete, import, export, retry, discard",
-     NULL, 0, -1},
-    {"creds", cli_creds, "COMMAND", "tunnel credentials: create, list, get, delete, token, retry, discard",
-     NULL, 0, -1},
-    {"serve-api", cli_serve_api, "--listen ADDR --db FILE [OPTIONS]",
-     "run the remote API on this machine (reference server, sandbox, tests)", NULL, 0, -1},
-    {"agent", cli_agent, "[--listen ADDR]... [OPTIONS]",
-     "serve tokens and policy checks to local agents (unix socket, loopback)", NULL, 0, -1},
-    {"plan", cli_plan, "[--json] [--detailed-exitcode]",
-     "what the next sync would do (+ - ! ~); sends nothing", NULL, 0, 0},
-    {"sync", cli_sync, "[--push-only|--pull-only] [--json]",
-     "push queued changes, pull the remote's complete listings", NULL, 0, 0},
-    {"check", cli_check, "POLICY_ID IP... [--json]",
-     "is each address allowed by the policy's cached rules? (exit 0 all allowed)", NULL, 0, -1},
-    {"apply", cli_apply, "--policy ipp_ID --action allow|deny [--name NAME] FILE|-",
-     "make a policy's rules of one action equal to a list of CIDRs (fewest requests)",
-     NULL, 0, -1},
-    {"export", cli_export, "--policy ipp_ID --format FORMAT [--output FILE] [--watch]",
-     "a policy's rules for a host: nftables, nginx, iptables, ip6tables, json, csv",
-     NULL, 0, -1},
-    {"status", cli_status, "[--json]", "what is cached, per sync state; where data lives",
-     NULL, 0, 0},
-    {"doctor", cli_doctor, "[--json]",
+    {"tui", cli_tui, NULL, "the console (what 'rampart' alone opens on a terminal)", NULL, 0,
+     0, NULL},
+    {"rules", cli_rules, NULL, "IP policy rules", NULL, 0, -1, cli_rules_table},
+    {"creds", cli_creds, NULL, "tunnel credentials", NULL, 0, -1, cli_creds_table},
+    {"serve-api", cli_serve_api, NULL,
+     "run the remote API on this machine (reference server, sandbox, tests)", NULL, 0, -1,
+     NULL},
+    {"agent", cli_agent, NULL,
+     "serve tokens and policy checks to local agents (unix socket, loopback)", NULL, 0, -1,
+     NULL},
+    {"plan", cli_plan, NULL, "what the next sync would do (+ - ! ~); sends nothing", NULL, 0,
+     0, NULL},
+    {"sync", cli_sync, NULL, "push queued changes, pull the remote's complete listings", NULL,
+     0, 0, NULL},
+    {"check", cli_check, NULL,
+     "is each address allowed by the policy's cached rules? (exit 0 all allowed)", NULL, 0,
+     -1, NULL},
+    {"apply", cli_apply, NULL,
+     "make a policy's rules of one action equal to a list of CIDRs (fewest requests)", NULL,
+     0, -1, NULL},
+    {"export", cli_export, NULL,
+     "a policy's rules for a host: nftables, nginx, iptables, ip6tables, json, csv", NULL, 0,
+     -1, NULL},
+    {"status", cli_status, NULL, "what is cached, per sync state; where data lives", NULL, 0,
+     0, NULL},
+    {"doctor", cli_doctor, NULL,
      "check the cache, file modes, the socket directory and the remote; how to fix each",
-     NULL, 0, 0},
-    {"profiles", cli_profiles, "[--json | --names]",
-     "the config file's profiles: remote, key source, cache, age of the last sync",
-     NULL, 0, 0},
-    {"help", show_help, "", "this overview", NULL, 0, 0},
-    {"version", show_version, "", "print the version", NULL, 0, 0},
-    {"__complete", cli_complete, "", NULL, NULL, 0, -1}, /* hidden: the shell completions' */
+     NULL, 0, 0, NULL},
+    {"profiles", cli_profiles, NULL,
+     "the config file's profiles: remote, key source, cache, age of the last sync", NULL, 0,
+     0, NULL},
+    {"help", show_help, NULL, "this overview", NULL, 0, 0, NULL},
+    {"version", show_version, NULL, "print the version", NULL, 0, 0, NULL},
+    {"__complete", cli_complete, NULL, NULL, NULL, 0, -1, NULL}, /* hidden: the shell completions' */
 };
 
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
+
+enum { OVERVIEW_INDENT = 13, OVERVIEW_WIDTH = 79 };
+
+/* A command's line of the overview: its summary, and a group's subcommands from
+ * the group's own table, wrapped under the summary. */
+static void put_overview_line(cli_ctx *ctx, const cli_command *cmd)
+{
+    fprintf(ctx->out, "  %-10s %s", cmd->name, cmd->summary);
+    cli_command subs[CLI_GROUP_MAX];
+    size_t n = cmd->subcommands ? cmd->subcommands(subs, CLI_GROUP_MAX) : 0;
+    size_t col = OVERVIEW_INDENT + strlen(cmd->summary);
+    for (size_t i = 0; i < n; i++) {
+        const char *sep = i == 0 ? ": " : ", ";
+        size_t len = strlen(subs[i].name) + (i + 1 < n); /* the name and its comma */
+        if (col + 2 + len > OVERVIEW_WIDTH) {
+            fprintf(ctx->out, "%s\n%*s", i == 0 ? ":" : ",", OVERVIEW_INDENT, "");
+            col = OVERVIEW_INDENT;
+            sep = "";
+        }
+        fprintf(ctx->out, "%s%s", sep, subs[i].name);
+        col += strlen(sep) + strlen(subs[i].name);
+    }
+    fputc('\n', ctx->out);
+}
 
 void cli_print_main_help(cli_ctx *ctx)
 {
@@ -70,7 +97,7 @@ void cli_print_main_help(cli_ctx *ctx)
             ctx->program);
     for (size_t i = 0; i < COMMAND_COUNT; i++) {
         if (commands[i].summary)
-            fprintf(ctx->out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+            put_overview_line(ctx, &commands[i]);
     }
     fprintf(ctx->out,
             "\n--sandbox runs this command against a private reference server on a\n"

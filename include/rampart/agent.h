@@ -27,7 +27,7 @@
  *   "msg","details"}):
  *     GET /healthz                     -> {"status":"ok", …}; on a unix socket any
  *                                         peer may ask (nothing secret in it)
- *     GET /v1/credentials/{id}/token   -> {"id", "token"}; {id} may be a local id
+ *     GET /v1/credentials/{id}/token   -> {"id", "token", "acl"}; {id} may be local
  *                                         (the reply names the current id); 404
  *                                         unknown; 409 ERR_TOKEN_NOT_HELD when the
  *                                         credential exists but this machine lacks
@@ -224,5 +224,16 @@ const char *agent_address(const agent *ag, size_t i);
 
 /* Stop serving and free. NULL is a no-op. */
 void agent_stop(agent *ag);
+
+/* A route as `agent --help` and rampart(1) document it, from the route table. */
+typedef struct agent_route_doc {
+    const char *method, *pattern; /* "GET", "/v1/credentials/{id}/token" */
+    const char *query;            /* what it takes after '?' ("ip=ADDR"); "" none */
+    const char *reply;            /* the keys of a 200 reply: {"id", "token", "acl"} */
+    const char *note;             /* one sentence: what else, the error statuses */
+} agent_route_doc;
+
+/* The `i`th route of the table (0, 1, ...); false past the last. */
+bool agent_route_doc_get(size_t i, agent_route_doc *out);
 
 #endif

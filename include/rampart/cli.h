@@ -66,6 +66,13 @@ typedef struct cli_ctx {
  */
 typedef int (*cli_fn)(cli_ctx *ctx, const char *path, int argc, char **argv);
 
+struct cli_command;
+/* A group's table: its subcommands, the ones it dispatches through, copied into
+ * `out` (room for `cap`); returns how many. */
+typedef size_t cli_table_fn(struct cli_command *out, size_t cap);
+
+enum { CLI_GROUP_MAX = 16 }; /* subcommands of a group */
+
 typedef struct cli_command {
     const char *name;
     cli_fn run;
@@ -74,12 +81,14 @@ typedef struct cli_command {
     const char *help;    /* the rest of --help: options, notes (may be NULL) */
     int min_operands;    /* operands after the options, checked by cli_parse */
     int max_operands;    /* -1: no limit */
+    cli_table_fn *subcommands; /* a group's table, for the overview; NULL: not a group */
 } cli_command;
 
 /* Command groups, each dispatching its own table. `rules` and `creds` are one
  * piece of code over the object kind (src/cli/cli_object.h). */
 int cli_rules(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv);
+cli_table_fn cli_rules_table, cli_creds_table; /* their subcommands */
 int cli_status(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_serve_api(cli_ctx *ctx, const char *path, int argc, char **argv);
 int cli_sync(cli_ctx *ctx, const char *path, int argc, char **argv);

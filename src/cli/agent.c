@@ -21,7 +21,7 @@ enum {
     FD_SPEC_MAX = 16 /* "fd:N" */
 };
 
-static const char help_text[] =
+static const char help_head[] =
     "Answers the agents on this machine: their tunnel token (the remote API hands\n"
     "it out once, so only this cache still holds it), whether an address is allowed\n"
     "by a policy, and a read-only mirror of the remote API's GET routes. Runs in the\n"
@@ -59,15 +59,10 @@ static const char help_text[] =
     "                     instead of this listener's own address\n"
     "  --mirror-only      serve the read-only mirror and nothing else: no token, no\n"
     "                     check, no /healthz (for a cache or proxy in front of it)\n"
-    "\n"
-    "Routes (every reply JSON):\n"
-    "  GET /v1/credentials/ID/token     {\"id\",\"token\"}; 404 unknown, 409 token not\n"
-    "                                   held here, 410 deleted\n"
-    "  GET /v1/tokens/NAME              by description; 409 when several match\n"
-    "  GET /v1/ip_policies/ID/check?ip=ADDR   {\"allowed\", \"rule_id\", …}\n"
-    "  GET /credentials[/ID], /ip_policy_rules[/ID]   the remote API's shapes, tokens\n"
-    "                                   null (rows synced, deleting, orphaned)\n"
-    "  GET /healthz\n"
+    "\n";
+
+/* After the routes (agent_route_doc_get). */
+static const char help_tail[] =
     "\n"
     "Example: curl --unix-socket %s http://localhost/v1/tokens/web\n"
     "\n"
@@ -313,9 +308,65 @@ static void help_path(char *out, size_t size, error_code rc, const char *text,
     buf_free(&b);
 }
 
+enum { ROUTE_INDENT = 6, HELP_WIDTH = 79 };
+
+/* `text` as words, wrapped at HELP_WIDTH, each line indented ROUTE_INDENT. */
+static void put_wrapped(buf_t *b, const char *text)
+{
+    size_t col = 0;
+    while (*text) {
+        size_t len = strcspn(text, " ");
+        if (col > 0 && col + 1 + len > HELP_WIDTH) {
+            buf_puts(b, "\n");
+            col = 0;
+        }
+        buf_puts(b, col == 0 ? "      " : " ");
+        col += col == 0 ? ROUTE_INDENT : 1;
+        buf_append(b, text, len);
+        col += len;
+        text += len;
+        text += strspn(text, " ");
+    }
+    buf_puts(b, "\n");
+}
+
+/* The routes, from the agent's route table: what each answers. */
+static void put_routes(buf_t *b)
+{
+    buf_puts(b, "Routes (every reply JSON; an error: {\"error_code\", \"status_code\", \"msg\",\n"
+                "\"details\"}), with the keys of their reply:\n");
+    agent_route_doc r;
+    for (size_t i = 0; agent_route_doc_get(i, &r); i++) {
+        buf_puts(b, "  ");
+        buf_puts(b, r.method);
+        buf_puts(b, " ");
+        buf_puts(b, r.pattern);
+        buf_puts(b, *r.query ? "?" : "");
+        buf_puts(b, r.query);
+        buf_puts(b, "\n");
+        char line[512];
+        snprintf(line, sizeof line, "%s; %s", r.reply, r.note);
+        put_wrapped(b, line);
+    }
+}
+
+/* The help: the options (with the defaults here), the routes, the rest. */
+static char *build_help(const char *sock, const char *key)
+{
+    char text[HELP_MAX];
+    buf_t b = {0};
+    snprintf(text, sizeof text, help_head, sock, key, AGENT_RATE_DEFAULT,
+             AGENT_IDLE_TIMEOUT_DEFAULT);
+    buf_puts(&b, text);
+    put_routes(&b);
+    snprintf(text, sizeof text, help_tail, sock);
+    buf_puts(&b, text);
+    return buf_take(&b);
+}
+
 static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
-    char sock[PATH_MAX_LEN], key[PATH_MAX_LEN], help[HELP_MAX];
+    char sock[PATH_MAX_LEN], key[PATH_MAX_LEN];
     char path_text[PATH_MAX_LEN];
     error_info e = {0};
     error_code rc_path = agent_default_socket(path_text, sizeof path_text,
@@ -323,14 +374,14 @@ static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
     help_path(sock, sizeof sock, rc_path, path_text, &e);
     rc_path = agent_default_key_path(path_text, sizeof path_text, &e);
     help_path(key, sizeof key, rc_path, path_text, &e);
-    snprintf(help, sizeof help, help_text, sock, key, AGENT_RATE_DEFAULT,
-             AGENT_IDLE_TIMEOUT_DEFAULT, sock);
+    char *help = build_help(sock, key);
     const cli_command cmd = {
         "agent", agent_cmd,
         "[--listen unix:PATH|tcp:127.0.0.1:PORT|fd:N]... [--key-file PATH]\n"
         "       [--allow-uid UID]... [--rate N] [--idle-timeout S] [--ready-file FILE]\n"
         "       [--max-age S] [--public-url URL] [--mirror-only]",
-        "Serve tokens, policy checks and a read-only API mirror to local agents.", help, 0, 0,
+        "Serve tokens, policy checks and a read-only API mirror to local agents.",
+        help ? help : "", 0, 0, NULL,
     };
     agent_flags f = {0};
     const cli_opt opts[] = {
@@ -345,8 +396,10 @@ static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         {"mirror-only", CLI_OPT_FLAG, &f.mirror_only},
     };
     int first, rc;
-    if (!cli_parse(ctx, path, &cmd, opts, sizeof opts / sizeof opts[0], argc, argv, &first,
-                   &rc))
+    bool go = cli_parse(ctx, path, &cmd, opts, sizeof opts / sizeof opts[0], argc, argv,
+                        &first, &rc);
+    free(help); /* only --help and usage errors read it */
+    if (!go)
         return rc;
     if (!take_inherited(ctx, path, &f, &rc))
         return rc;

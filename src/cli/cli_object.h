@@ -151,6 +151,9 @@ int cli_object_resolve(cli_ctx *ctx, const cli_object_call *call, int argc, char
 int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
                      char **argv);
 
+/* The group of `kind`'s table, as it dispatches through it (a cli_table_fn). */
+size_t cli_object_table(model_kind kind, cli_command *out, size_t cap);
+
 /* ---- objects_show.c ---- */
 
 /* A field by name as one line of text, as tables and the detail view show it:

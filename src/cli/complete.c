@@ -55,7 +55,7 @@ static bool find_what(const char *word, store_complete_what *out)
 
 static const cli_command complete_command = {
     "__complete", cli_complete, "[--sandbox] [--policy ID] rule-id|cred-id|policy-id|cidr [PREFIX]",
-    "Values from the cache for shell completion (hidden).", NULL, 1, 2};
+    "Values from the cache for shell completion (hidden).", NULL, 1, 2, NULL};
 
 int cli_complete(cli_ctx *ctx, const char *path, int argc, char **argv)
 {

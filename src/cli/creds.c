@@ -101,6 +101,11 @@ int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv)
     return cli_object_group(ctx, MODEL_KIND_CRED, path, argc, argv);
 }
 
+size_t cli_creds_table(cli_command *out, size_t cap)
+{
+    return cli_object_table(MODEL_KIND_CRED, out, cap);
+}
+
 /* ---- token ---- */
 
 int cli_object_token(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)

@@ -608,21 +608,36 @@ static bool asks_help(int argc, char **argv)
     return false;
 }
 
-int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
-                     char **argv)
+/* The kind's view of the table, for the overview, --help and usage lines: its
+ * commands into `view`, each one's row into `rows` (NULL: not wanted). */
+static size_t kind_view(model_kind kind, cli_command *view, const object_command **rows,
+                        size_t cap)
 {
-    /* The kind's view of the table, for the overview, --help and usage lines. */
-    cli_command view[COMMAND_COUNT];
-    const object_command *rows[COMMAND_COUNT];
     size_t n = 0;
-    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+    for (size_t i = 0; i < COMMAND_COUNT && n < cap; i++) {
         const object_words *w = &commands[i].words[kind];
         if (!w->summary)
             continue;
         view[n] = (cli_command){commands[i].name, NULL, w->args, w->summary, w->help,
-                                commands[i].min_operands, commands[i].max_operands};
-        rows[n++] = &commands[i];
+                                commands[i].min_operands, commands[i].max_operands, NULL};
+        if (rows)
+            rows[n] = &commands[i];
+        n++;
     }
+    return n;
+}
+
+size_t cli_object_table(model_kind kind, cli_command *out, size_t cap)
+{
+    return kind_view(kind, out, NULL, cap);
+}
+
+int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
+                     char **argv)
+{
+    cli_command view[COMMAND_COUNT];
+    const object_command *rows[COMMAND_COUNT];
+    size_t n = kind_view(kind, view, rows, COMMAND_COUNT);
     int rc;
     const cli_command *cmd = cli_find_command(ctx, path, view, n, argc, argv, &rc);
     if (!cmd)

@@ -78,6 +78,11 @@ int cli_rules(cli_ctx *ctx, const char *path, int argc, char **argv)
     return cli_object_group(ctx, MODEL_KIND_RULE, path, argc, argv);
 }
 
+size_t cli_rules_table(cli_command *out, size_t cap)
+{
+    return cli_object_table(MODEL_KIND_RULE, out, cap);
+}
+
 /* ---- import ---- */
 
 typedef struct import_state {

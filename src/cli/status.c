@@ -17,7 +17,7 @@ static const cli_command status_command = {
     "Options:\n"
     "  -o, --output FORMAT   table (the default: the form above), json (one JSON\n"
     "                        object) or yaml (the same object as YAML)\n"
-    "  --json                -o json\n", 0, 0};
+    "  --json                -o json\n", 0, 0, NULL};
 
 /* When the cache last completed a pull (STORE_META_LAST_SYNC), and how long ago. */
 typedef struct status_pull {

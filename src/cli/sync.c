@@ -55,7 +55,7 @@ static const cli_command sync_command = {
     "Exit status: 0 when everything converged, 4 when rows are still pending or\n"
     "failed (see 'rampart plan') or the sync stopped early, 2 when no remote is\n"
     "configured or the API key was refused.\n",
-    0, 0};
+    0, 0, NULL};
 
 static const cli_command plan_command = {
     "plan", plan_cmd, "[--json] [--detailed-exitcode]",
@@ -69,7 +69,7 @@ static const cli_command plan_command = {
     "                       a line (changes queued, or rows that need attention), 1\n"
     "                       on any error (as Terraform's); without it: 0, or the\n"
     "                       error's own status\n",
-    0, 0};
+    0, 0, NULL};
 
 /* ---- the report ---- */
 

@@ -303,8 +303,8 @@ static bool uid_allowed(const agent *ag, long uid)
  * uid, so that a stranger learns nothing, not even which paths exist. */
 static agent_auth route_auth(const http_request *req)
 {
-    const agent_auth *auth = req->route_data;
-    return auth ? *auth : AGENT_AUTH_ALLOWED_UID;
+    const agent_route_info *info = req->route_data;
+    return info ? info->auth : AGENT_AUTH_ALLOWED_UID;
 }
 
 bool agent_gate(void *ctx, const http_request *req, http_response *resp)

@@ -263,7 +263,7 @@ error_code agent_key_load(const char *path, char **key, size_t *len, error_info 
  * a directory of ours that only we can write. */
 error_code agent_socket_dir_check(const char *socket_path, error_info *err);
 
-/* ---- agent_routes.c / agent_mirror.c ---- */
+/* ---- agent_routes.c (the tables) / agent_mirror.c ---- */
 
 /* Who may ask a route on the unix socket, past the checks every request passes
  * (relayed or browser-made requests refused, the per-peer rate). Over TCP every
@@ -273,14 +273,20 @@ typedef enum agent_auth {
     AGENT_AUTH_ANY_UID      /* whoever can connect: the socket's mode decides */
 } agent_auth;
 
+/* A route's row data (req->route_data, read by the gate): who may ask, and what
+ * the route answers, which `agent --help` prints (agent_route_doc_get). */
+typedef struct agent_route_info {
+    agent_auth auth;
+    const char *query, *reply, *note; /* as agent_route_doc's */
+} agent_route_info;
+
 /* The route table: one row per route, everything known about it (method,
- * pattern, who may ask, handler). Each row's data is its `const agent_auth *`,
- * which the gate reads from req->route_data; every route's ctx is the
+ * pattern, handler, and its agent_route_info); every route's ctx is the
  * agent_listener. */
 extern const http_route agent_routes[];
 extern const size_t agent_nroutes;
 
-/* The mirror's routes alone, for a mirror-only listener (agent_mirror.c). */
+/* The mirror's routes alone (the same rows), for a mirror-only listener. */
 extern const http_route agent_mirror_routes[];
 extern const size_t agent_mirror_nroutes;
 

@@ -261,17 +261,3 @@ void agent_mirror_get_cred(void *ctx, const http_request *req, http_response *re
 {
     get(ctx, MODEL_KIND_CRED, req, resp);
 }
-
-/* ---- a mirror-only listener ---- */
-
-static const agent_auth mirror_auth = AGENT_AUTH_ALLOWED_UID;
-
-/* What a cache in front of the hub may reach: the mirror, nothing else. */
-const http_route agent_mirror_routes[] = {
-    {"GET", "/credentials",          agent_mirror_list_creds, &mirror_auth},
-    {"GET", "/credentials/{id}",     agent_mirror_get_cred,   &mirror_auth},
-    {"GET", "/ip_policy_rules",      agent_mirror_list_rules, &mirror_auth},
-    {"GET", "/ip_policy_rules/{id}", agent_mirror_get_rule,   &mirror_auth},
-};
-
-const size_t agent_mirror_nroutes = sizeof agent_mirror_routes / sizeof agent_mirror_routes[0];

@@ -1,7 +1,7 @@
 /*
- * agent: the route table and the agent's own routes: a token by credential id or
- * by name, a policy decision, health. The mirror of the remote API's GET routes is
- * in agent_mirror.c.
+ * agent: the route tables (each row says what its route answers) and the agent's
+ * own routes: a token by credential id or by name, a policy decision, health. The
+ * mirror of the remote API's GET routes is in agent_mirror.c.
  *
  * A token exists in memory in four places here: the copy store_token_lookup
  * returns (wiped at once after the body is built), the reply body (wiped by the
@@ -321,21 +321,70 @@ static void health(void *ctx, const http_request *req, http_response *resp)
                                   "\"version\":\"" RAMPART_VERSION "\"}"));
 }
 
-/* ---- the table ---- */
+/* ---- the tables ---- */
 
-static const agent_auth allowed_uid = AGENT_AUTH_ALLOWED_UID, any_uid = AGENT_AUTH_ANY_UID;
+/* What each route answers, as `agent --help` prints it and rampart(1) says it: the
+ * keys of a 200 reply (tests/e2e/docs_agree.sh compares them with the replies). */
+static const agent_route_info
+    healthz_info = {AGENT_AUTH_ANY_UID, "", "{\"status\", \"service\", \"version\"}",
+                    "any uid may ask on a unix socket"},
+    token_id_info = {AGENT_AUTH_ALLOWED_UID, "", "{\"id\", \"token\", \"acl\"}",
+                     "{id} may be a local id; 404 unknown, 409 token not held here, "
+                     "410 deleted"},
+    token_name_info = {AGENT_AUTH_ALLOWED_UID, "", "{\"id\", \"token\", \"acl\"}",
+                       "by description, among live credentials; 409 when several "
+                       "match"},
+    token_query_info = {AGENT_AUTH_ALLOWED_UID, "name=NAME", "{\"id\", \"token\", \"acl\"}",
+                        "the same, for a name holding a '/'"},
+    check_info = {AGENT_AUTH_ALLOWED_UID, "ip=ADDR",
+                  "{\"ip\", \"policy\", \"allowed\", \"policy_known\", \"action\", \"cidr\", "
+                  "\"synced\", \"rule_id\"}",
+                  "decided as 'rampart check' does; 400 for a bad address"},
+    creds_info = {AGENT_AUTH_ALLOWED_UID, "", "{\"credentials\", \"uri\", \"next_page_uri\"}",
+                  "the mirror: a page, newest first (limit, before_id); rows synced, deleting "
+                  "or orphaned"},
+    cred_info = {AGENT_AUTH_ALLOWED_UID, "",
+                 "{\"id\", \"uri\", \"created_at\", \"description\", \"metadata\", \"token\", "
+                 "\"acl\", \"owner_id\"}",
+                 "the mirror: as the remote API's, token null"},
+    rules_info = {AGENT_AUTH_ALLOWED_UID, "",
+                  "{\"ip_policy_rules\", \"uri\", \"next_page_uri\"}",
+                  "the mirror: a page, newest first (limit, before_id); rows synced, deleting "
+                  "or orphaned"},
+    rule_info = {AGENT_AUTH_ALLOWED_UID, "",
+                 "{\"id\", \"uri\", \"created_at\", \"description\", \"metadata\", \"cidr\", "
+                 "\"ip_policy\", \"action\"}",
+                 "the mirror: as the remote API's"};
+
+#define MIRROR_ROUTES                                                                      \
+    {"GET", "/credentials",          agent_mirror_list_creds, &creds_info},                \
+    {"GET", "/credentials/{id}",     agent_mirror_get_cred,   &cred_info},                 \
+    {"GET", "/ip_policy_rules",      agent_mirror_list_rules, &rules_info},                \
+    {"GET", "/ip_policy_rules/{id}", agent_mirror_get_rule,   &rule_info}
 
 const http_route agent_routes[] = {
-    /* method, pattern,                   handler,                 who may ask (unix) */
-    {"GET", "/healthz",                   health,                  &any_uid},
-    {"GET", "/v1/credentials/{id}/token", token_by_id,             &allowed_uid},
-    {"GET", "/v1/tokens/{name}",          token_by_name,           &allowed_uid},
-    {"GET", "/v1/tokens",                 token_by_query,          &allowed_uid},
-    {"GET", "/v1/ip_policies/{id}/check", policy_check_route,      &allowed_uid},
-    {"GET", "/credentials",               agent_mirror_list_creds, &allowed_uid},
-    {"GET", "/credentials/{id}",          agent_mirror_get_cred,   &allowed_uid},
-    {"GET", "/ip_policy_rules",           agent_mirror_list_rules, &allowed_uid},
-    {"GET", "/ip_policy_rules/{id}",      agent_mirror_get_rule,   &allowed_uid},
+    /* method, pattern,                   handler,            what it is */
+    {"GET", "/healthz",                   health,             &healthz_info},
+    {"GET", "/v1/credentials/{id}/token", token_by_id,        &token_id_info},
+    {"GET", "/v1/tokens/{name}",          token_by_name,      &token_name_info},
+    {"GET", "/v1/tokens",                 token_by_query,     &token_query_info},
+    {"GET", "/v1/ip_policies/{id}/check", policy_check_route, &check_info},
+    MIRROR_ROUTES,
 };
 
 const size_t agent_nroutes = sizeof agent_routes / sizeof agent_routes[0];
+
+/* What a cache in front of the hub may reach: the mirror, nothing else. */
+const http_route agent_mirror_routes[] = {MIRROR_ROUTES};
+
+const size_t agent_mirror_nroutes = sizeof agent_mirror_routes / sizeof agent_mirror_routes[0];
+
+bool agent_route_doc_get(size_t i, agent_route_doc *out)
+{
+    if (i >= agent_nroutes)
+        return false;
+    const agent_route_info *info = agent_routes[i].data;
+    *out = (agent_route_doc){agent_routes[i].method, agent_routes[i].pattern, info->query,
+                             info->reply, info->note};
+    return true;
+}
