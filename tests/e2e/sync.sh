@@ -12,6 +12,8 @@ start_server main || exit 1
 run --db "$A" rules create --cidr 10.0.0.0/8 --policy $P1 --action allow --description office
 run --db "$A" rules create --cidr 2001:db8::/32 --policy $P1 --action deny
 run --db "$A" creds create --description "web agent" --acl 'bind:*.example.com'
+run --db "$A" status
+check "status before any sync: last sync never" out_has "^last sync  *never$"
 run --db "$A" plan
 check "plan: two rules and a credential to create" out_has "Plan: 3 to create"
 check "plan: sent nothing" [ "$(server_count ip_policy_rules)" -eq 0 ]
@@ -25,6 +27,9 @@ check "server holds 2 rules" [ "$(server_count ip_policy_rules)" -eq 2 ]
 check "server holds 1 credential" [ "$(server_count credentials)" -eq 1 ]
 run --db "$A" plan
 check "plan after sync: nothing to do" out_has "Nothing to do"
+run --db "$A" status
+check "status after the sync: the last sync's time and age" \
+    out_has "^last sync  *20[0-9-]*T[0-9:]*Z ([0-9]*s ago)$"
 cred=$(server_ids credentials)
 run --db "$A" creds token "$cred"
 check "machine A holds the token of the credential it created" out_has "_"
