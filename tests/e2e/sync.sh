@@ -73,6 +73,12 @@ check "local check catches the duplicate before the server" refused 2 "already h
 run --db "$A" creds create --description "db agent" --sync
 check "creds create --sync: exit 0" status_is 0
 check "creds create --sync prints the token" out_has "^token: "
+db_cred=$(sed -n 's/^credential \([^ ]*\) .*/\1/p' "$tmp/out")
+run --db "$A" creds get "$db_cred"
+check "creds create --sync: OWNER at once, from the create's reply" \
+    out_has "^owner  *usr_[0-9A-Za-z]"
+run --db "$A" creds list
+check "... and in creds list" sh -c 'grep "db agent" "$0" | grep -q " usr_[0-9A-Za-z]"' "$tmp/out"
 run --db "$A" rules create --cidr 192.168.0.0/16 --policy $P1 --action allow --sync
 check "rules create --sync: on the server" [ "$(server_count ip_policy_rules)" -eq 1 ]
 
