@@ -17,7 +17,8 @@
  * - Requests counted are what the next sync sends for this change: a create is a
  *   POST; a delete a DELETE (0 when the rule never reached the remote); an edit
  *   (an owned rule that leaves the list, its cidr replaced by one that joins it,
- *   its description kept) a PATCH instead of a DELETE and a POST; an adopt a
+ *   and its description by the entry's, apply_edit_description, in the same
+ *   PATCH) a PATCH instead of a DELETE and a POST; an adopt a
  *   PATCH (0 for a queued create); a retry (an owned rule that failed or was
  *   deleted remotely, still in the list) a POST.
  * - The list must be sorted and without repeated prefixes (cidrset_sort,
@@ -95,7 +96,9 @@ typedef struct apply_request {
     const char *policy_id;
     model_action action;
     const char *name;        /* checked (apply_name_check) */
-    const char *description; /* of new rules without a note of their own */
+    const char *description; /* of rules without a note of their own, new or
+                                reused (NULL: new ones get the name, reused ones
+                                keep theirs) */
     bool adopt;
     const cidrset *list;     /* sorted, no prefix twice */
 } apply_request;
@@ -126,8 +129,14 @@ void apply_plan_free(apply_plan *plan);
 size_t apply_plan_requests(const apply_plan *plan);
 
 /* The description a create of list entry `entry` gets: its note, else the
- * request's description. */
+ * request's description, else the request's name. */
 const char *apply_entry_description(const apply_request *req, size_t entry);
+
+/* The description an edit gives its rule: the entry's note, else the request's
+ * description; NULL when the rule keeps its own (neither, or the same text).
+ * `op` is an APPLY_EDIT of `plan`. */
+const char *apply_edit_description(const apply_request *req, const apply_plan *plan,
+                                   const apply_op *op);
 
 /* Told how far a queue is (done of total ops), every few hundred ops. */
 typedef void (*apply_progress_fn)(void *ctx, size_t done, size_t total);

@@ -293,7 +293,9 @@ error_code store_remove(store *st, model_kind kind, const char *id, error_info *
  * uri), state synced, and an alias local_id -> remote id is recorded. A
  * credential's token in `remote` (if any) is written in the same transaction; a
  * token stored with the local row follows it. Empty uri/created_at/policy uri in
- * `remote` keep the stored values; the others are checked as store_insert does.
+ * `remote` keep the stored values; the others are checked as store_insert does. A
+ * text field fixed at creation that the row left empty (a credential's owner_id,
+ * which the remote fills in) takes the reply's value, unless its check refuses it.
  * Where the reply's editable fields differ from the row's (a credential's metadata
  * carrying the sync's creation marker), the row becomes edited with the reply's
  * values as bases, so the next push sends the row's own (a field the reply left

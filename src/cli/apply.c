@@ -34,8 +34,9 @@ static const cli_command apply_command = {
     "check it; one bad line queues nothing, and every bad line is named.\n\n"
     "The change is the smallest one: rules already there stay, a rule that leaves\n"
     "the list is deleted, a new entry is created; when both happen, a rule takes the\n"
-    "new cidr in place (one PATCH instead of a DELETE and a POST; it keeps its\n"
-    "description). Applying the same list again queues nothing.\n\n"
+    "new cidr in place (one PATCH instead of a DELETE and a POST), and in the same\n"
+    "PATCH the entry's comment as its description (else --description; with\n"
+    "neither it keeps its own). Applying the same list again queues nothing.\n\n"
     "Ownership: the rules an apply makes carry its NAME in their metadata\n"
     "({\"rampart_apply\":\"NAME\"}); an apply never touches another rule. A list entry\n"
     "that another rule holds (the other action, another NAME, or none) is a conflict:\n"
@@ -54,8 +55,9 @@ static const cli_command apply_command = {
     "  --adopt             take over rules of the same action without metadata that\n"
     "                      hold a list entry (their metadata becomes the NAME's)\n"
     "  --skip-conflicts    queue the rest when entries conflict (they are reported)\n"
-    "  --description TEXT  of new rules without a comment of their own (default: the\n"
-    "                      NAME, so the console and 'rules list --filter' show it)\n"
+    "  --description TEXT  of new and reused rules without a comment of their own\n"
+    "                      (default: the NAME for new rules, so the console and\n"
+    "                      'rules list --filter' show it; reused rules keep theirs)\n"
     "  --allow-empty       apply a list with no entries (every rule of the NAME is\n"
     "                      deleted); without it an empty list, such as a download\n"
     "                      that failed, is refused\n"
@@ -89,7 +91,7 @@ static int check_args(cli_ctx *ctx, const char *path, const apply_args *a,
         (a->description && validate_description(a->description, &e) != ERROR_OK))
         return cli_usage_error(ctx, path, "%s", e.msg);
     run->req.policy_id = a->policy;
-    run->req.description = a->description ? a->description : run->req.name;
+    run->req.description = a->description; /* NULL: the name, for new rules */
     return CLI_GO_ON;
 }
 

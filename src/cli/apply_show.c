@@ -45,6 +45,20 @@ static const char signs[APPLY_OP_COUNT] = {
     [APPLY_EDIT] = '~',     [APPLY_ADOPT] = '~',   [APPLY_RETRY] = '+',  [APPLY_CREATE] = '+',
 };
 
+/* A reused rule's description: "description: partners -> jump host", or "keeps
+ * its description: partners". */
+static void put_edit_description(cli_ctx *ctx, const cli_apply_run *run, const apply_op *op,
+                                 const apply_rule *r)
+{
+    const char *now = apply_edit_description(&run->req, &run->plan, op);
+    fputs(now ? "description: " : "keeps its description: ", ctx->out);
+    cli_put_cell(ctx->out, r->description ? r->description : "", 0, 40);
+    if (!now)
+        return;
+    fputs(" -> ", ctx->out);
+    cli_put_cell(ctx->out, now, 0, 40);
+}
+
 /* What the line says after the cidr and the rule or line. */
 static void put_reason(cli_ctx *ctx, const cli_apply_run *run, const apply_op *op,
                        const apply_rule *r)
@@ -66,8 +80,7 @@ static void put_reason(cli_ctx *ctx, const cli_apply_run *run, const apply_op *o
         fputs("deleted remotely: removed here", ctx->out);
         break;
     case APPLY_EDIT:
-        fputs("keeps its description: ", ctx->out);
-        cli_put_cell(ctx->out, r->description ? r->description : "", 0, 40);
+        put_edit_description(ctx, run, op, r);
         break;
     case APPLY_ADOPT:
         fprintf(ctx->out, "takes the name '%s'", run->req.name);
@@ -181,6 +194,14 @@ static void json_op(const cli_apply_run *run, const apply_op *op, FILE *out)
             cli_put_json_string(out, r->owner);
         else
             fputs("null", out);
+        fputs("}", out);
+    }
+    if (op->kind == APPLY_EDIT) {
+        const char *now = apply_edit_description(&run->req, &run->plan, op);
+        fputs(", \"description\": {\"from\": ", out);
+        cli_put_json_string(out, r->description ? r->description : "");
+        fputs(", \"to\": ", out);
+        cli_put_json_string(out, now ? now : r->description ? r->description : "");
         fputs("}", out);
     }
     fputs("}", out);

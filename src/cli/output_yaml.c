@@ -75,10 +75,11 @@ static error_code emit_string(cli_yaml *y, const char *s, size_t len, error_info
     return emit_scalar(y, s, len, len > 0 && plain_ok(s, len), err);
 }
 
-/* A number as the JSON output writes it. */
+/* A number as the JSON output writes it: 15 significant digits at most (what the
+ * JSON writers print), so 1.600 is 1.6, not the 17 digits of its double. */
 static error_code emit_number(cli_yaml *y, const json_t *v, error_info *err)
 {
-    char *text = json_dumps(v, JSON_ENCODE_ANY);
+    char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
     if (!text)
         return error_set(err, ERROR_NOMEM, "out of memory");
     error_code rc = emit_scalar(y, text, strlen(text), true, err);

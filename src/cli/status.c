@@ -1,19 +1,22 @@
-/* `rampart status`: what is cached, in which sync state, and where things live;
- * on a follower (read_only), what it follows and how old its data is. */
+/* `rampart status`: what is cached, in which sync state, where things live and
+ * when it last synced; on a follower (read_only), what it follows and how old its
+ * data is. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli_follower.h"
 #include "rampart/cli.h"
+#include "rampart/ui_sync_text.h"
 
 static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 static const cli_command status_command = {
     "status", status_run, "[-o table|json|yaml] [--json]",
     "Counts of rules and credentials per sync state, and where data and settings live.",
-    "On a follower (read_only = true) also its upstream and the age of its data: the\n"
-    "time since its last complete pull.\n"
+    "Also when the cache last synced, and how long ago (\"never\" before its first\n"
+    "sync); on a follower (read_only = true) instead its upstream and the age of its\n"
+    "data: the time since its last complete pull.\n"
     "Options:\n"
     "  -o, --output FORMAT   table (the default: the form above), json (one JSON\n"
     "                        object) or yaml (the same object as YAML)\n"
@@ -77,17 +80,29 @@ static void last_pull(store *st, status_pull *p)
     }
 }
 
-/* "42s", "5m 3s", "2h 10m", "3d 4h". */
+/* "42s", "5m", "2h", "3d": the console's and `profiles`' ages. */
 static void put_age(FILE *out, long long s)
 {
-    if (s < 60)
-        fprintf(out, "%llds", s);
-    else if (s < 3600)
-        fprintf(out, "%lldm %llds", s / 60, s % 60);
-    else if (s < 86400)
-        fprintf(out, "%lldh %lldm", s / 3600, s % 3600 / 60);
-    else
-        fprintf(out, "%lldd %lldh", s / 86400, s % 86400 / 3600);
+    char age[32];
+    fputs(ui_age_text((double)s, age, sizeof age), out);
+}
+
+/* Any cache but a follower's (whose "data age" says it): when it last synced,
+ * "last sync       2026-11-29T10:02:11Z (3m ago)", or "never". */
+static void put_last_sync(cli_ctx *ctx, const status_pull *p)
+{
+    fputs("last sync       ", ctx->out);
+    if (!p->when[0]) {
+        fputs("never\n", ctx->out);
+        return;
+    }
+    cli_put_cell(ctx->out, p->when, 0, 0);
+    if (p->age_s >= 0) {
+        fputs(" (", ctx->out);
+        put_age(ctx->out, p->age_s);
+        fputs(" ago)", ctx->out);
+    }
+    fputc('\n', ctx->out);
 }
 
 /* A follower's lines: what it follows, read-only, and how old its data is. */
@@ -153,6 +168,8 @@ static void put_config(cli_ctx *ctx, const status_pull *p)
     put_remote(ctx);
     if (p && cli_follower(ctx))
         put_follower(ctx, p);
+    else if (p)
+        put_last_sync(ctx, p);
     fputs("version header  ", ctx->out);
     cli_put_cell(ctx->out, config_get(cfg, CONFIG_VERSION_HEADER), 0, 0);
     fputc('\n', ctx->out);

@@ -58,13 +58,19 @@ static const cli_command sync_command = {
     0, 0, NULL};
 
 static const cli_command plan_command = {
-    "plan", plan_cmd, "[--json] [--detailed-exitcode]",
+    "plan", plan_cmd, "[-o table|json|yaml] [--json] [--detailed-exitcode]",
     "Show what the next sync would do; nothing is sent.",
     "Lines start with + (create), - (delete), ~ (a change: an edit to send, or\n"
     "deleted remotely and kept here for review) or ! (needs attention: failed,\n"
-    "orphaned, outcome unknown, or a conflict to resolve).\n\n"
+    "orphaned, outcome unknown, or a conflict to resolve). Then the counts, and the\n"
+    "requests the sync sends (by method, and the listing it pulls) with the time\n"
+    "they take at the budget's pace (settings rate, window, share).\n\n"
     "Options:\n"
-    "  --json               a JSON array: {action, kind, why, object} per line\n"
+    "  -o, --output FORMAT  table (the default: the form above), json (one JSON\n"
+    "                       object: items, an array of {action, kind, why,\n"
+    "                       object}; counts; requests; listings, listing_pages,\n"
+    "                       pace_per_s and budget_s) or yaml (the same as YAML)\n"
+    "  --json               -o json\n"
     "  --detailed-exitcode  exit 0 when there is nothing to do, 2 when the plan has\n"
     "                       a line (changes queued, or rows that need attention), 1\n"
     "                       on any error (as Terraform's); without it: 0, or the\n"
@@ -414,10 +420,20 @@ typedef struct plan_requests {
 
 typedef struct plan_view {
     cli_ctx *ctx;
-    bool json;
+    bool document;   /* json or yaml: the items go into the document's array */
     size_t count[4]; /* + - ! ~ */
     plan_requests req;
 } plan_view;
+
+/* What the next sync costs: its requests, the listings it pulls, and the time
+ * all that takes at the budget's pace. */
+typedef struct plan_cost {
+    size_t requests;  /* post + del + patch + get */
+    size_t listings;  /* 1, or 2 with a listing before (creates of unknown outcome) */
+    size_t pages;     /* of each listing, about */
+    double pace;      /* requests per second the budget allows; 0: unpaced */
+    double seconds;   /* at that pace; 0 when unpaced */
+} plan_cost;
 
 /* The requests a row costs the next sync. A credential's create is followed by
  * the look and PATCH that take its creation marker away. */
@@ -447,25 +463,49 @@ static void count_requests(plan_requests *r, const model_object *obj)
     }
 }
 
+static void plan_cost_of(cli_ctx *ctx, const plan_requests *r, store *st, plan_cost *c)
+{
+    c->requests = r->post + r->del + r->patch + r->get;
+    c->pages = cli_sync_listing_pages(st, 0); /* the creates are cached already */
+    c->listings = r->settle ? 2 : 1;
+    c->pace = cli_sync_pace(&ctx->cfg);
+    c->seconds = c->pace > 0 ? (double)(c->requests + c->listings * c->pages) / c->pace : 0;
+}
+
 /* "Requests: 5 (1 POST, 1 DELETE, 1 PATCH, 2 GET), then one listing of about 12
  * pages: about 11s at the budget's pace (1.6 req/s)." */
-static void put_plan_requests(cli_ctx *ctx, const plan_requests *r, store *st)
+static void put_plan_requests(cli_ctx *ctx, const plan_requests *r, const plan_cost *c)
 {
-    size_t n = r->post + r->del + r->patch + r->get;
-    size_t pages = cli_sync_listing_pages(st, 0); /* the creates are cached already */
-    size_t listings = r->settle ? 2 : 1;
     fprintf(ctx->out, "Requests: %zu (%zu POST, %zu DELETE, %zu PATCH, %zu GET), then %s of "
-            "about %zu pages", n, r->post, r->del, r->patch, r->get,
-            listings == 2 ? "a listing before (creates of unknown outcome) and one after, each"
-                          : "one listing",
-            pages);
-    double pace = cli_sync_pace(&ctx->cfg);
-    if (pace > 0) {
+            "about %zu pages", c->requests, r->post, r->del, r->patch, r->get,
+            c->listings == 2 ? "a listing before (creates of unknown outcome) and one after, "
+                               "each"
+                             : "one listing",
+            c->pages);
+    if (c->pace > 0) {
         char took[32];
-        cli_duration(took, sizeof took, (double)(n + listings * pages) / pace);
-        fprintf(ctx->out, ": about %s at the budget's pace (%.1f req/s)", took, pace);
+        cli_duration(took, sizeof took, c->seconds);
+        fprintf(ctx->out, ": about %s at the budget's pace (%.1f req/s)", took, c->pace);
+    } else {
+        fputs(": unpaced (rate 0), as fast as the remote answers", ctx->out);
     }
     fputs(".\n", ctx->out);
+}
+
+/* The document's fields after its items: the counts and the cost. */
+static void put_plan_summary_json(cli_ctx *ctx, const plan_view *v, const plan_cost *c)
+{
+    const plan_requests *r = &v->req;
+    fprintf(ctx->out, "], \"counts\": {\"create\": %zu, \"delete\": %zu, \"attention\": %zu, "
+            "\"change\": %zu}, \"requests\": {\"total\": %zu, \"post\": %zu, \"delete\": %zu, "
+            "\"patch\": %zu, \"get\": %zu}, \"listings\": %zu, \"listing_pages\": %zu, "
+            "\"pace_per_s\": %.3f, \"budget_s\": ",
+            v->count[0], v->count[1], v->count[2], v->count[3], c->requests, r->post, r->del,
+            r->patch, r->get, c->listings, c->pages, c->pace);
+    if (c->pace > 0)
+        fprintf(ctx->out, "%.1f}\n", c->seconds);
+    else
+        fputs("null}\n", ctx->out);
 }
 
 static size_t sign_index(char sign)
@@ -519,7 +559,7 @@ static void put_plan_json(plan_view *v, const sync_plan_item *it, size_t index)
 {
     const kind_desc *d = kind_get(it->object->kind);
     char *obj = d->encode(it->object, CODEC_WITH_STATE);
-    cli_json_array_sep(v->ctx, index);
+    fputs(index == 0 ? "\n  " : ",\n  ", v->ctx->out);
     fprintf(v->ctx->out, "{\"action\": \"%c\", \"kind\": \"%s\", \"why\": ", it->sign,
             d->noun);
     cli_put_json_string(v->ctx->out, it->why);
@@ -532,7 +572,7 @@ static error_code plan_item(void *ctxp, const sync_plan_item *it, error_info *er
     (void)err;
     plan_view *v = ctxp;
     size_t index = v->count[0] + v->count[1] + v->count[2] + v->count[3];
-    if (v->json)
+    if (v->document)
         put_plan_json(v, it, index);
     else
         put_plan_human(v->ctx, it);
@@ -555,42 +595,62 @@ static bool detailed_exitcode(int argc, char **argv)
     return false;
 }
 
-/* The plan; *lines counts what it listed. */
-static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_t *lines)
+/* The plan's lines (the document's items), then its counts and cost. */
+static int plan_show(cli_ctx *ctx, store *st, plan_view *v, size_t *lines)
 {
-    plan_view v = {.ctx = ctx};
-    bool detailed = false;
-    const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &v.json},
-                            {"detailed-exitcode", CLI_OPT_FLAG, &detailed}};
-    int first, rc;
-    /* main leaves it to the plan, for its exit status */
-    if (ctx->config_error.code && !ctx->describe)
-        return cli_fail(ctx, &ctx->config_error);
-    if (!cli_parse(ctx, path, &plan_command, opts, 2, argc, argv, &first, &rc))
-        return rc;
-    store *st = cli_store_existing(ctx);
-    if (!st)
-        return ctx->store_exit;
+    if (v->document)
+        fputs("{\"items\": [", ctx->out);
     error_info e = {0};
-    if (sync_plan(st, plan_item, &v, &e) != ERROR_OK)
+    if (sync_plan(st, plan_item, v, &e) != ERROR_OK) {
+        if (v->document) /* the document stays whole: the error is on stderr */
+            fputs("]}\n", ctx->out);
         return cli_fail(ctx, &e);
-    size_t total = v.count[0] + v.count[1] + v.count[2] + v.count[3];
+    }
+    size_t total = v->count[0] + v->count[1] + v->count[2] + v->count[3];
     *lines = total;
-    if (v.json) {
-        cli_json_array_end(ctx, total);
+    plan_cost cost;
+    plan_cost_of(ctx, &v->req, st, &cost);
+    if (v->document) {
+        put_plan_summary_json(ctx, v, &cost);
         return CLI_EXIT_OK;
     }
     if (total == 0)
         fprintf(ctx->out, "Nothing to do: the cache matches the last sync.\n");
     else
-    {
         fprintf(ctx->out,
                 "\nPlan: %zu to create, %zu to delete, %zu need attention, %zu to change "
                 "or changed remotely.\n",
-                v.count[0], v.count[1], v.count[2], v.count[3]);
-        put_plan_requests(ctx, &v.req, st);
-    }
+                v->count[0], v->count[1], v->count[2], v->count[3]);
+    put_plan_requests(ctx, &v->req, &cost);
     return CLI_EXIT_OK;
+}
+
+/* The plan; *lines counts what it listed. */
+static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_t *lines)
+{
+    plan_view v = {.ctx = ctx};
+    bool detailed = false, json = false;
+    const char *output = NULL;
+    const cli_opt opts[] = {CLI_REPORT_OPTS(&output, &json),
+                            {"detailed-exitcode", CLI_OPT_FLAG, &detailed}};
+    int first, rc;
+    cli_output_format format;
+    /* main leaves it to the plan, for its exit status */
+    if (ctx->config_error.code && !ctx->describe)
+        return cli_fail(ctx, &ctx->config_error);
+    if (!cli_parse(ctx, path, &plan_command, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
+        return rc;
+    if (!cli_output_choose(ctx, path, output, json, true, &format))
+        return CLI_EXIT_USAGE;
+    store *st = cli_store_existing(ctx);
+    if (!st)
+        return ctx->store_exit;
+    v.document = cli_report_is_document(format);
+    cli_report report;
+    if (!cli_report_begin(ctx, &report, format))
+        return CLI_EXIT_FAILURE;
+    return cli_report_end(ctx, &report, plan_show(ctx, st, &v, lines));
 }
 
 int cli_sync(cli_ctx *ctx, const char *path, int argc, char **argv)

@@ -143,6 +143,31 @@ check "a second apply queues nothing" out_has "Nothing to do"
 run --db "$S" plan
 check "plan: nothing to do" out_has "Nothing to do"
 
+# A reused rule takes the new entry's comment in the same PATCH.
+sed 's#^192.168.1.6$#198.51.100.77 ; jump host#' "$tmp/office2.txt" >"$tmp/office3.txt"
+run --db "$S" apply --policy $P --action allow --name office --dry-run --json "$tmp/office3.txt"
+check "a reused rule, --json: its description from and to" \
+    out_has '"op": "edit", .*"description": {"from": "office", "to": "jump host"}'
+run --db "$S" apply --policy $P --action allow --name office "$tmp/office3.txt"
+check "a reused rule: the plan shows its new description" \
+    out_has "^~ edit  *192.168.1.6/32 -> 198.51.100.77/32  *ipr_[0-9A-Za-z]* line 4  description: office -> jump host$"
+check "... still one PATCH and its look" out_has "Requests: 2 (0 POST, 0 DELETE, 1 PATCH, 1 GET)"
+from=$(wc -l <"$log")
+run --db "$S" sync
+# writes_logged: the POST, DELETE and PATCH lines the server logged since $from
+# (it logs a request after replying: polled, at most 5 s).
+writes_logged() {
+    n=0
+    while [ $n -lt 50 ] && ! tail -n +"$((from + 1))" "$log" | grep -q '^PATCH '; do
+        sleep 0.1
+        n=$((n + 1))
+    done
+    tail -n +"$((from + 1))" "$log" | grep -c -E '^(POST|DELETE|PATCH) '
+}
+check "the cidr and the description went in one PATCH" [ "$(writes_logged)" -eq 1 ]
+check "the server has the rule's new description" \
+    [ "$(server_list ip_policy_rules description | grep -c '^jump host$')" -eq 1 ]
+
 # An empty list (a download that failed) deletes nothing unless asked.
 : >"$tmp/empty.txt"
 run --db "$S" apply --policy $P --action allow --name office "$tmp/empty.txt"

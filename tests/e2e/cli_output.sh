@@ -69,8 +69,8 @@ if python3 -c 'import yaml' 2>/dev/null; then
 sys.exit(0 if yaml.safe_load(open(sys.argv[1])) == json.load(open(sys.argv[2])) else 1)' \
             "$tmp/yaml" "$tmp/out"
     done
-    # The reports too: status, check and doctor.
-    for args in "status" "check ipp_a 10.0.0.1 192.0.2.1" "doctor"; do
+    # The reports too: status, check, doctor and plan.
+    for args in "status" "check ipp_a 10.0.0.1 192.0.2.1" "doctor" "plan"; do
         settle_doctor "$args"
         # shellcheck disable=SC2086
         "$RAMPART" --db "$db" $args -o yaml >"$tmp/yaml" 2>"$tmp/err"
@@ -84,7 +84,7 @@ else
     skip "-o yaml reads back as -o json" "PyYAML is not installed (the unit test reads it back with libyaml)"
 fi
 # The reports: -o table|json|yaml, --json is -o json byte for byte.
-for args in "status" "check ipp_a 10.0.0.1 192.0.2.1" "doctor"; do
+for args in "status" "check ipp_a 10.0.0.1 192.0.2.1" "doctor" "plan"; do
     settle_doctor "$args"
     # shellcheck disable=SC2086
     "$RAMPART" --db "$db" $args -o json >"$tmp/yaml" 2>"$tmp/err"
@@ -225,7 +225,7 @@ check "plan --detailed-exitcode with changes queued: 2" status_is 2
 r plan
 check "plan without it: 0, as before" status_is 0
 r plan --json --detailed-exitcode
-check "plan --json --detailed-exitcode: 2, the JSON as ever" sh -c '[ "$0" -eq 2 ] && grep -q "\"action\": \"+\"" "$1"' \
+check "plan --json --detailed-exitcode: 2, and the JSON" sh -c '[ "$0" -eq 2 ] && grep -q "\"action\": \"+\"" "$1"' \
     "$status" "$tmp/out"
 run --db "$tmp/empty.db" rules list >/dev/null 2>&1 || "$RAMPART" --db "$tmp/empty.db" \
     rules create --cidr 10.0.0.0/8 --policy ipp_2VhYfCwqPkX0n4sF5nYfW3eJb1a --action allow \
@@ -234,6 +234,30 @@ run --db "$tmp/empty.db" rules list >/dev/null 2>&1 || "$RAMPART" --db "$tmp/emp
 run --db "$tmp/empty.db" plan --detailed-exitcode
 check "plan --detailed-exitcode, nothing to do: 0" \
     sh -c '[ "$0" -eq 0 ] && grep -q "Nothing to do" "$1"' "$status" "$tmp/out"
+run --db "$tmp/empty.db" plan
+check "plan, nothing to do: still the requests (the listing) and their time" \
+    out_has "^Requests: 0 (0 POST, 0 DELETE, 0 PATCH, 0 GET), then one listing of about [0-9]* pages: about [0-9]*s at the budget's pace"
+RAMPART_RATE=0 run --db "$tmp/empty.db" plan
+check "plan, unpaced (rate 0): says so" out_has "^Requests: 0 .*: unpaced (rate 0)"
+r plan
+check "plan: the requests and their time at the budget's pace" \
+    out_has "^Requests: 10 (6 POST, 0 DELETE, 2 PATCH, 2 GET), then one listing of about 2 pages: about [0-9]*s at the budget's pace (1.6 req/s)\.$"
+r plan -o json
+check "plan -o json: the items, counts and requests as fields" py \
+    'len(j["items"]) == 6 and j["items"][0]["action"] == "+" and j["counts"]["create"] == 6 and j["requests"] == {"total": 10, "post": 6, "delete": 0, "patch": 2, "get": 2} and j["listings"] == 1 and j["listing_pages"] == 2 and j["pace_per_s"] > 0 and j["budget_s"] > 0'
+RAMPART_RATE=0 r plan --json
+check "plan --json, unpaced: budget_s null" py 'j["pace_per_s"] == 0 and j["budget_s"] is None'
+r plan -o yaml --detailed-exitcode
+check "plan -o yaml --detailed-exitcode: 2, YAML" \
+    sh -c '[ "$0" -eq 2 ] && grep -q "^requests:" "$1" && grep -q "^- action:" "$1"' "$status" "$tmp/out"
+r plan -o csv
+check "plan -o csv: refused, naming what it prints" refused 2 "plan prints one of table, json, yaml"
+r plan -o csv --detailed-exitcode
+check "plan -o csv --detailed-exitcode: 1, as every usage error" refused 1 "plan prints one of"
+r plan --json -o yaml
+check "plan --json -o yaml: refused" refused 2 "not both"
+r __complete values plan -o
+check "__complete values plan -o: table, json, yaml" sh -c '[ "$(tr "\n" " " <"$0")" = "table json yaml " ]' "$tmp/out"
 r plan --frob --detailed-exitcode
 check "plan --detailed-exitcode with a usage error: 1" refused 1 "unknown option"
 echo "not a cache" >"$tmp/notacache.db"

@@ -12,6 +12,8 @@ start_server main || exit 1
 run --db "$A" rules create --cidr 10.0.0.0/8 --policy $P1 --action allow --description office
 run --db "$A" rules create --cidr 2001:db8::/32 --policy $P1 --action deny
 run --db "$A" creds create --description "web agent" --acl 'bind:*.example.com'
+run --db "$A" status
+check "status before any sync: last sync never" out_has "^last sync  *never$"
 run --db "$A" plan
 check "plan: two rules and a credential to create" out_has "Plan: 3 to create"
 check "plan: sent nothing" [ "$(server_count ip_policy_rules)" -eq 0 ]
@@ -25,6 +27,9 @@ check "server holds 2 rules" [ "$(server_count ip_policy_rules)" -eq 2 ]
 check "server holds 1 credential" [ "$(server_count credentials)" -eq 1 ]
 run --db "$A" plan
 check "plan after sync: nothing to do" out_has "Nothing to do"
+run --db "$A" status
+check "status after the sync: the last sync's time and age" \
+    out_has "^last sync  *20[0-9-]*T[0-9:]*Z ([0-9]*s ago)$"
 cred=$(server_ids credentials)
 run --db "$A" creds token "$cred"
 check "machine A holds the token of the credential it created" out_has "_"
@@ -68,6 +73,12 @@ check "local check catches the duplicate before the server" refused 2 "already h
 run --db "$A" creds create --description "db agent" --sync
 check "creds create --sync: exit 0" status_is 0
 check "creds create --sync prints the token" out_has "^token: "
+db_cred=$(sed -n 's/^credential \([^ ]*\) .*/\1/p' "$tmp/out")
+run --db "$A" creds get "$db_cred"
+check "creds create --sync: OWNER at once, from the create's reply" \
+    out_has "^owner  *usr_[0-9A-Za-z]"
+run --db "$A" creds list
+check "... and in creds list" sh -c 'grep "db agent" "$0" | grep -q " usr_[0-9A-Za-z]"' "$tmp/out"
 run --db "$A" rules create --cidr 192.168.0.0/16 --policy $P1 --action allow --sync
 check "rules create --sync: on the server" [ "$(server_count ip_policy_rules)" -eq 1 ]
 

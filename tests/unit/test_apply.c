@@ -72,7 +72,7 @@ static void plan(fixture *f, const char *text, model_action action, const char *
     cidrset_problems_free(&problems);
     cidrset_sort(&f->list);
     cidrset_dedupe(&f->list);
-    f->req = (apply_request){P, action, name, name, adopt, &f->list};
+    f->req = (apply_request){P, action, name, NULL, adopt, &f->list};
     if (apply_plan_build(f->st, &f->req, &f->plan, &e) != ERROR_OK)
         fail_msg("plan: %s", e.msg);
 }
@@ -207,6 +207,43 @@ static void edits_pair_equal_descriptions_first(void **state)
     assert_string_equal(get(f, "10.8.0.0/16").id, "ipr_a2");
 }
 
+/* A reused rule takes the entry's comment (else --description) with its cidr, in
+ * one edit: one PATCH. */
+static void reused_rules_take_the_entry_description(void **state)
+{
+    fixture *f = *state;
+    put_rule(f, "ipr_a1", "100.105.250.0/24", A, MODEL_STATE_SYNCED, "office", "partners");
+    plan(f, "198.51.100.77 ; jump host\n", A, "office", false);
+    const apply_op *op = only_op(f, APPLY_EDIT);
+    assert_string_equal(apply_edit_description(&f->req, &f->plan, op), "jump host");
+    assert_int_equal(f->plan.patches, 1);
+    assert_int_equal(apply_plan_requests(&f->plan), 2); /* the PATCH and its look */
+    queue(f);
+    model_rule r = get(f, "198.51.100.77/32");
+    assert_string_equal(r.id, "ipr_a1");
+    assert_string_equal(r.description, "jump host");
+    assert_int_equal(r.state, MODEL_STATE_EDITED);
+    store_edit_info info;
+    error_info e;
+    assert_int_equal(store_edit_get(f->st, MODEL_KIND_RULE, "ipr_a1", &info, &e), ERROR_OK);
+    assert_int_equal(info.count, 2); /* cidr and description: one PATCH */
+    store_edit_info_clear(&info);
+
+    /* --description, for an entry without a comment. */
+    put_rule(f, "ipr_a2", "10.2.0.0/16", A, MODEL_STATE_SYNCED, "office", "dc");
+    plan(f, "198.51.100.77 ; jump host\n10.3.0.0/16\n", A, "office", false);
+    f->req.description = "from the feed";
+    op = only_op(f, APPLY_EDIT);
+    assert_string_equal(apply_edit_description(&f->req, &f->plan, op), "from the feed");
+    queue(f);
+    assert_string_equal(get(f, "10.3.0.0/16").description, "from the feed");
+
+    /* The same text: nothing to change. */
+    put_rule(f, "ipr_a3", "10.4.0.0/16", A, MODEL_STATE_SYNCED, "office", "lab");
+    plan(f, "198.51.100.77\n10.3.0.0/16\n10.5.0.0/16 # lab\n", A, "office", false);
+    assert_null(apply_edit_description(&f->req, &f->plan, only_op(f, APPLY_EDIT)));
+}
+
 /* ---- ownership and the natural key ---- */
 
 static void other_names_and_actions_are_left_alone(void **state)
@@ -324,6 +361,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(removal_alone_is_a_delete_and_addition_alone_a_create,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(queued_creates_cost_nothing_to_remove, setup, teardown),
+        cmocka_unit_test_setup_teardown(reused_rules_take_the_entry_description, setup, teardown),
         cmocka_unit_test_setup_teardown(edits_pair_equal_descriptions_first, setup, teardown),
         cmocka_unit_test_setup_teardown(other_names_and_actions_are_left_alone, setup,
                                         teardown),

@@ -928,6 +928,46 @@ static void test_token_follows_rename(void **state)
     free(tok);
 }
 
+/* A confirm takes what the reply says of a field fixed at creation that the row
+ * left empty (the owner the remote gave it), keeps the row's own otherwise, and
+ * never refuses a create over such a field. */
+static void test_confirm_keeps_the_reply_owner(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *row, *reply, *want;
+    } cases[] = {
+        {"", "usr_2Zz1lqOxDdQyVpYcOOOOOOOOOOO", "usr_2Zz1lqOxDdQyVpYcOOOOOOOOOOO"},
+        {"bot_2Zz1lqOxDdQyVpYcBBBBBBBBBBB", "usr_2Zz1lqOxDdQyVpYcOOOOOOOOOOO",
+         "bot_2Zz1lqOxDdQyVpYcBBBBBBBBBBB"},
+        {"", "not an owner", ""},
+        {"", "", ""},
+    };
+    static const char *const ids[] = {"cr_2Zz1lqOxDdQyVpYcO1OOOOOOOOO",
+                                      "cr_2Zz1lqOxDdQyVpYcO2OOOOOOOOO",
+                                      "cr_2Zz1lqOxDdQyVpYcO3OOOOOOOOO",
+                                      "cr_2Zz1lqOxDdQyVpYcO4OOOOOOOOO"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        model_object c;
+        ts_cred_init(&c, "agent", "", NULL);
+        strcpy(c.cred.owner_id, cases[i].row);
+        c.cred.state = MODEL_STATE_CREATING;
+        id_text local;
+        ts_insert(f->st, &c, local);
+        model_object remote = make_cred(ids[i]);
+        strcpy(remote.cred.description, "agent");
+        strcpy(remote.cred.owner_id, cases[i].reply);
+        error_info err;
+        assert_int_equal(store_confirm_create(f->st, local, &remote, &err), ERROR_OK);
+        model_object got;
+        assert_int_equal(get_row(f->st, MODEL_KIND_CRED, ids[i], &got, &err), ERROR_OK);
+        assert_string_equal(got.cred.owner_id, cases[i].want);
+        assert_int_equal(got.cred.state, MODEL_STATE_SYNCED); /* no edit to send */
+        model_object_clear(&got);
+        model_object_clear(&remote);
+    }
+}
+
 static void test_token_cases(void **state)
 {
     fixture *f = *state;
@@ -1681,6 +1721,7 @@ int main(void)
         T(test_confirm_conflicting_remote_id),
         T(test_cred_confirm_and_tokens),
         T(test_token_follows_rename),
+        T(test_confirm_keeps_the_reply_owner),
         T(test_token_cases),
         T(test_cred_roundtrip_and_acl),
         T(test_paging),

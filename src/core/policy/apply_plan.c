@@ -84,7 +84,16 @@ bool apply_metadata_name(const char *metadata, char name[APPLY_NAME_MAX + 1])
 const char *apply_entry_description(const apply_request *req, size_t entry)
 {
     const char *note = req->list->items[entry].note;
-    return note ? note : req->description ? req->description : "";
+    return note ? note : req->description ? req->description : req->name ? req->name : "";
+}
+
+const char *apply_edit_description(const apply_request *req, const apply_plan *plan,
+                                   const apply_op *op)
+{
+    const char *note = req->list->items[op->entry].note;
+    const char *want = note ? note : req->description;
+    const char *has = plan->rules[op->rule].description;
+    return want && strcmp(want, has ? has : "") != 0 ? want : NULL;
 }
 
 size_t apply_plan_requests(const apply_plan *plan)

@@ -26,16 +26,30 @@ typedef struct queue_run {
     size_t done, total;
 } queue_run;
 
-/* An edit of one field of rule `id`: the new cidr, or an adopt's metadata. */
-static error_code edit_field(store *st, const char *id, const char *field, const char *value,
-                             error_info *err)
+/* A field of an edit: its name and new value (NULL: not part of it). */
+typedef struct edit_value {
+    const char *field, *value;
+} edit_value;
+
+enum { EDIT_FIELDS_MAX = 2 };
+
+/* One edit of rule `id` (one PATCH): a reused rule's cidr and description, or an
+ * adopt's metadata. */
+static error_code edit_fields(store *st, const char *id, const edit_value *v, size_t n,
+                              error_info *err)
 {
     model_object obj;
     model_object_init(&obj, MODEL_KIND_RULE);
-    const kind_field *f = kind_field_by_name(MODEL_KIND_RULE, field);
     snprintf(obj.rule.id, sizeof obj.rule.id, "%s", id);
-    model_copy_text(kind_field_at_mut(&obj, f), f->size, value);
-    return store_edit(st, &obj, kind_field_bit(MODEL_KIND_RULE, f), NULL, err);
+    unsigned fields = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].value)
+            continue;
+        const kind_field *f = kind_field_by_name(MODEL_KIND_RULE, v[i].field);
+        model_copy_text(kind_field_at_mut(&obj, f), f->size, v[i].value);
+        fields |= kind_field_bit(MODEL_KIND_RULE, f);
+    }
+    return store_edit(st, &obj, fields, NULL, err);
 }
 
 static error_code create(const queue_run *q, size_t entry, error_info *err)
@@ -65,11 +79,15 @@ static error_code one_op(const queue_run *q, const apply_op *op, error_info *err
         return store_delete(q->st, MODEL_KIND_RULE, r->id, NULL, err);
     case APPLY_DROP:
         return store_discard(q->st, MODEL_KIND_RULE, r->id, NULL, err);
-    case APPLY_EDIT:
-        return edit_field(q->st, r->id, "cidr", cidr, err);
+    case APPLY_EDIT: {
+        const edit_value v[EDIT_FIELDS_MAX] = {
+            {"cidr", cidr},
+            {"description", apply_edit_description(q->req, q->plan, op)}};
+        return edit_fields(q->st, r->id, v, EDIT_FIELDS_MAX, err);
+    }
     case APPLY_ADOPT:
         apply_metadata(q->req->name, meta);
-        return edit_field(q->st, r->id, "metadata", meta, err);
+        return edit_fields(q->st, r->id, &(edit_value){"metadata", meta}, 1, err);
     case APPLY_RETRY:
         return store_retry(q->st, MODEL_KIND_RULE, r->id, err);
     case APPLY_CREATE:

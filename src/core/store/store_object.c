@@ -6,6 +6,7 @@
  */
 #include "store_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,6 +229,38 @@ static error_code check_remote_head(const model_object *remote, const char *uri,
     return ERROR_OK;
 }
 
+/* The parameters of a kind's confirm statement: the row's head, then one per
+ * field fixed at creation (":owner_id"), which the statement fills in where the
+ * row left it empty. */
+enum { CONFIRM_HEAD = 6, CONFIRM_PARAMS = CONFIRM_HEAD + 4, CONFIRM_NAME_MAX = 32 };
+
+typedef struct confirm_params {
+    char own[CONFIRM_PARAMS - CONFIRM_HEAD][CONFIRM_NAME_MAX];
+    const char *names[CONFIRM_PARAMS];
+    const char *texts[CONFIRM_PARAMS];
+    int count;
+} confirm_params;
+
+/* The reply's value of each text field fixed at creation: the remote fills in
+ * what the create left out (a credential's owner). A value its field's check
+ * refuses is "" (the row keeps its own): a create is not lost over a field the
+ * user never set; the listing's gate has the last word on it. */
+static void confirm_fields(const model_object *remote, confirm_params *p)
+{
+    const kind_desc *d = kind_get(remote->kind);
+    for (size_t i = 0; i < d->field_count && p->count < CONFIRM_PARAMS; i++) {
+        const kind_field *f = &d->fields[i];
+        if (f->type != KIND_FIELD_TEXT || (f->flags & (KIND_FIELD_EDIT | KIND_FIELD_REMOTE)))
+            continue;
+        char *name = p->own[p->count - CONFIRM_HEAD];
+        snprintf(name, sizeof p->own[0], ":%s", f->name);
+        const char *value = kind_field_at(remote, f);
+        error_info ignored;
+        p->names[p->count] = name;
+        p->texts[p->count++] = f->check && f->check(value, NULL, 0, &ignored) ? "" : value;
+    }
+}
+
 static error_code confirm_in_op(store *st, const char *local_id, const model_object *remote,
                                 error_info *err)
 {
@@ -240,11 +273,14 @@ static error_code confirm_in_op(store *st, const char *local_id, const model_obj
         return err->code;
     char now[MODEL_TIME_MAX + 1] = "";
     store_now(st, now);
-    static const char *const names[] = {":local_id", ":id", ":uri", ":created_at",
-                                        ":policy_uri", ":now"};
-    const char *texts[] = {local_id, id, uri, created_at, policy_uri, now};
+    confirm_params p = {
+        .names = {":local_id", ":id", ":uri", ":created_at", ":policy_uri", ":now"},
+        .texts = {local_id, id, uri, created_at, policy_uri, now},
+        .count = CONFIRM_HEAD,
+    };
+    confirm_fields(remote, &p);
     sqlite3_stmt *s = store_stmt(st, store_kind_get(remote->kind)->confirm, err);
-    if (!s || store_bind_named(st, s, names, texts, 6, err) ||
+    if (!s || store_bind_named(st, s, p.names, p.texts, p.count, err) ||
         store_row_confirm(st, remote->kind, s, local_id, id, err) ||
         store_edit_after_confirm(st, remote, id, err))
         return err->code;

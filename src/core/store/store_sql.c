@@ -332,6 +332,9 @@ static const char staging_schema[] =
     state ", " error ", ?1 FROM pull_creds AS p WHERE " UNSEEN_CRED("p")
 /* A confirm keeps what the remote's reply left empty. */
 #define KEEP(col, param) col " = CASE " param " WHEN '' THEN " col " ELSE " param " END"
+/* ... and takes what the row left empty (a field fixed at creation that the remote
+ * filled in: a credential's owner). */
+#define FILL(col, param) col " = CASE " col " WHEN '' THEN " param " ELSE " col " END"
 /* What a confirmed create sets on its row, whatever the kind (store_confirm_create
  * binds the parameters by name). */
 #define CONFIRMED \
@@ -389,7 +392,8 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_CRED_SET_STATE] = SET_STATE_SQL("credentials"),
     [STMT_CRED_DELETE] = DELETE_SQL("credentials"),
     [STMT_CRED_STATE_COUNTS] = STATE_COUNTS_SQL("credentials"),
-    [STMT_CRED_CONFIRM] = "UPDATE credentials SET " CONFIRMED " WHERE id = :local_id",
+    [STMT_CRED_CONFIRM] = "UPDATE credentials SET " CONFIRMED ", "
+                          FILL("owner_id", ":owner_id") " WHERE id = :local_id",
     [STMT_CRED_UPDATE] = "UPDATE credentials SET description = :description, acl = :acl,"
                          " metadata = :metadata WHERE id = :id",
     /* A new token is not yet shown (shown_at NULL), whoever brought it. */
