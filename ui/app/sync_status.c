@@ -269,6 +269,10 @@ void ui_sync_status_progress(ui_app *app, ui_sync *s, const ui_event *ev)
         s->wait_failure = ev->report.failure;
     if (ev->progress.phase != SYNC_PHASE_WAIT)
         s->phase_progress = ev->progress;
+    /* Each row pushed has a new state in the cache (the engine commits every
+     * move): the views read it again, so the pending view shows it now. */
+    if (s->phase_progress.phase == SYNC_PHASE_PUSH)
+        ui_app_reload(app);
     log_wait(app, s);
 }
 
