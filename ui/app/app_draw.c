@@ -31,7 +31,7 @@ static const ui_style plain = {0, UI_COLOR_DEFAULT};
 enum { FULL_NAME_MAX = 24, TIGHT_NAME_MAX = 12 };
 
 typedef enum title_form {
-    TITLE_FULL, TITLE_SHORT_TABS, TITLE_NAME_TABS, TITLE_NAME_VIEW, TITLE_TIGHT, TITLE_FORMS
+    TITLE_FULL, TITLE_SHORT_TABS, TITLE_NAME_TABS, TITLE_NAME_VIEW, TITLE_TIGHT
 } title_form;
 
 static const ui_style title_style = {UI_ATTR_REVERSE | UI_ATTR_BOLD, UI_COLOR_TITLE};
@@ -169,13 +169,14 @@ static void draw_top_row(const ui_app *app, ui_canvas *c)
         if (tight + rw + 2 <= c->width)
             break;
     }
-    for (title_form f = TITLE_FULL; f < TITLE_TIGHT; f++) {
+    title_form f = TITLE_FULL;
+    for (; f < TITLE_TIGHT; f++) {
         title_build(app, f, &l);
         if (title_width(c, &l) + rw + 2 <= c->width)
             break;
-        if (f + 1 == TITLE_TIGHT)
-            title_build(app, TITLE_TIGHT, &l);
     }
+    if (f == TITLE_TIGHT)
+        title_build(app, TITLE_TIGHT, &l);
     draw_right(c, 0, title_draw(&l, c), right, bar);
 }
 
@@ -205,9 +206,10 @@ static void agent_text(const ui_app *app, char *buf, size_t size)
  * least important go first (the page, the sort, the agent, the policy scope),
  * so the position, the filter and the marks stay. */
 enum { POS_ROWS, POS_PAGE, POS_MARKED, POS_SORT, POS_SCOPE, POS_FILTER, POS_AGENT, POS_N };
+enum { POS_PIECE = sizeof ((ui_table *)0)->filter + 16 }; /* the whole filter fits */
 static const int pos_drop_order[] = {POS_PAGE, POS_SORT, POS_AGENT, POS_SCOPE, POS_MARKED};
 
-static void position_pieces(const ui_app *app, char (*p)[256])
+static void position_pieces(const ui_app *app, char (*p)[POS_PIECE])
 {
     const ui_view *v = ui_app_view_const(app);
     const ui_table *t = &v->table;
@@ -215,27 +217,27 @@ static void position_pieces(const ui_app *app, char (*p)[256])
     for (int i = 0; i < POS_N; i++)
         p[i][0] = '\0';
     ui_table_position(t, rows, sizeof rows, page, sizeof page);
-    snprintf(p[POS_ROWS], 256, " %s", rows);
-    snprintf(p[POS_PAGE], 256, "  %s", page);
+    snprintf(p[POS_ROWS], POS_PIECE, " %s", rows);
+    snprintf(p[POS_PAGE], POS_PIECE, "  %s", page);
     if (t->nmarks) {
         ui_text_count(t->nmarks, count, sizeof count);
-        snprintf(p[POS_MARKED], 256, "  %s marked", count);
+        snprintf(p[POS_MARKED], POS_PIECE, "  %s marked", count);
     }
     if (t->src->nsorts > 1 || t->descending)
-        snprintf(p[POS_SORT], 256, "  sort %s %s", t->src->sorts[t->sort],
+        snprintf(p[POS_SORT], POS_PIECE, "  sort %s %s", t->src->sorts[t->sort],
                  t->descending ? "desc" : "asc");
     if (v->ops->describe)
         v->ops->describe(v, extra, sizeof extra);
     if (extra[0])
-        snprintf(p[POS_SCOPE], 256, "  %s", extra);
+        snprintf(p[POS_SCOPE], POS_PIECE, "  %s", extra);
     if (t->filter[0])
-        snprintf(p[POS_FILTER], 256, "  filter \"%.200s\"", t->filter);
-    agent_text(app, p[POS_AGENT], 255);
-    if (p[POS_AGENT][0])
-        strcat(p[POS_AGENT], " ");
+        snprintf(p[POS_FILTER], POS_PIECE, "  filter \"%s\"", t->filter);
+    char agent_line[200];
+    agent_text(app, agent_line, sizeof agent_line);
+    snprintf(p[POS_AGENT], POS_PIECE, "%s ", agent_line);
 }
 
-static int pieces_width(const ui_canvas *c, char (*p)[256])
+static int pieces_width(const ui_canvas *c, char (*p)[POS_PIECE])
 {
     int w = 0;
     for (int i = 0; i < POS_N; i++)
@@ -245,16 +247,17 @@ static int pieces_width(const ui_canvas *c, char (*p)[256])
 
 static void draw_position_row(const ui_app *app, ui_canvas *c)
 {
-    char p[POS_N][256];
+    char p[POS_N][POS_PIECE];
     position_pieces(app, p);
     for (size_t i = 0; i < sizeof pos_drop_order / sizeof pos_drop_order[0]; i++) {
         if (pieces_width(c, p) + 2 <= c->width)
             break;
         p[pos_drop_order[i]][0] = '\0';
     }
-    char line[POS_N * 256] = "";
+    char line[POS_N * POS_PIECE];
+    size_t n = 0;
     for (int i = 0; i < POS_AGENT; i++)
-        strcat(line, p[i]);
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s", p[i]);
     int aw = ui_canvas_width(c, p[POS_AGENT], c->width);
     ui_canvas_clear(c, 1, 0, -1, plain);
     int used = ui_canvas_text(c, 1, 0, aw && c->width - aw - 2 > 20 ? c->width - aw - 2 : -1,
