@@ -17,7 +17,7 @@
 static const ui_table_col cols[] = {
     {"", 1, 1, false, 0, false, false, false},
     {"KIND", 4, 4, false, 1, false, false, false},
-    {"ID", 16, 48, true, 5, false, true, true},
+    {"ID", 16, 48, true, 5, false, true, false},
     {"WHAT", 20, 64, false, 4, false, true, false},
     {"STATE", 8, 14, false, 2, false, true, false},
     {"REASON", 8, 0, false, 3, false, false, false},
