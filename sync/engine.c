@@ -223,17 +223,20 @@ static void finish_report(engine *e)
 {
     sync_report *r = e->report;
     error_info err;
-    size_t pending = 0, attention = 0;
+    size_t pending = 0, failed = 0, conflicted = 0;
     /* Only credentials are ever orphaned: counting the state for every kind
      * costs nothing. */
     unsigned waiting = BIT(NEW) | BIT(CREATING) | BIT(UNKNOWN) | BIT(DELETING) |
                        BIT(ORPHANED) | BIT(EDITED);
     unsigned held = BIT(FAILED) | BIT(CONFLICT);
     if (engine_count_queue(e, waiting, &pending, &err) ||
-        engine_count_queue(e, held, &attention, &err))
+        engine_count_queue(e, BIT(FAILED), &failed, &err) ||
+        engine_count_queue(e, BIT(CONFLICT), &conflicted, &err))
         engine_db_fail(e, &err);
+    size_t attention = failed + conflicted;
     r->pending = pending;
     r->attention = attention;
+    r->conflicted = conflicted;
     size_t all = 0;
     if (e->opt.scoped && engine_count_states(e, waiting | held, &all, &err) == ERROR_OK)
         r->others = all > pending + attention ? all - pending - attention : 0;

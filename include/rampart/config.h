@@ -94,6 +94,8 @@ typedef enum config_key {
     CONFIG_MAX_BACKOFF,   /* the longest pause after a failure, seconds */
     CONFIG_LISTING_MAX,   /* objects one listing may hold */
     CONFIG_AUTO_PULL,     /* an idle console pulls this often, seconds; 0: never */
+    CONFIG_PROFILE_COLOR, /* the colour of the profile's name in the console's header:
+                             one of config_color's names (config_color) */
     CONFIG_READ_ONLY,     /* "true": the remote is a hub's mirror: pull only, no
                              local change (a follower of a fleet) */
     CONFIG_MIRROR_MAX_AGE, /* how long caches may reuse the agent's mirror replies,
@@ -168,6 +170,13 @@ long config_number(const config *cfg, config_key key);
 
 /* A switch's value (read_only): true when set to one of the words for true. */
 bool config_flag(const config *cfg, config_key key);
+
+/* The colours a profile may take (profile_color), in this order: "none", "red",
+ * "green", "yellow", "blue", "magenta", "cyan". config_color gives the index of
+ * the one set (0: none); a value is one of the names, any case (checked when set,
+ * kept in lower case). */
+enum { CONFIG_COLORS = 7 };
+int config_color(const config *cfg, config_key key);
 
 /* Settings-file/env-var names of a key ("api_url", "RAMPART_API_URL"). */
 const char *config_key_name(config_key key);

@@ -358,6 +358,8 @@ typedef struct sync_report {
     size_t attention;                    /* failed and conflict rows afterwards: the
                                             user fixes, retries, discards or resolves
                                             them */
+    size_t conflicted;                   /* of attention: the conflict rows (the
+                                            rest are failed rows) */
     size_t others;                       /* a scoped run: rows outside its scope that
                                             wait for a sync or for the user */
     bool converged;                      /* nothing pending, nothing failed, no error */
@@ -373,6 +375,17 @@ typedef struct sync_report {
                                             every row went */
     char last_error[512];
 } sync_report;
+
+/*
+ * The one summary of a run, for the command line and the console alike: what it
+ * did ("2 created, 0 deleted, 1 failed", then each other count only when not
+ * zero: "; 2 updated", "; 1 new conflicts", "; remote has 3 rules, 1
+ * credentials", "; 1 new there, 0 deleted there", refused, adopted and orphaned
+ * counts) and what it left, by cause ("; 2 pending", "; 1 conflict to resolve",
+ * "; 1 failed row to fix"). Written into `buf` (`size` > 0 bytes, cut when it
+ * does not fit) and returned; NULL `r`: "". Pure.
+ */
+const char *sync_report_summary(const sync_report *r, char *buf, size_t size);
 
 /*
  * Whether a run that ended as `r` says is worth running again by itself later,

@@ -114,6 +114,8 @@ struct ui_options {
     int width, height;       /* headless screen size; 0: 80x24 */
     /* profiles */
     const char *profile;     /* the profile shown in the header; NULL: none shown */
+    int profile_color;       /* its name's colour: config_color's index (0: none, 1
+                                red, 2 green, 3 yellow, 4 blue, 5 magenta, 6 cyan) */
     const ui_profiles *profiles; /* NULL: `:profile` says there is nothing to switch */
 };
 

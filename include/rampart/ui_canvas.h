@@ -48,6 +48,9 @@ typedef enum ui_color {
     UI_COLOR_OK,       /* synced, valid */
     UI_COLOR_PENDING,  /* new, creating, deleting */
     UI_COLOR_ERROR,    /* failed, invalid field, errors */
+    /* plain colours, in config_color's order after "none" (a profile's colour) */
+    UI_COLOR_RED, UI_COLOR_GREEN, UI_COLOR_YELLOW, UI_COLOR_BLUE, UI_COLOR_MAGENTA,
+    UI_COLOR_CYAN,
     UI_COLOR_COUNT
 } ui_color;
 

@@ -136,34 +136,18 @@ static void put_failure_human(cli_ctx *ctx, const sync_failure *f)
     fputs(sep[0] == ',' ? ")\n" : "\n", out);
 }
 
-/* The report's line; `pending_line`: and the rows still pending (a run that
- * stopped early says that on stderr instead). */
+/* The report's line (sync_report_summary, the console's words too); with
+ * `pending_line`, where to look at what is left (a run that stopped early says
+ * that on stderr instead). */
 static void put_report(cli_ctx *ctx, const sync_report *r, bool pending_line)
 {
-    fprintf(ctx->out, "sync: %zu created, %zu deleted, %zu failed", r->created, r->deleted,
-            r->failed);
-    if (r->updated)
-        fprintf(ctx->out, "; %zu updated", r->updated);
-    if (r->conflicts)
-        fprintf(ctx->out, "; %zu new conflicts (resolve them: see '%s plan')", r->conflicts,
-                ctx->program);
-    if (r->pulled_rules || r->pulled_creds)
-        fprintf(ctx->out, "; remote has %zu rules, %zu credentials", r->pulled_rules,
-                r->pulled_creds);
-    if (r->remote_added || r->remote_deleted)
-        fprintf(ctx->out, "; %zu new there, %zu deleted there", r->remote_added,
-                r->remote_deleted);
-    if (r->refused)
-        fprintf(ctx->out, "; %zu remote objects refused (see the warnings)", r->refused);
-    if (r->adopted)
-        fprintf(ctx->out, "; %zu unsure creates found remotely", r->adopted);
-    if (r->orphans_deleted)
-        fprintf(ctx->out, "; %zu credentials without their token deleted and queued again",
-                r->orphans_deleted);
-    fputc('\n', ctx->out);
-    if (r->pending && pending_line)
-        fprintf(ctx->out, "%zu rows still pending or failed: see '%s plan'\n", r->pending,
-                ctx->program);
+    char summary[1024];
+    fprintf(ctx->out, "sync: %s\n", sync_report_summary(r, summary, sizeof summary));
+    if ((r->pending || r->attention) && pending_line)
+        fprintf(ctx->out, "what is left: see '%s plan'\n", ctx->program);
+    if (r->conflicted && pending_line)
+        fprintf(ctx->out, "resolve a conflict with '%s rules resolve ID --keep-local' (or "
+                "--take-remote; 'creds resolve' for a credential)\n", ctx->program);
     if (r->others)
         fprintf(ctx->out, "%zu other change%s queued or waiting: '%s sync' sends %s, '%s "
                 "plan' shows %s\n", r->others, r->others == 1 ? " is" : "s are", ctx->program,

@@ -69,6 +69,7 @@ static void tui_sync_settings(const config *cfg, ui_options *o)
     o->deadline_s = so.deadline_s;
     o->max_backoff_s = so.max_backoff_s;
     o->auto_pull_s = (double)config_number(cfg, CONFIG_AUTO_PULL);
+    o->profile_color = config_color(cfg, CONFIG_PROFILE_COLOR);
 }
 
 /* What the console shows and how it reaches the remote, from one profile's

@@ -50,6 +50,7 @@ static const struct {
                             1000000000, "objects"},
     [CONFIG_AUTO_PULL] = {"auto_pull", "RAMPART_AUTO_PULL", "300", 0, 604800,
                           "seconds (0: off)"},
+    [CONFIG_PROFILE_COLOR] = {"profile_color", "RAMPART_PROFILE_COLOR", "none", 0, 0, NULL},
     [CONFIG_READ_ONLY] = {"read_only", "RAMPART_READ_ONLY", "false", 0, 0, NULL},
     [CONFIG_MIRROR_MAX_AGE] = {"mirror_max_age", "RAMPART_MIRROR_MAX_AGE", "30", 0, 86400,
                                "seconds (0: caches revalidate every time)"},
@@ -130,6 +131,32 @@ bool config_flag(const config *cfg, config_key key)
     return strcmp(cfg->values[key], "true") == 0;
 }
 
+static const char *const color_names[CONFIG_COLORS] = {"none", "red", "green", "yellow",
+                                                        "blue", "magenta", "cyan"};
+
+int config_color(const config *cfg, config_key key)
+{
+    for (int i = 0; i < CONFIG_COLORS; i++) {
+        if (strcmp(cfg->values[key], color_names[i]) == 0)
+            return i;
+    }
+    return 0;
+}
+
+/* A colour's name, any case, kept in lower case (*canon: the table's own text). */
+static error_code check_color(config_key key, const char *value, const char **canon,
+                              error_info *err)
+{
+    for (int i = 0; i < CONFIG_COLORS; i++) {
+        if (strcasecmp(value, color_names[i]) == 0) {
+            *canon = color_names[i];
+            return ERROR_OK;
+        }
+    }
+    return error_set(err, ERROR_INVALID, "%s must be one of none, red, green, yellow, blue, "
+                     "magenta, cyan, not '%.40s'", settings[key].file_key, value);
+}
+
 /* A switch: its words for true and false, kept as "true" or "false". */
 static error_code check_flag(config_key key, const char *value, const char **canon,
                              error_info *err)
@@ -189,6 +216,10 @@ error_code config_check_value(config_key key, const char *value, error_info *err
         const char *canon;
         return check_flag(key, value, &canon, err);
     }
+    case CONFIG_PROFILE_COLOR: {
+        const char *canon;
+        return check_color(key, value, &canon, err);
+    }
     default: return ERROR_OK;
     }
 }
@@ -213,6 +244,8 @@ error_code config_set(config *cfg, config_key key, const char *value,
                          "can read it there): set RAMPART_API_KEY, or api_key or "
                          "key_command in the config file");
     if (key == CONFIG_READ_ONLY && check_flag(key, value, &value, err) != ERROR_OK)
+        return ERROR_INVALID;
+    if (key == CONFIG_PROFILE_COLOR && check_color(key, value, &value, err) != ERROR_OK)
         return ERROR_INVALID;
     if (config_check_value(key, value, err) != ERROR_OK)
         return ERROR_INVALID;

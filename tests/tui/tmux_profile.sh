@@ -1,5 +1,7 @@
 #!/bin/sh
-# Profiles in the console, through tmux at 80x24: the header names the profile;
+# Profiles in the console, through tmux at 80x24: the header names the profile,
+# in the profile's profile_color (the terminal's colour escapes, read with
+# capture-pane -e);
 # `:profile NAME` closes this cache and opens the other profile's (its config read
 # again, its key_command run with the terminal given back, its remote); refused
 # while a sync runs, for an unknown name, and when the key_command fails (the
@@ -19,6 +21,7 @@ cat >"$XDG_CONFIG_HOME/rampart/config" <<CFG
 [profile.stage]
 api_url = $server_url
 key_command = cat $tmp/key
+profile_color = magenta
 
 [profile.broken]
 api_url = $server_url
@@ -40,6 +43,9 @@ check ":profile: the header follows" tui_wait "rampart (stage)"
 check ":profile: the other cache" tui_wait "10.2.0.0/16"
 check ":profile: the first cache is gone" tui_wait_gone "10.1.0.0/16"
 check ":profile: says where it went" tui_wait "profile stage: cache"
+# The header's first row with its colour escapes (SGR 35: magenta).
+colored() { tui_tmux capture-pane -e -p -t "$tui_session" | head -n 1 | grep -q "$1"; }
+check ":profile: the name in the profile's colour" colored "$(printf '\033')\[35mstage"
 
 tui_keys s
 tui_keys :

@@ -7,6 +7,7 @@
  */
 #include "app_internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,57 +16,123 @@
 static const ui_style bar = {UI_ATTR_REVERSE, UI_COLOR_TITLE};
 static const ui_style plain = {0, UI_COLOR_DEFAULT};
 
-enum { PROFILE_TITLE_MAX = 24 }; /* columns a long profile name may take in the title */
+/*
+ * The top row, by priority: the sync state (its longest text that fits: the
+ * cause and countdown first, then the push's count with pace and ETA) is placed
+ * first; the left part (profile name and view tabs) then takes the richest of its
+ * forms that fits beside it:
+ *   FULL         " rampart (staging)  [1 Rules]  2 Creds  3 Pending  4 Log "
+ *   SHORT_TABS   " rampart (staging)  [1R] 2C  3P  4L "
+ *   NAME_TABS    " staging  [1R] 2C  3P  4L "     (no profile: the tabs alone)
+ *   NAME_VIEW    " staging  [1 Rules] "
+ *   TIGHT        " staging [1R] "                 (the name cut to TIGHT_NAME_MAX)
+ * With a profile, its name takes the profile's colour (profile_color).
+ */
+enum { FULL_NAME_MAX = 24, TIGHT_NAME_MAX = 12 };
 
-/* " rampart  ", or with a profile " rampart (staging)  "; when the tabs would not
- * fit beside that, the name alone: which account this is matters most. */
-static void draw_title(const ui_app *app, ui_canvas *c, int tabs_width, int *x)
-{
-    const ui_style title = {UI_ATTR_REVERSE | UI_ATTR_BOLD, UI_COLOR_TITLE};
-    const char *profile = ui_app_options(app)->profile;
-    if (!profile) {
-        *x += ui_canvas_text(c, 0, *x, -1, " rampart  ", title, false);
-        return;
-    }
+typedef enum title_form {
+    TITLE_FULL, TITLE_SHORT_TABS, TITLE_NAME_TABS, TITLE_NAME_VIEW, TITLE_TIGHT
+} title_form;
+
+static const ui_style title_style = {UI_ATTR_REVERSE | UI_ATTR_BOLD, UI_COLOR_TITLE};
+
+/* One piece of the left part: its text and style. */
+typedef struct title_piece {
     char text[96];
-    snprintf(text, sizeof text, " rampart (%s)  ", profile);
-    int w = ui_canvas_width(c, text, c->width);
-    if (w + tabs_width > c->width || w > PROFILE_TITLE_MAX + 13) {
-        *x += ui_canvas_text(c, 0, *x, 1, " ", title, false);
-        *x += ui_canvas_text(c, 0, *x, PROFILE_TITLE_MAX, profile, title, true);
-        *x += ui_canvas_text(c, 0, *x, 2, "  ", title, false);
+    ui_style style;
+    int max_width; /* < 0: whole */
+} title_piece;
+
+typedef struct title_line {
+    title_piece p[UI_VIEW_COUNT + 6];
+    int n;
+} title_line;
+
+static void piece(title_line *l, ui_style style, int max_width, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void piece(title_line *l, ui_style style, int max_width, const char *fmt, ...)
+{
+    if (l->n >= (int)(sizeof l->p / sizeof l->p[0]))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->p[l->n].text, sizeof l->p[l->n].text, fmt, ap);
+    va_end(ap);
+    l->p[l->n].style = style;
+    l->p[l->n].max_width = max_width;
+    l->n++;
+}
+
+/* The profile's name in its colour (the title's when it has none). */
+static ui_style name_style(const ui_app *app)
+{
+    int n = ui_app_options(app)->profile_color;
+    int c = n > 0 && UI_COLOR_RED + n - 1 < UI_COLOR_COUNT ? UI_COLOR_RED + n - 1
+                                                           : UI_COLOR_TITLE;
+    return (ui_style){UI_ATTR_REVERSE | UI_ATTR_BOLD, (uint8_t)c};
+}
+
+static void title_name(const ui_app *app, title_form form, title_line *l)
+{
+    const char *profile = ui_app_options(app)->profile;
+    if (form <= TITLE_SHORT_TABS) {
+        piece(l, title_style, -1, "%s", profile ? " rampart (" : " rampart  ");
+        if (!profile)
+            return;
+        piece(l, name_style(app), FULL_NAME_MAX, "%s", profile);
+        piece(l, title_style, -1, ")  ");
         return;
     }
-    *x += ui_canvas_text(c, 0, *x, -1, text, title, false);
+    piece(l, title_style, -1, " ");
+    if (!profile)
+        return;
+    piece(l, name_style(app), form == TITLE_TIGHT ? TIGHT_NAME_MAX : FULL_NAME_MAX, "%s",
+          profile);
+    piece(l, title_style, -1, form == TITLE_TIGHT ? " " : "  ");
 }
 
-static void tab_text(const ui_app *app, int i, char *tab, size_t size)
+static void title_tabs(const ui_app *app, title_form form, title_line *l)
 {
-    bool cur = (ui_view_id)i == app->view;
-    snprintf(tab, size, cur ? "[%d %s]" : " %d %s ", i + 1, app->views[i]->ops->title);
-}
-
-static void draw_tabs(const ui_app *app, ui_canvas *c, int *x)
-{
-    int tabs_width = 0;
+    const ui_style current = {UI_ATTR_REVERSE | UI_ATTR_BOLD | UI_ATTR_UNDERLINE,
+                              UI_COLOR_TITLE};
+    bool one = form >= TITLE_NAME_VIEW, full = form == TITLE_FULL || form == TITLE_NAME_VIEW;
     for (int i = 0; i < UI_VIEW_COUNT; i++) {
-        char tab[32];
-        tab_text(app, i, tab, sizeof tab);
-        tabs_width += ui_canvas_width(c, tab, c->width);
-    }
-    draw_title(app, c, tabs_width, x);
-    for (int i = 0; i < UI_VIEW_COUNT; i++) {
-        char tab[32];
         bool cur = (ui_view_id)i == app->view;
-        tab_text(app, i, tab, sizeof tab);
-        ui_style s = cur ? (ui_style){UI_ATTR_REVERSE | UI_ATTR_BOLD | UI_ATTR_UNDERLINE,
-                                      UI_COLOR_TITLE}
-                         : bar;
-        *x += ui_canvas_text(c, 0, *x, -1, tab, s, false);
+        if (one && !cur)
+            continue;
+        const char *title = app->views[i]->ops->title;
+        if (full)
+            piece(l, cur ? current : bar, -1, cur ? "[%d %s]" : " %d %s ", i + 1, title);
+        else
+            piece(l, cur ? current : bar, -1, cur ? "[%d%c]" : " %d%c ", i + 1, title[0]);
     }
     if (ui_app_readonly(app))
-        *x += ui_canvas_text(c, 0, *x, -1, "  read-only",
-                             (ui_style){UI_ATTR_REVERSE | UI_ATTR_BOLD, UI_COLOR_TITLE}, false);
+        piece(l, title_style, -1, "%s", form >= TITLE_NAME_VIEW ? " ro" : "  read-only");
+}
+
+static void title_build(const ui_app *app, title_form form, title_line *l)
+{
+    l->n = 0;
+    title_name(app, form, l);
+    title_tabs(app, form, l);
+}
+
+static int title_width(const ui_canvas *c, const title_line *l)
+{
+    int w = 0;
+    for (int i = 0; i < l->n; i++) {
+        int pw = ui_canvas_width(c, l->p[i].text, c->width);
+        w += l->p[i].max_width >= 0 && pw > l->p[i].max_width ? l->p[i].max_width : pw;
+    }
+    return w;
+}
+
+static int title_draw(const title_line *l, ui_canvas *c)
+{
+    int x = 0;
+    for (int i = 0; i < l->n && x < c->width; i++)
+        x += ui_canvas_text(c, 0, x, l->p[i].max_width, l->p[i].text, l->p[i].style, true);
+    return x;
 }
 
 /* Text flush right on row y, cut when there is less room than it needs. */
@@ -79,39 +146,44 @@ static void draw_right(ui_canvas *c, int y, int used, const char *text, ui_style
         ui_canvas_text(c, y, c->width - w, w, text, style, true);
 }
 
-/* The sync state, the longest of its texts that fits right of the tabs (the last,
- * the shortest, cut when none does). */
-static void draw_sync_text(const ui_app *app, ui_canvas *c, int used)
+/* The sync state's i-th text as the header shows it. */
+static void sync_text(const ui_app *app, int i, char *buf, size_t size)
 {
-    char right[UI_SYNC_TEXT_MAX + 16] = "";
-    for (int i = 0; i < app->nsync_text; i++) {
-        snprintf(right, sizeof right, "%s%s ", ui_app_options(app)->sandbox ? "sandbox: " : "",
-                 app->sync_text[i]);
-        if (ui_canvas_width(c, right, c->width) <= c->width - used - 2)
-            break;
-    }
-    draw_right(c, 0, used, right, bar);
+    snprintf(buf, size, "%s%s ", ui_app_options(app)->sandbox ? "sandbox: " : "",
+             app->sync_text[i]);
 }
 
+/* The longest sync text that fits beside the poorest left part, then the richest
+ * left part that fits beside it; the shortest text, cut, when none does. */
 static void draw_top_row(const ui_app *app, ui_canvas *c)
 {
     ui_canvas_clear(c, 0, 0, -1, bar);
-    int x = 0;
-    draw_tabs(app, c, &x);
-    draw_sync_text(app, c, x);
+    title_line l;
+    title_build(app, TITLE_TIGHT, &l);
+    int tight = title_width(c, &l);
+    char right[UI_SYNC_TEXT_MAX + 16] = "";
+    int rw = 0;
+    for (int i = 0; i < app->nsync_text; i++) {
+        sync_text(app, i, right, sizeof right);
+        rw = ui_canvas_width(c, right, c->width);
+        if (tight + rw + 2 <= c->width)
+            break;
+    }
+    title_form f = TITLE_FULL;
+    for (; f < TITLE_TIGHT; f++) {
+        title_build(app, f, &l);
+        if (title_width(c, &l) + rw + 2 <= c->width)
+            break;
+    }
+    if (f == TITLE_TIGHT)
+        title_build(app, TITLE_TIGHT, &l);
+    draw_right(c, 0, title_draw(&l, c), right, bar);
 }
 
 void ui_app_draw_header(const ui_app *app, ui_canvas *c)
 {
     if (!ui_app_too_small(app))
         draw_top_row(app, c);
-}
-
-/* Append " <label><value>" pieces to the header line. */
-static void append(char *buf, size_t size, const char *label, const char *value)
-{
-    size_t n = strlen(buf);
-    snprintf(buf + n, size - n, "%s%s", label, value);
 }
 
 /* The agent's header text ("agent: 3 lookups", "agent: off", "agent: error …"). */
@@ -130,39 +202,68 @@ static void agent_text(const ui_app *app, char *buf, size_t size)
     }
 }
 
-static void draw_position_row(const ui_app *app, ui_canvas *c)
+/* The second row's pieces, in the order shown; when the row is too narrow the
+ * least important go first (the page, the sort, the agent, the policy scope),
+ * so the position, the filter and the marks stay. */
+enum { POS_ROWS, POS_PAGE, POS_MARKED, POS_SORT, POS_SCOPE, POS_FILTER, POS_AGENT, POS_N };
+enum { POS_PIECE = sizeof ((ui_table *)0)->filter + 16 }; /* the whole filter fits */
+static const int pos_drop_order[] = {POS_PAGE, POS_SORT, POS_AGENT, POS_SCOPE, POS_MARKED};
+
+static void position_pieces(const ui_app *app, char (*p)[POS_PIECE])
 {
     const ui_view *v = ui_app_view_const(app);
     const ui_table *t = &v->table;
-    char rows[96], page[64], line[2048], count[32];
+    char rows[96], page[64], count[32], extra[200] = "";
+    for (int i = 0; i < POS_N; i++)
+        p[i][0] = '\0';
     ui_table_position(t, rows, sizeof rows, page, sizeof page);
-    snprintf(line, sizeof line, " %s  %s", rows, page);
+    snprintf(p[POS_ROWS], POS_PIECE, " %s", rows);
+    snprintf(p[POS_PAGE], POS_PIECE, "  %s", page);
     if (t->nmarks) {
         ui_text_count(t->nmarks, count, sizeof count);
-        append(line, sizeof line, "  ", count);
-        append(line, sizeof line, " marked", "");
+        snprintf(p[POS_MARKED], POS_PIECE, "  %s marked", count);
     }
-    if (ui_table_sort_count(t) > 1 || t->descending) {
-        append(line, sizeof line, "  sort ", ui_table_sort_name(t));
-        append(line, sizeof line, t->descending ? " desc" : " asc", "");
-    }
-    char extra[256] = "";
+    if (ui_table_sort_count(t) > 1 || t->descending)
+        snprintf(p[POS_SORT], POS_PIECE, "  sort %s %s", ui_table_sort_name(t),
+                 t->descending ? "desc" : "asc");
     if (v->ops->describe)
         v->ops->describe(v, extra, sizeof extra);
     if (extra[0])
-        append(line, sizeof line, "  ", extra);
-    if (t->filter[0]) {
-        append(line, sizeof line, "  filter \"", t->filter);
-        append(line, sizeof line, "\"", "");
-    }
+        snprintf(p[POS_SCOPE], POS_PIECE, "  %s", extra);
+    if (t->filter[0])
+        snprintf(p[POS_FILTER], POS_PIECE, "  filter \"%s\"", t->filter);
     char agent_line[200];
     agent_text(app, agent_line, sizeof agent_line);
-    append(agent_line, sizeof agent_line, " ", "");
-    int aw = ui_canvas_width(c, agent_line, c->width);
+    snprintf(p[POS_AGENT], POS_PIECE, "%s ", agent_line);
+}
+
+static int pieces_width(const ui_canvas *c, char (*p)[POS_PIECE])
+{
+    int w = 0;
+    for (int i = 0; i < POS_N; i++)
+        w += ui_canvas_width(c, p[i], c->width);
+    return w;
+}
+
+static void draw_position_row(const ui_app *app, ui_canvas *c)
+{
+    char p[POS_N][POS_PIECE];
+    position_pieces(app, p);
+    for (size_t i = 0; i < sizeof pos_drop_order / sizeof pos_drop_order[0]; i++) {
+        if (pieces_width(c, p) + 2 <= c->width)
+            break;
+        p[pos_drop_order[i]][0] = '\0';
+    }
+    char line[POS_N * POS_PIECE];
+    size_t n = 0;
+    for (int i = 0; i < POS_AGENT; i++)
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s", p[i]);
+    int aw = ui_canvas_width(c, p[POS_AGENT], c->width);
     ui_canvas_clear(c, 1, 0, -1, plain);
-    int used = ui_canvas_text(c, 1, 0, c->width - aw - 2 > 20 ? c->width - aw - 2 : -1, line,
-                              (ui_style){UI_ATTR_BOLD, UI_COLOR_DEFAULT}, true);
-    draw_right(c, 1, used, agent_line, (ui_style){UI_ATTR_DIM, UI_COLOR_DEFAULT});
+    int used = ui_canvas_text(c, 1, 0, aw && c->width - aw - 2 > 20 ? c->width - aw - 2 : -1,
+                              line, (ui_style){UI_ATTR_BOLD, UI_COLOR_DEFAULT}, true);
+    if (aw)
+        draw_right(c, 1, used, p[POS_AGENT], (ui_style){UI_ATTR_DIM, UI_COLOR_DEFAULT});
 }
 
 /* The row under the cursor needs attention (failed, orphaned…): its reason in

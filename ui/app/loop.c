@@ -92,6 +92,10 @@ bool ui_app_ticking(ui_app *app)
 /* The header's sync texts, as the frame shows them. */
 static void update_sync_text(ui_app *app)
 {
+    if (app->queue_stale && !ui_sync_running(app)) {
+        app->queue_stale = false;
+        ui_sync_read_queue(app);
+    }
     app->nsync_text = ui_sync_texts(app, app->sync_text, UI_SYNC_TEXTS);
 }
 

@@ -54,6 +54,10 @@ struct ui_sync {
     /* the last sync the cache knows of (STORE_META_LAST_SYNC, wall seconds) */
     bool stored_known;
     double stored_at;
+    /* the rows left after the last run, by cause, as the cache has them now (a
+       resolve or a discard changes them before any sync) */
+    bool have_queue;
+    size_t queue_pending, queue_failed, queue_conflicts;
     /* the idle auto-pull */
     bool idle_started;
     double idle_since;    /* the console's first idle check */
@@ -79,6 +83,10 @@ void ui_sync_status_progress(ui_app *app, ui_sync *s, const ui_event *ev);
 /* A run's end: log why it stopped and the last row that did not go, from the
  * report's typed failures; re-read the cache's last sync. */
 void ui_sync_status_done(ui_app *app, ui_sync *s, const ui_event *ev);
+
+/* Re-read the header's counts of pending, failed and conflict rows through the
+ * browse store. */
+void ui_sync_read_queue(ui_app *app);
 
 /* Re-read STORE_META_LAST_SYNC through the browse store. */
 void ui_sync_read_last_sync(ui_app *app);

@@ -121,7 +121,56 @@ static void synced_texts(ui_app *app, const ui_sync *s, texts *x)
     put(x, "synced %s ago", ui_age_text(ui_app_now(app) - at, a, sizeof a));
 }
 
-/* How the last run ended: why it stopped, rows needing attention, or synced. */
+/* "1 conflict, 1 failed" (and ", 2 pending" with `pending`): the rows that wait
+ * for the user, each cause by its name. */
+static void waiting_text(const ui_sync *s, bool pending, char *buf, size_t size)
+{
+    size_t c = s->queue_conflicts, f = s->queue_failed;
+    snprintf(buf, size, "%s", "");
+    if (c)
+        snprintf(buf, size, "%zu conflict%s", c, c == 1 ? "" : "s");
+    if (f) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, "%s%zu failed", n ? ", " : "", f);
+    }
+    if (pending && s->queue_pending) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, "%s%zu pending", n ? ", " : "", s->queue_pending);
+    }
+}
+
+/* The rows left, as the cache has them now (a resolve changes them before the
+ * next sync): conflicts and failed rows by name, with the last row failure of the
+ * run when rows failed in it; else the pending rows; else synced. */
+static void left_texts(ui_app *app, const ui_sync *s, texts *x)
+{
+    const sync_report *r = &s->last_report;
+    char d[PIECE], sh[PIECE], all[96], held[96];
+    waiting_text(s, true, all, sizeof all);
+    waiting_text(s, false, held, sizeof held);
+    if (held[0]) {
+        if (s->queue_failed && r->failed && r->row_failure.kind != SYNC_FAILURE_NONE) {
+            put(x, "%s: %s", all, ui_failure_text(&r->row_failure, true, d, sizeof d));
+            put(x, "%s: %s", all, ui_failure_text(&r->row_failure, false, sh, sizeof sh));
+        }
+        put(x, "%s", all);
+        put(x, "%s", held);
+    } else if (s->queue_pending) {
+        /* A pull (an automatic one) leaves the queue as it was: its age still says
+         * how fresh the listing is. */
+        if (s->stored_known || !s->last_automatic) {
+            char a[32];
+            double at = s->stored_known && s->stored_at > s->last_at ? s->stored_at : s->last_at;
+            put(x, "%zu pending, synced %s ago", s->queue_pending,
+                ui_age_text(ui_app_now(app) - at, a, sizeof a));
+        }
+        put(x, "%zu pending", s->queue_pending);
+    } else {
+        synced_texts(app, s, x);
+    }
+}
+
+/* How the last run ended: why it stopped, else the rows it left. */
 static void result_texts(ui_app *app, const ui_sync *s, texts *x)
 {
     char ago[32], d[PIECE], sh[PIECE];
@@ -138,26 +187,8 @@ static void result_texts(ui_app *app, const ui_sync *s, texts *x)
         put(x, "%s", sh);
     } else if (s->last_code != ERROR_OK) {
         put(x, "sync failed (%s ago)", ago);
-    } else if (r->attention) {
-        if (r->row_failure.kind != SYNC_FAILURE_NONE) {
-            put(x, "%zu failed: %s", r->attention,
-                ui_failure_text(&r->row_failure, true, d, sizeof d));
-            put(x, "%zu failed: %s", r->attention,
-                ui_failure_text(&r->row_failure, false, sh, sizeof sh));
-        }
-        put(x, "%zu failed", r->attention);
-    } else if (r->pending) {
-        /* A pull (an automatic one) leaves the queue as it was: its age still says
-         * how fresh the listing is. */
-        if (s->stored_known || !s->last_automatic) {
-            char a[32];
-            double at = s->stored_known && s->stored_at > s->last_at ? s->stored_at : s->last_at;
-            put(x, "%zu pending, synced %s ago", r->pending,
-                ui_age_text(ui_app_now(app) - at, a, sizeof a));
-        }
-        put(x, "%zu pending", r->pending);
     } else {
-        synced_texts(app, s, x);
+        left_texts(app, s, x);
     }
 }
 
@@ -238,6 +269,10 @@ void ui_sync_status_progress(ui_app *app, ui_sync *s, const ui_event *ev)
         s->wait_failure = ev->report.failure;
     if (ev->progress.phase != SYNC_PHASE_WAIT)
         s->phase_progress = ev->progress;
+    /* Each row pushed has a new state in the cache (the engine commits every
+     * move): the views read it again, so the pending view shows it now. */
+    if (s->phase_progress.phase == SYNC_PHASE_PUSH)
+        ui_app_reload(app);
     log_wait(app, s);
 }
 
@@ -277,6 +312,46 @@ void ui_sync_status_done(ui_app *app, ui_sync *s, const ui_event *ev)
         ui_app_log(app, SYNC_LOG_INFO, line);
     }
     ui_sync_read_last_sync(app);
+    ui_sync_read_queue(app);
+}
+
+/* ---- the rows left, by cause ---------------------------------------------------- */
+
+/* Rows of every kind in `states` (bits 1u << state), through the browse store. */
+static bool count_states(ui_app *app, unsigned states, size_t *out)
+{
+    store_query q = {.states = states};
+    *out = 0;
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        size_t n = 0;
+        error_info e = {0};
+        if (store_count(ui_app_browse_store(app), (model_kind)k, &q, &n, &e) != ERROR_OK)
+            return false;
+        *out += n;
+    }
+    return true;
+}
+
+#define STATE_BIT(s) (1u << MODEL_STATE_##s)
+
+void ui_sync_read_queue(ui_app *app)
+{
+    ui_sync *s = ui_app_sync(app);
+    if (!s)
+        return;
+    /* The states a sync still sends or settles: the engine's `pending`. */
+    unsigned waiting = STATE_BIT(NEW) | STATE_BIT(CREATING) | STATE_BIT(UNKNOWN) |
+                       STATE_BIT(DELETING) | STATE_BIT(ORPHANED) | STATE_BIT(EDITED);
+    s->have_queue = count_states(app, waiting, &s->queue_pending) &&
+                    count_states(app, STATE_BIT(FAILED), &s->queue_failed) &&
+                    count_states(app, STATE_BIT(CONFLICT), &s->queue_conflicts);
+    if (s->have_queue || !s->have_result)
+        return;
+    /* The cache could not say: the run's own counts. */
+    const sync_report *r = &s->last_report;
+    s->queue_pending = r->pending;
+    s->queue_conflicts = r->conflicted < r->attention ? r->conflicted : r->attention;
+    s->queue_failed = r->attention - s->queue_conflicts;
 }
 
 /* ---- the cache's last sync ------------------------------------------------------- */

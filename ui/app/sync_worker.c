@@ -290,22 +290,34 @@ void ui_sync_start_run(ui_app *app, bool automatic)
         ui_app_status(app, false, "sync started: keys keep working, progress in the header");
 }
 
+/* The status line after a user's run: why it stopped, or the one summary the
+ * command line prints too (sync_report_summary), then where to go for what is
+ * left, by cause. Only failed rows make it an error: a conflict is not one. */
 static void say_result(ui_app *app, const ui_event *ev, double retry)
 {
     const sync_report *r = &ev->report;
-    if (ev->code != ERROR_OK && retry > 0)
+    if (ev->code != ERROR_OK && retry > 0) {
         ui_app_status(app, true, "sync: %s; retrying in %.0fs ('s' now)", ev->line,
                       retry - ui_sync_mono_now());
-    else if (ev->code != ERROR_OK)
+        return;
+    }
+    if (ev->code != ERROR_OK) {
         ui_app_status(app, true, "sync: %s", ev->line);
-    else if (r->cancelled)
+        return;
+    }
+    if (r->cancelled) {
         ui_app_status(app, false, "sync cancelled");
-    else if (r->attention)
-        ui_app_status(app, true, "sync: %zu failed: see the pending view (3) and the log (4)",
-                      r->attention);
-    else
-        ui_app_status(app, false, "sync: %zu created, %zu deleted%s", r->created, r->deleted,
-                      r->pending ? "; some rows still pending" : "");
+        return;
+    }
+    char summary[UI_SYNC_TEXT_MAX];
+    sync_report_summary(r, summary, sizeof summary);
+    size_t conflicted = r->conflicted < r->attention ? r->conflicted : r->attention;
+    bool failed_rows = r->attention > conflicted;
+    ui_app_status(app, failed_rows, "sync: %s%s%s", summary,
+                  conflicted ? ": R on a conflict resolves it (pending view, 3)" : "",
+                  failed_rows ? conflicted ? "; failed rows: see the log (4)"
+                                           : ": see the pending view (3) and the log (4)"
+                              : "");
 }
 
 static void handle_done(ui_app *app, ui_sync *s, const ui_event *ev)

@@ -344,6 +344,7 @@ void ui_app_log(ui_app *app, sync_log_level level, const char *line)
 
 void ui_app_reload(ui_app *app)
 {
+    app->queue_stale = true;
     for (int v = 0; v < UI_VIEW_COUNT; v++) {
         if (app->views[v])
             ui_table_reload(&app->views[v]->table);

@@ -152,6 +152,9 @@ struct ui_app {
     bool repaint;
     long long data_version;
     bool have_version;
+    bool queue_stale;            /* set by ui_app_reload: the header's counts of the
+                                    rows a sync or the user still has to settle are
+                                    read again before the next frame */
     ui_event_fn on_event;        /* set by the loop */
     /* events from other threads */
     pthread_mutex_t lock;

@@ -91,6 +91,9 @@ static void setup_colors(ui_term *t, bool no_color)
         [UI_COLOR_TITLE] = COLOR_CYAN,   [UI_COLOR_CURSOR] = COLOR_YELLOW,
         [UI_COLOR_MARK] = COLOR_MAGENTA, [UI_COLOR_OK] = COLOR_GREEN,
         [UI_COLOR_PENDING] = COLOR_YELLOW, [UI_COLOR_ERROR] = COLOR_RED,
+        [UI_COLOR_RED] = COLOR_RED,      [UI_COLOR_GREEN] = COLOR_GREEN,
+        [UI_COLOR_YELLOW] = COLOR_YELLOW, [UI_COLOR_BLUE] = COLOR_BLUE,
+        [UI_COLOR_MAGENTA] = COLOR_MAGENTA, [UI_COLOR_CYAN] = COLOR_CYAN,
     };
     for (short c = 1; c < UI_COLOR_COUNT; c++)
         init_pair(c, fg[c], bg);

@@ -10,15 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The reason is what this view is for: the other columns stay narrow (a cut
- * state or description is whole in the details, Enter) so it gets the room. */
+/* The reason is what this view is for: placed and grown first after the sign,
+ * the kind and the state (ranks), so a long reason keeps the room; what a row is
+ * about and its id then grow toward their widest cells on screen, and what is
+ * left goes to the reason. A cut cell is whole in the details (Enter). */
 static const ui_table_col cols[] = {
     {"", 1, 1, false, 0, false, false, false, NULL, STORE_SORT_ID},
-    {"KIND", 4, 4, false, 0, false, false, false, NULL, STORE_SORT_ID},
-    {"ID", 16, 16, true, 0, false, false, false, "id", STORE_SORT_ID},
-    {"WHAT", 16, 24, false, 0, false, false, false, NULL, STORE_SORT_ID},
-    {"STATE", 8, 8, false, 0, false, false, false, NULL, STORE_SORT_ID},
-    {"REASON", 16, 0, false, 0, false, false, false, NULL, STORE_SORT_ID},
+    {"KIND", 4, 4, false, 1, false, false, false, NULL, STORE_SORT_ID},
+    {"ID", 16, 48, true, 5, false, true, false, "id", STORE_SORT_ID},
+    {"WHAT", 20, 64, false, 4, false, true, false, NULL, STORE_SORT_ID},
+    {"STATE", 8, 14, false, 2, false, true, false, NULL, STORE_SORT_ID},
+    {"REASON", 8, 0, false, 3, false, false, false, NULL, STORE_SORT_ID},
 };
 
 /* A row of the plan: sign, kind, id, what, state, the reason. */
