@@ -118,7 +118,7 @@ check "paused by a 429: the header names it with the wait" \
 check "the run stops: the header says why and when" tui_wait "rate limited (429) (" 40
 check "not called anything else" tui_lacks "server error"
 tui_keys G
-check "the row stays queued" tui_wait "10.7.0.0/16        deny   new "
+check "the row stays queued" tui_wait "10.7.0.0/16 deny   new "
 tui_keys 4
 check "the log says why the sync stopped" tui_wait "sync stopped: rate limited (429)"
 tui_keys Q
