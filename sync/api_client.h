@@ -3,7 +3,6 @@
  * file that drives libcurl's transfers), shared with the operations that build
  * requests and read replies (sync/api.c). Private to sync/api*.c.
  *
- * Contract:
  * - One request at a time on one libcurl easy handle, always through the client's
  *   own multi handle, so every request shares one connection cache: GET, DELETE
  *   and PATCH reuse a kept-alive connection, a POST goes out on a fresh one that

@@ -5,7 +5,6 @@
  * queued for the next sync in one transaction (apply_plan_queue). Offline, from
  * the cache alone, like every change.
  *
- * Contract:
  * - Ownership: a rule belongs to apply NAME when its metadata is exactly
  *   {"rampart_apply":"NAME"} (apply_metadata) and its action is the apply's. An
  *   apply never touches another rule, but to take it over with `adopt` (a rule
@@ -14,16 +13,14 @@
  * - The store's natural key (policy, cidr) is unique among live rules: a list
  *   entry held by a live rule the apply does not own (the other action, another
  *   NAME, none) is a conflict, never a duplicate create.
- * - Requests counted are what the next sync sends for this change: a create is a
- *   POST; a delete a DELETE (0 when the rule never reached the remote); an edit
- *   (an owned rule that leaves the list, its cidr replaced by one that joins it,
- *   and its description by the entry's, apply_edit_description, in the same
- *   PATCH) a PATCH instead of a DELETE and a POST; an adopt a
- *   PATCH (0 for a queued create); a retry (an owned rule that failed or was
- *   deleted remotely, still in the list) a POST.
- * - The list must be sorted and without repeated prefixes (cidrset_sort,
- *   cidrset_dedupe or cidrset_aggregate). Applying the same list twice plans
- *   nothing the second time.
+ * - Requests counted are what the next sync sends for this change: a create or a
+ *   retry (an owned rule failed or deleted remotely, still listed) a POST; a
+ *   delete a DELETE (0 for a rule never sent); an edit (an owned rule leaving the
+ *   list takes the cidr of one joining it, and its description,
+ *   apply_edit_description) or an adopt a PATCH (0 for a queued create); and
+ *   the GET that looks before each DELETE and PATCH.
+ * - The list must be sorted, without repeated prefixes (cidrset_sort, then
+ *   cidrset_dedupe or cidrset_aggregate). A list applied again plans nothing.
  * - Errors come back in error_info; nothing here prints.
  */
 #ifndef RAMPART_APPLY_H

@@ -2,7 +2,6 @@
  * buf: the one growable byte buffer, for text built piece by piece (JSON bodies,
  * pages, a reply read from the network, a file read whole).
  *
- * Contract:
  * - A zeroed buf is an empty buffer ready for use: `buf_t b = {0};`, or
  *   `buf_t b = {.wipe = true};` for one that may hold a secret. `data` is NULL until
  *   the first byte is appended; `len` bytes are in use; `cap` are allocated.

@@ -5,7 +5,6 @@
  * overlap, and merging it into the fewest CIDRs that cover exactly the same
  * addresses. `rampart apply` and `rampart export` are built on it.
  *
- * Contract:
  * - Entries hold parsed prefixes (validate_prefix: network address, host bits
  *   clear) and their source line (1-based; 0: none) and note (a line's trailing
  *   comment; NULL: none). A set owns its entries and notes: cidrset_free releases

@@ -2,7 +2,6 @@
  * cli: the command line. main() builds a cli_ctx and hands argv to the command
  * groups below; each group dispatches its subcommands through a table.
  *
- * Contract:
  * - A command returns an exit status (cli_exit). Results go to ctx->out, errors to
  *   ctx->err as one line "rampart: <what was wrong and what to do>". Nothing else
  *   is printed; no command calls exit().

@@ -3,7 +3,6 @@
  * their names, the options lists take (--sort, --limit), RFC 4180 CSV fields,
  * and YAML written from the JSON output.
  *
- * Contract:
  * - Format names are fixed and documented in rampart(1): table, wide, json, yaml,
  *   name, csv. What each one writes is src/cli's (cli_object.h); this module holds
  *   the parts that are pure text: names, parsing of option values, quoting.

@@ -1,19 +1,16 @@
 /*
  * codec: the JSON wire format of the remote API <-> model values. The only module
- * that includes jansson.
+ * that includes jansson (but -o yaml's reader, src/cli/output_yaml.c).
  *
- * Contract:
  * - Decoders take a buffer and its length (need not be NUL-terminated), are
  *   tolerant of what the production service omits (absent description/metadata,
  *   absent or null uri/created_at/token, absent acl) and strict about wrong types:
  *   a field of the wrong JSON type, an over-long string, invalid UTF-8, or an
  *   object where an array is due fails with ERROR_FORMAT and a message naming the
- *   field ("cidr: expected a string, got a number"). Never a crash, whatever the
- *   input. Unknown fields are ignored. Values are not validated (see validate.h).
- * - Also refused: duplicate keys (parsers disagree on which one wins), strings
- *   holding a NUL (\u0000; C text cannot keep them), data after the document, and
- *   empty input. Messages give positions but never quote string values, which may
- *   be secrets.
+ *   field ("cidr: expected a string, got a number"), never a crash. Unknown fields
+ *   are ignored; values are not validated (validate.h). Also refused: duplicate
+ *   keys, strings holding a NUL (\u0000), data after the document, empty input.
+ *   Messages give positions but never quote string values (maybe secrets).
  * - A failing decoder leaves its output zeroed (a credential: cleared).
  * - Encoders return a heap string (NUL-terminated, compact JSON unless
  *   CODEC_PRETTY) that the caller frees with free(); NULL only when out of memory.
@@ -22,10 +19,9 @@
  *   empty ip_policy uri. "acl" is always an array and "token" always present (null
  *   when not held) on credentials. Keys come in the API's order. Text that is not
  *   valid UTF-8 (which validation should have stopped) is written with U+FFFD.
- * - Pages own their items: release with codec_page_free.
- * - Thread-safe (no shared state), but for codec_wipe_freed_memory.
- * - A decoded token's copy inside jansson is zeroed before jansson frees it; the
- *   parser's own scratch copies are covered only after codec_wipe_freed_memory.
+ * - Pages own their items (codec_page_free). All but codec_wipe_freed_memory is
+ *   thread-safe. A token's copy inside jansson is wiped before it is freed; the
+ *   parser's scratch copies only after codec_wipe_freed_memory.
  */
 #ifndef RAMPART_CODEC_H
 #define RAMPART_CODEC_H

@@ -2,56 +2,24 @@
  * config: where rampart keeps its data and how it reaches the remote API, per
  * profile (a named account: its own remote, key source and cache).
  *
- * Contract:
- * - Precedence, lowest first: built-in defaults < the config file's top-level
- *   settings < the selected profile's section < environment variables <
- *   command-line flags. config_load_profile applies the first four; the caller
- *   applies flags afterwards with config_set (source CONFIG_SRC_FLAG).
- * - Paths follow XDG: database $XDG_DATA_HOME/rampart/rampart.db (default
- *   ~/.local/share/...; a named profile's: rampart-NAME.db beside it), config
- *   file $XDG_CONFIG_HOME/rampart/config (default ~/.config/...). RAMPART_CONFIG
- *   names another config file.
- * - The config file is lines of `key = value`; `#` starts a comment line; values
- *   may be wrapped in double quotes. Unknown keys and malformed lines are
- *   ERROR_FORMAT with the file and line number. Keys: db, api_url, api_key,
- *   key_command, version_header, the whole numbers rate, window, share,
- *   give_up_windows, timeout, low_speed, low_speed_time, max_backoff, auto_pull,
- *   mirror_max_age (config_key says what each is; config_set checks each against
- *   its range), and the switch read_only (true/false, yes/no, on/off, 1/0, any
- *   case; kept as "true" or "false": config_flag reads it).
- * - Profiles: a line `[profile.NAME]` starts the section of profile NAME, which
- *   runs to the next section or the end; the settings before the first section
- *   are the profile called "default". Every key may appear in every section (one
- *   table), and every section's values are checked whether it is selected or not.
- *   A name is 1 to CONFIG_PROFILE_NAME_MAX letters, digits, '-' or '_';
- *   `[profile.default]` and a section given twice are ERROR_FORMAT. The profile
- *   comes from the caller (a --profile flag), else RAMPART_PROFILE, else
- *   "default"; a name no section defines is ERROR_CONFIG naming the profiles
- *   there are.
- * - Key sources: api_key (the key itself) or key_command (a command that prints
- *   it, rampart/keycmd.h), never both in one section (ERROR_FORMAT) nor both in
- *   the environment (RAMPART_API_KEY, RAMPART_KEY_COMMAND: ERROR_CONFIG). The one
- *   set at a higher level replaces the other from lower levels, so a profile's
- *   key_command overrides a top-level api_key and RAMPART_API_KEY overrides any
- *   profile's key_command. config_load_profile never runs key_command:
- *   config_resolve_key does, when a command needs the key.
- * - A config file that other users can write (or that belongs to another user
- *   than the caller or root) is refused: whoever can change api_url can collect
- *   the key. One that holds api_key in any section (selected or not) must also be
- *   unreadable by group and others. Both refusals are ERROR_CONFIG and say which
- *   chmod fixes it (fileperm.h: the same rules and messages as for the cache and
- *   the agent's key).
- * - api_url must pass url_check_api_base (rampart/url.h), the same check the
- *   API client makes: https://, or http:// to a loopback host (127.x, localhost,
- *   [::1]) so a local test server works; never with a user:password part, a
- *   query or a fragment.
- * - Without HOME (and XDG_*_HOME) there is no config file, and the database path
- *   stays empty unless RAMPART_DB or a flag gives one. The API key is accepted
- *   from the file, RAMPART_API_KEY or key_command only, never from argv (argv is
- *   visible to every user of the machine).
- * - Environment is read through a caller-supplied lookup (getenv in the program,
- *   a table in tests), so loading has no hidden inputs.
- * - config values are plain data; config_clear wipes the API key.
+ * - Precedence, lowest first: built-in defaults < the config file's top level <
+ *   the selected profile's section < environment < flags. config_load_profile
+ *   applies the first four; the caller applies flags with config_set.
+ * - Paths follow XDG: the database $XDG_DATA_HOME/rampart/rampart.db (a named
+ *   profile's: rampart-NAME.db beside it), the file $XDG_CONFIG_HOME/rampart/config
+ *   (RAMPART_CONFIG names another). Without HOME there is no file and no database
+ *   unless RAMPART_DB or a flag names one.
+ * - The file is lines of `key = value` (`#` comment lines, values may be in double
+ *   quotes) and `[profile.NAME]` sections; the keys are config_key's, one table
+ *   valid at the top level and in every section, each value checked against its
+ *   range whether its section is selected or not. Unknown keys and malformed lines
+ *   are ERROR_FORMAT with the file and line.
+ * - The key comes from api_key, RAMPART_API_KEY or key_command (rampart/keycmd.h,
+ *   run only by config_resolve_key), never from argv. A file others can write, or
+ *   that holds api_key and others can read, is ERROR_CONFIG naming the chmod that
+ *   fixes it (fileperm.h). api_url must pass url_check_api_base (rampart/url.h).
+ * - The environment is read through the caller's lookup (no hidden inputs);
+ *   config values are plain data; config_clear wipes the API key.
  */
 #ifndef RAMPART_CONFIG_H
 #define RAMPART_CONFIG_H
@@ -127,8 +95,14 @@ typedef const char *(*config_getenv_fn)(void *ctx, const char *name);
  * `profile`) and the environment. `profile` NULL: RAMPART_PROFILE, else the
  * default profile; "default" is the top level. A missing config file is fine
  * (for the default profile); an unreadable, malformed or unsafe one, a bad
- * profile name or one the file does not define is an error. cfg->profile holds
- * the name asked for even then.
+ * profile name or one the file does not define (ERROR_CONFIG naming those it
+ * does) is an error. cfg->profile holds the name asked for even then.
+ * A section runs to the next one or the end; `[profile.default]` or a section
+ * given twice is ERROR_FORMAT. api_key and key_command in one section is
+ * ERROR_FORMAT, both in the environment ERROR_CONFIG; the one set at a higher
+ * level replaces the other from lower ones (a profile's key_command overrides a
+ * top-level api_key, RAMPART_API_KEY any profile's key_command). Never runs
+ * key_command.
  */
 error_code config_load_profile(config *cfg, const char *profile, config_getenv_fn getenv_fn,
                                void *ctx, error_info *err);

@@ -1,80 +1,27 @@
 /*
  * emulator: the reference server of the remote API (`rampart serve-api`): every
- * route of service-api.md with the behaviour of api-facts.md, over the http layer,
- * kept in its own SQLite file through the store module.
+ * route of service-api.md with the behaviour of api-facts.md, over http.h, its
+ * rows kept in its own SQLite file through the store (state synced).
  *
- * Contract:
- * - Routes: POST/GET /ip_policy_rules, GET/PATCH/DELETE /ip_policy_rules/{id}, and
- *   the same for /credentials. Success: POST 201 with the object, GET 200, PATCH
- *   200 with the whole object, DELETE 204 with an empty body (404 when already
- *   gone).
- * - Every request first passes the gate: `Authorization: Bearer <key>` compared in
- *   constant time (else 401, before anything else, even an unknown path), then the
- *   version header (its name is configurable; missing: 400 unless accepted; a
- *   value other than "2": 400).
- * - Server rows are store rows in state "synced" with server-made ids (prefix + 27
- *   base62 characters from one monotonic generator, so they sort by creation);
- *   `created_at` is RFC 3339 UTC; `uri`s are absolute, built from the base URL at
- *   reply time. A credential's token ("<id body>_<21 base62>") is written to the
- *   store's token table and sent only in the create reply (null elsewhere).
- * - Lists: `limit` 1..100 (default 100) and `before_id`; newest first;
- *   `next_page_uri` = <base>/<collection>?before_id=<last id on the page>&limit=N,
- *   null on the last page; any other, repeated or malformed parameter: 400.
- * - Create bodies are decoded by the codec (wrong types, bad JSON: 400; unknown
- *   fields ignored, as the codec does) and validated with the client's rules (the
- *   kind's validate, rampart/kind.h: 400 with the same messages); the same CIDR
- *   twice in one policy is a 400 naming the existing rule. Every route is one piece
- *   of code over the kind.
- * - PATCH (an edit in place): the body may hold the fields the kind lets change
- *   (KIND_FIELD_EDIT, rampart/kind.h: a rule's cidr, description, metadata; a
- *   credential's description, acl, metadata), decoded by codec_patch_decode. Any
- *   other member (action, ip_policy_id or ip_policy, owner_id, token, id, uri,
- *   created_at, or one the kind does not have) is a 400 naming it, and so is a body
- *   that changes nothing (none, {}, only nulls); bad JSON or a wrong type is 400
- *   ERR_INVALID_BODY. The merged object is checked as a create is (the same
- *   messages, the "did you mean" of a CIDR; a CIDR another rule of the policy holds
- *   is a 400 naming that rule), then stored with store_update: the id, and so the
- *   place in list order, never changes. The reply is the whole object, a
- *   credential's token null; 404 for an unknown id. Without owner_id a credential belongs to
- *   EMULATOR_OWNER_ID (the key's owner, an admin: any other owner is accepted).
- * - Errors: {"error_code","status_code","msg","details":{"operation_id"}} plus the
- *   header "Operation-Id". Codes: ERR_UNAUTHORIZED 401, ERR_VERSION 400,
- *   ERR_INVALID_BODY 400 (JSON or types), ERR_VALIDATION 400, ERR_INVALID_QUERY 400,
- *   ERR_NOT_FOUND 404, ERR_METHOD_NOT_ALLOWED 405, ERR_TOO_LARGE 413,
- *   ERR_RATE_LIMITED 429, ERR_INTERNAL 500, ERR_BAD_GATEWAY 502.
- * - Rate limit (optional): past `rate_limit` requests in a rolling window of
- *   `rate_window_s` seconds (default 60), a 429 ERR_RATE_LIMITED without a
- *   Retry-After header, as the production service does (120 per rolling 60 s).
- *   One budget for the whole account: every client's requests count together
- *   (those that passed the gate and matched a route); a refused one does not.
- * - Threads: the http layer runs hooks on one thread per connection; the store,
- *   the id generator and the fault counters are shared under one mutex, held only
- *   around store calls (never across a delay).
- *
- * Faults (--faults SPEC), deterministic and counter-based:
- *   SPEC   := ENTRY [ "," ENTRY ]...
- *   ENTRY  := OP ":" KIND "@" SELECT [ ":retry-after=" SECONDS ]
- *   OP     := create_rule | create_cred | delete_rule | delete_cred | list_rules |
- *             list_creds | get_rule | get_cred | patch_rule | patch_cred | any
- *   KIND   := drop | reset | truncate   the operation is done (a create or an edit
- *                                       is committed), then the reply is lost: closed
- *                                       without a byte / TCP reset / half the body
- *                                       of the announced Content-Length
- *           | delay=MS                  done, then replied MS (1..60000) ms late
- *           | trickle=MS                done, then the reply's body sent one byte
- *                                       every MS (1..60000) ms (for clients'
- *                                       low-speed limits)
- *           | 429 | 500 | 502           refused before anything is done; 429 may
- *                                       carry ":retry-after=S" (0..86400) for a
- *                                       Retry-After header (none without it)
- *   SELECT := N        the Nth request of OP (counting from 1)
- *           | N-M      the Nth to the Mth
- *           | N+       the Nth and every later one
- *           | every=K  every Kth (K, 2K, 3K, …)
- * Requests are counted per operation (and all together for "any") once they
- * passed the gate and matched a route. When several entries select one request,
- * the first in SPEC wins. Example:
- *   create_rule:drop@2,any:429@1:retry-after=2,list_creds:delay=300@every=3
+ * - Routes: POST/GET /ip_policy_rules, GET/PATCH/DELETE /ip_policy_rules/{id},
+ *   the same for /credentials, one piece of code over the kind. POST 201 and
+ *   PATCH 200 reply with the whole object, GET 200, DELETE 204 (404 when gone).
+ * - The gate first: the Bearer key in constant time (else 401, even for an unknown
+ *   path), then the version header (missing: 400 unless accepted; not "2": 400).
+ * - Ids are the kind's prefix and 27 base62 characters from one monotonic
+ *   generator (they sort by creation); uris are absolute, from the base URL. A
+ *   credential's token is sent in its create reply only (null elsewhere).
+ * - Lists: limit 1..100 (default 100), before_id, newest first, next_page_uri
+ *   null on the last page; any other, repeated or malformed parameter is a 400.
+ * - Bodies are decoded by the codec and checked by the kind's validate (400 with
+ *   the client's messages; a CIDR another rule of the policy holds names it). A
+ *   PATCH takes only KIND_FIELD_EDIT fields (another member, or a body that
+ *   changes nothing, is a 400 naming it); the merged row goes through
+ *   store_update and keeps its id. A credential without owner_id is
+ *   EMULATOR_OWNER_ID's.
+ * - Errors: {"error_code","status_code","msg","details":{"operation_id"}} and an
+ *   "Operation-Id" header. With rate_limit, one rolling window for every client:
+ *   past it a 429 ERR_RATE_LIMITED without Retry-After (a refused one not counted).
  */
 #ifndef RAMPART_EMULATOR_H
 #define RAMPART_EMULATOR_H
@@ -142,10 +89,24 @@ typedef struct emulator_faults {
 const char *emulator_op_name(emulator_op op);
 
 /*
- * Parse SPEC (syntax above) into `out` (zeroed first, counters at 0). NULL or ""
- * is no fault. ERROR_INVALID with a message naming the entry and its bad part
- * ("entry 2 'create_rule:dorp@2': unknown kind 'dorp' (drop, reset, …)"); `out` is
- * then empty.
+ * Parse a --faults SPEC into `out` (zeroed first, counters at 0). NULL or "" is
+ * no fault. Faults are deterministic, counted per operation (and all together for
+ * "any") once a request passed the gate and matched a route; when several entries
+ * select one request, the first wins. Example:
+ *   create_rule:drop@2,any:429@1:retry-after=2,list_creds:delay=300@every=3
+ *   SPEC   := ENTRY [ "," ENTRY ]...
+ *   ENTRY  := OP ":" KIND "@" SELECT [ ":retry-after=" SECONDS ]   (429: 0..86400)
+ *   OP     := create_rule | create_cred | delete_rule | delete_cred | list_rules |
+ *             list_creds | get_rule | get_cred | patch_rule | patch_cred | any
+ *   KIND   := drop | reset | truncate   done (committed), then the reply is lost:
+ *                                       no byte / TCP reset / half the body
+ *           | delay=MS | trickle=MS     done, then replied MS (1..60000) ms late /
+ *                                       the body sent a byte every MS ms
+ *           | 429 | 500 | 502           refused before anything is done
+ *   SELECT := N | N-M | N+ | every=K    the Nth request of OP (from 1), the Nth to
+ *                                       the Mth, the Nth and later, every Kth
+ * ERROR_INVALID names the entry and its bad part ("entry 2 'create_rule:dorp@2':
+ * unknown kind 'dorp' (drop, reset, …)"); `out` is then empty.
  */
 error_code emulator_faults_parse(const char *spec, emulator_faults *out, error_info *err);
 

@@ -1,7 +1,6 @@
 /*
  * error: status codes and the human-readable error every fallible function fills.
  *
- * Contract:
  * - A fallible function returns an error_code and, when it fails and `err` is not
  *   NULL, fills `err` with the same code and a message a person can act on
  *   ("host bits set: did you mean 10.0.0.0/8?"), never with a secret.

@@ -1,10 +1,7 @@
 /*
  * fileperm: the one rule for who may own, read and change the files rampart keeps
- * secrets in or trusts (the cache, the config file, the agent's key, the agent
- * socket's directory), and the message that says how to fix one that breaks it,
- * as ssh does for its keys.
+ * secrets in or trusts, and the message that says how to fix one that breaks it.
  *
- * Contract:
  * - One row per role (fileperm_role) says what the path must be (a regular file or
  *   a directory), whether a symbolic link is followed (it is not for what rampart
  *   makes itself: the socket's directory, the agent's key), who may own it (you;
@@ -21,13 +18,10 @@
  *                                            writable by others (700 when rampart
  *                                            makes it; others may be given search
  *                                            and read, e.g. for --allow-uid)
- * - A refusal is ERROR_CONFIG with one sentence: the path, what was found (the
- *   owner's uid or the mode), the command that fixes it, and why rampart cares
- *   ("… is readable by others (mode 0644): run 'chmod 600 …'; rampart refuses a
- *   cache that others can read: it holds tokens"). A missing path is
- *   ERROR_NOT_FOUND, another stat failure ERROR_IO; the caller decides whether a
- *   missing path is fine.
- * - Only the path and numbers go into a message, never a file's contents.
+ * - A refusal is ERROR_CONFIG with one sentence: the path, the owner's uid or the
+ *   mode found, the command that fixes it and why ("… is readable by others (mode
+ *   0644): run 'chmod 600 …'; …: it holds tokens"); never a file's contents. A
+ *   missing path is ERROR_NOT_FOUND (the caller decides), other failures ERROR_IO.
  */
 #ifndef RAMPART_FILEPERM_H
 #define RAMPART_FILEPERM_H

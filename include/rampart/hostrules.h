@@ -4,27 +4,24 @@
  * of renderers over it (nftables, nginx, iptables, ip6tables, json, csv) that
  * `rampart export` writes.
  *
- * Contract:
  * - The rules are the ones in force, as `rampart check` decides with them
- *   (policy.h): every state but deleting, remote_deleted, failed and conflict.
+ *   (policy.h): every state but deleting, remote_deleted and failed (a conflict
+ *   only when it holds the remote's values).
  * - Order: deny rules before allow rules, IPv4 before IPv6, then by address and
  *   shorter prefix first (cidrset_compare): one order every format renders from.
- * - Every format gives the decision policy.h defines: an address is allowed
- *   only when an allow rule covers it and no deny rule does (deny wins, whatever
- *   the prefix lengths; no rule: refused). nftables: named interval sets (the
- *   rules of one action and family merged into the fewest prefixes, since an
- *   interval set refuses overlapping elements; the same addresses) and a chain
- *   that drops on a deny set, accepts on an allow set, drops the rest; nginx:
- *   every deny, then every allow, then `deny all` (nginx takes the first match);
- *   iptables / ip6tables: an iptables-restore file of one chain in the same
- *   order (no ipset), one family each (the other family's rules are left out:
- *   hostrules_left_out says how many).
+ * - Every format gives policy.h's decision (deny wins; no rule: refused).
+ *   nftables: named interval sets (each action and family merged into the fewest
+ *   prefixes: an interval set refuses overlaps) and a chain that drops on a deny
+ *   set, accepts on an allow set, drops the rest; nginx: every deny, every allow,
+ *   then `deny all` (the first match wins); iptables / ip6tables: one chain of an
+ *   iptables-restore file in the same order, one family each (the other's rules
+ *   left out: hostrules_left_out).
  * - Output is a pure function of the rule set and the options: no time stamp, so
  *   a watcher can compare two renderings to know whether anything changed.
  * - Identifiers written into rule files come from checked text only (policy and
  *   rule ids, canonical CIDRs, a checked name); descriptions (any text) appear
  *   only in json (escaped) and csv (quoted).
- * - A set owns its rules: hostrules_free releases them; a zeroed set is empty.
+ * - A set owns its rules (hostrules_free); a zeroed set is empty.
  */
 #ifndef RAMPART_HOSTRULES_H
 #define RAMPART_HOSTRULES_H

@@ -1,54 +1,27 @@
 /*
- * http: a small embedding of libmicrohttpd (the only module that includes it), used
- * by the reference server (serve-api) and the local agent endpoint.
+ * http: a small embedding of libmicrohttpd (src/serve/http*.c, the only files that
+ * include it), used by the reference server (serve-api) and the local agent.
  *
- * Contract:
- * - Listens on "tcp:HOST:PORT" (HOST: a loopback IPv4 address, "localhost" or
- *   "[::1]"; PORT 0 picks a free port, see http_server_address) or "unix:PATH" (a
- *   socket file of mode 0600; a stale socket file left by a dead server is replaced,
- *   anything else at PATH is refused) or "fd:N" (a socket already bound and
- *   listening, passed by the service manager: socket activation, see
- *   http_listen_fds; a TCP one must be bound to loopback, a stream socket that is
- *   listening; its socket file is never removed by the server). Nothing is ever
- *   bound to, or served on, a non-loopback address.
- * - Threads: by default one thread per connection (libmicrohttpd's internal
- *   polling thread accepts). A handler may block (a fault delay, an fsync in
- *   SQLite) without stalling other clients, and the connection limit bounds the
- *   number of threads. With `threads` N, N event-loop threads (epoll) share the
- *   connections instead, for servers whose hooks are quick; each says when it has
- *   handled a batch (the idle hook), and tells its requests apart (req->worker),
- *   so a hook may keep state per thread without a lock. Either way hooks run
- *   concurrently: whatever they share must be locked by them.
- * - Each request goes: route matched (its data and path parameters are set for
- *   every hook from here on) -> gate hook (headers only, before any reply: 401
- *   comes before 404) -> body read with a size cap (413) -> the layer's 404 for
- *   an unknown path, or 405 with Allow for a known path with another method ->
- *   the route's handler -> the reply, altered by the response's fault -> the log
- *   hook.
- * - A path whose decoded form holds a control character (%00-%1F, %7F, raw or
- *   encoded: a NUL would silently cut the path the hooks see, "web%00x" read as
- *   "web") is answered 400 by the layer after the gate, before routing reaches a
- *   handler.
- * - The layer's own replies (400, 404, 405, 413, 503) get their body from the
- *   error hook, so every reply of a server has the same shape.
- * - Connections (every peer is local, so there is no per-address cap: it would
- *   count all of loopback as one peer). A connection is pending until it is
- *   admitted: by the gate calling http_request_admit (its peer proved who it is)
- *   or letting a request through; on a unix socket it is admitted at accept (the
- *   kernel names the peer, SO_PEERCRED). A pending connection must have sent a
- *   request head that passed within head_timeout_s of accept (a deadline from
- *   accept, not an idle timer: a byte now and then does not extend it; refused
- *   requests do not either), else it is cut. At most pending_limit are pending at
- *   once: a new one makes room by cutting the oldest, so whoever keeps many slow
- *   connections open holds each only until that many newer ones came. Beyond
- *   connection_limit open connections, a new one is answered 503 with
- *   Retry-After (and closed) instead of waiting in the kernel's queue. Admitted
- *   connections live until idle for timeout_s.
- * - Requests and responses are views valid only during the hook call; the only
- *   heap memory crossing the boundary is a response body, which the layer takes
- *   over. No global state; every server is independent.
- * - Errors: ERROR_INVALID for a bad listen address, ERROR_IO for socket and
- *   libmicrohttpd failures (with the system's reason), ERROR_NOMEM.
+ * - Listens on "tcp:HOST:PORT" (a loopback host; PORT 0 picks one, see
+ *   http_server_address), "unix:PATH" (a socket file of mode 0600; a stale one is
+ *   replaced, anything else at PATH refused) or "fd:N" (a listening socket passed
+ *   by the service manager, http_listen_fds; TCP ones on loopback only). Nothing
+ *   is ever served on a non-loopback address.
+ * - Threads: one per connection (hooks may block), or with `threads` N event-loop
+ *   threads (quick hooks only; req->worker and the idle hook let a hook keep state
+ *   per thread). Either way hooks run concurrently and lock what they share.
+ * - A request goes: route matched (its data and path parameters set for every hook
+ *   from here on) -> gate (headers only: 401 comes before 404) -> a decoded path
+ *   holding a control character is a 400 -> body read with a cap (413) -> 404 for
+ *   an unknown path, 405 with Allow for another method -> handler -> the reply,
+ *   altered by its fault -> log. The layer's own replies get their body from the
+ *   error hook, so every reply of a server has one shape.
+ * - Connections: no per-address cap (every peer is local). One is pending until
+ *   admitted (http_request_admit, a request the gate let through, or a unix
+ *   socket's accept); the limits and deadlines are http_config's.
+ * - Requests and responses are views valid during the hook call; only a response
+ *   body crosses the boundary, taken over by the layer. No global state. Errors:
+ *   ERROR_INVALID for a bad listen address, ERROR_IO (with the system's reason).
  */
 #ifndef RAMPART_HTTP_H
 #define RAMPART_HTTP_H

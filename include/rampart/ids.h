@@ -2,7 +2,6 @@
  * ids: identifiers that sort by creation time, in the API's shape
  * (prefix + "_" + 27 base62 characters), for local rows and for the reference server.
  *
- * Contract:
  * - The first 9 characters encode milliseconds since the epoch, the other 18 come
  *   from the system's random source. Ids from one ids_gen are strictly increasing
  *   (in byte order) even within one millisecond: the random part is then the

@@ -3,7 +3,6 @@
  * `pass show api/staging`), as many command-line clients take a secret from a
  * password manager instead of a file.
  *
- * Contract:
  * - The command line is split into words as rampart/words.h says and run without
  *   a shell (posix_spawnp, searching PATH); a pipeline takes `sh -c '...'`. It
  *   inherits the environment, standard input and (unless `quiet`) standard error,

@@ -2,7 +2,6 @@
  * kind: one descriptor per object kind (IP policy rule, tunnel credential), so that
  * what is the same for both kinds is written once, over the descriptor.
  *
- * Contract:
  * - kind_get never fails for a valid model_kind; descriptors are static, read-only
  *   and safe from any thread.
  * - A descriptor says what differs between the kinds: names (for messages, the

@@ -2,7 +2,6 @@
  * model: the records rampart keeps (IP policy rules, tunnel credentials) and their
  * sync states, as plain C values shared by every module.
  *
- * Contract:
  * - Text fields are NUL-terminated UTF-8 in fixed buffers sized by the API's limits
  *   (+1 for the NUL); an absent field is the empty string ("absent and \"\" alike").
  * - model_rule owns no heap memory: copy it with `=`.

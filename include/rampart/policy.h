@@ -5,7 +5,6 @@
  * there; a check walks the address's bits once (jump tables stand for several
  * levels at a time in large subtrees). Policies are found by a hash of their id.
  *
- * Contract:
  * - An address is allowed by a policy iff it lies inside at least one allow rule
  *   of that policy and inside no deny rule of it (deny wins, whatever the prefix
  *   lengths). A policy with no rules allows nothing.
@@ -15,16 +14,14 @@
  * - The index is built once (policy_index_new/add/finish, or policy_index_load)
  *   and then read only: any number of threads may call policy_check on the same
  *   index at once without locks; nothing may add to it meanwhile. To follow
- *   changes, build a new index and swap it in (the agent does so when the
- *   store's data_version moves).
+ *   changes, build a new index and swap it in (the agent's indexer does so when
+ *   the rules change).
  * - Which rules count: policy_index_load takes the rules the admin means to be in
  *   force: every state but deleting, remote_deleted and failed (a conflict only
  *   when it holds the remote's values: store_conflict_holds_remote). A decision says
  *   whether the deciding rule is already synced.
- * - No allocation and no error path in policy_check beyond parsing the address.
- * - Memory: about 140 bytes per rule (ids and cidrs included), some 135 MB for
- *   a million rules; policy_index_bytes says. While the agent swaps indexes,
- *   two are alive.
+ * - policy_check allocates nothing and fails only on the address. Memory grows
+ *   with the rules (policy_index_bytes); while the agent swaps, two are alive.
  */
 #ifndef RAMPART_POLICY_H
 #define RAMPART_POLICY_H

@@ -3,14 +3,12 @@
  * (serve-api) and the agent's read-only mirror, so both answer a client written
  * for the remote API the same way.
  *
- * Contract:
  * - Query: `limit` 1..100 (default 100) and `before_id` (an id of the collection's
  *   prefix); anything else, a repeat, a value holding a NUL or too many arguments
  *   is refused with the message a 400 ERR_INVALID_QUERY carries. Messages never
  *   quote a value; a parameter name is cut to 40 bytes with controls as '?'.
- * - Pages are newest first: the store pages ascending, so a page is read BACKWARD
- *   from the cursor with one row more than asked; that row, when it comes, proves
- *   a next page and is not sent. next_page_uri repeats the limit asked for.
+ * - Pages are newest first, read with one row more than asked, which proves a
+ *   next page and is not sent. next_page_uri repeats the limit asked for.
  * - One piece of code for every kind: the collection's path, its list key and the
  *   id prefix come from the kind's descriptor (rampart/kind.h).
  * - Uris are `base` + the kind's path + "/ID" ("/ip_policy_rules/ID", and a rule's

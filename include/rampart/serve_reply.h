@@ -3,7 +3,6 @@
  * the agent endpoint): error bodies in the remote API's shape and the bearer-key
  * check.
  *
- * Contract:
  * - An error reply is {"error_code", "status_code", "msg", "details":
  *   {"operation_id"}} plus an Operation-Id header with the same random id, so a
  *   user can quote it. The message is the caller's text and must not hold a

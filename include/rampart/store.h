@@ -1,47 +1,27 @@
 /*
- * store: the SQLite cache, the one source of truth on this machine. The only module
- * with SQL in it.
+ * store: the SQLite cache, the one source of truth on this machine; the only
+ * module with SQL in it.
  *
- * Contract:
- * - One `store` is one SQLite connection; use it from one thread at a time. Open
+ * - One `store` is one SQLite connection, used from one thread at a time; open
  *   another (STORE_READONLY for readers) per thread.
- * - The database runs in WAL mode with synchronous=FULL (a committed token survives
- *   power loss), foreign keys on, a busy timeout. The schema is versioned with
- *   PRAGMA user_version and migrated forward on open, one transaction per step.
- * - A rampart cache says so: PRAGMA application_id is STORE_APPLICATION_ID,
- *   written when the file is made and by the first open that may write a cache an
- *   older rampart made (application_id 0, a schema version, rampart's tables).
- *   Any other SQLite file that holds something (another application id, or none
- *   and other tables) is refused by every open, read-only or not, before anything
- *   is written to it (ERROR_CONFIG, "X is not a rampart cache (application_id
- *   0x…)"); an empty one is a new cache.
- * - store_open creates the missing directories of the path (like mkdir -p; each
- *   new one 0700, as the XDG base directory spec asks: a fresh account may lack
- *   ~/.local/share) and a new database file with mode 0600, whatever the umask.
- *   An existing directory is used as it is; an existing cache, or its -wal, -shm
- *   or -journal, that another user owns or that group or others may read or write
- *   is refused (ERROR_CONFIG, saying which chmod fixes it: fileperm.h).
- * - A database SQLite finds damaged or not a database (SQLITE_CORRUPT,
- *   SQLITE_NOTADB), at open or later, is ERROR_IO naming the file.
- * - The path ":memory:" opens a private in-memory database (for tests).
+ * - WAL with synchronous=FULL (a committed token survives power loss), foreign
+ *   keys on, a busy timeout; the schema is versioned (PRAGMA user_version) and
+ *   migrated forward on open, one transaction per step. See store_open.
  * - Every mutating call is its own transaction unless the caller opened one with
  *   store_begin (then it joins it). Never hold a transaction across a network call.
- * - Ids: rows created here get a local id ("local_…"). When the remote confirms a
- *   create, the row takes the remote id in the same transaction that records the
- *   reply, and the old local id keeps resolving (alias table): every call taking an
- *   id accepts either.
- * - Browsing is keyset pagination over an index (never OFFSET): a page costs the
- *   same at any depth. Every sort order walks an index of (key, id); a rule's
- *   cidr sorts by its cidr_key column (family, address bytes, prefix length: the
- *   address order), written with every cidr. The filter: see store_query.
+ * - Rows created here get a local id ("local_…"); when the remote confirms the
+ *   create, the row takes the remote id in the same transaction and the local id
+ *   keeps resolving (an alias): every call taking an id accepts either.
+ * - Browsing is keyset pagination over an index of (key, id), never OFFSET: a page
+ *   costs the same at any depth. A rule's cidr sorts by its cidr_key column
+ *   (family, address bytes, prefix length). The filter: see store_query.
  * - A rule's natural key (policy id, cidr) is unique among live rules (every state
- *   but deleting, remote_deleted and conflict); the database enforces it, so any call that
- *   would make two live rules share it fails with ERROR_CONFLICT.
- * - Tokens live in their own table, written in the transaction that records the
- *   create's reply; they are never returned by browsing calls.
- * - Errors: ERROR_IO with SQLite's message for database failures (also for writes
- *   through a STORE_READONLY handle); ERROR_NOT_FOUND, ERROR_CONFLICT, ERROR_STATE,
- *   ERROR_UNAVAILABLE as documented per function. No message contains a token.
+ *   but deleting, remote_deleted and conflict); the database enforces it, so a
+ *   call that would make two live rules share it fails with ERROR_CONFLICT.
+ * - Tokens live in their own table, written with the create's reply, never
+ *   returned by browsing calls, never in a message. ERROR_IO carries SQLite's
+ *   message (also for a write through a STORE_READONLY handle, and for a damaged
+ *   file, naming it); other errors as documented per function.
  */
 #ifndef RAMPART_STORE_H
 #define RAMPART_STORE_H
@@ -85,10 +65,18 @@ error_code store_integrity_check(store *st, char *first, size_t size, size_t *pr
                                  error_info *err);
 
 /*
- * Open (and create/migrate unless STORE_READONLY) the database at `path`.
- * On success *out is a handle to release with store_close; on failure *out is NULL.
- * ERROR_CONFIG when the schema is newer than this program knows ("upgrade
- * rampart"), or, read-only, when it is missing or older (nothing to migrate with).
+ * Open (and create/migrate unless STORE_READONLY) the database at `path`
+ * (":memory:": a private in-memory one). On success *out is a handle to release
+ * with store_close; on failure *out is NULL. A new file is 0600 and its missing
+ * directories 0700, whatever the umask; an existing cache, -wal, -shm or -journal
+ * that another user owns or others may read or write is ERROR_CONFIG naming the
+ * chmod that fixes it (fileperm.h). A cache carries STORE_APPLICATION_ID (written
+ * when made, or by the first writable open of an older rampart's cache); any
+ * other SQLite file that holds something is ERROR_CONFIG ("not a rampart cache")
+ * before anything is written, an empty one is a new cache. ERROR_CONFIG too when
+ * the schema is newer than this program knows ("upgrade rampart"), or, read-only,
+ * when it is missing or older (nothing to migrate with). ERROR_IO for a file
+ * SQLite finds damaged or not a database.
  */
 error_code store_open(const char *path, unsigned flags, store **out, error_info *err);
 
@@ -595,29 +583,22 @@ bool store_conflict_holds_remote(store *st, model_kind kind, const char *id);
  * commits after store_import_finish, or rolls back).
  * Each row is matched with the cache, and the row's own state and error text are
  * never taken:
- * - its id, or local alias, names a cached row: when the user's fields (the
- *   kind's KIND_FIELD_CREATE fields, compared after the gate, so a CIDR in
- *   another spelling is the same) are equal, nothing is done, whatever the row's
- *   state (STORE_IMPORT_UNCHANGED); when fields an edit may change differ, they are
- *   the user's edit, as store_edit makes it, with its refusals (a create in
- *   flight, a row being deleted) (STORE_IMPORT_UPDATED); a difference in a field
- *   that never changes (a rule's policy or action) is ERROR_INVALID naming it;
- * - a remote id (the kind's prefix) the cache does not know: inserted as synced,
- *   the remote's row (STORE_IMPORT_SYNCED);
- * - no id, or a local id the cache does not know (another machine's cache):
- *   inserted as new, a create for the next sync, under a new local id
- *   (STORE_IMPORT_CREATED);
+ * - its id, or local alias, names a cached row: equal KIND_FIELD_CREATE fields
+ *   (compared after the gate: a CIDR in another spelling is the same) change
+ *   nothing (STORE_IMPORT_UNCHANGED); editable fields that differ are the user's
+ *   edit, as store_edit makes it, with its refusals (STORE_IMPORT_UPDATED); a
+ *   difference in a field that never changes is ERROR_INVALID naming it;
+ * - a remote id the cache does not know: inserted as synced (STORE_IMPORT_SYNCED);
+ * - no id, or a local id the cache does not know (another machine's): inserted
+ *   as new under a new local id, a create for the next sync (STORE_IMPORT_CREATED);
  * - a rule inserted so whose natural key a live rule holds: unchanged when that
  *   rule has the same action, description and metadata (the same rule, listed
  *   again or imported twice), else store_insert's ERROR_CONFLICT naming it.
  * Inserts pass store_insert's gate with its messages. Memory does not grow with
- * the number of rows: nothing is kept per row, and the page cache is held to a
- * few MiB during the import. Once the import has inserted at least as many rows
- * as the table held (and many: `expected_rows`, an upper estimate, 0 when
- * unknown, may say so from the start), the rules' browsing indexes are dropped
- * and built once by store_import_finish (an external sort, in files, not
- * memory); the natural key's unique index stays. store_commit refuses
- * (ERROR_STATE) until the import is finished; store_rollback restores the indexes.
+ * the rows; a large import (`expected_rows`, an upper estimate, 0 when unknown)
+ * may drop the rules' browsing indexes and build them once at
+ * store_import_finish. store_commit refuses (ERROR_STATE) until the import is
+ * finished; store_rollback restores the indexes.
  */
 typedef struct store_import store_import;
 
@@ -746,17 +727,19 @@ error_code store_cred_requeue(store *st, const char *id, error_info *err);
 error_code store_retry(store *st, model_kind kind, const char *id, error_info *err);
 
 /*
- * `discard ID`: new, failed and remote_deleted rows are removed locally
- * (STORE_DELETE_REMOVED); an orphaned credential is marked deleting
- * (STORE_DELETE_MARKED): the next sync deletes its remote copy, whose token is
- * lost, and does not create it again. An edit is undone: the row takes its bases
- * back and is synced (STORE_DELETE_REVERTED); a conflict too, but one whose remote
- * object is gone, or a local create in a key conflict, is removed
- * (STORE_DELETE_REMOVED). A delete the user queued (deleting) is taken back: the
- * row is synced again, or edited when an edit waits under it (STORE_DELETE_REVERTED;
- * ERROR_STATE for one the sync queued itself, whose error says why). ERROR_STATE
- * for other states (synced: use delete; creating/unknown: sync first). `result`
- * may be NULL.
+ * `discard ID`: take back what is queued for a row.
+ * - new, failed, remote_deleted: removed locally (STORE_DELETE_REMOVED);
+ * - orphaned (credentials): marked deleting (STORE_DELETE_MARKED): the next sync
+ *   deletes its remote copy, whose token is lost, and does not create it again;
+ * - edited, conflict: synced with its fields back at their bases, or with the
+ *   remote's values a changed or crossed conflict holds (STORE_DELETE_REVERTED);
+ *   a conflict whose remote object is gone, or a local create in a key conflict,
+ *   is removed (STORE_DELETE_REMOVED);
+ * - deleting: the delete the user queued is taken back: synced again, or edited
+ *   when an edit waits under it (STORE_DELETE_REVERTED); one the sync queued
+ *   itself (its error says why) is ERROR_STATE.
+ * ERROR_STATE for other states (synced: delete it instead; creating, unknown:
+ * sync first), ERROR_NOT_FOUND. `result` may be NULL.
  */
 error_code store_discard(store *st, model_kind kind, const char *id,
                          store_delete_result *result, error_info *err);
@@ -841,32 +824,27 @@ typedef struct store_pull_stats {
 
 /*
  * Merge the staged listings into the cache in one transaction, then empty the
- * staging tables. Rules (natural key: policy, cidr, action):
+ * staging tables. Rules:
  * - a cached row whose id is listed takes the remote fields (remote_deleted comes
  *   back as synced; deleting stays deleting: its delete is still to be sent);
  * - synced and absent: remote_deleted (kept for review); deleting and absent: gone;
- * - a local new/creating/unknown/failed row whose natural key is listed under an
- *   unknown id is adopted: it takes that id (the local id stays an alias), synced;
- *   with the other action it becomes a conflict (STORE_CONFLICT_KEY) naming the
- *   remote rule, which is cached beside it; so does an edited rule whose new cidr
- *   a listed rule holds;
+ * - a local new/creating/unknown/failed row whose natural key (policy, cidr) is
+ *   listed under an unknown id with its action is adopted: it takes that id (the
+ *   local id stays an alias), synced; with the other action it is a conflict
+ *   (STORE_CONFLICT_KEY, the remote rule cached beside it), and so is an edited
+ *   rule whose new cidr a listed rule holds;
  * - creating/unknown rows still unmatched: new (the remote never got them);
- * - listed rules not cached are inserted as synced (every one: a local row that
- *   held its key is a conflict by now).
- * Credentials: the same by id, and a local new/creating/unknown/failed row whose
- * local id is a listed credential's creation marker takes that id as orphaned
- * (created remotely, token lost); an orphaned row absent remotely is new again
- * under its local id; a listed credential carrying the marker of one of our rows
- * that already has its remote copy is inserted as deleting (a second copy); our
- * own credential whose listed metadata still carries its marker becomes edited
- * (its base the server's text), so the next push removes the marker.
- * Edited and conflicting rows, both kinds, compared field by field with their
- * listed copy: a field the remote changed to the local value is no longer an
- * edit; a field the remote changed otherwise while edited here is a conflict
- * (STORE_CONFLICT_FIELDS, both values kept); a field not edited takes the remote
- * value; a row absent from the listing is a conflict (STORE_CONFLICT_GONE).
- * `rules`/`creds` may be NULL. The merge's pages are kept in a cache of up to
- * 64 MiB until its commit (then the connection's own size again).
+ * - listed rules not cached are inserted as synced.
+ * Credentials: the same by id; a local row (new/creating/unknown/failed) whose id
+ * a listed creation marker names takes the listed id, orphaned (token lost); an
+ * orphan absent remotely is new again; a listed second copy of one of our rows is
+ * inserted as deleting; our own credential still listed with its marker becomes
+ * edited (base: the server's text), so the next push removes the marker.
+ * Edited and conflicting rows, compared field by field with their listed copy: a
+ * field the remote changed to the local value is settled, one it changed
+ * otherwise is a conflict (STORE_CONFLICT_FIELDS, both values kept), one not
+ * edited takes the remote value; absent from the listing: STORE_CONFLICT_GONE.
+ * `rules`/`creds` may be NULL.
  */
 error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats *creds,
                             error_info *err);

@@ -1,60 +1,27 @@
 /*
- * sync: the offline-first sync engine (sync/engine.c) and the interface through
- * which it talks to the remote API (sync_api_ops), so unit tests can script every
- * outcome and the real client (sync/api.c, libcurl) plugs in the same way.
+ * sync: the offline-first sync engine (sync/engine*.c) and the interface through
+ * which it talks to the remote API (sync_api_ops), so unit tests script every
+ * outcome and the real client (api.h) plugs in the same way.
  *
- * Contract:
- * - The engine pushes the outbox (deletes, then creates, then edits in place: one
- *   PATCH of the edited fields per edited row), then pulls complete listings
- *   following next_page_uri verbatim, then reconciles, as the state machine of
- *   DESIGN.md says. Each state move is its own short transaction; no
- *   transaction is held across a call to the API.
- * - Absence is evidence only in a complete, successful listing: after any error
- *   during a pull nothing is marked remote_deleted or gone, and the cached
- *   snapshot is left as it was (the pull is staged and merged in one transaction).
- * - A listed object the store refuses (kind_validate_row: a cidr "10.0.0.1/8" or
- *   "not a cidr") costs only itself: a warning names it and why ("remote rule
- *   ipr_… refused: cidr: host bits set: did you mean 10.0.0.0/8?"),
- *   report->refused counts it, a cached copy is kept as it was (never taken as
- *   deleted remotely), and the rest of the page is staged.
- * - Ambiguous creates are recognised by their natural key (rules: policy, cidr,
- *   action) or by a creation marker (credentials: see SYNC_MARKER_KEY).
- * - A look before every write: each PATCH and DELETE goes right after a GET of
- *   that object, back to back in one slot of the schedule, and the store judges
- *   the look (store_look): a field edited here and changed remotely, or a delete
- *   of an object changed remotely, is a conflict and nothing is written; a look
- *   that shows the edit already there settles it; 404 is gone (an edit: conflict
- *   gone; a delete: done). A write that did not settle is tried again from a new
- *   look. A PATCH reply whose unsent fields differ from the look's marks the row
- *   (conflict crossed). So no listing is needed before edits.
- * - Edits: an edited row (MODEL_STATE_EDITED, store_edit_get) is sent as one
- *   PATCH holding only its edited fields, with the row's current values. A 404
- *   makes the row a conflict "gone" (it is never created again by itself), a 4xx
- *   refusal a conflict "rejected" with the server's message; anything else
- *   leaves it edited for the next sync.
- * - Pacing (sync_budget): this client's rate is budget.requests * share per
- *   window_s, spread evenly: one request start every window_s / (requests *
- *   share) seconds from the first one, never a burst; and never more than
- *   requests * share completions in any rolling window (a ring of completion
- *   times). The schedule is kept in the cache (store meta "sync_pace") and taken
- *   over by the next run on the same cache within a window, so back-to-back runs
- *   (one process or several: the sync lock lets one run at a time) stay within
- *   the share together.
- * - A 429 means someone else spends the budget: the whole queue pauses
- *   (Retry-After clamped to max_backoff_s, else exponential backoff with jitter),
- *   then goes on at half the pace (at most 8 times slower), coming back a step
- *   with each request that settles. A 429 is not an attempt: the run gives up on
- *   429s only when no request settled for budget.give_up_windows whole windows
- *   (a rate_limited failure, ERROR_IO; the rows stay queued, nothing is failed).
- * - Deadline (deadline_s): past it the run stops between requests with a
- *   timed_out failure whose message says what was done and what is left; a wait
- *   that would end past it is not begun. Nothing is lost: unsent rows stay
- *   queued, a listing cut short marks nothing deleted.
- * - At the end of a run whose pull completed (or that converged) the cache's
- *   STORE_META_LAST_SYNC is set to the time (RFC 3339 UTC).
- * - Progress and log lines go through callbacks; the engine never prints.
- * - Secrets: tokens go from the create reply into the store, never into a message,
- *   a log line or a progress report.
+ * - A run pushes the outbox (deletes, creates, then edits: one PATCH of the edited
+ *   fields per row), pulls complete listings following next_page_uri verbatim,
+ *   then reconciles. Each state move is its own short transaction; none is held
+ *   across a call to the API. The engine never prints: progress and log lines go
+ *   through callbacks, and never carry a token.
+ * - Absence is evidence only in a complete listing: after an error in a pull
+ *   nothing is marked deleted and the cache is left as it was. A listed object the
+ *   store refuses costs only itself: a warning names it, report->refused counts
+ *   it, its cached copy stays.
+ * - Ambiguous creates are settled by the natural key (rules) or the creation
+ *   marker (credentials, SYNC_MARKER_KEY) in a later listing.
+ * - Every PATCH and DELETE follows a GET of its object in one slot of the
+ *   schedule, judged by store_look (a conflict writes nothing; 404 is gone); a
+ *   PATCH reply whose unsent fields differ from the look's is a crossed conflict.
+ * - Pacing (sync_budget): one request start every window_s / (requests * share)
+ *   seconds and at most requests * share in any rolling window, the schedule kept
+ *   in the cache for the next run. A 429 pauses the queue, then halves the pace;
+ *   a run gives up on 429s only after give_up_windows windows without progress,
+ *   and stops between requests at deadline_s. Unsent rows always stay queued.
  */
 #ifndef RAMPART_SYNC_H
 #define RAMPART_SYNC_H
@@ -131,43 +98,29 @@ typedef struct sync_result {
 } sync_result;
 
 /*
- * The remote API as the engine sees it. `ctx` is the implementation's own state.
- * Every function fills `res` (never NULL) and returns res->outcome. Paths, list
- * keys and id prefixes come from the kind's descriptor (kind.h).
- * - create: POST the kind's create body of `in`; `out` is initialised to in->kind
- *   by the call and, on SYNC_OK, holds the created object (a credential with its
- *   token). The caller releases it with model_object_clear whatever the outcome.
- * - remove: DELETE the object `id` of `kind`. SYNC_OK for 204; SYNC_NOT_FOUND for
- *   404 (the engine treats it as done).
- * - list_page: `url` NULL for the first page of `kind`'s collection, else a
- *   next_page_uri given back verbatim; `page` (holding nothing before) is filled
- *   with objects of `kind`; the caller frees it with codec_page_free.
- * - update: PATCH the object in->id of in->kind with a body holding only
- *   `fields` (a kind_field_bit set of fields the kind lets change, KIND_FIELD_EDIT;
- *   codec_patch_body) with in's values. `out` is initialised to in->kind by the
- *   call and, on SYNC_OK (200), holds the whole object as the server now has it.
- *   SYNC_NOT_FOUND for 404. An empty `fields`, or one with a field that never
- *   changes, is SYNC_REJECTED without sending. The caller releases `out` with
- *   model_object_clear whatever the outcome.
- * - get: GET the object `id` of `kind` into `out` (initialised to `kind` by the
- *   call; on SYNC_OK the whole object, a credential's token NULL). SYNC_NOT_FOUND
- *   for 404. The caller releases `out` with model_object_clear.
- * - list_ahead (optional: NULL when the implementation has none): `url` (NULL
- *   for the first page, else a next_page_uri) is the page of `kind` that the
- *   engine will ask list_page for next; the implementation may send its request
- *   now and keep the reply for that call, so the request is on the wire while
- *   the engine stores the page before. Any other call meanwhile (another url,
- *   another operation) drops it. true when a request was started. The engine
- *   asks only when a request could start at once (no budget slot or pause to
- *   wait for), so the schedule is the same.
- * update and get classify outcomes as create and remove do (not_sent, ambiguous,
- * rate limited with Retry-After, rejected with the server's message, auth); a 2xx
- * whose body does not decode, or names another object, is SYNC_AMBIGUOUS.
- * - deadline (optional: NULL when the implementation has none): the run's
- *   deadline is `seconds_left` away (<= 0: none); the requests made from now on
- *   must end by then, a request cut at it being a timeout (sent: ambiguous).
- *   The engine says it before every request.
- * sync_run refuses a table without every operation.
+ * The remote API as the engine sees it; `ctx` is the implementation's state, and
+ * paths, list keys and id prefixes come from the kind's descriptor (kind.h). Every
+ * function fills `res` (never NULL) and returns res->outcome; a 404 is
+ * SYNC_NOT_FOUND, a 2xx whose body does not decode or names another object
+ * SYNC_AMBIGUOUS. `out` is initialised to the kind by the call and released by the
+ * caller with model_object_clear whatever the outcome.
+ * - create: POST the create body of `in`; on SYNC_OK `out` is the created object
+ *   (a credential with its token).
+ * - remove: DELETE `id` of `kind`; SYNC_OK for 204 (404: the engine takes it as done).
+ * - list_page: `url` NULL for the first page of the collection, else a
+ *   next_page_uri verbatim; fills `page` (empty before; codec_page_free).
+ * - update: PATCH in->id with only `fields` (kind_field_bit of KIND_FIELD_EDIT
+ *   fields, codec_patch_body); on SYNC_OK `out` is the object as the server has
+ *   it. No field, or one that never changes: SYNC_REJECTED without sending.
+ * - get: `id` of `kind` into `out` (a credential's token NULL).
+ * - list_ahead (may be NULL): the page (`url` as for list_page) the engine asks
+ *   for next, asked only when a request could start at once; its request may
+ *   leave now and its reply wait for that call; any other call drops it. true
+ *   when a request was started.
+ * - deadline (may be NULL): told before every request: the run ends in
+ *   `seconds_left` (<= 0: none), and a request cut at it is a timeout (sent:
+ *   ambiguous).
+ * sync_run refuses a table without every required operation.
  */
 typedef struct sync_api_ops {
     sync_outcome (*create)(void *ctx, const model_object *in, model_object *out,
@@ -403,8 +356,10 @@ bool sync_report_should_retry(const sync_report *r);
  * database failure, when the remote could not be reached at all (not_sent
  * max_attempts times in a row: rows stay new, never failed), when a listing
  * could not be completed, when the deadline passed (timed_out) or when 429s
- * lasted give_up_windows windows with nothing settling (rate_limited); ERROR_STATE when another sync of the same database is
- * running (store_sync_lock_take): nothing was sent. Whenever it returns an error,
+ * lasted give_up_windows windows with nothing settling (rate_limited);
+ * ERROR_STATE inside a transaction, or when another sync of the same database
+ * holds its lock (store_sync_lock_take; with opt->wait_for_lock, when the wait for
+ * it passed the deadline or was cancelled): nothing was sent. Whenever it returns an error,
  * report->failure says why as a type (last_error as a sentence).
  * Rounds: creating/unknown rows are settled by a listing before anything is
  * sent; then push + pull, repeated (at most 3 times) while a pull queues work

@@ -1,34 +1,24 @@
 /*
- * termsafe: the one writer of text meant for a terminal. What reaches a terminal
- * from the cache, the remote, a file or the user's own arguments goes through it,
- * on the command line (src/cli) as in the console (ui/: the canvas), so a
- * description, a server's message or a file name shows what it holds but can
- * never drive the terminal, reorder what is read, or hide part of itself.
+ * termsafe: the one writer of text meant for a terminal, for the command line and
+ * the console's canvas alike: text from the cache, the remote, a file or argv
+ * shows what it holds but never drives the terminal, reorders or hides itself.
  *
- * Contract:
- * - Text is read with the one UTF-8 decoder (utf8.h). A character is shown as
- *   itself when it draws something: printable ASCII, and every other valid
- *   character but those below.
- * - Shown escaped, in printable ASCII, never interpreted:
+ * - Text is read with utf8.h. A valid character that draws something is shown as
+ *   itself; the rest is shown escaped, in printable ASCII, never interpreted:
  *     C0 controls and DEL       \n \r \t, the others \xNN      ("\x1b")
  *     C1 controls U+0080..009F  \u0080 .. \u009f (as characters; see bytes below)
  *     bidi controls             \u061c \u200e \u200f \u202a..\u202e \u2066..\u2069
  *     line/paragraph separators \u2028 \u2029
- *     every other character that draws nothing: combining marks, zero-width and
- *     format characters (U+200B, U+FEFF, U+00AD, tags, ...): \uXXXX, or
- *     \UXXXXXXXX above U+FFFF. A grid of cells has no column for them, and
- *     they can hide or reorder text.
- *     a byte that does not start a valid UTF-8 sequence (a stray 0x9b, a cut or
- *     overlong sequence): \xNN, one byte at a time.
+ *     other characters that draw nothing (combining marks, zero-width, format
+ *     characters, tags): \uXXXX, or \UXXXXXXXX above U+FFFF
+ *     a byte that does not start valid UTF-8 (stray, cut, overlong): \xNN
  *   Hex digits are lower case. A backslash stays as it is: an escape is for the
  *   eye, not a format to parse back.
  * - Width: a character shown as itself takes 1 column, or 2 when East Asian
- *   wide or fullwidth (or an emoji presentation character); an escape takes one
- *   column per character ("\u202e": 6). The table is built in, so widths never
- *   depend on the locale and a headless dump is the same everywhere.
+ *   wide or fullwidth (or an emoji presentation character); an escape one column
+ *   per character ("\u202e": 6). Built in: widths never depend on the locale.
  * - What comes out is valid UTF-8 with no byte below 0x20, no DEL, no C1 and no
- *   bidi control, and is its own escaped form (escaping it again changes
- *   nothing).
+ *   bidi control, and escaping it again changes nothing.
  * - No state, no allocation but in the caller's buf_t; thread-safe. The FILE
  *   writers report a write error through their result and ferror(out).
  */

@@ -2,52 +2,25 @@
  * ui: the console (ncurses). The only public entry of the ui/ folder; everything
  * else under ui/ is reached through the ui_*.h headers by the folder itself.
  *
- * Contract:
- * - ui_run takes over the terminal until the user quits, and restores it on every
- *   exit path (quit, error, SIGINT, SIGTERM, SIGHUP, SIGQUIT).
- * - Headless (opt->script set): no terminal at all. Keys come from the script, the
- *   screen is a `width` x `height` text grid, and "dump" steps write it to
- *   opt->dump (plain text, trailing spaces trimmed, one "----" line after each
- *   screen). The same code draws both, so a headless screen is what a terminal
- *   shows.
- * - Script syntax (one step per line, '#' comments): `key NAME…` where NAME is a
- *   character, or <Up> <Down> <Left> <Right> <PgUp> <PgDn> <Home> <End> <Enter>
- *   <Esc> <Tab> <BTab> <Space> <Backspace> <Del> <C-x> (control keys) <F1>…;
- *   `type TEXT` (each character as a key); `resize WxH`; `wait-sync` (until a
- *   running sync ends); `wait-for TEXT` (other threads' events are handled until the screen
- *   shows TEXT; a failure after 30 s); `tick SECONDS` (the console's clock moves on that many
- *   seconds; a headless console's clock stands still otherwise, so ages and the
- *   idle auto-pull are deterministic); `dump`; `repeat N key NAME`. Bad steps are
- *   ERROR_INVALID naming the line.
- * - Idle auto-pull (opt->auto_pull_s > 0, a remote, not read-only): when no sync
- *   runs, no overlay or prompt is open and no key came for a few seconds, the
- *   console pulls (no push) once auto_pull_s have passed since the last sync it
- *   knows of (its own, or STORE_META_LAST_SYNC) or its start, taking at most
- *   UI_AUTO_PULL_SHARE of the budget. Its outcome goes to the header and the log,
- *   not the status line.
- * - Sync status: the header and the log view name the cause of a wait or a failure
- *   from the engine's typed progress and report (rampart/ui_sync_text.h), with a
- *   countdown that ticks between the engine's reports; "synced 12s ago" ticks and,
- *   after a restart, comes from the cache's STORE_META_LAST_SYNC ("never synced"
- *   only when the cache has no such fact).
- * - The console never prints to stdout/stderr while it owns the terminal; errors
- *   go to its log view and status line.
- * - Headless extras: bytes queued for the terminal itself (ui_app_raw, an OSC 52
- *   copy) come before the next dump as one line "raw: …" with escapes spelled
- *   out (\e, \a, \xNN); with RAMPART_UI_TIMING=FILE set, each key's handling and
- *   drawing time goes to FILE ("key_us N"), then the peak RSS ("vmhwm_kb N").
- * - Profiles (opt->profiles set): `:profile NAME` switches the console to another
- *   account. Refused, with the reason in the status line, while a sync runs or an
- *   overlay is open (a form's edits would be lost). Otherwise the hooks load the
- *   profile (its configuration read again, its key resolved, its cache opened)
- *   while the current one stays open; when that fails the console stays where it
- *   is and says why. When it works, a console on the new profile replaces the old
- *   one (the old one's agent stopped, its cache released through the hooks), on the
- *   same screen, the terminal and (headless) the script going on. opt->profile,
- *   when set, is shown in the header.
- * - Returns a process exit status (0 quit normally, 1 failure, 2 usage, a bad
- *   script or no terminal; 128 + the signal when SIGINT, SIGTERM, SIGHUP or SIGQUIT
- *   ended it) and fills err on failure.
+ * - ui_run takes over the terminal until the user quits and restores it on every
+ *   exit path (quit, error, SIGINT, SIGTERM, SIGHUP, SIGQUIT). While it owns the
+ *   terminal it never prints to stdout or stderr: errors go to its log view and
+ *   status line.
+ * - Headless (opt->script set): no terminal; keys come from the script and the
+ *   screen is a `width` x `height` text grid drawn by the same code, so a dump is
+ *   what a terminal shows.
+ * - Sync status: the header and the log view name the cause of a wait or a
+ *   failure from the engine's typed progress and report (rampart/ui_sync_text.h);
+ *   "synced 12s ago" comes from the console's last run or the cache's
+ *   STORE_META_LAST_SYNC.
+ * - Idle auto-pull (opt->auto_pull_s > 0, a remote, not read-only): with no sync,
+ *   overlay, prompt or key for a few seconds, once auto_pull_s passed since the
+ *   last sync known or the start, a pull (no push) taking at most
+ *   UI_AUTO_PULL_SHARE of the budget; its outcome goes to the header and the log.
+ * - Profiles (opt->profiles): `:profile NAME` loads the profile through the hooks
+ *   while the current one stays open, then replaces the console on the same
+ *   screen; refused while a sync runs or an overlay is open, and any failure
+ *   leaves the console as it was, saying why.
  */
 #ifndef RAMPART_UI_H
 #define RAMPART_UI_H
@@ -119,7 +92,23 @@ struct ui_options {
     const ui_profiles *profiles; /* NULL: `:profile` says there is nothing to switch */
 };
 
-/* Run the console. See the contract for the exit status. */
+/*
+ * Run the console. Returns a process exit status (0 quit normally, 1 failure, 2
+ * usage, a bad script or no terminal; 128 + the signal when SIGINT, SIGTERM,
+ * SIGHUP or SIGQUIT ended it) and fills err on failure.
+ * A script is one step per line ('#' comments): `key NAME…` (a character, or <Up>
+ * <Down> <Left> <Right> <PgUp> <PgDn> <Home> <End> <Enter> <Esc> <Tab> <BTab>
+ * <Space> <Backspace> <Del> <C-x> <F1>…), `type TEXT`, `resize WxH`, `wait-sync`
+ * (until a running sync ends), `wait-for TEXT` (other threads' events handled
+ * until the screen shows TEXT; a failure after 30 s), `tick SECONDS` (the clock,
+ * which otherwise stands still headless, moves on), `dump` (the screen to
+ * opt->dump, trailing spaces trimmed, then a "----" line), `repeat N key NAME`.
+ * A bad step is ERROR_INVALID naming the line. Bytes queued for the terminal
+ * itself (an OSC 52 copy) come before the next dump as a line "raw: …" with
+ * escapes spelled out (\e, \a, \xNN). With RAMPART_UI_TIMING=FILE, each key's
+ * handling and drawing time goes to FILE ("key_us N"), then the peak RSS
+ * ("vmhwm_kb N").
+ */
 int ui_run(const ui_options *opt, error_info *err);
 
 #endif

@@ -5,7 +5,6 @@
  * nothing here is thread-safe except ui_app_post, the one door for other threads
  * (the sync worker, the agent).
  *
- * Contract:
  * - Keys become requests through a table (ui/app/keymap.c), per view, like tig: a
  *   key means one ui_request; views and overlays act on requests, not on raw keys,
  *   except overlays that take text (forms, the filter and command line), which

@@ -4,7 +4,6 @@
  * the rows that changed into curses windows, and headless mode dumps the grid as
  * text, so both show the same thing.
  *
- * Contract:
  * - Text is UTF-8. Each cell holds one character of display width 1, or the first
  *   half of a width-2 character (the next cell is then a continuation). A wide
  *   character that would not fit at the right edge is drawn as a space.

@@ -4,7 +4,6 @@
  * "Take remote" / "Cancel"); and the token of a new credential, shown once with
  * a copy to the clipboard through OSC 52, then masked.
  *
- * Contract:
  * - The models (ui_confirm_*, ui_choose_*, ui_dialog_box, ui_token_draw,
  *   ui_osc52_encode) use no curses and no ui_app, so tests drive them directly.
  *   The overlays (ui_dialog_*) push them on the console's overlays with

@@ -2,36 +2,26 @@
  * ui_form: a form as plain data (ui/widgets/form.c), with no curses and no store
  * in it, so it is tested by feeding it keys: labelled fields, each with its own
  * editor and a check run on every change and again on submit. ui_form_draw
- * (ui/widgets/form_draw.c) draws one into a ui_canvas; ui/views/form_records.c
- * builds the create form of a kind from its field table, and the create overlay
- * (ui/app/form_create.c) stores what it gives back; the edit form of a row
- * (the same fields, pre-filled, those that never change read-only) is stored by
- * ui/app/form_edit.c.
+ * (ui/widgets/form_draw.c) draws one into a ui_canvas.
  *
- * Contract:
  * - Fields, in the order added: TEXT (a line of UTF-8 with a cursor), CHOICE (one
  *   of fixed options), POLICY (a text field that also cycles through known ids
  *   with Up/Down, among those starting with what was typed), LIST (lines of text,
  *   each checked alone and then all together; empty lines are ignored).
- * - Keys are ui_key values (ui_key.h). Editing is UTF-8 aware: Left/Right,
- *   Backspace and Del (Ctrl-D) act on whole characters; Home/End, Ctrl-A/Ctrl-E,
- *   Ctrl-U (to the start), Ctrl-K (to the end), Ctrl-W (the word before). Tab and
- *   BTab move between fields; Up/Down too, except inside a POLICY field (they
- *   cycle the ids) and inside a LIST (they move between its lines first). In a
- *   CHOICE field Left/Right/Space cycle, a letter picks the option it starts with.
- *   In a LIST, Enter on a non-empty line opens a new line below, Backspace/Del on
- *   an empty line removes it; Enter on an empty line submits, like Enter anywhere
- *   else. Esc cancels. Control characters are never inserted.
+ * - Keys are ui_key values (ui_key.h), edited as whole UTF-8 characters (the
+ *   readline keys: Ctrl-A/E/U/K/W/D). Tab and BTab move between fields, Up/Down
+ *   too but in a POLICY field (they cycle the ids) and a LIST (its lines first).
+ *   CHOICE: Left/Right/Space cycle, a letter picks. LIST: Enter on a non-empty
+ *   line opens one below, Backspace/Del on an empty one removes it. Enter
+ *   elsewhere submits, Esc cancels; control characters are never inserted.
  * - A field's reason ("host bits set: did you mean 10.0.0.0/8?") is recomputed on
- *   every change of that field; it is meant to be shown once the field was edited
- *   or a submit was tried (ui_form_shows_error). Text beyond a field's limit is
- *   refused a few bytes past it, so the limit's own message shows.
- * - A read-only field (an edit form's field that never changes) is shown but
- *   takes no key and the focus skips it.
- * - ui_form_key returns UI_FORM_SUBMIT only when every field passes its check;
- *   otherwise UI_FORM_REFUSED, with the focus on the first failing field.
- * - Memory: the form owns every buffer and wipes them in ui_form_free. Strings
- *   returned by accessors stay valid until the next key or change to the form.
+ *   every change of that field, shown once the field was edited or a submit tried
+ *   (ui_form_shows_error). Text is refused a few bytes past a field's limit.
+ * - ui_form_key returns UI_FORM_SUBMIT only when every field passes its check,
+ *   else UI_FORM_REFUSED, the focus on the first failing field. A read-only field
+ *   is shown but takes no key; the focus skips it.
+ * - The form owns and wipes its buffers (ui_form_free); an accessor's string
+ *   stays valid until the next key or change.
  */
 #ifndef RAMPART_UI_FORM_H
 #define RAMPART_UI_FORM_H

@@ -2,7 +2,6 @@
  * ui_key: the keys the console takes, as its widgets (the line editor, forms,
  * dialogs), its terminal layer and its loop all name them.
  *
- * Contract:
  * - A key is an int: a Unicode code point for a character (control keys are the
  *   code points 1..31, Ctrl-A..Ctrl-Z being 1..26), the values of enum ui_key above
  *   Unicode for the rest. UI_KEY_NONE (0) is no key.

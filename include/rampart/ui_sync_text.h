@@ -4,7 +4,6 @@
  * the log view's words for a wait or a failure. No console, no clock of their
  * own, so unit tests call them directly.
  *
- * Contract:
  * - A cause is named from its type (sync_failure_kind, sync_wait_cause) and the
  *   HTTP status, never from a message's text: "rate limited (429)", "server error
  *   503", "unreachable", "timed out", "connection lost", "API key refused",

@@ -3,7 +3,6 @@
  * screen and pages through a row source with keyset cursors (the store's pages,
  * the log ring), so a 1,000,000-row cache costs what a screenful does.
  *
- * Contract:
  * - A source pages in ascending order of its sort, like store_page: rows after
  *   (STORE_FORWARD) or before (STORE_BACKWARD, still returned ascending) the row
  *   whose key is `cursor`; NULL starts at the beginning / the end. For a
@@ -11,23 +10,18 @@
  *   sources never see "descending".
  * - The query a source gets is the store's (store_query): the widget's filter and
  *   the store order of its sort, plus the scope its owner set (a policy, states):
- *   what narrows the rows beyond the filter. Sources that are not the store read
- *   what applies to them (the log: the filter). The widget never knows what a
- *   scope means; it only says whether one is set.
- * - Position: the widget counts rows from the top as it pages (a keyset page has
- *   no offset), and snaps to exact values at both ends, so "rows 201-220 of
- *   1,000,000" / "page 11/50000" stay right while browsing; after a reload it keeps
- *   the first visible row when that row still exists.
+ *   what narrows the rows beyond the filter (the log reads only the filter). The
+ *   widget never knows what a scope means.
+ * - Position: counted from the top as it pages and snapped to exact values at
+ *   both ends ("rows 201-220 of 1,000,000"); a reload keeps the first visible row
+ *   when it still exists.
  * - Changes (filter, sort, scope, height, reload) only mark the widget stale; the
  *   next ui_table_refresh (done by the console before each frame, and by every
  *   move) re-reads the count and the page once, however many keys came in between.
- *   Drawing reads the table only.
- * - Marks are kept by key across pages, filters and sorts, until unmarked.
- * - Errors of the source are kept in ui_table_error until the next successful read;
- *   the widget then shows no rows.
- * - Drawing is into a ui_canvas only (no curses): a two-column gutter (cursor
- *   '>', mark '*'), then the columns, titles on the first row; the cursor's row is
- *   a full-width bar (reverse video: it shows on a vt100 as on a colour terminal).
+ * - Marks are kept by key across pages, filters and sorts. A source's error is
+ *   kept in ui_table_error until the next good read (no rows meanwhile). Drawing is into a ui_canvas only: a
+ *   gutter (cursor '>', mark '*'), the columns under their titles, the cursor's
+ *   row a full-width reverse-video bar.
  */
 #ifndef RAMPART_UI_TABLE_H
 #define RAMPART_UI_TABLE_H

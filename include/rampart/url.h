@@ -2,16 +2,10 @@
  * url: the URLs rampart sends its API key to (api_url, and the next_page_uri of
  * each list page), read with libcurl's URL API (curl_url).
  *
- * Why libcurl in core: DESIGN keeps libcurl in sync/api*.c, and that stays true
- * of the transport. Parsing is another matter: a URL checked by one parser and
- * fetched by another is how a key leaks, because the two can read different
- * hosts out of the same text ("https://a.example\@b.example/" is a.example to a
- * hand-written parser and b.example to libcurl). So every check uses the parser
- * the transport uses, and the two callers share it: config.c checks api_url
- * when it is set, sync/api*.c checks the base URL before a client is made and
- * each page URL before it is fetched; they cannot disagree.
+ * config.c checks api_url with it when it is set, sync/api*.c the base URL before
+ * a client is made and each page URL before it is fetched (why libcurl's parser
+ * in core: DESIGN.md, "The shape").
  *
- * Contract:
  * - url_parse accepts an absolute http:// or https:// URL as libcurl reads it
  *   and refuses: empty text; a space, control character or backslash anywhere
  *   (libcurl reads some of them in ways a person would not); another scheme; a

@@ -3,7 +3,6 @@
  * (sync/api_classify.c), terminal cells (src/cli, ui/) all read text through it,
  * so they agree on what a character is.
  *
- * Contract:
  * - Strict RFC 3629: the shortest form only (no overlongs, so no "\xC0\x80"
  *   for NUL), no surrogates (U+D800..U+DFFF), nothing above U+10FFFF. Every
  *   invalid sequence is an error with a reason; none is ever repaired here.

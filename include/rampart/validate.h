@@ -3,7 +3,6 @@
  * checked locally so bad input is refused at the door with a reason a person can
  * act on, before anything is stored or sent.
  *
- * Contract:
  * - Each function returns ERROR_OK or ERROR_INVALID; on failure `err` holds one
  *   sentence naming the field's problem and, where one exists, the fix
  *   ("host bits set: did you mean 10.0.0.0/8?"). Messages quote the offending

@@ -6,7 +6,6 @@
  * character as it is. Nothing else is special: no variables, globs, pipes or
  * redirections (a user who wants them writes sh -c '...').
  *
- * Contract:
  * - words_split fills `w` with a NULL-terminated argv whose strings live in one
  *   buffer it owns; words_free releases both and wipes the buffer (a command line
  *   may name a secret's path). The caller may replace entries of w->argv with

@@ -3,7 +3,6 @@
  * the hub's mirror, through the cache in front of it, and changes nothing locally.
  * Internal to src/cli.
  *
- * Contract:
  * - cli_follower is the one test of "this cache is a follower" for the command
  *   line and the console: read_only = true from the config file or
  *   RAMPART_READ_ONLY.

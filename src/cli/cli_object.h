@@ -2,7 +2,6 @@
  * cli_object: the command groups of the object kinds (`rampart rules …`, `rampart
  * creds …`) as one piece of code over the kind (rampart/kind.h). Internal to src/cli.
  *
- * Contract:
  * - objects.c: the groups' command table (each command's words for each kind; a
  *   kind without a command has none), the dispatch, and the commands whose logic is
  *   the same for every kind: create (but for the kind's own options), list, get,
@@ -20,10 +19,9 @@
  * - rules.c and creds.c: what is one kind's own, each in one place: the create
  *   options (a rule's policy and action; a credential's ACL and owner, and the room
  *   its creation marker takes in the metadata), the table's and the detail view's
- *   fields, rule import, the credential token command and token printing. A kind
- *   says so through its cli_object_kind.
- * - What users see is rampart(1)'s: commands, options, messages, outputs and exit
- *   codes (cli.h's contract holds for every command here).
+ *   fields, rule import, the credential token command and token printing, told
+ *   through the kind's cli_object_kind.
+ * - What users see is rampart(1)'s; cli.h's contract holds for every command.
  */
 #ifndef RAMPART_CLI_OBJECT_H
 #define RAMPART_CLI_OBJECT_H

@@ -4,7 +4,6 @@
  * sync shows; objects.c: `--sync` of create and update; tui.c: the console's
  * settings).
  *
- * Contract:
  * - cli_sync_settings is the one place the configuration becomes a sync's pace and
  *   deadlines, for the command line and the console alike.
  * - Exit status CLI_EXIT_NO_REMOTE (5): a command's change was saved and queued,

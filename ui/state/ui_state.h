@@ -4,7 +4,6 @@
  * prompt, the status line, the log ring, the events from other threads, the raw
  * bytes for the terminal. Private to ui/.
  *
- * Contract:
  * - Dependencies run one way: keys (ui/app) -> actions (ui/app) -> views
  *   (ui/views) -> the overlays (ui/state) -> this state -> the widgets. The state
  *   calls nothing above it: it holds the views (made and freed by the loop,

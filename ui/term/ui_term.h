@@ -2,7 +2,6 @@
  * ui_term: the terminal (ncurses), in ui/term/term.c: the only code under ui/ that
  * calls curses; everything else draws into a ui_canvas. Private to ui/.
  *
- * Contract:
  * - ui_term_open sets the terminal up: newterm on stdin/stdout, cbreak, noecho,
  *   keypad, ESC delay 25 ms, mouse off, invisible cursor where the terminal can,
  *   colours unless no_color (or the terminal has none), and three windows (header,

@@ -2,7 +2,6 @@
  * ui_record: how the console shows and takes records of every kind, written once
  * over the kind's descriptor (kind.h). Private to ui/.
  *
- * Contract:
  * - Per kind there is only data (ui/views/record_kinds.c): the record view's
  *   columns and sorts, the lines of its details, the labels and extras of its
  *   create form, the wording of a row in the plan, a confirmation and the status

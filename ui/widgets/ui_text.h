@@ -4,7 +4,6 @@
  * on screen and how wide it is are termsafe's (rampart/termsafe.h), the one
  * writer the command line uses too.
  *
- * Contract:
  * - ui_text_decode reads one strictly valid UTF-8 sequence (no overlongs, no
  *   surrogates, nothing above U+10FFFF): returns its length (1-4) and the code
  *   point, or 0 for invalid input (the caller skips one byte).
