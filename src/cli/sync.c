@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include "cli_follower.h"
+#include "cli_impact.h"
+#include "cli_object.h"
 #include "cli_sync.h"
 #include "rampart/api.h"
 #include "rampart/cli.h"
@@ -58,7 +60,10 @@ static const cli_command sync_command = {
     0, 0};
 
 static const cli_command plan_command = {
-    "plan", plan_cmd, "[--json] [--detailed-exitcode]",
+    "plan", plan_cmd,
+    "[--json] [--detailed-exitcode] [--impact LOG... --policy ipp_ID [--ip-field N] "
+    "[--ip-key PATH] [--time-key PATH] [--log-format F] [--since DURATION] "
+    "[--max-addresses N] [--fail-on-lockout] [-o table|json|csv]]",
     "Show what the next sync would do; nothing is sent.",
     "Lines start with + (create), - (delete), ~ (a change: an edit to send, or\n"
     "deleted remotely and kept here for review) or ! (needs attention: failed,\n"
@@ -68,8 +73,17 @@ static const cli_command plan_command = {
     "  --detailed-exitcode  exit 0 when there is nothing to do, 2 when the plan has\n"
     "                       a line (changes queued, or rows that need attention), 1\n"
     "                       on any error (as Terraform's); without it: 0, or the\n"
-    "                       error's own status\n",
-    0, 0};
+    "                       error's own status\n"
+    "  --policy ID          with --impact: the IP policy whose decisions to compare\n\n"
+    CLI_IMPACT_HELP
+    "With --impact, further operands are logs too; -o json|csv prints the impact's\n"
+    "document only. Before: synced rules, the bases of edited ones, rules being\n"
+    "deleted, the remote side of a conflict; after: queued creates (unknown and\n"
+    "failed ones too) and edits, without queued deletes.\n"
+    "Exit status with --impact: 1 on an error, or when no line was counted or the\n"
+    "address cap was hit; 6 with --fail-on-lockout when an address would newly be\n"
+    "denied (before --detailed-exitcode's 2).\n",
+    0, -1};
 
 /* ---- the report ---- */
 
@@ -415,6 +429,7 @@ typedef struct plan_requests {
 typedef struct plan_view {
     cli_ctx *ctx;
     bool json;
+    bool quiet; /* --impact -o json|csv: the impact's document alone */
     size_t count[4]; /* + - ! ~ */
     plan_requests req;
 } plan_view;
@@ -532,9 +547,9 @@ static error_code plan_item(void *ctxp, const sync_plan_item *it, error_info *er
     (void)err;
     plan_view *v = ctxp;
     size_t index = v->count[0] + v->count[1] + v->count[2] + v->count[3];
-    if (v->json)
+    if (v->json && !v->quiet)
         put_plan_json(v, it, index);
-    else
+    else if (!v->quiet)
         put_plan_human(v->ctx, it);
     v->count[sign_index(it->sign)]++;
     count_requests(&v->req, it->object);
@@ -555,19 +570,58 @@ static bool detailed_exitcode(int argc, char **argv)
     return false;
 }
 
-/* The plan; *lines counts what it listed. */
-static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_t *lines)
+/* The plan's summary, after its lines. */
+static void put_plan_end(plan_view *v, store *st, size_t total)
+{
+    cli_ctx *ctx = v->ctx;
+    if (v->quiet)
+        return;
+    if (v->json) {
+        cli_json_array_end(ctx, total);
+        return;
+    }
+    if (total == 0) {
+        fprintf(ctx->out, "Nothing to do: the cache matches the last sync.\n");
+        return;
+    }
+    fprintf(ctx->out,
+            "\nPlan: %zu to create, %zu to delete, %zu need attention, %zu to change "
+            "or changed remotely.\n",
+            v->count[0], v->count[1], v->count[2], v->count[3]);
+    put_plan_requests(ctx, &v->req, st);
+}
+
+/* The plan; *lines counts what it listed, *impact_rc is --impact's status. */
+static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_t *lines,
+                    int *impact_rc)
 {
     plan_view v = {.ctx = ctx};
     bool detailed = false;
+    const char *policy = NULL;
+    cli_impact_args ia = {0};
     const cli_opt opts[] = {{"json", CLI_OPT_FLAG, &v.json},
-                            {"detailed-exitcode", CLI_OPT_FLAG, &detailed}};
+                            {"detailed-exitcode", CLI_OPT_FLAG, &detailed},
+                            {"policy", CLI_OPT_STRING, &policy},
+                            CLI_IMPACT_OPTS(&ia)};
     int first, rc;
     /* main leaves it to the plan, for its exit status */
     if (ctx->config_error.code && !ctx->describe)
         return cli_fail(ctx, &ctx->config_error);
-    if (!cli_parse(ctx, path, &plan_command, opts, 2, argc, argv, &first, &rc))
+    if (!cli_parse(ctx, path, &plan_command, opts, sizeof opts / sizeof opts[0], argc, argv,
+                   &first, &rc))
         return rc;
+    bool impact = cli_impact_wanted(&ia);
+    if (!impact && (first < argc || policy))
+        return cli_usage_error(ctx, path, "%s go%s with --impact LOG",
+                               first < argc ? "log operands" : "--policy",
+                               first < argc ? "" : "es");
+    cli_impact im;
+    rc = cli_impact_prepare(ctx, path, &ia, policy, v.json, &im);
+    if (rc != CLI_GO_ON)
+        return rc;
+    im.more = argv + first;
+    im.nmore = (size_t)(argc - first);
+    v.quiet = impact && cli_impact_document(&im);
     store *st = cli_store_existing(ctx);
     if (!st)
         return ctx->store_exit;
@@ -576,20 +630,9 @@ static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_
         return cli_fail(ctx, &e);
     size_t total = v.count[0] + v.count[1] + v.count[2] + v.count[3];
     *lines = total;
-    if (v.json) {
-        cli_json_array_end(ctx, total);
-        return CLI_EXIT_OK;
-    }
-    if (total == 0)
-        fprintf(ctx->out, "Nothing to do: the cache matches the last sync.\n");
-    else
-    {
-        fprintf(ctx->out,
-                "\nPlan: %zu to create, %zu to delete, %zu need attention, %zu to change "
-                "or changed remotely.\n",
-                v.count[0], v.count[1], v.count[2], v.count[3]);
-        put_plan_requests(ctx, &v.req, st);
-    }
+    put_plan_end(&v, st, total);
+    if (impact)
+        *impact_rc = cli_impact_run(&im, st, NULL, 0, "the queued changes");
     return CLI_EXIT_OK;
 }
 
@@ -601,7 +644,10 @@ int cli_sync(cli_ctx *ctx, const char *path, int argc, char **argv)
 static int plan_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     size_t lines = 0;
-    int rc = plan_run(ctx, path, argc, argv, &lines);
+    int impact_rc = CLI_EXIT_OK;
+    int rc = plan_run(ctx, path, argc, argv, &lines, &impact_rc);
+    if (rc == CLI_EXIT_OK && impact_rc != CLI_EXIT_OK)
+        return impact_rc;
     if (!detailed_exitcode(argc, argv))
         return rc;
     if (rc != CLI_EXIT_OK)
