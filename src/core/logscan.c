@@ -643,6 +643,17 @@ typedef struct reader {
     bool skipping; /* inside a line longer than LOGSCAN_LINE_MAX */
 } reader;
 
+static void count_too_long(logscan *ls)
+{
+    ls->st.lines++;
+    ls->line_no++;
+    if (!ls->st.bad && !ls->st.too_long) {
+        ls->st.bad_file = ls->st.files - 1;
+        ls->st.bad_line = ls->line_no;
+    }
+    ls->st.too_long++;
+}
+
 /* The complete lines of buf[0..have), the rest kept for the next chunk. */
 static void scan_chunk(logscan *ls, reader *r)
 {
@@ -651,6 +662,8 @@ static void scan_chunk(logscan *ls, reader *r)
     while (!ls->failed && (nl = memchr(p, '\n', (size_t)(end - p)))) {
         if (r->skipping)
             r->skipping = false;
+        else if ((size_t)(nl - p) > LOGSCAN_LINE_MAX)
+            count_too_long(ls);
         else
             scan_line(ls, p, (size_t)(nl - p));
         p = nl + 1;
@@ -662,13 +675,7 @@ static void scan_chunk(logscan *ls, reader *r)
         r->have = 0;
     } else if (rest > LOGSCAN_LINE_MAX) {
         r->skipping = true;
-        ls->st.lines++;
-        ls->line_no++;
-        if (!ls->st.bad && !ls->st.too_long) {
-            ls->st.bad_file = ls->st.files - 1;
-            ls->st.bad_line = ls->line_no;
-        }
-        ls->st.too_long++;
+        count_too_long(ls);
         r->have = 0;
     } else {
         memmove(ls->buf, p, rest);
