@@ -481,9 +481,10 @@ static int report_all(report *r)
         put_text(r);
     fflush(im->ctx->out);
     put_reading(r);
+    int rc = incomplete(r); /* said whatever the lockout */
     if (im->fail_on_lockout && r->res->denied_addresses)
         return CLI_EXIT_LOCKOUT;
-    return incomplete(r);
+    return rc;
 }
 
 int cli_impact_run(cli_impact *im, store *st, const impact_change *changes, size_t n,
