@@ -86,7 +86,8 @@ error_code impact_index_load(store *st, const char *policy_id, const impact_chan
 size_t impact_index_rules(const impact_index *ix);
 size_t impact_index_changed(const impact_index *ix);
 
-/* A rule of the index, for printing. `label`: "synced" (both sides), "pending"
+/* A rule of the index, for printing (an IPv4-mapped rule's cidr as the IPv4
+ * prefix it decides as). `label`: "synced" (both sides), "pending"
  * (after only), "apply" (after only, from an apply), "removed" (before only). */
 typedef struct impact_rule_info {
     const char *id; /* "" for an apply's create */

@@ -18,11 +18,11 @@
 enum { SIDE_BEFORE = 0, SIDE_AFTER = 1 };
 
 typedef struct irule {
-    validate_prefix pfx;
-    uint32_t id; /* offset in text */
+    uint32_t node; /* its prefix */
+    uint32_t id;   /* offset in text */
     uint8_t action, sides;
     bool apply;
-} irule;
+} irule; /* 12 bytes: a prefix is kept once, in its node */
 
 typedef struct inode {
     uint64_t key[2];
@@ -190,7 +190,7 @@ error_code impact_index_add(impact_index *ix, const validate_prefix *pfx, model_
         return err->code;
     uint32_t r = (uint32_t)ix->nrules++;
     irule *rule = &ix->rules[r];
-    rule->pfx = *pfx;
+    rule->node = n;
     rule->id = (uint32_t)ix->ntext;
     rule->action = (uint8_t)action;
     rule->sides = (uint8_t)sides;
@@ -227,8 +227,12 @@ void impact_rule_get(const impact_index *ix, uint32_t rule, impact_rule_info *ou
         return;
     }
     const irule *r = &ix->rules[rule];
+    const inode *n = &ix->nodes[r->node];
+    validate_prefix p = {.family = n->family ? 6 : 4, .bits = n->bits};
+    for (size_t i = 0; i < 16; i++)
+        p.addr[i] = (uint8_t)(n->key[i / 8] >> (56 - 8 * (i % 8)));
     out->id = ix->text + r->id;
-    cidrset_format(&r->pfx, out->cidr);
+    cidrset_format(&p, out->cidr);
     out->action = (model_action)r->action;
     out->sides = r->sides;
     out->label = r->sides == IMPACT_BOTH     ? "synced"
