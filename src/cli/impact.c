@@ -263,7 +263,8 @@ static void put_text(const report *r)
                      plural(r->requests, "", "s"), grouped(r->naddrs, b, sizeof b),
                      plural(r->naddrs, "", "es"));
     if (!res->nflips) {
-        fprintf(out, "No address changes its decision.\n");
+        fprintf(out, "No address changes its decision%s.\n",
+                impact_index_changed(r->ix) ? "" : ": no queued change touches the policy");
         return;
     }
     size_t shown = res->nflips < TEXT_FLIPS_SHOWN ? res->nflips : TEXT_FLIPS_SHOWN;
@@ -504,6 +505,13 @@ int cli_impact_run(cli_impact *im, store *st, const impact_change *changes, size
     if (logscan_new(&o, &ls, &e) != ERROR_OK || read_logs(im, ls, &e) != ERROR_OK ||
         impact_index_load(st, im->policy, changes, n, &ix, &e) != ERROR_OK) {
         cli_fail(ctx, &e);
+        goto done;
+    }
+    if (!impact_index_rules(ix)) {
+        /* a mistyped id, most likely: every address would be denied on both sides */
+        fprintf(ctx->err, "%s: policy %s has no rules in this cache, before or after: "
+                "nothing to compare (see: %s rules list --policy %s)\n", ctx->program,
+                im->policy, ctx->program, im->policy);
         goto done;
     }
     report r = {.im = im, .ix = ix, .st = logscan_get_stats(ls), .res = &res, .what = what};

@@ -40,7 +40,7 @@ awk -v n="$lines" -v m="$addrs" 'BEGIN {
     for (s = 0; s < 86400; s++)
         t[s] = sprintf("[28/Nov/2026:%02d:%02d:%02d +0000]", int(s / 3600), int(s / 60) % 60, s % 60);
     for (k = 0; k < n; k++)
-        printf "%s - - %s \"GET /shop/item?id=%d HTTP/1.1\" 200 5123 \"https://example.com/\" \"Mozilla/5.0 (X11; Linux x86_64)\"\n",
+        printf "%s - - %s \"GET /item?id=%d HTTP/1.1\" 200 5123 \"-\" \"Mozilla/5.0 (X11)\"\n",
             a[k % m], t[int(k / 116) % 86400], k % 9973;
 }' >"$work/access.log"
 size_mb=$(du -m "$work/access.log" | cut -f1)

@@ -157,6 +157,8 @@ run --db "$db" plan --policy $P --impact "$tmp/combined.log" --json
 check "--json with --impact: refused, naming -o json" refused 2 "-o json"
 run --db "$db" plan --policy $P --impact "$tmp/combined.log" --since 5x
 check "a bad duration: exit 2" refused 2 "not a duration"
+run --db "$db" plan --policy ipp_2VhYfCwqPkX0n4sF5nYfW3eJzzz --impact "$tmp/combined.log"
+check "a policy with no rules here: exit 1, said" refused 1 "has no rules in this cache"
 run --db "$db" plan --policy $P --impact "$tmp/nonexistent.log"
 check "a log that is not there: exit 1, named" refused 1 "cannot open .*nonexistent\.log"
 
@@ -180,3 +182,4 @@ check "setup: the queue synced" status_is 0
 run --db "$db" plan --policy $P --impact "$tmp/combined.log" --fail-on-lockout
 check "after the sync: nothing flips, exit 0" sh -c '[ "$0" -eq 0 ] && grep -q "No address changes" "$1"' \
     "$status" "$tmp/out"
+check "after the sync: says no queued change touches the policy" out_has "no queued change touches"
