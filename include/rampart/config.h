@@ -16,7 +16,7 @@
  *   ERROR_FORMAT with the file and line number. Keys: db, api_url, api_key,
  *   key_command, version_header, the whole numbers rate, window, share,
  *   give_up_windows, timeout, low_speed, low_speed_time, max_backoff, auto_pull,
- *   mirror_max_age (config_key says what each is; config_set checks each against
+ *   mirror_max_age, impact_log (config_key says what each is; config_set checks each against
  *   its range), and the switch read_only (true/false, yes/no, on/off, 1/0, any
  *   case; kept as "true" or "false": config_flag reads it).
  * - Profiles: a line `[profile.NAME]` starts the section of profile NAME, which
@@ -96,6 +96,8 @@ typedef enum config_key {
     CONFIG_AUTO_PULL,     /* an idle console pulls this often, seconds; 0: never */
     CONFIG_READ_ONLY,     /* "true": the remote is a hub's mirror: pull only, no
                              local change (a follower of a fleet) */
+    CONFIG_IMPACT_LOG,    /* access logs (words: paths) the console's pending view
+                             reads to say whom the queue would flip; "": none */
     CONFIG_MIRROR_MAX_AGE, /* how long caches may reuse the agent's mirror replies,
                               seconds; 0: revalidate every time */
     CONFIG_KEY_COUNT

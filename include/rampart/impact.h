@@ -140,4 +140,16 @@ error_code impact_eval(const impact_index *ix, const logscan_addr *addrs, size_t
 
 void impact_result_free(impact_result *r);
 
+/* What the whole queue does to the addresses of a log: every policy of the cache
+ * that a queued change touches, each decided as impact_index_load and
+ * impact_eval do, the flips added up (the console's pending view). */
+typedef struct impact_totals {
+    size_t policies; /* policies a queued change touches */
+    size_t denied_addresses, allowed_addresses;
+    uint64_t denied_requests, allowed_requests;
+} impact_totals;
+
+error_code impact_queue_totals(store *st, const logscan_addr *addrs, size_t n,
+                               impact_totals *out, error_info *err);
+
 #endif

@@ -67,6 +67,10 @@ typedef struct logscan_opts {
     size_t max_addresses;     /* 0: LOGSCAN_MAX_ADDRESSES_DEFAULT */
     logscan_progress_fn progress; /* may be NULL */
     void *progress_ctx;
+    /* Asked before each chunk (1 MiB) of a file; false stops the reading with
+     * ERROR_STATE (a console leaving). NULL: read to the end. */
+    bool (*keep_going)(void *ctx);
+    void *keep_going_ctx;
 } logscan_opts;
 
 /* A distinct address: first/last INT64_MAX/INT64_MIN when no line had a time. */

@@ -51,6 +51,7 @@ static const struct {
     [CONFIG_AUTO_PULL] = {"auto_pull", "RAMPART_AUTO_PULL", "300", 0, 604800,
                           "seconds (0: off)"},
     [CONFIG_READ_ONLY] = {"read_only", "RAMPART_READ_ONLY", "false", 0, 0, NULL},
+    [CONFIG_IMPACT_LOG] = {"impact_log", "RAMPART_IMPACT_LOG", "", 0, 0, NULL},
     [CONFIG_MIRROR_MAX_AGE] = {"mirror_max_age", "RAMPART_MIRROR_MAX_AGE", "30", 0, 86400,
                                "seconds (0: caches revalidate every time)"},
 };

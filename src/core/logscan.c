@@ -737,6 +737,10 @@ error_code logscan_file(logscan *ls, const char *path, error_info *err)
     reader r = {0};
     error_code rc = ERROR_OK;
     while (!ls->failed) {
+        if (ls->o.keep_going && !ls->o.keep_going(ls->o.keep_going_ctx)) {
+            rc = error_set(err, ERROR_STATE, "reading %s: stopped", label);
+            break;
+        }
         int got = gzread(gz, ls->buf + r.have, CHUNK);
         if (got < 0) {
             int zerr;

@@ -465,6 +465,22 @@ static void test_queued_changes(void **state)
     assert_int_equal(r.rules[1].requests, 3);
     impact_result_free(&r);
     impact_index_free(ix);
+    /* the whole queue, as the console adds it up: this policy, plus one whose
+     * only rule is synced (no change: not counted) */
+    model_object o = ts_rule("ipp_2VhYfCwqPkX0n4sF5nYfW3eJb2b", "0.0.0.0/0", D,
+                             MODEL_STATE_SYNCED);
+    strcpy(o.rule.id, "ipr_2VhYfCwqPkX0n4sF5nYfW3eJc99");
+    ts_insert(f->st, &o, NULL);
+    impact_totals t;
+    error_info e;
+    size_t na;
+    const logscan_addr *addrs = logscan_addrs(f->ls, &na);
+    assert_int_equal(impact_queue_totals(f->st, addrs, na, &t, &e), ERROR_OK);
+    assert_int_equal(t.policies, 1);
+    assert_int_equal(t.denied_addresses, 3);
+    assert_int_equal(t.denied_requests, 6);
+    assert_int_equal(t.allowed_addresses, 2);
+    assert_int_equal(t.allowed_requests, 5);
 }
 
 /* An apply's changes: a synced rule removed, one moved, one created. */

@@ -565,3 +565,47 @@ error_code impact_index_load(store *st, const char *policy_id, const impact_chan
     *out = L.ix;
     return ERROR_OK;
 }
+
+/* ---- the whole queue ---- */
+
+static error_code add_policy(store *st, const char *policy, const logscan_addr *addrs,
+                             size_t n, impact_totals *out, error_info *err)
+{
+    impact_index *ix = NULL;
+    error_code rc = impact_index_load(st, policy, NULL, 0, &ix, err);
+    if (rc != ERROR_OK || !impact_index_changed(ix)) {
+        impact_index_free(ix);
+        return rc;
+    }
+    impact_result r = {0};
+    rc = impact_eval(ix, addrs, n, &r, err);
+    if (rc == ERROR_OK) {
+        out->policies++;
+        out->denied_addresses += r.denied_addresses;
+        out->denied_requests += r.denied_requests;
+        out->allowed_addresses += r.allowed_addresses;
+        out->allowed_requests += r.allowed_requests;
+    }
+    impact_result_free(&r);
+    impact_index_free(ix);
+    return rc;
+}
+
+error_code impact_queue_totals(store *st, const logscan_addr *addrs, size_t n,
+                               impact_totals *out, error_info *err)
+{
+    enum { IDS = 64 };
+    memset(out, 0, sizeof *out);
+    char ids[IDS][MODEL_ID_MAX + 1], after[MODEL_ID_MAX + 1] = "";
+    for (;;) {
+        size_t got = 0;
+        error_code rc = store_policy_ids(st, after, ids, IDS, &got, err);
+        for (size_t i = 0; rc == ERROR_OK && i < got; i++)
+            rc = add_policy(st, ids[i], addrs, n, out, err);
+        if (rc != ERROR_OK)
+            return rc;
+        if (got < IDS)
+            return ERROR_OK;
+        memcpy(after, ids[got - 1], sizeof after);
+    }
+}
