@@ -426,15 +426,20 @@ static void put_reading(const report *r)
         fprintf(ctx->err, "%s: %s lines older than --since left out\n", ctx->program,
                 grouped(st->old, a, sizeof a));
     uint64_t private_reqs = 0;
-    for (size_t i = 0; i < r->naddrs; i++)
-        if (logscan_addr_private(&r->addrs[i].addr))
+    size_t private_addrs = 0;
+    for (size_t i = 0; i < r->naddrs; i++) {
+        if (logscan_addr_private(&r->addrs[i].addr)) {
+            private_addrs++;
             private_reqs += r->addrs[i].requests;
-    if (r->requests && private_reqs * 100 > r->requests * PRIVATE_PERCENT)
-        fprintf(ctx->err, "%s: warning: %llu%% of the requests come from loopback or private "
-                "addresses: the log is probably written behind a proxy or a tunnel agent; "
-                "name the field that holds the client's address with --ip-field N (or "
-                "--ip-key for JSON)\n", ctx->program,
-                (unsigned long long)(private_reqs * 100 / r->requests));
+        }
+    }
+    if (r->requests && (private_addrs * 100 > r->naddrs * PRIVATE_PERCENT ||
+                        private_reqs * 100 > r->requests * PRIVATE_PERCENT))
+        fprintf(ctx->err, "%s: warning: %zu of %zu addresses (%llu%% of the requests) are "
+                "loopback or private: the log is probably written behind a proxy or a "
+                "tunnel agent; name the field that holds the client's address with "
+                "--ip-field N (or --ip-key for JSON)\n", ctx->program, private_addrs,
+                r->naddrs, (unsigned long long)(private_reqs * 100 / r->requests));
 }
 
 /* 1 when nothing could be checked, or not everything. */
