@@ -31,6 +31,7 @@ check "nothing queued: the header says no client flips" screen 1 "impact: no cli
 
 run --db "$db" rules create --policy $P --action deny --cidr 203.0.113.0/24
 run --db "$db" rules delete ipr_2VhYfCwqPkX0n4sF5nYfW3eJc02
+# shellcheck disable=SC2089,SC2090 # the quotes are the setting's (words), not the shell's
 export RAMPART_IMPACT_LOG="'$tmp/a.log.gz'"
 play queued --size 120x30 <<'EOF'
 key 3
@@ -44,6 +45,7 @@ check "the pending view's header: 1 denied, 1 allowed" \
     screen 1 "impact: 1 denied (3 req), 1 allowed (1 req)"
 check "only the pending view shows it" no_screen 2 "impact:"
 
+# shellcheck disable=SC2090
 export RAMPART_IMPACT_LOG="$tmp/missing.log"
 play missing <<'EOF'
 key 3
