@@ -148,6 +148,17 @@ printf 'nothing here\n' >"$tmp/junk.log"
 run --db "$db" plan --policy $P --impact "$tmp/junk.log" --fail-on-lockout
 check "no line counted: exit 1" refused 1 "no line of the logs was counted"
 
+# ---- a progress line, on a terminal only (every 1,048,576 lines) ----
+awk 'BEGIN { for (i = 0; i < 1100000; i++) print "198.51.100." (i % 200) }' >"$tmp/long.log"
+run --db "$db" plan --policy $P --impact "$tmp/long.log"
+check "not a terminal: no progress line" err_lacks "reading .*long\.log"
+if command -v script >/dev/null 2>&1; then
+    script -qc "\"$RAMPART\" --db \"$db\" plan --policy $P --impact \"$tmp/long.log\" >/dev/null" \
+        "$tmp/typescript" >/dev/null 2>&1
+    check "on a terminal: the progress line counts the lines read" \
+        grep -q "reading .*long\.log: 1\.0M lines" "$tmp/typescript"
+fi
+
 # ---- bad usage ----
 run --db "$db" plan --impact "$tmp/combined.log"
 check "no --policy: exit 2" refused 2 "needs --policy"
