@@ -20,7 +20,7 @@ INSTALL     ?= install
 # the missing ones.
 LIB_DEBS  := ncursesw=libncurses-dev libcurl=libcurl4-openssl-dev sqlite3=libsqlite3-dev \
              jansson=libjansson-dev cmocka=libcmocka-dev libmicrohttpd=libmicrohttpd-dev \
-             yaml-0.1=libyaml-dev
+             yaml-0.1=libyaml-dev zlib=zlib1g-dev
 TOOL_DEBS := tmux=tmux curl=curl sqlite3=sqlite3 man=man-db python3=python3 nginx=nginx zsh=zsh
 PKGS      := $(foreach p,$(LIB_DEBS),$(firstword $(subst =, ,$(p))))
 DEB_PKGS  := pkg-config $(foreach p,$(LIB_DEBS),$(lastword $(subst =, ,$(p))))
@@ -66,7 +66,7 @@ WARN    := -std=c11 -Wall -Wextra $(WERROR) -Wshadow -Wpointer-arith -Wstrict-pr
 WCONV   := -Wconversion -Wno-sign-conversion
 DEFS    := -D_GNU_SOURCE -DRAMPART_VERSION=\"$(VERSION)\"
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs ncursesw libcurl sqlite3 jansson libmicrohttpd yaml-0.1 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs ncursesw libcurl sqlite3 jansson libmicrohttpd yaml-0.1 zlib 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 # CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS belong to whoever builds: the command line

@@ -39,7 +39,9 @@ typedef enum cli_exit {
     CLI_EXIT_FAILURE = 1,   /* runtime failure: database, file system */
     CLI_EXIT_USAGE = 2,     /* bad flag, bad value, bad file, unsafe config */
     CLI_EXIT_NOT_FOUND = 3, /* no such record, or its token is not held here */
-    CLI_EXIT_NOT_CONVERGED = 4 /* a sync left rows pending or failed, or could not run */
+    CLI_EXIT_NOT_CONVERGED = 4, /* a sync left rows pending or failed, or could not run */
+    /* 5: CLI_EXIT_NO_REMOTE (cli_sync.h) */
+    CLI_EXIT_LOCKOUT = 6 /* --fail-on-lockout: an address of the logs would newly be denied */
 } cli_exit;
 
 typedef struct cli_ctx {

@@ -66,6 +66,8 @@ typedef enum config_key {
                              one of config_color's names (config_color) */
     CONFIG_READ_ONLY,     /* "true": the remote is a hub's mirror: pull only, no
                              local change (a follower of a fleet) */
+    CONFIG_IMPACT_LOG,    /* access logs (words: paths) the console's pending view
+                             reads to say whom the queue would flip; "": none */
     CONFIG_MIRROR_MAX_AGE, /* how long caches may reuse the agent's mirror replies,
                               seconds; 0: revalidate every time */
     CONFIG_KEY_COUNT

@@ -81,6 +81,8 @@ struct ui_options {
     bool no_color;           /* also set when NO_COLOR is in the environment */
     bool agent;              /* start the local agent endpoint while open */
     const char *agent_listen;/* NULL: the agent's default socket */
+    const char *impact_log;  /* access logs (words) whose clients the pending view
+                                says the queue would flip; NULL or "": none */
     /* headless */
     const char *script;      /* path of a key script; NULL: a real terminal */
     FILE *dump;              /* where dumps go (headless) */

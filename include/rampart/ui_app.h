@@ -148,7 +148,8 @@ typedef enum ui_event_kind {
     UI_EVENT_SYNC_PROGRESS, /* progress */
     UI_EVENT_SYNC_LOG,      /* level + line */
     UI_EVENT_SYNC_DONE,     /* report + code + line (the error message) */
-    UI_EVENT_AGENT_LOG      /* line (an audit line) */
+    UI_EVENT_AGENT_LOG,     /* line (an audit line) */
+    UI_EVENT_IMPACT         /* line: the pending view's impact summary */
 } ui_event_kind;
 
 typedef struct ui_event {

@@ -12,6 +12,7 @@
 
 #include "cli_apply.h"
 #include "cli_follower.h"
+#include "cli_impact.h"
 #include "cli_object.h"
 #include "cli_sync.h"
 #include "rampart/termsafe.h"
@@ -25,7 +26,9 @@ static const cli_command apply_command = {
     "apply", apply_cmd,
     "--policy ipp_ID --action allow|deny [--name NAME] [--key PATH]... [--aggregate] "
     "[--adopt] [--skip-conflicts] [--description TEXT] [--allow-empty] [--dry-run] [--sync] "
-    "[--json] FILE|-",
+    "[--json] [--impact LOG... [--ip-field N] [--ip-key PATH] [--time-key PATH] "
+    "[--log-format F] [--since DURATION] [--max-addresses N] [--fail-on-lockout] "
+    "[-o table|json|csv]] FILE|-",
     "Make the policy's rules of one action and NAME equal to a list of CIDRs.",
     "The list (FILE, or - for standard input) is plain text, one CIDR or address per\n"
     "line ('#' or ';' starts a comment; a trailing comment becomes the new rule's\n"
@@ -67,9 +70,15 @@ static const cli_command apply_command = {
     "  --json              one JSON object: overlaps, the plan, requests, the result\n\n"
     "The plan says how many requests the next sync sends for it and how long the\n"
     "account's budget (settings rate, window, share) needs for them.\n"
+    CLI_IMPACT_HELP
+    "--impact goes with --dry-run: before is the policy as the remote holds it, after\n"
+    "as it will be with the queued changes and this apply; -o json|csv prints the\n"
+    "impact's document only.\n\n"
     "Exit status: 0 queued (or nothing to do; with --sync, every rule it queued is in\n"
     "force remotely); 2 a bad list or option, or conflicts (nothing queued); 4 --sync\n"
-    "left some of its rows pending; 5 --sync with no remote (queued).\n",
+    "left some of its rows pending; 5 --sync with no remote (queued); with --impact:\n"
+    "1 on an error or when nothing could be checked, 6 with --fail-on-lockout when an\n"
+    "address would newly be denied.\n",
     1, 1, NULL};
 
 /* ---- options ---- */
@@ -367,6 +376,54 @@ static int conflicts_refused(cli_apply_run *run)
     return CLI_EXIT_USAGE;
 }
 
+/* What the plan does to the after side, for --impact. */
+static error_code impact_changes(const cli_apply_run *run, impact_change **out, size_t *n,
+                                 error_info *e)
+{
+    *out = calloc(run->plan.nops ? run->plan.nops : 1, sizeof **out);
+    *n = 0;
+    if (!*out)
+        return error_set(e, ERROR_NOMEM, "out of memory");
+    for (size_t i = 0; i < run->plan.nops; i++) {
+        const apply_op *op = &run->plan.ops[i];
+        impact_change *c = &(*out)[*n];
+        const apply_rule *rule = op->rule != SIZE_MAX ? &run->plan.rules[op->rule] : NULL;
+        if (op->entry != SIZE_MAX)
+            c->pfx = run->list.items[op->entry].pfx;
+        c->action = run->req.action;
+        if (rule)
+            snprintf(c->rule_id, sizeof c->rule_id, "%s", rule->id);
+        switch (op->kind) {
+        case APPLY_DELETE:
+            c->kind = IMPACT_CHANGE_REMOVE;
+            break;
+        case APPLY_EDIT:
+            c->kind = IMPACT_CHANGE_MOVE;
+            break;
+        case APPLY_RETRY:
+        case APPLY_CREATE:
+            c->kind = IMPACT_CHANGE_ADD;
+            break;
+        default: /* conflicts and blocked rules stay as they are; a drop is on no side */
+            continue;
+        }
+        (*n)++;
+    }
+    return ERROR_OK;
+}
+
+static int run_impact(cli_apply_run *run, store *st)
+{
+    impact_change *changes = NULL;
+    size_t n = 0;
+    error_info e = {0};
+    if (impact_changes(run, &changes, &n, &e) != ERROR_OK)
+        return cli_fail(run->ctx, &e);
+    int rc = cli_impact_run(run->impact, st, changes, n, "this apply");
+    free(changes);
+    return rc;
+}
+
 static int plan_and_queue(cli_apply_run *run)
 {
     store *st = cli_store(run->ctx);
@@ -376,7 +433,8 @@ static int plan_and_queue(cli_apply_run *run)
     if (apply_plan_build(st, &run->req, &run->plan, &e) != ERROR_OK)
         return cli_fail(run->ctx, &e);
     budget_figures(run, st);
-    if (!run->json)
+    bool document = run->impact && cli_impact_document(run->impact);
+    if (!run->json && !document)
         cli_apply_show_plan(run);
     int rc = CLI_EXIT_OK;
     if (run->plan.count[APPLY_CONFLICT] && !run->skip_conflicts)
@@ -385,6 +443,8 @@ static int plan_and_queue(cli_apply_run *run)
         rc = queue(run, st);
     if (run->json)
         cli_apply_show_json(run);
+    if (rc == CLI_EXIT_OK && run->impact)
+        rc = run_impact(run, st);
     if (rc == CLI_EXIT_OK && run->sync && run->nown)
         rc = cli_object_push(run->ctx, (const sync_row_ref *)(void *)run->own.data, run->nown);
     return rc;
@@ -394,6 +454,8 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     apply_args a = {.name = APPLY_NAME_DEFAULT};
     cli_apply_run run = {.ctx = ctx};
+    cli_impact_args ia = {0};
+    cli_impact im;
     const cli_opt opts[] = {
         {"policy", CLI_OPT_STRING, &a.policy},
         {"action", CLI_OPT_CHOICE, &(cli_choice){&a.action, cli_action_choices, NULL}},
@@ -407,6 +469,7 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         {"dry-run", CLI_OPT_FLAG, &run.dry_run},
         {"sync", CLI_OPT_FLAG, &run.sync},
         {"json", CLI_OPT_FLAG, &run.json},
+        CLI_IMPACT_OPTS(&ia),
     };
     int first, rc;
     if (!cli_parse(ctx, path, &apply_command, opts, sizeof opts / sizeof opts[0], argc, argv,
@@ -416,6 +479,13 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         return cli_follower_refuse(ctx, path);
     run.req.name = a.name;
     rc = check_args(ctx, path, &a, &run);
+    if (rc == CLI_GO_ON && cli_impact_wanted(&ia) && !run.dry_run)
+        rc = cli_usage_error(ctx, path, "--impact goes with --dry-run (once queued, 'rampart "
+                             "plan --impact' shows it)");
+    if (rc == CLI_GO_ON)
+        rc = cli_impact_prepare(ctx, path, &ia, a.policy, run.json, &im);
+    if (rc == CLI_GO_ON && cli_impact_wanted(&ia))
+        run.impact = &im;
     const char *file = argv[first];
     run.label = strcmp(file, "-") == 0 ? "stdin" : file;
     /* The list first: a bad one must not leave a new, empty database behind. */

@@ -14,6 +14,8 @@
 #include "rampart/cidrset.h"
 #include "rampart/cli.h"
 
+struct cli_impact;
+
 /* One entry of the list inside another (found before merging or deduping). */
 typedef struct cli_apply_overlap {
     char inner[MODEL_CIDR_MAX + 1], outer[MODEL_CIDR_MAX + 1];
@@ -40,6 +42,7 @@ typedef struct cli_apply_run {
     buf_t own;                /* sync_row_refs: the rules this apply owns that a
                                  sync has still to send or settle (after queueing) */
     size_t nown;
+    struct cli_impact *impact; /* --impact (a dry run): its options; NULL: none */
 } cli_apply_run;
 
 /* The overlaps and duplicates of the list, on stderr (text) or kept for JSON. */

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include "cli_follower.h"
+#include "cli_impact.h"
+#include "cli_object.h"
 #include "cli_sync.h"
 #include "rampart/api.h"
 #include "rampart/cli.h"
@@ -58,7 +60,10 @@ static const cli_command sync_command = {
     0, 0, NULL};
 
 static const cli_command plan_command = {
-    "plan", plan_cmd, "[-o table|json|yaml] [--json] [--detailed-exitcode]",
+    "plan", plan_cmd,
+    "[-o table|json|yaml] [--json] [--detailed-exitcode] [--impact LOG... [--policy ipp_ID] "
+    "[--ip-field N] [--ip-key PATH] [--time-key PATH] [--log-format F] [--since DURATION] "
+    "[--max-addresses N] [--fail-on-lockout] [-o table|json|csv]]",
     "Show what the next sync would do; nothing is sent.",
     "Lines start with + (create), - (delete), ~ (a change: an edit to send, or\n"
     "deleted remotely and kept here for review) or ! (needs attention: failed,\n"
@@ -74,8 +79,17 @@ static const cli_command plan_command = {
     "  --detailed-exitcode  exit 0 when there is nothing to do, 2 when the plan has\n"
     "                       a line (changes queued, or rows that need attention), 1\n"
     "                       on any error (as Terraform's); without it: 0, or the\n"
-    "                       error's own status\n",
-    0, 0, NULL};
+    "                       error's own status\n"
+    "  --policy ID          with --impact: the IP policy whose decisions to compare\n\n"
+    CLI_IMPACT_HELP
+    "With --impact, further operands are logs too; -o json|csv prints the impact's\n"
+    "document only. Before: synced rules, the bases of edited ones, rules being\n"
+    "deleted, the remote side of a conflict; after: queued creates (unknown and\n"
+    "failed ones too) and edits, without queued deletes.\n"
+    "Exit status with --impact: 1 on an error, or when no line was counted or the\n"
+    "address cap was hit; 6 with --fail-on-lockout when an address would newly be\n"
+    "denied (before --detailed-exitcode's 2).\n",
+    0, -1, NULL};
 
 /* ---- the report ---- */
 
@@ -405,6 +419,7 @@ typedef struct plan_requests {
 typedef struct plan_view {
     cli_ctx *ctx;
     bool document;   /* json or yaml: the items go into the document's array */
+    bool quiet;      /* --impact -o json|csv: the impact's document alone */
     size_t count[4]; /* + - ! ~ */
     plan_requests req;
 } plan_view;
@@ -556,7 +571,9 @@ static error_code plan_item(void *ctxp, const sync_plan_item *it, error_info *er
     (void)err;
     plan_view *v = ctxp;
     size_t index = v->count[0] + v->count[1] + v->count[2] + v->count[3];
-    if (v->document)
+    if (v->quiet)
+        ; /* counted only */
+    else if (v->document)
         put_plan_json(v, it, index);
     else
         put_plan_human(v->ctx, it);
@@ -592,6 +609,8 @@ static int plan_show(cli_ctx *ctx, store *st, plan_view *v, size_t *lines)
     }
     size_t total = v->count[0] + v->count[1] + v->count[2] + v->count[3];
     *lines = total;
+    if (v->quiet)
+        return CLI_EXIT_OK;
     plan_cost cost;
     plan_cost_of(ctx, &v->req, st, &cost);
     if (v->document) {
@@ -609,24 +628,51 @@ static int plan_show(cli_ctx *ctx, store *st, plan_view *v, size_t *lines)
     return CLI_EXIT_OK;
 }
 
-/* The plan; *lines counts what it listed. */
-static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_t *lines)
+/* plan's -o: its own forms, and csv for --impact's document (cli_choices_fn). */
+static void plan_put_formats(FILE *out, const void *unused)
+{
+    cli_report_put_formats(out, unused);
+    fputs("csv\n", out);
+}
+
+/* The plan; *lines counts what it listed, *impact_rc is --impact's status. */
+static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_t *lines,
+                    int *impact_rc)
 {
     plan_view v = {.ctx = ctx};
     bool detailed = false, json = false;
-    const char *output = NULL;
-    const cli_opt opts[] = {CLI_REPORT_OPTS(&output, &json),
-                            {"detailed-exitcode", CLI_OPT_FLAG, &detailed}};
+    const char *output = NULL, *policy = NULL;
+    cli_impact_args ia = {0};
+    const cli_opt opts[] = {{"output", CLI_OPT_OUTPUT, &(cli_choice){&output, plan_put_formats, NULL}},
+                            {"json", CLI_OPT_FLAG, &json},
+                            {"detailed-exitcode", CLI_OPT_FLAG, &detailed},
+                            {"policy", CLI_OPT_STRING, &policy},
+                            CLI_IMPACT_INPUT_OPTS(&ia)};
     int first, rc;
-    cli_output_format format;
+    cli_output_format format = CLI_OUTPUT_DEFAULT;
     /* main leaves it to the plan, for its exit status */
     if (ctx->config_error.code && !ctx->describe)
         return cli_fail(ctx, &ctx->config_error);
     if (!cli_parse(ctx, path, &plan_command, opts, sizeof opts / sizeof opts[0], argc, argv,
                    &first, &rc))
         return rc;
-    if (!cli_output_choose(ctx, path, output, json, true, &format))
+    bool impact = cli_impact_wanted(&ia);
+    if (!impact && (first < argc || policy))
+        return cli_usage_error(ctx, path, "%s go%s with --impact LOG",
+                               first < argc ? "log operands" : "--policy",
+                               first < argc ? "" : "es");
+    cli_impact im;
+    ia.output = impact ? output : NULL; /* with --impact, -o is the impact's */
+    rc = cli_impact_prepare(ctx, path, &ia, policy, json, &im);
+    if (rc != CLI_GO_ON)
+        return rc;
+    if (impact) {
+        im.more = argv + first;
+        im.nmore = (size_t)(argc - first);
+        v.quiet = cli_impact_document(&im);
+    } else if (!cli_output_choose(ctx, path, output, json, true, &format)) {
         return CLI_EXIT_USAGE;
+    }
     store *st = cli_store_existing(ctx);
     if (!st)
         return ctx->store_exit;
@@ -634,7 +680,10 @@ static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_
     cli_report report;
     if (!cli_report_begin(ctx, &report, format))
         return CLI_EXIT_FAILURE;
-    return cli_report_end(ctx, &report, plan_show(ctx, st, &v, lines));
+    rc = cli_report_end(ctx, &report, plan_show(ctx, st, &v, lines));
+    if (rc == CLI_EXIT_OK && impact)
+        *impact_rc = cli_impact_run(&im, st, NULL, 0, "the queued changes");
+    return rc;
 }
 
 int cli_sync(cli_ctx *ctx, const char *path, int argc, char **argv)
@@ -645,7 +694,10 @@ int cli_sync(cli_ctx *ctx, const char *path, int argc, char **argv)
 static int plan_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     size_t lines = 0;
-    int rc = plan_run(ctx, path, argc, argv, &lines);
+    int impact_rc = CLI_EXIT_OK;
+    int rc = plan_run(ctx, path, argc, argv, &lines, &impact_rc);
+    if (rc == CLI_EXIT_OK && impact_rc != CLI_EXIT_OK)
+        return impact_rc;
     if (!detailed_exitcode(argc, argv))
         return rc;
     if (rc != CLI_EXIT_OK)

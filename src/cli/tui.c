@@ -80,6 +80,7 @@ static void fill_options(const config *cfg, store *st, bool sandbox, const ui_op
     *o = *base;
     o->st = st;
     o->db_path = config_get(cfg, CONFIG_DB);
+    o->impact_log = config_get(cfg, CONFIG_IMPACT_LOG);
     o->remote = config_remote_configured(cfg);
     o->sandbox = sandbox;
     o->api = (api_config){0};

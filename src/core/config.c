@@ -52,6 +52,7 @@ static const struct {
                           "seconds (0: off)"},
     [CONFIG_PROFILE_COLOR] = {"profile_color", "RAMPART_PROFILE_COLOR", "none", 0, 0, NULL},
     [CONFIG_READ_ONLY] = {"read_only", "RAMPART_READ_ONLY", "false", 0, 0, NULL},
+    [CONFIG_IMPACT_LOG] = {"impact_log", "RAMPART_IMPACT_LOG", "", 0, 0, NULL},
     [CONFIG_MIRROR_MAX_AGE] = {"mirror_max_age", "RAMPART_MIRROR_MAX_AGE", "30", 0, 86400,
                                "seconds (0: caches revalidate every time)"},
 };

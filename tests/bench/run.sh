@@ -107,6 +107,9 @@ sh "$(dirname "$0")/fresh_look.sh" "$build"
 # ---- apply: a 5,000-CIDR list against 100,000 rules of its policy ----
 sh "$(dirname "$0")/apply.sh" "$build"
 
+# ---- impact: 10,000,000 log lines against a 100,000-rule policy ----
+sh "$(dirname "$0")/impact.sh" "$build"
+
 # ---- pacing under the account's budget (serve-api: 100 requests per 10 s) ----
 sh "$(dirname "$0")/pacing.sh" "$build"
 

@@ -257,7 +257,7 @@ check "plan -o csv --detailed-exitcode: 1, as every usage error" refused 1 "plan
 r plan --json -o yaml
 check "plan --json -o yaml: refused" refused 2 "not both"
 r __complete values plan -o
-check "__complete values plan -o: table, json, yaml" sh -c '[ "$(tr "\n" " " <"$0")" = "table json yaml " ]' "$tmp/out"
+check "__complete values plan -o: table, json, yaml (and csv, for --impact)" sh -c '[ "$(tr "\n" " " <"$0")" = "table json yaml csv " ]' "$tmp/out"
 r plan --frob --detailed-exitcode
 check "plan --detailed-exitcode with a usage error: 1" refused 1 "unknown option"
 echo "not a cache" >"$tmp/notacache.db"

@@ -52,6 +52,22 @@ bool ui_request_refused(ui_app *app, ui_request req);
 /* A key's name as help shows it: "j", "Down", "PgDn", "C-d", "Space", "Tab". */
 void ui_key_name(int key, char *buf, size_t size);
 
+/* ---- the pending view's impact (impact_worker.c) ---- */
+
+typedef struct ui_impact ui_impact;
+
+/* Start the worker over the logs of the setting `logs` (words) and the cache at
+ * `db_path`: it reads the logs once and posts a UI_EVENT_IMPACT summary now and
+ * after each ui_impact_request. NULL when `logs` is empty (or it could not start:
+ * app->impact_text says why). */
+ui_impact *ui_impact_start(ui_app *app, const char *db_path, const char *logs);
+
+/* The queue may have changed: a new summary. NULL: no-op. */
+void ui_impact_request(ui_impact *w);
+
+/* Stop the worker (a log being read stops at its next chunk) and free it. */
+void ui_impact_stop(ui_impact *w);
+
 /* A script's key name: a single UTF-8 character, or <Up>, <C-x>, <F1>… as in ui.h.
  * Returns the key, or UI_KEY_NONE when the name is unknown. */
 int ui_key_parse(const char *name);

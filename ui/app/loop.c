@@ -41,9 +41,14 @@ static void handle_event(ui_app *app, const ui_event *ev)
     case UI_EVENT_SYNC_DONE:
         ui_sync_on_event(app, ev);
         ui_app_reload(app);
+        ui_impact_request(app->impact);
         break;
     case UI_EVENT_AGENT_LOG:
         ui_app_log(app, SYNC_LOG_INFO, ev->line);
+        break;
+    case UI_EVENT_IMPACT:
+        snprintf(app->impact_text, sizeof app->impact_text, "%.*s",
+                 (int)ui_text_prefix(ev->line, sizeof app->impact_text - 1), ev->line);
         break;
     }
 }
@@ -63,6 +68,7 @@ error_code ui_app_new(const ui_options *opt, int width, int height, bool ascii,
         return rc;
     }
     ui_sync_read_last_sync(app); /* the header's age survives a restart */
+    app->impact = ui_impact_start(app, opt->db_path, opt->impact_log);
     *out = app;
     return ERROR_OK;
 }
@@ -73,6 +79,8 @@ void ui_app_free(ui_app *app)
         return;
     agent_stop(app->agent);
     app->agent = NULL;
+    ui_impact_stop(app->impact); /* it posts into this app until joined */
+    app->impact = NULL;
     ui_app_close_all(app);
     /* The worker posts into this app until it is joined. */
     ui_sync_free(app->sync);
@@ -119,6 +127,7 @@ static void follow_other_writers(ui_app *app)
     if (app->have_version && v != app->data_version) {
         ui_app_reload(app);
         ui_sync_read_last_sync(app); /* another process may have synced */
+        ui_impact_request(app->impact); /* the queue may have changed */
     }
     app->data_version = v;
     app->have_version = true;

@@ -145,6 +145,9 @@ struct ui_app {
     bool esc_clears_marks;       /* the last key was an Esc that kept the marks */
     agent *agent;
     char agent_error[160];
+    struct ui_impact *impact;    /* the impact_log worker (ui/app/impact_worker.c) */
+    char impact_text[UI_SYNC_TEXT_MAX]; /* its last summary, in the pending view's
+                                           header; "" none */
     bool quit;
     int exit_status;
     char profile_request[UI_PROMPT_MAX + 1]; /* `:profile NAME`: taken by the driver */

@@ -152,7 +152,14 @@ static error_code pending_details(void *p, const ui_table_row *row, ui_table_det
                              fn, fn_ctx, err);
 }
 
-static const ui_view_ops ops = {"pending", "Pending", false, MODEL_KIND_RULE, NULL, NULL, NULL};
+/* The header: the impact_log worker's last summary. */
+static void pending_describe(const ui_view *v, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", v->ctx->app->impact_text);
+}
+
+static const ui_view_ops ops = {"pending", "Pending", false, MODEL_KIND_RULE, NULL,
+                                pending_describe, NULL};
 
 error_code ui_view_pending_new(ui_app *app, ui_view **out, error_info *err)
 {
