@@ -3,8 +3,6 @@
  * for both sides at once from ONE index whose rules are tagged before, after or
  * both. "Before" is the policy as the remote holds it now; "after" as it will be
  * once the local side (the queued changes, or an apply's plan) is in force.
- *
- * Contract:
  * - Decisions are check's (policy.h): an address is allowed by a side iff it lies
  *   inside an allow rule of that side and inside no deny rule of it (deny wins);
  *   the deciding rule is the most specific deny that matched, else the most

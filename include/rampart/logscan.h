@@ -1,8 +1,6 @@
 /*
  * logscan: access logs read as a stream into their distinct client addresses,
  * each with its request count and the first and last time it was seen.
- *
- * Contract:
  * - Formats, decided per file from its first line that is not blank
  *   (LOGSCAN_AUTO: '{' starts JSON lines, one word a plain address list, else
  *   a common/combined log) or given: common and combined (nginx, Apache): the
@@ -20,9 +18,7 @@
  * - Memory grows with the distinct addresses, never with the lines: an
  *   open-addressing table, at most `max_addresses` of them; the lines of any
  *   further address are counted (over_cap), not kept. No allocation per line.
- * - Files are read whole with zlib: a gzip file is decompressed as it is read,
- *   any other file read as it is; "-" is standard input.
- * - Errors (a file that cannot be opened or read, a JSON log without `ip_key`)
+ * - Files are read through zlib (gzip or plain; "-" is standard input). Errors
  *   come back in error_info; nothing here prints.
  */
 #ifndef RAMPART_LOGSCAN_H

@@ -203,11 +203,12 @@ static void agent_text(const ui_app *app, char *buf, size_t size)
 }
 
 /* The second row's pieces, in the order shown; when the row is too narrow the
- * least important go first (the page, the sort, the agent, the policy scope),
- * so the position, the filter and the marks stay. */
-enum { POS_ROWS, POS_PAGE, POS_MARKED, POS_SORT, POS_SCOPE, POS_FILTER, POS_AGENT, POS_N };
+ * least important go first (the page, the sort, the agent), so the position,
+ * the marks and the filter stay; the view's own words (the policy scope, the
+ * pending view's impact) come last and are cut to what is left, never dropped. */
+enum { POS_ROWS, POS_PAGE, POS_MARKED, POS_SORT, POS_FILTER, POS_SCOPE, POS_AGENT, POS_N };
 enum { POS_PIECE = sizeof ((ui_table *)0)->filter + 16 }; /* the whole filter fits */
-static const int pos_drop_order[] = {POS_PAGE, POS_SORT, POS_AGENT, POS_SCOPE, POS_MARKED};
+static const int pos_drop_order[] = {POS_PAGE, POS_SORT, POS_AGENT};
 
 static void position_pieces(const ui_app *app, char (*p)[POS_PIECE])
 {
