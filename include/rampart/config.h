@@ -17,8 +17,9 @@
  *   key_command, version_header, the whole numbers rate, window, share,
  *   give_up_windows, timeout, low_speed, low_speed_time, max_backoff, auto_pull,
  *   mirror_max_age (config_key says what each is; config_set checks each against
- *   its range), and the switch read_only (true/false, yes/no, on/off, 1/0, any
- *   case; kept as "true" or "false": config_flag reads it).
+ *   its range), the switch read_only (true/false, yes/no, on/off, 1/0, any
+ *   case; kept as "true" or "false": config_flag reads it), and policy (an IP
+ *   policy id, ipp_…, checked as one).
  * - Profiles: a line `[profile.NAME]` starts the section of profile NAME, which
  *   runs to the next section or the end; the settings before the first section
  *   are the profile called "default". Every key may appear in every section (one
@@ -98,6 +99,8 @@ typedef enum config_key {
                              local change (a follower of a fleet) */
     CONFIG_MIRROR_MAX_AGE, /* how long caches may reuse the agent's mirror replies,
                               seconds; 0: revalidate every time */
+    CONFIG_POLICY,        /* the IP policy (ipp_…) a rule command works on without
+                             --policy ("": none); never a listing's filter */
     CONFIG_KEY_COUNT
 } config_key;
 

@@ -11,6 +11,7 @@
 #include "rampart/buf.h"
 #include "rampart/store.h"
 #include "rampart/termsafe.h"
+#include "rampart/validate.h"
 
 enum { MAX_OPTS = 40, OPT_HELP = 1000, OPT_DB, OPT_PROFILE, OPT_SANDBOX };
 
@@ -419,6 +420,44 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
     *first_operand = optind;
     return check_operands(ctx, path, cmd, argc, argv, optind) &&
            start_sandbox(ctx, exit_code);
+}
+
+/* Where the policy setting in force was set: "RAMPART_POLICY", "the policy
+ * setting of profile staging", ... */
+static void policy_origin(const config *cfg, char *out, size_t size)
+{
+    const char *profile = config_profile(cfg);
+    if (cfg->sources[CONFIG_POLICY] == CONFIG_SRC_ENV)
+        snprintf(out, size, "%s", config_env_name(CONFIG_POLICY));
+    else if (cfg->sources[CONFIG_POLICY] == CONFIG_SRC_FILE && cfg->profile[0])
+        snprintf(out, size, "the config file's top-level policy setting, for profile %s",
+                 profile);
+    else
+        snprintf(out, size, "the policy setting of profile %s", profile);
+}
+
+const char *cli_policy(cli_ctx *ctx, const char *path, const char *flag, bool say)
+{
+    error_info e = {0};
+    if (flag && validate_id(flag, "ipp", "--policy", &e) != ERROR_OK) {
+        cli_usage_error(ctx, path, "%s", e.msg);
+        return NULL;
+    }
+    if (flag)
+        return flag;
+    const char *setting = config_get(&ctx->cfg, CONFIG_POLICY);
+    if (!*setting) {
+        cli_usage_error(ctx, path, "which IP policy? pass --policy ipp_ID, or name a default "
+                        "one: 'policy = ipp_ID' in the config file (per profile) or %s",
+                        config_env_name(CONFIG_POLICY));
+        return NULL;
+    }
+    if (say) {
+        char origin[CONFIG_PROFILE_NAME_MAX + 96];
+        policy_origin(&ctx->cfg, origin, sizeof origin);
+        fprintf(ctx->err, "%s: policy %s (from %s)\n", ctx->program, setting, origin);
+    }
+    return setting;
 }
 
 store *cli_store(cli_ctx *ctx)
