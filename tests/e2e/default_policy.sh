@@ -139,5 +139,5 @@ before=$("$RAMPART" rules list -o name | wc -l)
 RAMPART_POLICY='ipp_x y' run rules create --cidr 10.0.0.0/8 --action allow
 check "RAMPART_POLICY malformed: refused, naming the variable" refused 2 "^rampart: RAMPART_POLICY: policy"
 check "... nothing queued" [ "$("$RAMPART" rules list -o name | wc -l)" -eq "$before" ]
-RAMPART_POLICY= run check 10.9.9.9
+RAMPART_POLICY='' run check 10.9.9.9
 check "RAMPART_POLICY empty: the file's setting" err_has "(from the policy setting of profile default)"
