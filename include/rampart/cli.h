@@ -209,8 +209,9 @@ typedef struct cli_opt {
  * the global options (--db PATH, --profile NAME, --sandbox; each unless `opts`
  * defines one of that name) from argv[1..] and check the operand count against
  * `cmd`. Operands (in any position; "--" ends options) end up in
- * argv[*first_operand .. argc-1]. --db is applied; --sandbox starts the server
- * after the whole line is read (cli_sandbox_start); --profile was read by main
+ * argv[*first_operand .. argc-1]. --db is applied; --sandbox (given here or
+ * before the command: ctx->sandbox_wanted) starts the server after the whole line
+ * is read (cli_sandbox_start), unless `opts` has its own; --profile was read by main
  * before the configuration was loaded (ctx->scan). Returns true to run the
  * command; false when it must return *exit_code now (--help printed: CLI_EXIT_OK;
  * a usage error printed: CLI_EXIT_USAGE; the sandbox did not start: its status).

@@ -353,10 +353,11 @@ static bool take_global(cli_ctx *ctx, const char *path, int c, const char *arg)
     return true;
 }
 
-/* --sandbox, once the whole line is read (a --db anywhere on it chooses the cache). */
-static bool start_sandbox(cli_ctx *ctx, int *exit_code)
+/* --sandbox, once the whole line is read (a --db anywhere on it chooses the cache);
+ * not for a command with a --sandbox of its own. */
+static bool start_sandbox(cli_ctx *ctx, const cli_opt *opts, size_t nopts, int *exit_code)
 {
-    if (!ctx->sandbox_wanted || ctx->sandbox_pid)
+    if (!ctx->sandbox_wanted || ctx->sandbox_pid || defines(opts, nopts, "sandbox"))
         return true;
     *exit_code = cli_sandbox_start(ctx);
     return *exit_code == CLI_EXIT_OK;
@@ -419,7 +420,7 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
     }
     *first_operand = optind;
     return check_operands(ctx, path, cmd, argc, argv, optind) &&
-           start_sandbox(ctx, exit_code);
+           start_sandbox(ctx, opts, nopts, exit_code);
 }
 
 /* Where the policy setting in force was set: "RAMPART_POLICY", "the policy

@@ -106,6 +106,16 @@ RAMPART_SERVE_API_KEY=sk_serve_$$ run serve-api --listen tcp:127.0.0.1:0 --profi
 check "serve-api without --db: refused though the profile names a cache" \
     refused 2 "\-\-db FILE is required"
 
+for line in "serve-api --listen tcp:127.0.0.1:0 --db $tmp/s2/s2.db --sandbox" \
+    "--sandbox serve-api --listen tcp:127.0.0.1:0 --db $tmp/s2/s2.db"; do
+    # A server that started anyway is stopped at the deadline (exit 124).
+    # shellcheck disable=SC2086 # the words of the line
+    RAMPART_SERVE_API_KEY=sk_serve_$$ timeout 20 "$RAMPART" $line >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    check "$line: refused, it is a server itself" refused 2 "serve-api is one itself"
+done
+check "... no sandbox started beside its --db" [ ! -e "$tmp/s2/sandbox" ]
+
 # ---- completion still offers them after the command ----
 run __complete options status
 check "__complete options status: --profile= and --sandbox among its options" \
