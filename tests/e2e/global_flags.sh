@@ -117,6 +117,10 @@ done
 check "... no sandbox started beside its --db" [ ! -e "$tmp/s2/sandbox" ]
 
 # ---- completion still offers them after the command ----
+run --sandbox __complete policy-id ipp_
+check "--sandbox __complete: from the sandbox's cache, as __complete --sandbox" \
+    sh -c '[ "$(cat "$0")" = "$1" ] && "$2" __complete --sandbox policy-id ipp_ | cmp -s - "$0"' \
+    "$tmp/out" "$P" "$RAMPART"
 run __complete options status
 check "__complete options status: --profile= and --sandbox among its options" \
     sh -c 'grep -qx -e "--profile=" "$0" && grep -qx -e "--sandbox" "$0" &&
