@@ -440,8 +440,8 @@ static void policy_origin(const config *cfg, char *out, size_t size)
 const char *cli_policy(cli_ctx *ctx, const char *path, const char *flag, bool say)
 {
     error_info e = {0};
-    if (flag && validate_id(flag, "ipp", "--policy", &e) != ERROR_OK) {
-        cli_usage_error(ctx, path, "%s", e.msg);
+    if (flag && validate_id(flag, "ipp", "policy id", &e) != ERROR_OK) {
+        cli_fail(ctx, &e); /* the words the console's form uses */
         return NULL;
     }
     if (flag)

@@ -124,7 +124,7 @@ check "check with a word that is no address nor ipp_: the policy id's error" \
     refused 2 "must start with ipp_"
 RAMPART_CONFIG="$tmp/plain.conf" run rules create --cidr 10.0.0.0/8 --action allow \
     --policy pol_123
-check "a bad --policy: refused, naming ipp_" refused 2 "\-\-policy must start with ipp_"
+check "a bad --policy: refused, naming ipp_" refused 2 "^rampart: policy id must start with ipp_"
 
 # ---- a malformed setting: where it came from ----
 cat >"$tmp/bad.conf" <<CFG
