@@ -104,7 +104,8 @@ void cli_print_main_help(cli_ctx *ctx)
             "loopback port, with its own cache: try everything with no account.\n"
             "--profile NAME (or RAMPART_PROFILE) selects the account of the config file's\n"
             "[profile.NAME] section: its remote, key and cache ('%s profiles' lists them;\n"
-            "'default' is the settings outside any section).\n"
+            "'default' is the settings outside any section). Both, and --db, go\n"
+            "before or after the command.\n"
             "\nEnvironment: RAMPART_PROFILE, RAMPART_DB, RAMPART_API_URL, RAMPART_API_KEY,\n"
             "RAMPART_KEY_COMMAND, RAMPART_VERSION_HEADER, RAMPART_RATE, RAMPART_CONFIG\n"
             "(see rampart(1)).\n"
@@ -188,8 +189,8 @@ static int global_option(cli_ctx *ctx, int argc, char **argv, int *i)
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
         return show_help(ctx, "", 1, argv);
     if (strcmp(arg, "--sandbox") == 0) {
-        int rc = cli_sandbox_start(ctx);
-        return rc == CLI_EXIT_OK ? GO_ON : rc;
+        ctx->sandbox_wanted = true; /* started by the command's cli_parse */
+        return GO_ON;
     }
     if (strncmp(arg, "--profile=", 10) == 0)
         return GO_ON; /* taken before the configuration was loaded (profile_option) */
@@ -214,15 +215,53 @@ static int global_option(cli_ctx *ctx, int argc, char **argv, int *i)
     return cli_usage_error(ctx, "", "unknown option '%s' (see 'rampart --help')", arg);
 }
 
+static const cli_command *find_command(const char *name)
+{
+    for (size_t c = 0; c < COMMAND_COUNT; c++) {
+        if (strcmp(name, commands[c].name) == 0)
+            return &commands[c];
+    }
+    return NULL;
+}
+
+/* `__complete options|values …`: words being completed, not a command line. */
+static bool completing(const cli_command *cmd, int argc, char **argv)
+{
+    return cmd->run == cli_complete && argc > 1 &&
+           (strcmp(argv[1], "options") == 0 || strcmp(argv[1], "values") == 0);
+}
+
+/* The last --profile on the command's line, read as its parser reads it (its
+ * options' values, "--", an option of its own named profile): the command runs
+ * with ctx->scan, printing and doing nothing. */
+static const char *command_profile(cli_ctx *ctx, const cli_command *cmd, int argc,
+                                   char **argv)
+{
+    FILE *quiet = fopen("/dev/null", "w");
+    if (!quiet)
+        return NULL;
+    FILE *out = ctx->out, *err = ctx->err;
+    ctx->out = ctx->err = quiet;
+    ctx->describe = ctx->scan = true;
+    cmd->run(ctx, cmd->name, argc, argv);
+    ctx->describe = ctx->scan = false;
+    ctx->out = out;
+    ctx->err = err;
+    fclose(quiet);
+    return ctx->scan_profile;
+}
+
 /*
- * --profile among the global options (before the command; the last one wins), NULL
- * when there is none. Read before the configuration is loaded, since the profile
- * decides which of the file's sections applies; global_option skips it later.
+ * --profile anywhere on the line (the last one wins), NULL when there is none.
+ * Read before the configuration is loaded, since the profile decides which of the
+ * file's sections applies: the words before the command as global_option reads
+ * them, then the command's own words as its parser will (cli_parse skips it).
  */
-static const char *profile_option(int argc, char **argv)
+static const char *profile_option(cli_ctx *ctx, int argc, char **argv)
 {
     const char *name = NULL;
-    for (int i = 1; i < argc && argv[i][0] == '-'; i++) {
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
         if (strncmp(argv[i], "--profile=", 10) == 0)
             name = argv[i] + 10;
         else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
@@ -230,7 +269,11 @@ static const char *profile_option(int argc, char **argv)
         else if (strcmp(argv[i], "--db") == 0)
             i++; /* its value, whatever it looks like */
     }
-    return name;
+    const cli_command *cmd = i < argc ? find_command(argv[i]) : NULL;
+    if (!cmd || completing(cmd, argc - i, argv + i))
+        return name;
+    const char *later = command_profile(ctx, cmd, argc - i, argv + i);
+    return later ? later : name;
 }
 
 static int run(cli_ctx *ctx, int argc, char **argv)
@@ -250,13 +293,11 @@ static int run(cli_ctx *ctx, int argc, char **argv)
     if (strcmp(argv[i], "__complete") == 0 && i + 2 < argc && strcmp(argv[i + 1], "values") == 0)
         return cli_describe(ctx, commands, COMMAND_COUNT, argv[argc - 1], argc - i - 3,
                             argv + i + 2);
-    for (size_t c = 0; c < COMMAND_COUNT; c++) {
-        if (strcmp(argv[i], commands[c].name) != 0)
-            continue;
-        if (ctx->config_error.code && needs_config(&commands[c]))
-            return cli_fail(ctx, &ctx->config_error);
-        return commands[c].run(ctx, commands[c].name, argc - i, argv + i);
-    }
+    const cli_command *cmd = find_command(argv[i]);
+    if (cmd && ctx->config_error.code && needs_config(cmd))
+        return cli_fail(ctx, &ctx->config_error);
+    if (cmd)
+        return cmd->run(ctx, cmd->name, argc - i, argv + i);
     return cli_usage_error(ctx, "", "unknown command '%s' (see 'rampart --help')", argv[i]);
 }
 
@@ -264,7 +305,7 @@ int main(int argc, char **argv)
 {
     harden_process();
     cli_ctx ctx = {.out = stdout, .err = stderr, .program = "rampart"};
-    config_load_profile(&ctx.cfg, profile_option(argc, argv), env_lookup, NULL,
+    config_load_profile(&ctx.cfg, profile_option(&ctx, argc, argv), env_lookup, NULL,
                         &ctx.config_error);
     int rc = run(&ctx, argc, argv);
     store_close(ctx.st);

@@ -53,6 +53,13 @@ typedef struct cli_ctx {
     error_info config_error; /* why the configuration is unusable (code ERROR_OK: it is fine) */
     int store_exit;          /* exit status to end with after cli_store() returned NULL */
     int sandbox_pid;         /* the --sandbox server's process, 0 when none */
+    bool sandbox_wanted;     /* --sandbox was given: cli_parse starts the server once
+                              * the command's line is read (a --db on it counts) */
+    /* main's first look at the line, before the configuration is loaded: with
+     * `describe`, cli_parse runs getopt over the command's line with its table and
+     * notes only the last --profile (scan_profile); nothing is printed or run. */
+    bool scan;
+    const char *scan_profile;
     /* `__complete options`: cli_parse and cli_find_command print what they take
      * (cli_describe) and stop, so the command runs nothing. */
     bool describe;
@@ -208,15 +215,29 @@ typedef struct cli_opt {
 } cli_opt;
 
 /*
- * Parse long options of `opts` (and -o for a CLI_OPT_OUTPUT one) plus the common
- * ones (--help, --db PATH) from
- * argv[1..] and check the operand count against `cmd`. Operands (in any
- * position; "--" ends options) end up in argv[*first_operand .. argc-1].
- * Returns true to run the command; false when it must return *exit_code now
- * (--help printed: CLI_EXIT_OK; a usage error printed: CLI_EXIT_USAGE).
+ * Parse long options of `opts` (and -o for a CLI_OPT_OUTPUT one) plus --help and
+ * the global options (--db PATH, --profile NAME, --sandbox; each unless `opts`
+ * defines one of that name) from argv[1..] and check the operand count against
+ * `cmd`. Operands (in any position; "--" ends options) end up in
+ * argv[*first_operand .. argc-1]. --db is applied; --sandbox (given here or
+ * before the command: ctx->sandbox_wanted) starts the server after the whole line
+ * is read (cli_sandbox_start), unless `opts` has its own; --profile was read by main
+ * before the configuration was loaded (ctx->scan). Returns true to run the
+ * command; false when it must return *exit_code now (--help printed: CLI_EXIT_OK;
+ * a usage error printed: CLI_EXIT_USAGE; the sandbox did not start: its status).
  */
 bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli_opt *opts,
                size_t nopts, int argc, char **argv, int *first_operand, int *exit_code);
+
+/*
+ * The IP policy a command works on: `flag` (its --policy) when given, else the
+ * policy setting (config key policy or RAMPART_POLICY, per profile; checked when
+ * loaded). NULL after printing a usage error (CLI_EXIT_USAGE) when the flag is no
+ * policy id, or when neither gives one (the message names both). With `say`, a
+ * policy taken from the setting is named on stderr with where it was set (for
+ * human output: a script passing --policy, or reading JSON, sees no change).
+ */
+const char *cli_policy(cli_ctx *ctx, const char *path, const char *flag, bool say);
 
 /* The rule actions ("allow", "deny"), one a line: --action's choices
  * (cli_choices_fn; `unused` is ignored). */

@@ -70,6 +70,8 @@ typedef enum config_key {
                              reads to say whom the queue would flip; "": none */
     CONFIG_MIRROR_MAX_AGE, /* how long caches may reuse the agent's mirror replies,
                               seconds; 0: revalidate every time */
+    CONFIG_POLICY,        /* the IP policy (ipp_…) a rule command works on without
+                             --policy ("": none); never a listing's filter */
     CONFIG_KEY_COUNT
 } config_key;
 

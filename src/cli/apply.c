@@ -24,7 +24,7 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 static const cli_command apply_command = {
     "apply", apply_cmd,
-    "--policy ipp_ID --action allow|deny [--name NAME] [--key PATH]... [--aggregate] "
+    "[--policy ipp_ID] --action allow|deny [--name NAME] [--key PATH]... [--aggregate] "
     "[--adopt] [--skip-conflicts] [--description TEXT] [--allow-empty] [--dry-run] [--sync] "
     "[--json] [--impact LOG... [--ip-field N] [--ip-key PATH] [--time-key PATH] "
     "[--log-format F] [--since DURATION] [--max-addresses N] [--fail-on-lockout] "
@@ -45,7 +45,8 @@ static const cli_command apply_command = {
     "that another rule holds (the other action, another NAME, or none) is a conflict:\n"
     "nothing is queued unless --skip-conflicts.\n\n"
     "Options:\n"
-    "  --policy ID         the IP policy (ipp_ID)\n"
+    "  --policy ID         the IP policy (ipp_ID); default: the policy setting\n"
+    "                      (config file, per profile, or RAMPART_POLICY)\n"
     "  --action ACTION     allow or deny: the rules the list stands for\n"
     "  --name NAME         whose rules these are (letters, digits, . _ -; default\n"
     "                      \"default\"); lists applied under other names are left alone\n"
@@ -91,15 +92,16 @@ typedef struct apply_args {
 static int check_args(cli_ctx *ctx, const char *path, const apply_args *a,
                       cli_apply_run *run)
 {
-    if (!a->policy || !a->action)
-        return cli_usage_error(ctx, path, "--policy and --action are required");
+    if (!a->action)
+        return cli_usage_error(ctx, path, "--action is required (and --policy, unless the "
+                               "policy setting names one)");
     error_info e = {0};
-    if (validate_id(a->policy, "ipp", "--policy", &e) != ERROR_OK ||
-        validate_action(a->action, &run->req.action, &e) != ERROR_OK ||
+    if (validate_action(a->action, &run->req.action, &e) != ERROR_OK ||
         apply_name_check(run->req.name, &e) != ERROR_OK ||
         (a->description && validate_description(a->description, &e) != ERROR_OK))
         return cli_usage_error(ctx, path, "%s", e.msg);
-    run->req.policy_id = a->policy;
+    if (!(run->req.policy_id = cli_policy(ctx, path, a->policy, !run->json)))
+        return CLI_EXIT_USAGE;
     run->req.description = a->description; /* NULL: the name, for new rules */
     return CLI_GO_ON;
 }
@@ -483,7 +485,7 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         rc = cli_usage_error(ctx, path, "--impact goes with --dry-run (once queued, 'rampart "
                              "plan --impact' shows it)");
     if (rc == CLI_GO_ON)
-        rc = cli_impact_prepare(ctx, path, &ia, a.policy, run.json, &im);
+        rc = cli_impact_prepare(ctx, path, &ia, run.req.policy_id, run.json, &im);
     if (rc == CLI_GO_ON && cli_impact_wanted(&ia))
         run.impact = &im;
     const char *file = argv[first];

@@ -11,8 +11,11 @@
 static int check_run(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 static const cli_command check_command = {
-    "check", check_run, "POLICY_ID IP... [-o table|json|yaml] [--json]",
+    "check", check_run, "[POLICY_ID] IP... [--policy ipp_ID] [-o table|json|yaml] [--json]",
     "Decide, from the cached rules, whether each address is allowed by the IP policy.",
+    "The policy: POLICY_ID (the first word, when it starts with ipp_), else --policy,\n"
+    "else the policy setting (config file, per profile, or RAMPART_POLICY; named on\n"
+    "stderr when used).\n\n"
     "An address is allowed when it lies inside at least one allow rule of the policy\n"
     "and inside no deny rule of it (deny wins, whatever the prefix lengths). The rules\n"
     "in force are every cached rule but those being deleted, deleted remotely or\n"
@@ -21,6 +24,7 @@ static const cli_command check_command = {
     "For each address: the decision and the rule that made it (the most specific\n"
     "matching deny rule, else the most specific matching allow rule).\n\n"
     "Options:\n"
+    "  --policy ID           the IP policy (ipp_ID), when no POLICY_ID is given\n"
     "  -o, --output FORMAT   table (the default: the form above), json (a JSON array\n"
     "                        of {\"ip\", \"policy\", \"allowed\", \"policy_known\",\n"
     "                        \"action\", \"cidr\", \"synced\", \"rule_id\"}, as the agent's\n"
@@ -29,7 +33,7 @@ static const cli_command check_command = {
     "Exit status: 0 every address is allowed; 1 at least one is denied (or the cache\n"
     "could not be read: either way, not all allowed); 2 bad usage, policy id or\n"
     "address (nothing is decided); 3 the policy has no rules in force here.\n",
-    2, -1, NULL};
+    1, -1, NULL};
 
 typedef struct check_columns {
     int ip, cidr, rule;
@@ -136,11 +140,51 @@ static int decide(cli_ctx *ctx, const char *policy, char **ips, size_t n,
     return all_allowed ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
+/*
+ * Whether the first operand names the policy: it does when it starts with ipp_;
+ * an address never does. Without --policy and the setting it must be the policy,
+ * unless it is an address (then no policy was given at all).
+ */
+static bool policy_first(const cli_ctx *ctx, const char *flag, const char *word)
+{
+    if (strncmp(word, "ipp_", 4) == 0)
+        return true;
+    if (flag || config_get(&ctx->cfg, CONFIG_POLICY)[0])
+        return false;
+    policy_addr addr;
+    return policy_addr_parse(word, &addr, NULL) != ERROR_OK;
+}
+
+/* The policy (*first moves past it when it is an operand), or NULL after a usage
+ * error. */
+static const char *which_policy(cli_ctx *ctx, const char *path, const char *flag, int argc,
+                                char **argv, int *first, bool say)
+{
+    if (!policy_first(ctx, flag, argv[*first]))
+        return cli_policy(ctx, path, flag, say);
+    const char *word = argv[(*first)++];
+    error_info e = {0};
+    if (validate_id(word, "ipp", "policy id", &e) != ERROR_OK) {
+        cli_usage_error(ctx, path, "%s", e.msg);
+        return NULL;
+    }
+    if (flag && strcmp(flag, word) != 0) {
+        cli_usage_error(ctx, path, "two policies: %s and --policy %s (give one)", word, flag);
+        return NULL;
+    }
+    if (*first == argc) {
+        cli_usage_error(ctx, path, "missing argument: no address after %s (usage: %s %s %s)",
+                        word, ctx->program, path, check_command.args);
+        return NULL;
+    }
+    return word;
+}
+
 static int check_run(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     bool json = false;
-    const char *output = NULL;
-    const cli_opt opts[] = {CLI_REPORT_OPTS(&output, &json)};
+    const char *output = NULL, *flag = NULL;
+    const cli_opt opts[] = {CLI_REPORT_OPTS(&output, &json), {"policy", CLI_OPT_STRING, &flag}};
     int first, rc;
     cli_output_format format;
     if (!cli_parse(ctx, path, &check_command, opts, sizeof opts / sizeof opts[0], argc, argv,
@@ -148,12 +192,13 @@ static int check_run(cli_ctx *ctx, const char *path, int argc, char **argv)
         return rc;
     if (!cli_output_choose(ctx, path, output, json, true, &format))
         return CLI_EXIT_USAGE;
-    const char *policy = argv[first];
+    const char *policy = which_policy(ctx, path, flag, argc, argv, &first,
+                                      !cli_report_is_document(format));
+    if (!policy)
+        return CLI_EXIT_USAGE;
     error_info e = {0};
-    if (validate_id(policy, "ipp", "policy id", &e) != ERROR_OK)
-        return cli_usage_error(ctx, path, "%s", e.msg);
-    char **ips = argv + first + 1;
-    size_t n = (size_t)(argc - first - 1);
+    char **ips = argv + first;
+    size_t n = (size_t)(argc - first);
     policy_addr *addrs = calloc(n, sizeof *addrs);
     if (!addrs) {
         error_set(&e, ERROR_NOMEM, "out of memory");

@@ -11,8 +11,19 @@
 #include "rampart/buf.h"
 #include "rampart/store.h"
 #include "rampart/termsafe.h"
+#include "rampart/validate.h"
 
-enum { MAX_OPTS = 32, OPT_HELP = 1000, OPT_DB };
+enum { MAX_OPTS = 40, OPT_HELP = 1000, OPT_DB, OPT_PROFILE, OPT_SANDBOX };
+
+/* The global options (rampart(1), GLOBAL OPTIONS) every command takes anywhere on
+ * its line, unless it defines an option of the same name itself. */
+static const struct option global_options[] = {
+    {"db", required_argument, NULL, OPT_DB},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"sandbox", no_argument, NULL, OPT_SANDBOX},
+};
+
+enum { GLOBAL_COUNT = sizeof global_options / sizeof global_options[0] };
 
 void cli_print_help(cli_ctx *ctx, const char *path, const cli_command *cmd)
 {
@@ -20,11 +31,14 @@ void cli_print_help(cli_ctx *ctx, const char *path, const cli_command *cmd)
             cmd->args && *cmd->args ? " " : "", cmd->args ? cmd->args : "", cmd->summary);
     if (cmd->help)
         fprintf(ctx->out, "\n%s", cmd->help);
-    fprintf(ctx->out, "\nCommon options:\n"
-                      "  --db PATH   database file (default: $RAMPART_DB, then the config "
-                      "file,\n"
-                      "              then $XDG_DATA_HOME/rampart/rampart.db)\n"
-                      "  --help      this text\n");
+    fprintf(ctx->out, "\nGlobal options (here or before the command):\n"
+                      "  --profile NAME  the config file's profile (default: "
+                      "$RAMPART_PROFILE)\n"
+                      "  --db PATH       database file (default: $RAMPART_DB, then the "
+                      "config\n"
+                      "                  file, then $XDG_DATA_HOME/rampart/rampart.db)\n"
+                      "  --sandbox       against a private reference server on loopback\n"
+                      "  --help          this text\n");
 }
 
 void cli_print_overview(cli_ctx *ctx, const char *path, const cli_command *table,
@@ -133,9 +147,51 @@ static void describe_options(cli_ctx *ctx, const cli_opt *opts, size_t nopts,
     }
 }
 
+/* The words the global option at argv[i] takes (2: with its value), 0 when it is
+ * none. */
+static int global_words(int argc, char **argv, int i)
+{
+    const char *a = argv[i];
+    for (size_t g = 0; g < GLOBAL_COUNT && strncmp(a, "--", 2) == 0; g++) {
+        size_t len = strlen(global_options[g].name);
+        bool takes = global_options[g].has_arg == required_argument;
+        if (strncmp(a + 2, global_options[g].name, len) != 0)
+            continue;
+        if (a[2 + len] == '\0')
+            return takes && i + 1 < argc ? 2 : 1;
+        if (a[2 + len] == '=' && takes)
+            return 1;
+    }
+    return 0;
+}
+
+/* Global options between a group and its subcommand ("rules --profile x list"):
+ * the subcommand's word goes first, where the group looks for it, and the
+ * options after it, for its parser. Returns false when no word follows them. */
+static bool subcommand_first(int argc, char **argv)
+{
+    int i = 1, n;
+    while (i < argc && (n = global_words(argc, argv, i)) > 0)
+        i += n;
+    if (i >= argc)
+        return i == 1;
+    char *word = argv[i];
+    memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof *argv);
+    argv[1] = word;
+    return true;
+}
+
 const cli_command *cli_find_command(cli_ctx *ctx, const char *path, const cli_command *table,
                                     size_t count, int argc, char **argv, int *exit_code)
 {
+    if (!subcommand_first(argc, argv))
+        argc = 1; /* only global options: no command named */
+    if (argc >= 2 && strncmp(argv[1], "--api-key", 9) == 0) {
+        error_info e = {0};
+        config_set(&ctx->cfg, CONFIG_API_KEY, "", CONFIG_SRC_FLAG, &e); /* says why */
+        *exit_code = cli_usage_error(ctx, path, "%s", e.msg);
+        return NULL;
+    }
     if (ctx->describe) {
         if (argc < 2 && !ctx->describe_option)
             describe_commands(ctx, table, count);
@@ -181,14 +237,26 @@ int cli_usage_error(cli_ctx *ctx, const char *path, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
+/* Whether `opts` defines an option called `name` (its own takes the place of a
+ * global option of that name). */
+static bool defines(const cli_opt *opts, size_t nopts, const char *name)
+{
+    for (size_t i = 0; i < nopts; i++) {
+        if (strcmp(opts[i].name, name) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* The long options for getopt_long, and in `shorts` its optstring: ':' (report a
- * missing value as ':') and "o:" when an option is the output format. */
+ * missing value as ':') and "o:" when an option is the output format. The global
+ * options follow the command's own, but for those it defines itself. */
 static int fill_options(const cli_opt *opts, size_t nopts, struct option *out,
                         char shorts[4])
 {
     size_t n = 0;
     snprintf(shorts, 4, ":");
-    for (; n < nopts && n < MAX_OPTS - 3; n++) {
+    for (; n < nopts && n < MAX_OPTS - GLOBAL_COUNT - 2; n++) {
         out[n] = (struct option){opts[n].name,
                                  opts[n].kind == CLI_OPT_FLAG ? no_argument : required_argument,
                                  NULL, (int)n};
@@ -196,7 +264,10 @@ static int fill_options(const cli_opt *opts, size_t nopts, struct option *out,
             snprintf(shorts, 4, ":o:");
     }
     out[n++] = (struct option){"help", no_argument, NULL, OPT_HELP};
-    out[n++] = (struct option){"db", required_argument, NULL, OPT_DB};
+    for (size_t g = 0; g < GLOBAL_COUNT; g++) {
+        if (!defines(opts, nopts, global_options[g].name))
+            out[n++] = global_options[g];
+    }
     out[n] = (struct option){0, 0, 0, 0};
     return (int)n;
 }
@@ -257,6 +328,41 @@ static bool check_operands(cli_ctx *ctx, const char *path, const cli_command *cm
     return true;
 }
 
+/* main's first look at the line (ctx->scan): only --profile is noted, nothing
+ * is printed or set; the command runs nothing. */
+static void scan_globals(cli_ctx *ctx, int argc, char **argv, const struct option *longopts,
+                         const char *shorts)
+{
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+        if (c == OPT_PROFILE)
+            ctx->scan_profile = optarg;
+    }
+}
+
+/* A global option taken by cli_parse: false after printing a usage error. */
+static bool take_global(cli_ctx *ctx, const char *path, int c, const char *arg)
+{
+    if (c == OPT_DB)
+        return apply_db(ctx, path, arg);
+    if (c == OPT_SANDBOX)
+        ctx->sandbox_wanted = true;
+    /* OPT_PROFILE: main read it before loading the configuration (ctx->scan). */
+    return true;
+}
+
+/* --sandbox, once the whole line is read (a --db anywhere on it chooses the cache);
+ * not for a command with a --sandbox of its own. */
+static bool start_sandbox(cli_ctx *ctx, const cli_opt *opts, size_t nopts, int *exit_code)
+{
+    if (!ctx->sandbox_wanted || ctx->sandbox_pid || defines(opts, nopts, "sandbox"))
+        return true;
+    *exit_code = cli_sandbox_start(ctx);
+    return *exit_code == CLI_EXIT_OK;
+}
+
 bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli_opt *opts,
                size_t nopts, int argc, char **argv, int *first_operand, int *exit_code)
 {
@@ -264,7 +370,10 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
     char shorts[4];
     int nlong = fill_options(opts, nopts, longopts, shorts);
     if (ctx->describe) {
-        describe_options(ctx, opts, nopts, longopts, nlong, shorts);
+        if (ctx->scan)
+            scan_globals(ctx, argc, argv, longopts, shorts);
+        else
+            describe_options(ctx, opts, nopts, longopts, nlong, shorts);
         *exit_code = CLI_EXIT_OK;
         return false;
     }
@@ -275,12 +384,12 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
         int c = getopt_long(argc, argv, shorts, longopts, NULL);
         if (c == -1)
             break;
-        /* GNU getopt leaves a bad long option just before optind; inside a cluster of
-         * short options ("-xy") only optopt knows the letter. */
+        /* GNU getopt leaves a bad long option just before optind (optopt then holds
+         * its value, not a letter); inside a cluster of short options ("-xy") only
+         * optopt knows the letter. */
         char letter[3] = {'-', (char)optopt, '\0'};
-        const char *word = optopt > 0 ? letter
-                           : optind > 0 && optind <= argc ? argv[optind - 1]
-                                                          : "";
+        const char *last = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+        const char *word = strncmp(last, "--", 2) != 0 && optopt > 0 ? letter : last;
         if (c == '?' && strncmp(word, "--api-key", 9) == 0) {
             /* config_set explains why the key is refused from argv. */
             error_info e = {0};
@@ -304,13 +413,52 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
         }
         if (c == 'o')
             c = output_option(opts, nopts);
-        bool ok = c == OPT_DB ? apply_db(ctx, path, optarg)
+        bool ok = c >= OPT_DB ? take_global(ctx, path, c, optarg)
                               : store_option(ctx, path, &opts[c], optarg);
         if (!ok)
             return false;
     }
     *first_operand = optind;
-    return check_operands(ctx, path, cmd, argc, argv, optind);
+    return check_operands(ctx, path, cmd, argc, argv, optind) &&
+           start_sandbox(ctx, opts, nopts, exit_code);
+}
+
+/* Where the policy setting in force was set: "RAMPART_POLICY", "the policy
+ * setting of profile staging", ... */
+static void policy_origin(const config *cfg, char *out, size_t size)
+{
+    const char *profile = config_profile(cfg);
+    if (cfg->sources[CONFIG_POLICY] == CONFIG_SRC_ENV)
+        snprintf(out, size, "%s", config_env_name(CONFIG_POLICY));
+    else if (cfg->sources[CONFIG_POLICY] == CONFIG_SRC_FILE && cfg->profile[0])
+        snprintf(out, size, "the config file's top-level policy setting, for profile %s",
+                 profile);
+    else
+        snprintf(out, size, "the policy setting of profile %s", profile);
+}
+
+const char *cli_policy(cli_ctx *ctx, const char *path, const char *flag, bool say)
+{
+    error_info e = {0};
+    if (flag && validate_id(flag, "ipp", "policy id", &e) != ERROR_OK) {
+        cli_fail(ctx, &e); /* the words the console's form uses */
+        return NULL;
+    }
+    if (flag)
+        return flag;
+    const char *setting = config_get(&ctx->cfg, CONFIG_POLICY);
+    if (!*setting) {
+        cli_usage_error(ctx, path, "which IP policy? pass --policy ipp_ID, or name a default "
+                        "one: 'policy = ipp_ID' in the config file (per profile) or %s",
+                        config_env_name(CONFIG_POLICY));
+        return NULL;
+    }
+    if (say) {
+        char origin[CONFIG_PROFILE_NAME_MAX + 96];
+        policy_origin(&ctx->cfg, origin, sizeof origin);
+        fprintf(ctx->err, "%s: policy %s (from %s)\n", ctx->program, setting, origin);
+    }
+    return setting;
 }
 
 store *cli_store(cli_ctx *ctx)

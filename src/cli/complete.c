@@ -78,7 +78,7 @@ int cli_complete(cli_ctx *ctx, const char *path, int argc, char **argv)
     fclose(quiet);
     if (!go)
         return CLI_EXIT_OK;
-    if (sandbox ? !cli_sandbox_cache_path(ctx, db, sizeof db)
+    if (sandbox || ctx->sandbox_wanted ? !cli_sandbox_cache_path(ctx, db, sizeof db)
                 : snprintf(db, sizeof db, "%s", config_get(&ctx->cfg, CONFIG_DB)) <= 0)
         return CLI_EXIT_OK;
     store *st = NULL;

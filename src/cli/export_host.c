@@ -23,7 +23,7 @@ static int export_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 static const cli_command export_command = {
     "export", export_cmd,
-    "--policy ipp_ID --format nftables|nginx|iptables|ip6tables|json|csv [--output FILE] "
+    "[--policy ipp_ID] --format nftables|nginx|iptables|ip6tables|json|csv [--output FILE] "
     "[--name NAME] [--port PORTS|--all-ports|--no-hook] [--no-ssh-check] [--allow-empty] "
     "[--watch [--interval S] [--exec CMD]]",
     "Write a policy's rules for a host to enforce itself (firewall, web server).",
@@ -44,7 +44,8 @@ static const cli_command export_command = {
     "  ip6tables   the same for the IPv6 rules\n"
     "  json, csv   the ordered rules: action, cidr, family, id, state, description\n\n"
     "Options:\n"
-    "  --policy ID      the IP policy (ipp_ID)\n"
+    "  --policy ID      the IP policy (ipp_ID); default: the policy setting (config\n"
+    "                   file, per profile, or RAMPART_POLICY), named on stderr\n"
     "  --format FORMAT  one of the above\n"
     "  --output FILE    write FILE (a temporary file renamed over it: readers never\n"
     "                   see half of it; an existing file keeps its mode)\n"
@@ -246,11 +247,10 @@ static int check_interval(cli_ctx *ctx, const char *path, const char *text, int 
 static int check_args(cli_ctx *ctx, const char *path, const export_words *w,
                       cli_export_args *a)
 {
-    if (!w->policy || !w->format)
-        return cli_usage_error(ctx, path, "--policy and --format are required");
+    if (!w->format)
+        return cli_usage_error(ctx, path, "--format is required (and --policy, unless the "
+                               "policy setting names one)");
     error_info e = {0};
-    if (validate_id(w->policy, "ipp", "--policy", &e) != ERROR_OK)
-        return cli_usage_error(ctx, path, "%s", e.msg);
     if (!hostrules_format_parse(w->format, &a->format))
         return cli_usage_error(ctx, path, "--format: one of nftables, nginx, iptables, "
                                "ip6tables, json, csv");
@@ -274,8 +274,10 @@ static int check_args(cli_ctx *ctx, const char *path, const export_words *w,
         return cli_usage_error(ctx, path, "--watch needs --output FILE");
     if ((a->exec || w->interval) && !w->watch)
         return cli_usage_error(ctx, path, "--exec and --interval go with --watch");
-    a->policy = w->policy;
-    return check_interval(ctx, path, w->interval, &a->interval_s);
+    int rc = check_interval(ctx, path, w->interval, &a->interval_s);
+    if (rc == CLI_GO_ON && !(a->policy = cli_policy(ctx, path, w->policy, true)))
+        rc = CLI_EXIT_USAGE;
+    return rc;
 }
 
 static int export_once(cli_ctx *ctx, store *st, const cli_export_args *a)

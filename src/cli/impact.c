@@ -66,17 +66,12 @@ static const char *stray_option(const cli_impact_args *a)
  * The policy whose decisions are compared: the one call site that resolves it.
  * (A `policy` setting, when there is one, is read here when none is given.)
  */
-static int impact_policy(cli_ctx *ctx, const char *path, const char *given,
+/* --policy, else the policy setting (cli_policy says which, and refuses none). */
+static int impact_policy(cli_ctx *ctx, const char *path, const char *given, bool say,
                          const char **out)
 {
-    if (!given)
-        return cli_usage_error(ctx, path, "--impact needs --policy ipp_ID: the IP policy "
-                               "whose decisions to compare");
-    error_info e = {0};
-    if (validate_id(given, "ipp", "--policy", &e) != ERROR_OK)
-        return cli_usage_error(ctx, path, "%s", e.msg);
-    *out = given;
-    return CLI_GO_ON;
+    *out = cli_policy(ctx, path, given, say);
+    return *out ? CLI_GO_ON : CLI_EXIT_USAGE;
 }
 
 static int scan_options(cli_ctx *ctx, const char *path, const cli_impact_args *a,
@@ -129,7 +124,7 @@ int cli_impact_prepare(cli_ctx *ctx, const char *path, const cli_impact_args *a,
                        out->format != CLI_OUTPUT_CSV)))
         return cli_usage_error(ctx, path, "-o: '%s': --impact prints table, json or csv",
                                a->output);
-    int rc = impact_policy(ctx, path, policy, &out->policy);
+    int rc = impact_policy(ctx, path, policy, !json, &out->policy);
     if (rc == CLI_GO_ON)
         rc = scan_options(ctx, path, a, &out->scan);
     out->fail_on_lockout = a->fail_on_lockout;

@@ -425,13 +425,15 @@ typedef struct object_command {
 static const object_command commands[] = {
     {"create", object_create, NULL, 0, 0, {
      [MODEL_KIND_RULE] = {
-      "--cidr CIDR --policy ipp_ID --action allow|deny [--description S] [--metadata S] "
+      "--cidr CIDR [--policy ipp_ID] --action allow|deny [--description S] [--metadata S] "
       "[--sync] [--json]",
       "Queue a new rule for the next sync.",
       "Options:\n"
       "  --cidr CIDR         IPv4 or IPv6 range with its mask, at the network address\n"
       "                      (10.0.0.0/8, 2001:db8::/32; one address: 10.1.2.3/32)\n"
-      "  --policy ID         the IP policy (ipp_ID)\n"
+      "  --policy ID         the IP policy (ipp_ID); default: the policy setting\n"
+      "                      (config file, per profile, or RAMPART_POLICY), named on\n"
+      "                      stderr when used\n"
       "  --action ACTION     allow or deny\n"
       "  --description TEXT  up to 255 bytes\n"
       "  --metadata TEXT     up to 4096 bytes\n"

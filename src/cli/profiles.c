@@ -1,8 +1,8 @@
 /*
  * `rampart profiles`: the accounts the config file defines, each as `rampart
  * --profile NAME` would use it (the same environment and flags apply): its remote,
- * where its key comes from (never the key, and key_command is not run), its cache
- * and how long ago that cache last synced. The caches are read through read-only
+ * where its key comes from (never the key, and key_command is not run), its policy
+ * setting, its cache and how long ago that cache last synced. The caches are read through read-only
  * handles and never created: a missing one says "never". Ages are written as the
  * console's header writes them ("12m ago": rampart/ui_sync_text.h).
  */
@@ -20,15 +20,16 @@ static int profiles_run(cli_ctx *ctx, const char *path, int argc, char **argv);
 
 static const cli_command profiles_command = {
     "profiles", profiles_run, "[--json | --names]",
-    "The profiles of the config file: remote, key source, cache, last sync.",
+    "The profiles of the config file: remote, key source, policy, cache, last sync.",
     "Each profile is shown as 'rampart --profile NAME' would use it, the environment\n"
     "and flags included; '*' marks the selected one (--profile, RAMPART_PROFILE).\n"
     "'default' is the settings outside any [profile.NAME] section. The caches are only\n"
     "read; key_command is not run.\n"
     "\n"
     "Options:\n"
-    "  --json    one JSON array of objects: name, selected, api_url, key_source, db,\n"
-    "            last_sync (RFC 3339 or null), last_sync_age_s, error\n"
+    "  --json    one JSON array of objects: name, selected, api_url, key_source,\n"
+    "            policy (the policy setting, or null), db, last_sync (RFC 3339 or\n"
+    "            null), last_sync_age_s, error\n"
     "  --names   the names only, one per line (for shell completion)\n",
     0, 0, NULL};
 
@@ -38,6 +39,7 @@ typedef struct profile_row {
     bool selected;
     char url[CONFIG_VALUE_MAX];
     const char *key_source; /* "api_key", "key_command", "environment", "none" */
+    char policy[CONFIG_VALUE_MAX];             /* the policy setting, "" none */
     char db[CONFIG_VALUE_MAX];
     char last_sync[STORE_META_VALUE_MAX + 1]; /* "" never */
     double age_s;                              /* < 0: unknown */
@@ -111,6 +113,7 @@ static error_code load_row(cli_ctx *ctx, const char *name, profile_row *r, error
         r->selected = strcmp(name, config_profile(&ctx->cfg)) == 0;
         snprintf(r->url, sizeof r->url, "%s", config_get(cfg, CONFIG_API_URL));
         r->key_source = key_source(cfg);
+        snprintf(r->policy, sizeof r->policy, "%s", config_get(cfg, CONFIG_POLICY));
         snprintf(r->db, sizeof r->db, "%s", config_get(cfg, CONFIG_DB));
         read_last_sync(r);
     }
@@ -150,7 +153,7 @@ static void age_text(const profile_row *r, char *buf, size_t size)
         snprintf(buf, size, "%s ago", ui_age_text(r->age_s, age, sizeof age));
 }
 
-enum { COL_NAME, COL_URL, COL_KEY, COL_DB, COL_COUNT };
+enum { COL_NAME, COL_URL, COL_KEY, COL_POLICY, COL_DB, COL_COUNT };
 
 static const char *cell(const profile_row *r, int col)
 {
@@ -158,13 +161,15 @@ static const char *cell(const profile_row *r, int col)
     case COL_NAME: return r->name;
     case COL_URL: return r->url[0] ? r->url : "-";
     case COL_KEY: return r->key_source;
+    case COL_POLICY: return r->policy[0] ? r->policy : "-";
     default: return r->db[0] ? r->db : "-";
     }
 }
 
 static void put_table(cli_ctx *ctx, const profile_row *rows, int n)
 {
-    static const char *const headers[COL_COUNT] = {"PROFILE", "REMOTE", "KEY", "CACHE"};
+    static const char *const headers[COL_COUNT] = {"PROFILE", "REMOTE", "KEY", "POLICY",
+                                                    "CACHE"};
     int width[COL_COUNT];
     for (int c = 0; c < COL_COUNT; c++) {
         width[c] = (int)strlen(headers[c]);
@@ -206,7 +211,9 @@ static void put_json(cli_ctx *ctx, const profile_row *rows, int n)
         cli_put_json_string(ctx->out, r->name);
         fprintf(ctx->out, ", \"selected\": %s, \"api_url\": ", r->selected ? "true" : "false");
         put_json_or_null(ctx->out, r->url);
-        fprintf(ctx->out, ", \"key_source\": \"%s\", \"db\": ", r->key_source);
+        fprintf(ctx->out, ", \"key_source\": \"%s\", \"policy\": ", r->key_source);
+        put_json_or_null(ctx->out, r->policy);
+        fputs(", \"db\": ", ctx->out);
         put_json_or_null(ctx->out, r->db);
         fputs(", \"last_sync\": ", ctx->out);
         put_json_or_null(ctx->out, r->last_sync);

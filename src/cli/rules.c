@@ -33,8 +33,9 @@ static int rule_create(cli_ctx *ctx, const cli_object_call *call, int argc, char
     if (!cli_parse(ctx, call->path, call->cmd, opts, sizeof opts / sizeof opts[0], argc,
                    argv, &first, &rc))
         return rc;
-    if (!cidr || !policy || !action)
-        return cli_usage_error(ctx, call->path, "--cidr, --policy and --action are required");
+    if (!cidr || !action)
+        return cli_usage_error(ctx, call->path, "--cidr and --action are required (and "
+                               "--policy, unless the policy setting names one)");
     model_rule *rule = &c->obj.rule;
     error_info e = {0};
     /* Check the full strings before copying, so an over-long value is named exactly. */
@@ -42,10 +43,11 @@ static int rule_create(cli_ctx *ctx, const cli_object_call *call, int argc, char
         error_prefix(&e, "--cidr");
         return cli_fail(ctx, &e);
     }
-    if (validate_id(policy, "ipp", "policy id", &e) != ERROR_OK ||
-        validate_action(action, &rule->action, &e) != ERROR_OK ||
+    if (validate_action(action, &rule->action, &e) != ERROR_OK ||
         validate_description(desc, &e) != ERROR_OK || validate_metadata(meta, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
+    if (!(policy = cli_policy(ctx, call->path, policy, !c->json)))
+        return CLI_EXIT_USAGE;
     model_copy_text(rule->policy_id, sizeof rule->policy_id, policy);
     model_copy_text(rule->description, sizeof rule->description, desc);
     model_copy_text(rule->metadata, sizeof rule->metadata, meta);

@@ -218,8 +218,10 @@ static int serve_api(cli_ctx *ctx, const char *path, int argc, char **argv)
                                "(other users can read it): set " KEY_ENV
                                " or pass --api-key-file FILE (mode 0600)");
     serve_opts o = {0};
+    bool sandbox = false; /* its own: refused with the reason */
     const cli_opt opts[] = {
         {"listen", CLI_OPT_STRING, &o.listen},
+        {"sandbox", CLI_OPT_FLAG, &sandbox},
         {"api-key-file", CLI_OPT_STRING, &o.key_file},
         {"version-header", CLI_OPT_STRING, &o.version_header},
         {"accept-missing-version", CLI_OPT_FLAG, &o.accept_missing},
@@ -233,6 +235,9 @@ static int serve_api(cli_ctx *ctx, const char *path, int argc, char **argv)
     if (!cli_parse(ctx, path, &serve_command, opts, sizeof opts / sizeof opts[0], argc, argv,
                    &first, &rc))
         return rc;
+    if (sandbox || ctx->sandbox_wanted)
+        return cli_usage_error(ctx, path, "--sandbox starts a reference server for another "
+                               "command; serve-api is one itself (give it --listen and --db)");
     if (o.rate_limit && (strspn(o.rate_limit, "0123456789") != strlen(o.rate_limit) ||
                          !*o.rate_limit || strlen(o.rate_limit) > 6))
         return cli_usage_error(ctx, path, "--rate-limit takes a whole number of requests "

@@ -13,6 +13,7 @@
 #include "rampart/keycmd.h"
 #include "rampart/model.h"
 #include "rampart/url.h"
+#include "rampart/validate.h"
 #include "rampart/words.h"
 
 /* One row per setting: file key, environment variable, default value, and for a
@@ -55,6 +56,7 @@ static const struct {
     [CONFIG_IMPACT_LOG] = {"impact_log", "RAMPART_IMPACT_LOG", "", 0, 0, NULL},
     [CONFIG_MIRROR_MAX_AGE] = {"mirror_max_age", "RAMPART_MIRROR_MAX_AGE", "30", 0, 86400,
                                "seconds (0: caches revalidate every time)"},
+    [CONFIG_POLICY] = {"policy", "RAMPART_POLICY", "", 0, 0, NULL},
 };
 
 #define DEFAULT_PROFILE "default"
@@ -213,6 +215,8 @@ error_code config_check_value(config_key key, const char *value, error_info *err
     case CONFIG_API_URL: return check_url(value, err);
     case CONFIG_VERSION_HEADER: return check_header_name(value, err);
     case CONFIG_KEY_COMMAND: return check_command(value, err);
+    case CONFIG_POLICY: /* empty: no default policy */
+        return *value ? validate_id(value, "ipp", "policy (an IP policy id)", err) : ERROR_OK;
     case CONFIG_READ_ONLY: {
         const char *canon;
         return check_flag(key, value, &canon, err);

@@ -62,7 +62,7 @@ echo "$paths" >"$tmp/out"
 check "the tables give the command paths ($n, $(echo "$groups" | wc -w) groups)" \
     sh -c '[ "$0" -ge 25 ] && [ -n "$1" ]' "$n" "$groups"
 # The global options: the overview's usage line, and --help.
-globals="$("$RAMPART" --help | head -n 1 | grep -o -e '--[a-z][a-z-]*') --help"
+globals="$("$RAMPART" --help | head -n 1 | grep -o -e '--[a-z][a-z-]*' | tr '\n' ' ')--help"
 
 # ---- the overviews ----
 "$RAMPART" --help >"$tmp/help.txt"

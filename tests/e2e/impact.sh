@@ -157,11 +157,17 @@ if command -v script >/dev/null 2>&1; then
         "$tmp/typescript" >/dev/null 2>&1
     check "on a terminal: the progress line counts the lines read" \
         grep -q "reading .*long\.log: 1\.0M lines" "$tmp/typescript"
+else
+    skip "on a terminal: the progress line counts the lines read" "script(1) is not installed"
 fi
 
 # ---- bad usage ----
 run --db "$db" plan --impact "$tmp/combined.log"
-check "no --policy: exit 2" refused 2 "needs --policy"
+check "no --policy and no policy setting: exit 2" refused 2 "which IP policy?"
+RAMPART_POLICY=$P run --db "$db" plan --impact "$tmp/combined.log" --fail-on-lockout
+check "the policy setting fills --policy: the same decisions, exit 6" \
+    sh -c '[ "$0" -eq 6 ] && grep -q "^203\.0\.113\.9 " "$1"' "$status" "$tmp/out"
+check "... and says where the policy came from" err_has "from RAMPART_POLICY"
 run --db "$db" plan --since 1h
 check "an impact option without --impact: exit 2" refused 2 "option of --impact"
 run --db "$db" plan --policy $P --impact "$tmp/combined.log" --json

@@ -345,6 +345,38 @@ static void test_number_sources(void **state)
     }
 }
 
+/* policy: an IP policy id per profile, from the file or RAMPART_POLICY; a bad one
+ * names its file and line, or the variable. */
+static void test_policy_setting(void **state)
+{
+    fixture *f = *state;
+    write_file(f->cfg_path, "policy = ipp_top\n[profile.staging]\npolicy = ipp_staging\n", 0600);
+    fake_env env = {{"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, NULL}};
+    config cfg;
+    error_info e = {0};
+    assert_int_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+    assert_string_equal(config_get(&cfg, CONFIG_POLICY), "ipp_top");
+    assert_int_equal(cfg.sources[CONFIG_POLICY], CONFIG_SRC_FILE);
+    assert_int_equal(config_load_profile(&cfg, "staging", fake_getenv, &env, &e), ERROR_OK);
+    assert_string_equal(config_get(&cfg, CONFIG_POLICY), "ipp_staging");
+    assert_int_equal(cfg.sources[CONFIG_POLICY], CONFIG_SRC_PROFILE);
+    fake_env with_env = {{"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, "RAMPART_POLICY",
+                          "ipp_env", NULL}};
+    assert_int_equal(config_load_profile(&cfg, "staging", fake_getenv, &with_env, &e),
+                     ERROR_OK);
+    assert_string_equal(config_get(&cfg, CONFIG_POLICY), "ipp_env");
+
+    write_file(f->cfg_path, "[profile.staging]\npolicy = pol_x\n", 0600);
+    assert_int_not_equal(config_load(&cfg, fake_getenv, &env, &e), ERROR_OK);
+    assert_non_null(strstr(e.msg, ":2: policy"));
+    assert_non_null(strstr(e.msg, "ipp_"));
+    write_file(f->cfg_path, "", 0600);
+    fake_env bad_env = {{"HOME", "/h", "RAMPART_CONFIG", f->cfg_path, "RAMPART_POLICY",
+                         "ipp_no-dash", NULL}};
+    assert_int_not_equal(config_load(&cfg, fake_getenv, &bad_env, &e), ERROR_OK);
+    assert_non_null(strstr(e.msg, "RAMPART_POLICY: policy"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_env_values_are_checked),
         cmocka_unit_test(test_number_ranges),
         cmocka_unit_test_setup_teardown(test_number_sources, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_policy_setting, setup, teardown),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
