@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/buf.h"
+
 /* ---- a PATCH's outcome ------------------------------------------------------- */
 
 /* Compare `remote` with the row field by field: lines of the fields in `sent`
@@ -483,14 +485,9 @@ static error_code edited_ids(store *st, model_kind kind, char (**ids)[MODEL_ID_M
         rc = store_step(st, s, &more, err);
         if (rc != ERROR_OK || !more)
             break;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char(*grown)[MODEL_ID_MAX + 1] = realloc(*ids, cap * sizeof **ids);
-            if (!grown) {
-                rc = store_edit_nomem(err);
-                break;
-            }
-            *ids = grown;
+        if (!buf_grow_array((void **)ids, &cap, *n + 1, sizeof **ids)) {
+            rc = store_edit_nomem(err);
+            break;
         }
         store_col_copy(s, 0, (*ids)[(*n)++], MODEL_ID_MAX + 1);
     }
