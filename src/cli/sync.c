@@ -9,6 +9,7 @@
 #include "rampart/api.h"
 #include "rampart/cli.h"
 #include "rampart/codec.h"
+#include "rampart/duration.h"
 #include "rampart/kind.h"
 #include "rampart/sync.h"
 #include "rampart/termsafe.h"
@@ -247,18 +248,6 @@ size_t cli_sync_listing_pages(store *st, size_t more_rules)
     return (rules + more_rules) / 100 + 1 + creds / 100 + 1;
 }
 
-void cli_duration(char *buf, size_t size, double s)
-{
-    if (s < 60)
-        snprintf(buf, size, "%.0fs", s < 1 ? 1 : s);
-    else if (s < 3600)
-        snprintf(buf, size, "%.0fm%02.0fs", (double)(long)(s / 60),
-                 s - 60 * (double)(long)(s / 60));
-    else
-        snprintf(buf, size, "%.0fh%02.0fm", (double)(long)(s / 3600),
-                 (s - 3600 * (double)(long)(s / 3600)) / 60);
-}
-
 /* The remote and its key, before the cache is opened: a profile whose key
  * command fails gets no empty cache of its own. A key_command runs now, the first
  * moment the key is needed, not before. */
@@ -483,8 +472,8 @@ static void put_plan_requests(cli_ctx *ctx, const plan_requests *r, const plan_c
                              : "one listing",
             c->pages);
     if (c->pace > 0) {
-        char took[32];
-        cli_duration(took, sizeof took, c->seconds);
+        char took[DURATION_TEXT_MAX];
+        duration_text(c->seconds, took, sizeof took);
         fprintf(ctx->out, ": about %s at the budget's pace (%.1f req/s)", took, c->pace);
     } else {
         fputs(": unpaced (rate 0), as fast as the remote answers", ctx->out);
