@@ -342,8 +342,7 @@ static const kind_field *gate_bad_field(const model_object *obj)
 
 error_code kind_check_row(model_object *obj, const kind_field **bad_field, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if (bad_field)
         *bad_field = NULL;
     if ((unsigned)obj->kind >= MODEL_KIND_COUNT)

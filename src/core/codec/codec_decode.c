@@ -461,8 +461,7 @@ error_code codec_page_decode(model_kind kind, const char *json, size_t len, code
 error_code codec_page_decode_json(model_kind kind, const char *json, size_t len,
                                   codec_page *out, error_info *err)
 {
-    error_info scratch; /* an item's refusal keeps its reason, asked for or not */
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err); /* an item's refusal keeps its reason, asked for or not */
     memset(out, 0, sizeof *out);
     if ((unsigned)kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "a list page of unknown kind %d", (int)kind);
