@@ -70,7 +70,7 @@ static const cli_command apply_command = {
     "Exit status: 0 queued (or nothing to do; with --sync, every rule it queued is in\n"
     "force remotely); 2 a bad list or option, or conflicts (nothing queued); 4 --sync\n"
     "left some of its rows pending; 5 --sync with no remote (queued).\n",
-    1, 1, NULL};
+    .min_operands = 1, .max_operands = 1};
 
 /* ---- options ---- */
 

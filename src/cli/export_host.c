@@ -69,7 +69,7 @@ static const cli_command export_command = {
     "                   a word {} stands for FILE. For a pipeline, write sh -c '...'.\n\n"
     "Exit status: 0 written; 2 bad usage; 3 the policy has no rules in force here\n"
     "(nothing written, unless --allow-empty); 1 a file or the cache failed.\n",
-    0, 0, NULL};
+    .min_operands = 0, .max_operands = 0};
 
 /* This SSH session's client address and the server's port, from SSH_CONNECTION
  * ("client cport server sport") or SSH_CLIENT ("client cport sport"); false when

@@ -618,8 +618,12 @@ static size_t kind_view(model_kind kind, cli_command *view, const object_command
         const object_words *w = &commands[i].words[kind];
         if (!w->summary)
             continue;
-        view[n] = (cli_command){commands[i].name, NULL, w->args, w->summary, w->help,
-                                commands[i].min_operands, commands[i].max_operands, NULL};
+        view[n] = (cli_command){.name = commands[i].name,
+                                .args = w->args,
+                                .summary = w->summary,
+                                .help = w->help,
+                                .min_operands = commands[i].min_operands,
+                                .max_operands = commands[i].max_operands};
         if (rows)
             rows[n] = &commands[i];
         n++;

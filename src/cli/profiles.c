@@ -30,7 +30,7 @@ static const cli_command profiles_command = {
     "  --json    one JSON array of objects: name, selected, api_url, key_source, db,\n"
     "            last_sync (RFC 3339 or null), last_sync_age_s, error\n"
     "  --names   the names only, one per line (for shell completion)\n",
-    0, 0, NULL};
+    .min_operands = 0, .max_operands = 0};
 
 /* One profile as the listing shows it. */
 typedef struct profile_row {

@@ -20,7 +20,8 @@ static const cli_command status_command = {
     "Options:\n"
     "  -o, --output FORMAT   table (the default: the form above), json (one JSON\n"
     "                        object) or yaml (the same object as YAML)\n"
-    "  --json                -o json\n", 0, 0, NULL};
+    "  --json                -o json\n",
+    .min_operands = 0, .max_operands = 0};
 
 /* When the cache last completed a pull (STORE_META_LAST_SYNC), and how long ago. */
 typedef struct status_pull {

@@ -56,7 +56,7 @@ static const cli_command sync_command = {
     "Exit status: 0 when everything converged, 4 when rows are still pending or\n"
     "failed (see 'rampart plan') or the sync stopped early, 2 when no remote is\n"
     "configured or the API key was refused.\n",
-    0, 0, NULL};
+    .min_operands = 0, .max_operands = 0};
 
 static const cli_command plan_command = {
     "plan", plan_cmd, "[-o table|json|yaml] [--json] [--detailed-exitcode]",
@@ -76,7 +76,7 @@ static const cli_command plan_command = {
     "                       a line (changes queued, or rows that need attention), 1\n"
     "                       on any error (as Terraform's); without it: 0, or the\n"
     "                       error's own status\n",
-    0, 0, NULL};
+    .min_operands = 0, .max_operands = 0};
 
 /* ---- the report ---- */
 
