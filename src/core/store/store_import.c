@@ -269,7 +269,7 @@ error_code store_import_add(store_import *imp, model_object *obj, store_import_r
                             error_info *err)
 {
     err = ERROR_OR_SCRATCH(err);
-    store_import_result ignored;
+    store_import_result ignored = STORE_IMPORT_UNCHANGED;
     result = result ? result : &ignored;
     if (obj->kind != imp->kind)
         return error_set(err, ERROR_INVALID, "a %s in an import of %s",
