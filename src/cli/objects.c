@@ -13,16 +13,6 @@
 #include "rampart/validate.h"
 #include "rampart/termsafe.h"
 
-static const cli_object_kind *const kinds[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_RULE] = &cli_object_rules,
-    [MODEL_KIND_CRED] = &cli_object_creds,
-};
-
-const cli_object_kind *cli_object_kind_of(model_kind kind)
-{
-    return (unsigned)kind < MODEL_KIND_COUNT ? kinds[kind] : kinds[MODEL_KIND_RULE];
-}
-
 store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt *opts,
                        size_t nopts, int argc, char **argv, int *first, int *exit_code)
 {
