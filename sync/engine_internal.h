@@ -100,9 +100,9 @@ error_code engine_count_queue(engine *e, unsigned states, size_t *out, error_inf
 
 double engine_now(engine *e);
 
-/* Seed the jitter, set up the schedule from opt.budget (defaults filled in) and
- * take over the record of the last run on this cache (engine_pace_load).
- * ERROR_NOMEM. */
+/* Seed the jitter and set up the schedule from opt.budget (defaults filled in);
+ * the run then takes over the last run's record (engine_pace_load, which calls
+ * here: engine_pace.c never calls engine_record.c). ERROR_NOMEM. */
 error_code engine_pace_init(engine *e, error_info *err);
 void engine_pace_free(engine *e);
 
