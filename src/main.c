@@ -14,51 +14,50 @@
 static int show_version(cli_ctx *ctx, const char *path, int argc, char **argv);
 static int show_help(cli_ctx *ctx, const char *path, int argc, char **argv);
 
-/* Commands that work even when the configuration is broken, to help fix it (plan
- * and __complete say so themselves: their exit statuses are their own). */
-static bool needs_config(const cli_command *cmd)
-{
-    return cmd->run != show_help && cmd->run != show_version && cmd->run != cli_doctor &&
-           cmd->run != cli_profiles && cmd->run != cli_plan && cmd->run != cli_complete;
-}
-
 /* The overview's table. A command's synopsis and options are in its own table (its
- * --help); a group's subcommands come from the group's (`subcommands`). */
+ * --help); a group's subcommands come from the group's (`subcommands`).
+ * CLI_CMD_NO_CONFIG: works even when the configuration is broken, to help fix it
+ * (plan and __complete say so themselves: their exit statuses are their own). */
 static const cli_command commands[] = {
-    {"tui", cli_tui, NULL, "the console (what 'rampart' alone opens on a terminal)", NULL, 0,
-     0, NULL},
-    {"rules", cli_rules, NULL, "IP policy rules", NULL, 0, -1, cli_rules_table},
-    {"creds", cli_creds, NULL, "tunnel credentials", NULL, 0, -1, cli_creds_table},
-    {"serve-api", cli_serve_api, NULL,
-     "run the remote API on this machine (reference server, sandbox, tests)", NULL, 0, -1,
-     NULL},
-    {"agent", cli_agent, NULL,
-     "serve tokens and policy checks to local agents (unix socket, loopback)", NULL, 0, -1,
-     NULL},
-    {"plan", cli_plan, NULL, "what the next sync would do (+ - ! ~); sends nothing", NULL, 0,
-     0, NULL},
-    {"sync", cli_sync, NULL, "push queued changes, pull the remote's complete listings", NULL,
-     0, 0, NULL},
-    {"check", cli_check, NULL,
-     "is each address allowed by the policy's cached rules? (exit 0 all allowed)", NULL, 0,
-     -1, NULL},
-    {"apply", cli_apply, NULL,
-     "make a policy's rules of one action equal to a list of CIDRs (fewest requests)", NULL,
-     0, -1, NULL},
-    {"export", cli_export, NULL,
-     "a policy's rules for a host: nftables, nginx, iptables, ip6tables, json, csv", NULL, 0,
-     -1, NULL},
-    {"status", cli_status, NULL, "what is cached, per sync state; where data lives", NULL, 0,
-     0, NULL},
-    {"doctor", cli_doctor, NULL,
-     "check the cache, file modes, the socket directory and the remote; how to fix each",
-     NULL, 0, 0, NULL},
-    {"profiles", cli_profiles, NULL,
-     "the config file's profiles: remote, key source, cache, age of the last sync", NULL, 0,
-     0, NULL},
-    {"help", show_help, NULL, "this overview", NULL, 0, 0, NULL},
-    {"version", show_version, NULL, "print the version", NULL, 0, 0, NULL},
-    {"__complete", cli_complete, NULL, NULL, NULL, 0, -1, NULL}, /* hidden: the shell completions' */
+    {.name = "tui", .run = cli_tui,
+     .summary = "the console (what 'rampart' alone opens on a terminal)"},
+    {.name = "rules", .run = cli_rules, .summary = "IP policy rules", .max_operands = -1,
+     .subcommands = cli_rules_table},
+    {.name = "creds", .run = cli_creds, .summary = "tunnel credentials", .max_operands = -1,
+     .subcommands = cli_creds_table},
+    {.name = "serve-api", .run = cli_serve_api,
+     .summary = "run the remote API on this machine (reference server, sandbox, tests)",
+     .max_operands = -1},
+    {.name = "agent", .run = cli_agent,
+     .summary = "serve tokens and policy checks to local agents (unix socket, loopback)",
+     .max_operands = -1},
+    {.name = "plan", .run = cli_plan,
+     .summary = "what the next sync would do (+ - ! ~); sends nothing",
+     .flags = CLI_CMD_NO_CONFIG},
+    {.name = "sync", .run = cli_sync,
+     .summary = "push queued changes, pull the remote's complete listings"},
+    {.name = "check", .run = cli_check,
+     .summary = "is each address allowed by the policy's cached rules? (exit 0 all allowed)",
+     .max_operands = -1},
+    {.name = "apply", .run = cli_apply,
+     .summary = "make a policy's rules of one action equal to a list of CIDRs (fewest requests)",
+     .max_operands = -1},
+    {.name = "export", .run = cli_export,
+     .summary = "a policy's rules for a host: nftables, nginx, iptables, ip6tables, json, csv",
+     .max_operands = -1},
+    {.name = "status", .run = cli_status,
+     .summary = "what is cached, per sync state; where data lives"},
+    {.name = "doctor", .run = cli_doctor,
+     .summary = "check the cache, file modes, the socket directory and the remote; how to fix each",
+     .flags = CLI_CMD_NO_CONFIG},
+    {.name = "profiles", .run = cli_profiles,
+     .summary = "the config file's profiles: remote, key source, cache, age of the last sync",
+     .flags = CLI_CMD_NO_CONFIG},
+    {.name = "help", .run = show_help, .summary = "this overview", .flags = CLI_CMD_NO_CONFIG},
+    {.name = "version", .run = show_version, .summary = "print the version",
+     .flags = CLI_CMD_NO_CONFIG},
+    /* hidden: the shell completions' */
+    {.name = "__complete", .run = cli_complete, .max_operands = -1, .flags = CLI_CMD_NO_CONFIG},
 };
 
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
@@ -294,7 +293,7 @@ static int run(cli_ctx *ctx, int argc, char **argv)
         return cli_describe(ctx, commands, COMMAND_COUNT, argv[argc - 1], argc - i - 3,
                             argv + i + 2);
     const cli_command *cmd = find_command(argv[i]);
-    if (cmd && ctx->config_error.code && needs_config(cmd))
+    if (cmd && ctx->config_error.code && !(cmd->flags & CLI_CMD_NO_CONFIG))
         return cli_fail(ctx, &ctx->config_error);
     if (cmd)
         return cmd->run(ctx, cmd->name, argc - i, argv + i);

@@ -316,6 +316,7 @@ error_code sync_run(store *st, const sync_api_ops *ops, void *api_ctx,
     if (rc != ERROR_OK)
         report->failure.kind = SYNC_FAILURE_LOCAL;
     if (rc == ERROR_OK) {
+        engine_pace_load(&e);
         if (reconcile_first(&e))
             rounds(&e);
         finish_report(&e);

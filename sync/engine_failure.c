@@ -1,13 +1,29 @@
 /*
  * engine: why a run stopped, and why a row did not go through, as types the
  * console and the command line decide on (sync_failure in the report), beside the
- * sentence they show (last_error). Nothing here reads a message to decide.
+ * sentence they show (last_error), and the log callback's lines (engine_log).
+ * Nothing here reads a message to decide.
  */
 #include "engine_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+enum { LOG_LINE_MAX = 768 };
+
+/* A line for the log callback (opt.on_log), when there is one. */
+void engine_log(engine *e, sync_log_level level, const char *fmt, ...)
+{
+    if (!e->opt.on_log)
+        return;
+    char line[LOG_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    e->opt.on_log(e->opt.cb_ctx, level, line);
+}
 
 static const char *const failure_names[SYNC_FAILURE_COUNT] = {
     [SYNC_FAILURE_NONE] = "none",

@@ -1,8 +1,8 @@
 /*
  * engine internals shared by sync/engine*.c: one run's state, the pacing
  * schedule (engine_pace.c) and its record shared through the cache
- * (engine_record.c), waits, deadline and progress (engine_wait.c), stops and the report's typed failures
- * (engine_failure.c), push (engine_push.c), edits in place (engine_edit.c), pull
+ * (engine_record.c), waits, deadline and progress (engine_wait.c), stops, the report's typed failures
+ * and the log lines (engine_failure.c), push (engine_push.c), edits in place (engine_edit.c), pull
  * (engine_pull.c) and the credentials' creation marker (engine_marker.c). Every part works on either kind
  * through the kind's descriptor (kind.h); what is one kind's own is in one place:
  * the marker in engine_marker.c, tokens in create_done (engine_push.c), orphans
@@ -100,9 +100,9 @@ error_code engine_count_queue(engine *e, unsigned states, size_t *out, error_inf
 
 double engine_now(engine *e);
 
-/* Seed the jitter, set up the schedule from opt.budget (defaults filled in) and
- * take over the record of the last run on this cache (engine_pace_load).
- * ERROR_NOMEM. */
+/* Seed the jitter and set up the schedule from opt.budget (defaults filled in);
+ * the run then takes over the last run's record (engine_pace_load, which calls
+ * here: engine_pace.c never calls engine_record.c). ERROR_NOMEM. */
 error_code engine_pace_init(engine *e, error_info *err);
 void engine_pace_free(engine *e);
 
@@ -209,15 +209,16 @@ sync_outcome engine_send_idempotent(engine *e, const engine_target *t, engine_re
 sync_outcome engine_send_retrying(engine *e, const engine_target *t, engine_request_fn fn,
                                   void *arg, bool retry_ambiguous, sync_result *res);
 
-void engine_log(engine *e, sync_log_level level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* Start a phase of `total` items (0: unknown) and report it. */
 void engine_phase(engine *e, sync_phase phase, size_t total);
 /* One more item of the phase done: report progress with an ETA from the schedule. */
 void engine_step(engine *e, size_t items);
 
 /* ---- engine_failure.c ----------------------------------------------------- */
+
+/* A line for opt.on_log (printf-style); nothing without a callback. */
+void engine_log(engine *e, sync_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Record a stop (the first one wins) with its message, and the report's typed
  * failure: auth, unreachable, database, or for a failed listing what `res` says

@@ -70,7 +70,6 @@ error_code engine_pace_init(engine *e, error_info *err)
     p->ring = calloc(p->cap, sizeof *p->ring);
     if (!p->ring)
         return error_set(err, ERROR_NOMEM, "out of memory");
-    engine_pace_load(e);
     return ERROR_OK;
 }
 

@@ -1,14 +1,11 @@
 /*
  * engine: waiting for the schedule or a pause (with a countdown), the run's
- * deadline, retries of idempotent requests, and the progress and log callbacks.
+ * deadline, retries of idempotent requests, and the progress callback.
  */
 #include "engine_internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-enum { LOG_LINE_MAX = 768 };
 
 /* Longest single sleep, so the cancel flag is seen within this many seconds. */
 static const double SLEEP_SLICE_S = 0.25;
@@ -17,19 +14,7 @@ static const double COUNTDOWN_S = 1.0;
 /* A pacing gap shorter than this is the pace itself, not a wait worth showing. */
 static const double SHOWN_BUDGET_WAIT_S = 1.0;
 
-/* ---- logs, progress ------------------------------------------------------- */
-
-void engine_log(engine *e, sync_log_level level, const char *fmt, ...)
-{
-    if (!e->opt.on_log)
-        return;
-    char line[LOG_LINE_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    e->opt.on_log(e->opt.cb_ctx, level, line);
-}
+/* ---- progress ------------------------------------------------------------ */
 
 /* When the next request may start: the pause or the schedule, whichever is later. */
 static double next_start(const engine *e)

@@ -325,8 +325,7 @@ error_code sync_plan(store *st,
                      error_code (*fn)(void *ctx, const sync_plan_item *item, error_info *err),
                      void *ctx, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if (!st || !fn)
         return error_set(err, ERROR_INVALID, "sync_plan needs a store and a callback");
     store_query q = {.states = sync_plan_states()};

@@ -17,6 +17,8 @@
  *   is set, the bytes already there are kept, and every later append does
  *   nothing and returns false, until buf_reset, buf_take or buf_free. A writer can append everything and check once,
  *   at buf_take (NULL) or through `failed`.
+ * - buf_grow_array is the same doubling for a heap array of any element type
+ *   (never for secrets: it uses realloc).
  * - `wipe`: the buffer may hold a token or a key. Growing then never uses
  *   realloc (which may leave the old block behind unwiped): a new block is
  *   allocated, the bytes copied, and the old block wiped before it is freed;
@@ -29,7 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum { BUF_MIN = 256 };
+enum { BUF_MIN = 256, BUF_ARRAY_MIN = 16 };
 
 /* buf_t, not buf: `buf` is a local name all over the tree, and would shadow. */
 typedef struct buf_t {
@@ -73,6 +75,12 @@ void buf_reset(buf_t *b);
  * and freeing it. Either way `b` is left empty, with `wipe` kept and `failed`
  * cleared, ready for use again. */
 char *buf_take(buf_t *b);
+
+/* Make room for `need` elements of `elem` bytes in the heap array *items that
+ * holds *cap (doubling, from BUF_ARRAY_MIN; new room is not zeroed). False when
+ * out of memory or the size would overflow: the array is kept as it was. The
+ * one growth of the tree's arrays; `(void **)&array` is how callers pass it. */
+bool buf_grow_array(void **items, size_t *cap, size_t need, size_t elem);
 
 /* Release the memory (wiped first with `wipe`); `b` is left empty, with `wipe`
  * kept and `failed` cleared. NULL is a no-op. */

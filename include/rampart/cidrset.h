@@ -49,11 +49,6 @@ typedef struct cidrset {
 error_code cidrset_add(cidrset *set, const validate_prefix *pfx, size_t line,
                        const char *note, error_info *err);
 
-/* Make room for `need` elements of `elem` bytes in the heap array *items holding
- * *cap (doubling, from 64): the policy module's growing arrays. False when out of
- * memory (the array is kept as it was). */
-bool cidrset_grow(void **items, size_t *cap, size_t need, size_t elem);
-
 /* Release the entries and notes; the set is empty and usable again. NULL: no-op. */
 void cidrset_free(cidrset *set);
 

@@ -90,7 +90,13 @@ typedef struct cli_command {
     int min_operands;    /* operands after the options, checked by cli_parse */
     int max_operands;    /* -1: no limit */
     cli_table_fn *subcommands; /* a group's table, for the overview; NULL: not a group */
+    unsigned flags;            /* CLI_CMD_* */
 } cli_command;
+
+/* cli_command.flags */
+enum {
+    CLI_CMD_NO_CONFIG = 1, /* runs with a broken configuration, to help fix it */
+};
 
 /* Command groups, each dispatching its own table. `rules` and `creds` are one
  * piece of code over the object kind (src/cli/cli_object.h). */

@@ -52,6 +52,13 @@ error_code error_vset(error_info *err, error_code code, const char *fmt, va_list
 error_code error_prefix(error_info *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/*
+ * `err`, or when it is NULL a zeroed error_info that lives until the enclosing
+ * block ends: for a function that accepts a NULL `err` but reads err->code.
+ * Write it in the function's outermost block: `err = ERROR_OR_SCRATCH(err);`.
+ */
+#define ERROR_OR_SCRATCH(err) ((err) ? (err) : &(error_info){ERROR_OK, ""})
+
 /* Reset to ERROR_OK with an empty message. */
 void error_clear(error_info *err);
 

@@ -114,8 +114,9 @@ void *kind_field_at_mut(model_object *obj, const kind_field *f);
  * kind's fields ("cidr", "acl": its rules joined by ", ", cut at a UTF-8 boundary
  * to fit `size`; "action") and what every row has ("id", "state", "error",
  * "created_at", "uri", and a rule's "policy_uri"). Returns a pointer into `obj`
- * or into `buf` (`size` bytes; only an ACL is built there, so `buf` may be NULL
- * for other names), "" for an unknown name or an empty ACL.
+ * or into `buf` (`size` bytes; only an ACL is built there), "" for an unknown
+ * name or an empty ACL. `buf` may be NULL (or `size` 0) for any name: an ACL
+ * then reads as "" (a caller that shows ACLs passes a buffer).
  */
 const char *kind_value(const model_object *obj, const char *name, char *buf, size_t size);
 

@@ -114,8 +114,4 @@ const logscan_stats *logscan_get_stats(const logscan *ls);
  * (100.64.0.0/10): what a proxy or tunnel agent in front of a server shows. */
 bool logscan_addr_private(const policy_addr *a);
 
-/* "90s", "15m", "24h", "7d", "2w" (a whole number and a unit; a bare number is
- * seconds) -> seconds. ERROR_INVALID with why. */
-error_code logscan_duration_parse(const char *text, int64_t *seconds, error_info *err);
-
 #endif

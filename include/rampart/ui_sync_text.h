@@ -13,8 +13,7 @@
  *   "server error 503: upstream down (op_123)". The API key is never part of a
  *   failure, so never part of a text. Control characters of the server's message
  *   become '?'.
- * - Countdowns are whole seconds rounded up, never negative ("retry in 0s" at the
- *   end); ages are whole units rounded down ("12s", "3m", "2h", "4d").
+ * - Countdowns and ages are rampart/duration.h's ("retry in 12s").
  * - Every function writes a NUL-terminated text into `buf` (`size` > 0 bytes), cut
  *   when it does not fit, and returns `buf`.
  */
@@ -43,16 +42,6 @@ const char *ui_wait_text(sync_wait_cause cause, const sync_failure *f, double re
 /* A pace: "paced: 1.6 req/s" ("paced: 0.05 req/s" under 0.1; "" when not paced,
  * rate_per_s <= 0). */
 const char *ui_pace_text(double rate_per_s, char *buf, size_t size);
-
-/* An age or a duration: "12s", "3m", "2h", "4d" (rounded down; negative: "0s"). */
-const char *ui_age_text(double seconds, char *buf, size_t size);
-
-/* A countdown: whole seconds rounded up, as ui_age_text writes them ("12s"). */
-const char *ui_countdown_text(double seconds, char *buf, size_t size);
-
-/* An RFC 3339 UTC time ("2026-11-25T11:57:51Z", fractions of a second allowed) in
- * seconds since the epoch; false (and *out untouched) when `text` is not one. */
-bool ui_rfc3339_parse(const char *text, double *out);
 
 /* The budget of an idle auto-pull: `b` with its share at most UI_AUTO_PULL_SHARE
  * (0.1; a share of 0 is the engine's default 0.8, so it becomes 0.1 too). */

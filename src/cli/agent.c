@@ -381,7 +381,7 @@ static int agent_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         "       [--allow-uid UID]... [--rate N] [--idle-timeout S] [--ready-file FILE]\n"
         "       [--max-age S] [--public-url URL] [--mirror-only]",
         "Serve tokens, policy checks and a read-only API mirror to local agents.",
-        help ? help : "", 0, 0, NULL,
+        help ? help : "", .min_operands = 0, .max_operands = 0,
     };
     agent_flags f = {0};
     const cli_opt opts[] = {

@@ -80,7 +80,7 @@ static const cli_command apply_command = {
     "left some of its rows pending; 5 --sync with no remote (queued); with --impact:\n"
     "1 on an error or when nothing could be checked, 6 with --fail-on-lockout when an\n"
     "address would newly be denied.\n",
-    1, 1, NULL};
+    .min_operands = 1, .max_operands = 1};
 
 /* ---- options ---- */
 

@@ -10,6 +10,7 @@
 
 #include "cli_apply.h"
 #include "cli_sync.h"
+#include "rampart/duration.h"
 
 enum { OVERLAPS_SHOWN = 20 };
 
@@ -131,8 +132,8 @@ static void put_requests(const cli_apply_run *run)
     fprintf(out, "Requests: %zu (%zu POST, %zu DELETE, %zu PATCH, %zu GET)", n, p->posts,
             p->deletes, p->patches, p->gets);
     if (n && run->pace > 0) {
-        char took[32];
-        cli_duration(took, sizeof took, (double)n / run->pace);
+        char took[DURATION_TEXT_MAX];
+        duration_text((double)n / run->pace, took, sizeof took);
         fprintf(out, ": about %s at the budget's pace (%.1f req/s)", took, run->pace);
     }
     if (n && !run->sync)

@@ -33,7 +33,7 @@ static const cli_command check_command = {
     "Exit status: 0 every address is allowed; 1 at least one is denied (or the cache\n"
     "could not be read: either way, not all allowed); 2 bad usage, policy id or\n"
     "address (nothing is decided); 3 the policy has no rules in force here.\n",
-    1, -1, NULL};
+    .min_operands = 1, .max_operands = -1};
 
 typedef struct check_columns {
     int ip, cidr, rule;

@@ -106,8 +106,16 @@ typedef struct cli_object_kind {
 extern const cli_object_kind cli_object_rules;
 extern const cli_object_kind cli_object_creds;
 
-/* The part of `kind` (the rules' for an out-of-range value). */
-const cli_object_kind *cli_object_kind_of(model_kind kind);
+/* The part of `kind` (the rules' for an out-of-range value). Here, not in
+ * objects.c, so that the files objects.c calls need nothing back from it. */
+static inline const cli_object_kind *cli_object_kind_of(model_kind kind)
+{
+    static const cli_object_kind *const kinds[MODEL_KIND_COUNT] = {
+        [MODEL_KIND_RULE] = &cli_object_rules,
+        [MODEL_KIND_CRED] = &cli_object_creds,
+    };
+    return (unsigned)kind < MODEL_KIND_COUNT ? kinds[kind] : kinds[MODEL_KIND_RULE];
+}
 
 /* One kind's own commands: `rules import` (rules.c) and `creds token` (creds.c). */
 int cli_object_import_rules(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);

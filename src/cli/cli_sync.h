@@ -49,8 +49,6 @@ double cli_sync_pace(const config *cfg);
  * credentials, 100 a page. */
 size_t cli_sync_listing_pages(store *st, size_t more_rules);
 
-/* `seconds` as a person reads a wait: "1s", "3m05s", "2h10m". */
-void cli_duration(char *buf, size_t size, double seconds);
 
 /* How a sync of the command line runs and what it shows. */
 typedef struct cli_sync_args {

@@ -55,7 +55,8 @@ static bool find_what(const char *word, store_complete_what *out)
 
 static const cli_command complete_command = {
     "__complete", cli_complete, "[--sandbox] [--policy ID] rule-id|cred-id|policy-id|cidr [PREFIX]",
-    "Values from the cache for shell completion (hidden).", NULL, 1, 2, NULL};
+    "Values from the cache for shell completion (hidden).", NULL,
+    .min_operands = 1, .max_operands = 2};
 
 int cli_complete(cli_ctx *ctx, const char *path, int argc, char **argv)
 {

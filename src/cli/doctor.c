@@ -48,7 +48,7 @@ static const cli_command doctor_command = {
     "                        \"detail\"}) or yaml (the same as YAML)\n"
     "  --json                -o json\n\n"
     "Exit status: 0 every check ok or skipped; 1 at least one failed.\n",
-    0, 0, NULL};
+    .min_operands = 0, .max_operands = 0};
 
 typedef enum doctor_status { DOCTOR_OK, DOCTOR_FAIL, DOCTOR_SKIP } doctor_status;
 

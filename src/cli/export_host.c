@@ -2,22 +2,50 @@
  * `rampart export --policy ID --format FORMAT`: one policy's rules in force as a
  * host enforces them itself (rampart/hostrules.h), from the cache; to standard
  * output, to a file replaced atomically, or kept in step with --watch.
+ *
+ * --watch: a host that follows the policy. The cache's change counter (SQLite's
+ * data_version, which moves when another connection commits: a sync, an edit)
+ * is looked at every --interval seconds while the process sleeps in
+ * sigtimedwait, so it never spins and SIGINT/SIGTERM end it at once.
+ * When the counter moved, the policy is rendered again; only a rendering that
+ * differs from what FILE holds is written (atomically) and followed by --exec.
+ *
+ * --exec runs without a shell: its words are split as rampart/words.h says (quotes
+ * group, a backslash escapes) and handed to execvp. A shell would re-read whatever the
+ * command names (a path with a space, a '$') each time; a user who wants one
+ * says so with sh -c '...'.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "cli_export.h"
 #include "cli_object.h"
+#include "rampart/buf.h"
+#include "rampart/hostrules.h"
 #include "rampart/termsafe.h"
 #include "rampart/validate.h"
+#include "rampart/words.h"
 
 enum { INTERVAL_DEFAULT = 2, INTERVAL_MAX = 3600 };
+
+typedef struct export_args {
+    const char *policy;
+    hostrules_format format;
+    hostrules_opts opts;
+    const char *output;   /* NULL: standard output */
+    const char *exec;     /* --exec COMMAND, split into words (no shell) */
+    int interval_s;       /* --watch: seconds between looks at the cache */
+    bool allow_empty;
+    bool no_ssh_check;    /* write even what would drop this SSH session's client */
+} export_args;
 
 static int export_cmd(cli_ctx *ctx, const char *path, int argc, char **argv);
 
@@ -70,7 +98,7 @@ static const cli_command export_command = {
     "                   a word {} stands for FILE. For a pipeline, write sh -c '...'.\n\n"
     "Exit status: 0 written; 2 bad usage; 3 the policy has no rules in force here\n"
     "(nothing written, unless --allow-empty); 1 a file or the cache failed.\n",
-    0, 0, NULL};
+    .min_operands = 0, .max_operands = 0};
 
 /* This SSH session's client address and the server's port, from SSH_CONNECTION
  * ("client cport server sport") or SSH_CLIENT ("client cport sport"); false when
@@ -92,7 +120,7 @@ static bool ssh_session(char *client, size_t size, unsigned *port)
 /* Whether the export would drop new connections from this SSH session's
  * client: refused for a hooked nftables chain (unless --no-ssh-check), said
  * beside the iptables hint. CLI_GO_ON, or the exit status after saying why. */
-static int ssh_check(cli_ctx *ctx, const cli_export_args *a, const hostrules_set *set)
+static int ssh_check(cli_ctx *ctx, const export_args *a, const hostrules_set *set)
 {
     char client[64];
     unsigned port;
@@ -119,8 +147,12 @@ static int ssh_check(cli_ctx *ctx, const cli_export_args *a, const hostrules_set
     return CLI_EXIT_USAGE;
 }
 
-int cli_export_render(cli_ctx *ctx, store *st, const cli_export_args *a, buf_t *out,
-                      size_t *rules)
+/* Render the policy from the cache into `out` (emptied first). *rules receives
+ * the rules in force. Returns CLI_GO_ON (cli_object.h), or the exit status after
+ * printing why (a policy with no rules in force is CLI_EXIT_NOT_FOUND unless
+ * allow_empty: a file that refuses every address is seldom what was meant). */
+static int export_render(cli_ctx *ctx, store *st, const export_args *a, buf_t *out,
+                         size_t *rules)
 {
     hostrules_set set = {0};
     error_info e = {0};
@@ -193,7 +225,10 @@ static bool target_ok(cli_ctx *ctx, const char *path, mode_t *mode)
     return false;
 }
 
-bool cli_export_write(cli_ctx *ctx, const char *path, const char *data, size_t len)
+/* Write `len` bytes to `path` through a temporary file in its directory renamed
+ * over it (readers never see half a file), keeping an existing file's mode.
+ * Prints why and returns false on failure. */
+static bool export_write(cli_ctx *ctx, const char *path, const char *data, size_t len)
 {
     mode_t mode;
     if (!target_ok(ctx, path, &mode))
@@ -221,6 +256,131 @@ bool cli_export_write(cli_ctx *ctx, const char *path, const char *data, size_t l
     return false;
 }
 
+/* ---- --watch ---- */
+
+/* --exec's words (rampart/words.h), "{}" replaced by the file. */
+static error_code exec_parse(const char *text, const char *file, words *c, error_info *err)
+{
+    if (words_split(text, c, err) != ERROR_OK)
+        return error_prefix(err, "--exec");
+    for (size_t i = 0; i < c->argc; i++) {
+        if (strcmp(c->argv[i], "{}") == 0)
+            c->argv[i] = (char *)file;
+    }
+    return ERROR_OK;
+}
+
+/* Run the command and wait for it; its status is reported on stderr. */
+static void exec_run(cli_ctx *ctx, const words *c, const sigset_t *old)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigprocmask(SIG_SETMASK, old, NULL);
+        config_scrub_secret_env();
+        execvp(c->argv[0], c->argv);
+        _exit(127);
+    }
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (pid < 0)
+        fprintf(ctx->err, "%s: --exec: cannot start it: %s\n", ctx->program, strerror(errno));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        fprintf(ctx->err, "%s: --exec: the command was not found or could not run "
+                "(exit 127)\n", ctx->program);
+    else if (WIFEXITED(status))
+        fprintf(ctx->err, "%s: --exec: exit status %d\n", ctx->program, WEXITSTATUS(status));
+    else
+        fprintf(ctx->err, "%s: --exec: ended by signal %d\n", ctx->program,
+                WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* What FILE holds now (empty when it does not exist), so an unchanged rendering
+ * is not written again after a restart. */
+static void read_current(const char *path, buf_t *into)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_append(into, chunk, n);
+    fclose(f);
+}
+
+typedef struct watch {
+    cli_ctx *ctx;
+    store *st;
+    const export_args *a;
+    words cmd;
+    sigset_t stop, old;
+    buf_t now, last;
+} watch;
+
+/* One look after the cache moved (or at the start): CLI_GO_ON to go on. */
+static int refresh(watch *w, bool first)
+{
+    size_t rules = 0;
+    int rc = export_render(w->ctx, w->st, w->a, &w->now, &rules);
+    if (rc == CLI_EXIT_NOT_FOUND)
+        return CLI_GO_ON; /* the last file stays; said on stderr */
+    if (rc != CLI_GO_ON)
+        return rc;
+    bool changed = w->now.len != w->last.len ||
+                   (w->now.len && memcmp(w->now.data, w->last.data, w->now.len) != 0);
+    if (changed) {
+        if (!export_write(w->ctx, w->a->output, w->now.data, w->now.len))
+            return CLI_EXIT_FAILURE;
+        buf_reset(&w->last);
+        buf_append(&w->last, w->now.data, w->now.len);
+        fprintf(w->ctx->err, "%s: export: wrote %zu rules\n", w->ctx->program, rules);
+    }
+    if ((changed || first) && w->cmd.argv)
+        exec_run(w->ctx, &w->cmd, &w->old);
+    return CLI_GO_ON;
+}
+
+static int watch_loop(watch *w)
+{
+    long long seen = 0;
+    for (bool first = true;; first = false) {
+        long long version = 0;
+        error_info e = {0};
+        if (store_data_version(w->st, &version, &e) != ERROR_OK)
+            return cli_fail(w->ctx, &e);
+        if (first || version != seen) {
+            seen = version;
+            int rc = refresh(w, first);
+            if (rc != CLI_GO_ON)
+                return rc;
+        }
+        struct timespec wait = {w->a->interval_s, 0};
+        int sig = sigtimedwait(&w->stop, NULL, &wait);
+        if (sig == SIGINT || sig == SIGTERM)
+            return CLI_EXIT_OK;
+    }
+}
+
+/* --watch: until SIGINT or SIGTERM. Returns the exit status. */
+static int export_watch(cli_ctx *ctx, store *st, const export_args *a)
+{
+    watch w = {.ctx = ctx, .st = st, .a = a};
+    error_info e = {0};
+    if (a->exec && exec_parse(a->exec, a->output, &w.cmd, &e) != ERROR_OK) {
+        return cli_fail(ctx, &e);
+    }
+    read_current(a->output, &w.last);
+    cli_serving_block(&w.stop, &w.old);
+    int rc = watch_loop(&w);
+    sigprocmask(SIG_SETMASK, &w.old, NULL);
+    words_free(&w.cmd);
+    buf_free(&w.now);
+    buf_free(&w.last);
+    return rc;
+}
+
 /* ---- options ---- */
 
 typedef struct export_words {
@@ -245,7 +405,7 @@ static int check_interval(cli_ctx *ctx, const char *path, const char *text, int 
 }
 
 static int check_args(cli_ctx *ctx, const char *path, const export_words *w,
-                      cli_export_args *a)
+                      export_args *a)
 {
     if (!w->format)
         return cli_usage_error(ctx, path, "--format is required (and --policy, unless the "
@@ -280,13 +440,13 @@ static int check_args(cli_ctx *ctx, const char *path, const export_words *w,
     return rc;
 }
 
-static int export_once(cli_ctx *ctx, store *st, const cli_export_args *a)
+static int export_once(cli_ctx *ctx, store *st, const export_args *a)
 {
     buf_t out = {0};
     size_t rules = 0;
-    int rc = cli_export_render(ctx, st, a, &out, &rules);
+    int rc = export_render(ctx, st, a, &out, &rules);
     if (rc == CLI_GO_ON && a->output)
-        rc = cli_export_write(ctx, a->output, out.data, out.len) ? CLI_EXIT_OK
+        rc = export_write(ctx, a->output, out.data, out.len) ? CLI_EXIT_OK
                                                                  : CLI_EXIT_FAILURE;
     else if (rc == CLI_GO_ON)
         rc = fwrite(out.data, 1, out.len, ctx->out) == out.len ? CLI_EXIT_OK
@@ -306,7 +466,7 @@ static void format_choices(FILE *out, const void *unused)
 static int export_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
     export_words w = {0};
-    cli_export_args a = {0};
+    export_args a = {0};
     const cli_opt opts[] = {
         {"policy", CLI_OPT_STRING, &w.policy},   {"format", CLI_OPT_CHOICE, &(cli_choice){&w.format, format_choices, NULL}},
         {"output", CLI_OPT_STRING, &a.output},   {"name", CLI_OPT_STRING, &a.opts.name},
@@ -326,7 +486,7 @@ static int export_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
     store *st = cli_store_existing(ctx);
     if (!st)
         return ctx->store_exit;
-    return w.watch ? cli_export_watch(ctx, st, &a) : export_once(ctx, st, &a);
+    return w.watch ? export_watch(ctx, st, &a) : export_once(ctx, st, &a);
 }
 
 int cli_export(cli_ctx *ctx, const char *path, int argc, char **argv)

@@ -9,6 +9,7 @@
 
 #include "cli_impact.h"
 #include "cli_object.h"
+#include "rampart/duration.h"
 #include "rampart/buf.h"
 #include "rampart/termsafe.h"
 #include "rampart/validate.h"
@@ -95,7 +96,7 @@ static int scan_options(cli_ctx *ctx, const char *path, const cli_impact_args *a
     }
     if (a->since) {
         int64_t s;
-        if (logscan_duration_parse(a->since, &s, &e) != ERROR_OK)
+        if (duration_parse(a->since, &s, &e) != ERROR_OK)
             return cli_usage_error(ctx, path, "--since: %s", e.msg);
         o->since = (int64_t)time(NULL) - s;
     }

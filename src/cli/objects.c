@@ -13,16 +13,6 @@
 #include "rampart/validate.h"
 #include "rampart/termsafe.h"
 
-static const cli_object_kind *const kinds[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_RULE] = &cli_object_rules,
-    [MODEL_KIND_CRED] = &cli_object_creds,
-};
-
-const cli_object_kind *cli_object_kind_of(model_kind kind)
-{
-    return (unsigned)kind < MODEL_KIND_COUNT ? kinds[kind] : kinds[MODEL_KIND_RULE];
-}
-
 store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt *opts,
                        size_t nopts, int argc, char **argv, int *first, int *exit_code)
 {
@@ -620,8 +610,12 @@ static size_t kind_view(model_kind kind, cli_command *view, const object_command
         const object_words *w = &commands[i].words[kind];
         if (!w->summary)
             continue;
-        view[n] = (cli_command){commands[i].name, NULL, w->args, w->summary, w->help,
-                                commands[i].min_operands, commands[i].max_operands, NULL};
+        view[n] = (cli_command){.name = commands[i].name,
+                                .args = w->args,
+                                .summary = w->summary,
+                                .help = w->help,
+                                .min_operands = commands[i].min_operands,
+                                .max_operands = commands[i].max_operands};
         if (rows)
             rows[n] = &commands[i];
         n++;

@@ -4,7 +4,7 @@
  * where its key comes from (never the key, and key_command is not run), its policy
  * setting, its cache and how long ago that cache last synced. The caches are read through read-only
  * handles and never created: a missing one says "never". Ages are written as the
- * console's header writes them ("12m ago": rampart/ui_sync_text.h).
+ * console's header writes them ("12m ago": rampart/duration.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "rampart/cli.h"
+#include "rampart/duration.h"
 #include "rampart/termsafe.h"
-#include "rampart/ui_sync_text.h"
 
 static int profiles_run(cli_ctx *ctx, const char *path, int argc, char **argv);
 
@@ -31,7 +31,7 @@ static const cli_command profiles_command = {
     "            policy (the policy setting, or null), db, last_sync (RFC 3339 or\n"
     "            null), last_sync_age_s, error\n"
     "  --names   the names only, one per line (for shell completion)\n",
-    0, 0, NULL};
+    .min_operands = 0, .max_operands = 0};
 
 /* One profile as the listing shows it. */
 typedef struct profile_row {
@@ -96,7 +96,7 @@ static void read_last_sync(profile_row *r)
         return;
     }
     double at;
-    if (r->last_sync[0] && ui_rfc3339_parse(r->last_sync, &at))
+    if (r->last_sync[0] && duration_parse_time(r->last_sync, &at))
         r->age_s = (double)time(NULL) - at;
 }
 
@@ -144,13 +144,13 @@ static error_code load_rows(cli_ctx *ctx, profile_row **rows, int *n, error_info
 
 static void age_text(const profile_row *r, char *buf, size_t size)
 {
-    char age[32];
+    char age[DURATION_TEXT_MAX];
     if (r->error[0])
         snprintf(buf, size, "unreadable");
     else if (r->age_s < 0)
         snprintf(buf, size, "never");
     else
-        snprintf(buf, size, "%s ago", ui_age_text(r->age_s, age, sizeof age));
+        snprintf(buf, size, "%s ago", duration_age(r->age_s, age, sizeof age));
 }
 
 enum { COL_NAME, COL_URL, COL_KEY, COL_POLICY, COL_DB, COL_COUNT };

@@ -78,7 +78,7 @@ static const cli_command serve_command = {
     "\n"
     "Exit status: 0 after a clean stop, 1 when it cannot start (address in use,\n"
     "database), 2 for bad usage.\n",
-    0, 0, NULL,
+    .min_operands = 0, .max_operands = 0,
 };
 
 int cli_serve_api(cli_ctx *ctx, const char *path, int argc, char **argv)

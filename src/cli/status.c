@@ -7,7 +7,7 @@
 
 #include "cli_follower.h"
 #include "rampart/cli.h"
-#include "rampart/ui_sync_text.h"
+#include "rampart/duration.h"
 
 static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv);
 
@@ -20,7 +20,8 @@ static const cli_command status_command = {
     "Options:\n"
     "  -o, --output FORMAT   table (the default: the form above), json (one JSON\n"
     "                        object) or yaml (the same object as YAML)\n"
-    "  --json                -o json\n", 0, 0, NULL};
+    "  --json                -o json\n",
+    .min_operands = 0, .max_operands = 0};
 
 /* When the cache last completed a pull (STORE_META_LAST_SYNC), and how long ago. */
 typedef struct status_pull {
@@ -55,27 +56,13 @@ static error_code gather(store *st, status_counts *c, error_info *e)
     return ERROR_OK;
 }
 
-/* "2026-01-02T03:04:05Z" -> seconds since the epoch; false for anything else. */
-static bool parse_utc(const char *text, time_t *out)
-{
-    struct tm tm = {0};
-    int n = 0;
-    if (sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-               &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 20 || text[n])
-        return false;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    *out = timegm(&tm);
-    return *out != (time_t)-1;
-}
-
 static void last_pull(store *st, status_pull *p)
 {
     p->age_s = -1;
-    time_t t;
+    double t;
     if (store_meta_get(st, STORE_META_LAST_SYNC, p->when, sizeof p->when, NULL) == ERROR_OK &&
-        parse_utc(p->when, &t)) {
-        double age = difftime(time(NULL), t);
+        duration_parse_time(p->when, &t)) {
+        double age = (double)time(NULL) - t;
         p->age_s = age > 0 ? (long long)age : 0;
     }
 }
@@ -83,8 +70,8 @@ static void last_pull(store *st, status_pull *p)
 /* "42s", "5m", "2h", "3d": the console's and `profiles`' ages. */
 static void put_age(FILE *out, long long s)
 {
-    char age[32];
-    fputs(ui_age_text((double)s, age, sizeof age), out);
+    char age[DURATION_TEXT_MAX];
+    fputs(duration_age((double)s, age, sizeof age), out);
 }
 
 /* Any cache but a follower's (whose "data age" says it): when it last synced,

@@ -11,6 +11,7 @@
 #include "rampart/api.h"
 #include "rampart/cli.h"
 #include "rampart/codec.h"
+#include "rampart/duration.h"
 #include "rampart/kind.h"
 #include "rampart/sync.h"
 #include "rampart/termsafe.h"
@@ -57,7 +58,7 @@ static const cli_command sync_command = {
     "Exit status: 0 when everything converged, 4 when rows are still pending or\n"
     "failed (see 'rampart plan') or the sync stopped early, 2 when no remote is\n"
     "configured or the API key was refused.\n",
-    0, 0, NULL};
+    .min_operands = 0, .max_operands = 0};
 
 static const cli_command plan_command = {
     "plan", plan_cmd,
@@ -89,7 +90,7 @@ static const cli_command plan_command = {
     "Exit status with --impact: 1 on an error, or when no line was counted or the\n"
     "address cap was hit; 6 with --fail-on-lockout when an address would newly be\n"
     "denied (before --detailed-exitcode's 2).\n",
-    0, -1, NULL};
+    .min_operands = 0, .max_operands = -1};
 
 /* ---- the report ---- */
 
@@ -243,18 +244,6 @@ size_t cli_sync_listing_pages(store *st, size_t more_rules)
     store_count(st, MODEL_KIND_RULE, NULL, &rules, &e);
     store_count(st, MODEL_KIND_CRED, NULL, &creds, &e);
     return (rules + more_rules) / 100 + 1 + creds / 100 + 1;
-}
-
-void cli_duration(char *buf, size_t size, double s)
-{
-    if (s < 60)
-        snprintf(buf, size, "%.0fs", s < 1 ? 1 : s);
-    else if (s < 3600)
-        snprintf(buf, size, "%.0fm%02.0fs", (double)(long)(s / 60),
-                 s - 60 * (double)(long)(s / 60));
-    else
-        snprintf(buf, size, "%.0fh%02.0fm", (double)(long)(s / 3600),
-                 (s - 3600 * (double)(long)(s / 3600)) / 60);
 }
 
 /* The remote and its key, before the cache is opened: a profile whose key
@@ -482,8 +471,8 @@ static void put_plan_requests(cli_ctx *ctx, const plan_requests *r, const plan_c
                              : "one listing",
             c->pages);
     if (c->pace > 0) {
-        char took[32];
-        cli_duration(took, sizeof took, c->seconds);
+        char took[DURATION_TEXT_MAX];
+        duration_text(c->seconds, took, sizeof took);
         fprintf(ctx->out, ": about %s at the budget's pace (%.1f req/s)", took, c->pace);
     } else {
         fputs(": unpaced (rate 0), as fast as the remote answers", ctx->out);

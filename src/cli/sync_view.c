@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli_sync.h"
+#include "rampart/duration.h"
 #include "rampart/kind.h"
 #include "rampart/utf8.h"
 
@@ -99,13 +100,8 @@ static void add(line_buf *b, const char *fmt, ...)
 /* "42s", "3m05s", "2h10m". */
 static void add_duration(line_buf *b, double s)
 {
-    long t = (long)ceil(s < 0 ? 0 : s);
-    if (t < 60)
-        add(b, "%lds", t);
-    else if (t < 3600)
-        add(b, "%ldm%02lds", t / 60, t % 60);
-    else
-        add(b, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    char text[DURATION_TEXT_MAX];
+    add(b, "%s", duration_text(s, text, sizeof text));
 }
 
 void cli_sync_wait_words(const sync_progress *p, char *buf, size_t size)

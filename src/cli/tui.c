@@ -35,7 +35,7 @@ static const cli_command tui_command = {
     "\n"
     "An idle console with a remote pulls every auto_pull seconds (default 300; 0: off),\n"
     "never while a form or prompt is open, with at most a tenth of the budget.\n",
-    0, 0, NULL};
+    .min_operands = 0, .max_operands = 0};
 
 /* "80x24" into width and height. */
 static bool parse_size(const char *text, int *w, int *h)

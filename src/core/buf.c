@@ -124,3 +124,20 @@ void buf_free(buf_t *b)
     release(b);
     b->failed = false;
 }
+
+bool buf_grow_array(void **items, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap : BUF_ARRAY_MIN;
+    while (n < need)
+        n = n > SIZE_MAX / 2 ? need : n * 2;
+    if (elem && n > SIZE_MAX / elem)
+        return false;
+    void *more = realloc(*items, n * elem);
+    if (!more)
+        return false;
+    *items = more;
+    *cap = n;
+    return true;
+}

@@ -232,6 +232,8 @@ static const char *head_value(const model_object *obj, const char *name)
 
 static const char *join_acl(const model_acl *acl, char *buf, size_t size)
 {
+    if (!buf || size == 0)
+        return ""; /* nowhere to join it (kind.h) */
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < acl->count && used + 1 < size; i++) {
@@ -342,8 +344,7 @@ static const kind_field *gate_bad_field(const model_object *obj)
 
 error_code kind_check_row(model_object *obj, const kind_field **bad_field, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if (bad_field)
         *bad_field = NULL;
     if ((unsigned)obj->kind >= MODEL_KIND_COUNT)

@@ -808,26 +808,3 @@ const logscan_stats *logscan_get_stats(const logscan *ls)
 {
     return &ls->st;
 }
-
-error_code logscan_duration_parse(const char *text, int64_t *seconds, error_info *err)
-{
-    static const struct {
-        char unit;
-        int64_t s;
-    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 604800}};
-    int64_t v = 0;
-    size_t i = 0;
-    for (; text[i] >= '0' && text[i] <= '9' && i < 9; i++)
-        v = v * 10 + (text[i] - '0');
-    int64_t mult = 0;
-    if (i && text[i] == '\0')
-        mult = 1;
-    for (size_t u = 0; i && !mult && u < sizeof units / sizeof units[0]; u++)
-        if (text[i] == units[u].unit && text[i + 1] == '\0')
-            mult = units[u].s;
-    if (!mult || v == 0)
-        return error_set(err, ERROR_INVALID, "'%.40s' is not a duration: a whole number "
-                         "above 0 and a unit, s, m, h, d or w (90s, 15m, 24h, 7d)", text);
-    *seconds = v * mult;
-    return ERROR_OK;
-}

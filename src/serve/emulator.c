@@ -318,8 +318,7 @@ static error_code listen_on(emulator *em, const emulator_config *cfg, error_info
 
 error_code emulator_start(const emulator_config *cfg, emulator **out, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *out = NULL;
     emulator *em = calloc(1, sizeof *em);
     if (!em)

@@ -385,8 +385,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 error_code http_server_open(const http_config *cfg, http_server **out, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *out = NULL;
     http_server *srv = calloc(1, sizeof *srv);
     if (!srv)
@@ -550,8 +549,7 @@ static bool start_workers(http_server *srv)
 
 error_code http_server_start(http_server *srv, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if (srv->workers)
         return error_set(err, ERROR_IO, "the server is already running");
     if (start_guard(srv, err) != ERROR_OK)

@@ -299,8 +299,7 @@ static error_code adopt_fd(const char *text, http_listener *lis, error_info *err
 
 error_code http_listen_fds(int *first, int *count, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *first = LISTEN_FDS_START;
     *count = 0;
     const char *pid_text = getenv("LISTEN_PID");
@@ -325,8 +324,7 @@ error_code http_listen_fds(int *first, int *count, error_info *err)
 
 error_code http_listener_open(const char *spec, http_listener *out, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     memset(out, 0, sizeof *out);
     out->fd = -1;
     error_code rc;

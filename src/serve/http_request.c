@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rampart/model.h"
 
@@ -36,6 +37,14 @@ bool http_response_header(http_response *resp, const char *name, const char *val
     memcpy(h->name, name, strlen(name) + 1);
     memcpy(h->value, value, strlen(value) + 1);
     return true;
+}
+
+double http_ms_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) * 1e3 +
+           (double)(now.tv_nsec - start->tv_nsec) / 1e6;
 }
 
 void http_response_set(http_response *resp, int status, char *body)

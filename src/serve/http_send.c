@@ -21,14 +21,6 @@ enum {
     DELAY_SLICE_MS = 20
 };
 
-double http_ms_since(const struct timespec *start)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - start->tv_sec) * 1e3 +
-           (double)(now.tv_nsec - start->tv_nsec) / 1e6;
-}
-
 /* Wait before replying; cut short when the server stops, so stop never hangs. */
 static void delay(http_server *srv, unsigned ms)
 {

@@ -1,4 +1,5 @@
-/* buf: growth, termination, JSON strings, sticky failure, hand-over, wiping. */
+/* buf: growth, termination, JSON strings, sticky failure, hand-over, wiping,
+ * and the growth of arrays. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -151,6 +152,33 @@ static void test_failure_is_sticky(void **state)
     buf_free(&b);
 }
 
+static void test_grow_array(void **state)
+{
+    (void)state;
+    int *a = NULL;
+    size_t cap = 0;
+    assert_true(buf_grow_array((void **)&a, &cap, 0, sizeof *a)); /* nothing needed */
+    assert_null(a);
+    assert_true(buf_grow_array((void **)&a, &cap, 1, sizeof *a));
+    assert_int_equal(cap, BUF_ARRAY_MIN);
+    /* Doubling: every element written so far is kept. */
+    for (size_t n = 0; n < 1000; n++) {
+        assert_true(buf_grow_array((void **)&a, &cap, n + 1, sizeof *a));
+        assert_true(cap >= n + 1);
+        a[n] = (int)n;
+    }
+    assert_int_equal(cap, 1024);
+    for (size_t n = 0; n < 1000; n++)
+        assert_int_equal(a[n], (int)n);
+    /* A size that would overflow fails and keeps the array as it was. */
+    int *before = a;
+    assert_false(buf_grow_array((void **)&a, &cap, SIZE_MAX / 2, sizeof *a));
+    assert_ptr_equal(a, before);
+    assert_int_equal(cap, 1024);
+    assert_int_equal(a[999], 999);
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_wiping_growth),
         cmocka_unit_test(test_json_string),
         cmocka_unit_test(test_failure_is_sticky),
+        cmocka_unit_test(test_grow_array),
     };
     return cmocka_run_group_tests_name("buf", tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "rampart/duration.h"
 #include "rampart/buf.h"
 #include "rampart/cidrset.h"
 #include "rampart/impact.h"
@@ -282,15 +283,15 @@ static void test_duration(void **state)
     (void)state;
     int64_t s;
     error_info e;
-    assert_int_equal(logscan_duration_parse("90", &s, &e), ERROR_OK);
+    assert_int_equal(duration_parse("90", &s, &e), ERROR_OK);
     assert_int_equal(s, 90);
-    assert_int_equal(logscan_duration_parse("24h", &s, &e), ERROR_OK);
+    assert_int_equal(duration_parse("24h", &s, &e), ERROR_OK);
     assert_int_equal(s, 86400);
-    assert_int_equal(logscan_duration_parse("2w", &s, &e), ERROR_OK);
+    assert_int_equal(duration_parse("2w", &s, &e), ERROR_OK);
     assert_int_equal(s, 1209600);
     const char *bad[] = {"", "h", "0s", "-1h", "1.5h", "1hh", "1y", " 1h", "9999999999s"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(logscan_duration_parse(bad[i], &s, &e), ERROR_INVALID);
+        assert_int_equal(duration_parse(bad[i], &s, &e), ERROR_INVALID);
 }
 
 /* ---- the engine over a real store ---- */

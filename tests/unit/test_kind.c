@@ -663,12 +663,32 @@ static void test_store_gate(void **state)
                   "model's buffer\n", n, refused, n - refused - unfit, unfit);
 }
 
+/* kind_value's buffer may be NULL for every field: an ACL without one is "". */
+static void test_value_without_buffer(void **state)
+{
+    (void)state;
+    model_object c;
+    model_object_init(&c, MODEL_KIND_CRED);
+    assert_int_equal(model_acl_add(&c.cred.acl, "bind:a.example", NULL), ERROR_OK);
+    assert_int_equal(model_acl_add(&c.cred.acl, "bind:b.example", NULL), ERROR_OK);
+    assert_string_equal(kind_value(&c, "acl", NULL, 0), "");
+    char buf[64] = "untouched";
+    assert_string_equal(kind_value(&c, "acl", buf, 0), "");
+    assert_string_equal(buf, "untouched");
+    assert_string_equal(kind_value(&c, "acl", buf, sizeof buf),
+                        "bind:a.example, bind:b.example");
+    strcpy(c.cred.description, "web");
+    assert_string_equal(kind_value(&c, "description", NULL, 0), "web");
+    model_object_clear(&c);
+}
+
 static const struct CMUnitTest kind_tests[] = {
     cmocka_unit_test(test_descriptors),
     cmocka_unit_test(test_kind_label),
     cmocka_unit_test(test_kind_field_by_name),
     cmocka_unit_test(test_check_row_bad_field),
     cmocka_unit_test(test_validate_row),
+    cmocka_unit_test(test_value_without_buffer),
 };
 
 #define KIND_TEST_COUNT (sizeof kind_tests / sizeof kind_tests[0])

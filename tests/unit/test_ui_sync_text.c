@@ -108,40 +108,13 @@ static void test_wait_texts(void **state)
                         "paused 12s");
 }
 
-static void test_pace_age_countdown(void **state)
+static void test_pace(void **state)
 {
     (void)state;
     char b[64];
     assert_string_equal(ui_pace_text(1.6, b, sizeof b), "paced: 1.6 req/s");
     assert_string_equal(ui_pace_text(0.05, b, sizeof b), "paced: 0.05 req/s");
     assert_string_equal(ui_pace_text(0, b, sizeof b), "");
-    assert_string_equal(ui_age_text(12.9, b, sizeof b), "12s");
-    assert_string_equal(ui_age_text(-3, b, sizeof b), "0s");
-    assert_string_equal(ui_age_text(125, b, sizeof b), "2m");
-    assert_string_equal(ui_age_text(7200, b, sizeof b), "2h");
-    assert_string_equal(ui_age_text(3 * 86400 + 5, b, sizeof b), "3d");
-    assert_string_equal(ui_countdown_text(11.01, b, sizeof b), "12s");
-    assert_string_equal(ui_countdown_text(12, b, sizeof b), "12s");
-    assert_string_equal(ui_countdown_text(-1, b, sizeof b), "0s");
-}
-
-static void test_rfc3339(void **state)
-{
-    (void)state;
-    double t = -1;
-    assert_true(ui_rfc3339_parse("1970-01-01T00:00:00Z", &t));
-    assert_true(t == 0);
-    assert_true(ui_rfc3339_parse("2026-11-25T11:57:51Z", &t));
-    assert_true(t == 1795607871.0);
-    assert_true(ui_rfc3339_parse("2000-02-29T12:00:00.5Z", &t));
-    assert_true(t == 951825600.5);
-    t = 7;
-    assert_false(ui_rfc3339_parse("", &t));
-    assert_false(ui_rfc3339_parse("2026-11-25 11:57:51", &t));
-    assert_false(ui_rfc3339_parse("2026-11-25T11:57:51+02:00", &t));
-    assert_false(ui_rfc3339_parse("2026-13-25T11:57:51Z", &t));
-    assert_false(ui_rfc3339_parse(NULL, &t));
-    assert_true(t == 7);
 }
 
 static void test_auto_pull_budget(void **state)
@@ -162,8 +135,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_failure_causes),     cmocka_unit_test(test_failure_detail),
-        cmocka_unit_test(test_wait_texts),         cmocka_unit_test(test_pace_age_countdown),
-        cmocka_unit_test(test_rfc3339),            cmocka_unit_test(test_auto_pull_budget),
+        cmocka_unit_test(test_wait_texts),         cmocka_unit_test(test_pace),
+        cmocka_unit_test(test_auto_pull_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

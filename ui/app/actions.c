@@ -12,6 +12,7 @@
 
 #include "../views/ui_record.h"
 #include "app_internal.h"
+#include "rampart/duration.h"
 #include "rampart/kind.h"
 #include "rampart/store.h"
 #include "rampart/ui_dialog.h"
@@ -122,17 +123,14 @@ static error_code name_rows(ui_app *app, ui_confirm *d, const targets *t, error_
 
 static bool names_fetched(const targets *t);
 
-/* "2h ago" for a time `secs` seconds back. */
+/* "2h ago" for a time `secs` seconds back ("just now" within a minute). */
 static void say_ago(long long secs, char *out, size_t size)
 {
+    char age[DURATION_TEXT_MAX];
     if (secs < 60)
         snprintf(out, size, "just now");
-    else if (secs < 3600)
-        snprintf(out, size, "%lldm ago", secs / 60);
-    else if (secs < 2 * 86400)
-        snprintf(out, size, "%lldh ago", secs / 3600);
     else
-        snprintf(out, size, "%lldd ago", secs / 86400);
+        snprintf(out, size, "%s ago", duration_age((double)secs, age, sizeof age));
 }
 
 /* "  cr_… (web) 2h ago" for credential `ref`, under the heading of name_fetched

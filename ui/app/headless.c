@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "../widgets/ui_text.h"
+#include "rampart/buf.h"
 
 enum { LINE_MAX_BYTES = 4096, KEYS_PER_STEP = 64 };
 
@@ -73,14 +74,8 @@ typedef struct script {
 
 static error_code add_step(script *s, const step *st, error_info *err)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 32;
-        step *g = realloc(s->steps, cap * sizeof *g);
-        if (!g)
-            return error_set(err, ERROR_NOMEM, "out of memory");
-        s->steps = g;
-        s->cap = cap;
-    }
+    if (!buf_grow_array((void **)&s->steps, &s->cap, s->n + 1, sizeof *s->steps))
+        return error_set(err, ERROR_NOMEM, "out of memory");
     s->steps[s->n++] = *st;
     return ERROR_OK;
 }

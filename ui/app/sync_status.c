@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rampart/duration.h"
 #include "rampart/kind.h"
 #include "rampart/ui_sync_text.h"
 #include "sync_internal.h"
@@ -76,7 +77,7 @@ static void progress_texts(ui_app *app, const ui_sync *s, texts *x)
     ui_pace_text(p->rate_per_s, pace, sizeof pace);
     if (p->eta_s >= 0) {
         char a[32];
-        snprintf(eta, sizeof eta, ", ETA %s", ui_countdown_text(p->eta_s - since, a, sizeof a));
+        snprintf(eta, sizeof eta, ", ETA %s", duration_countdown(p->eta_s - since, a, sizeof a));
     }
     if (p->phase != SYNC_PHASE_WAIT || p->wait_cause == SYNC_WAIT_BUDGET) {
         put(x, "%s%s%s%s", base, pace[0] ? ", " : "", pace, eta);
@@ -118,7 +119,7 @@ static void synced_texts(ui_app *app, const ui_sync *s, texts *x)
     double at = s->stored_known ? s->stored_at : s->last_at;
     if (s->stored_known && s->have_result && s->last_at > at)
         at = s->last_at;
-    put(x, "synced %s ago", ui_age_text(ui_app_now(app) - at, a, sizeof a));
+    put(x, "synced %s ago", duration_age(ui_app_now(app) - at, a, sizeof a));
 }
 
 /* "1 conflict, 1 failed" (and ", 2 pending" with `pending`): the rows that wait
@@ -162,7 +163,7 @@ static void left_texts(ui_app *app, const ui_sync *s, texts *x)
             char a[32];
             double at = s->stored_known && s->stored_at > s->last_at ? s->stored_at : s->last_at;
             put(x, "%zu pending, synced %s ago", s->queue_pending,
-                ui_age_text(ui_app_now(app) - at, a, sizeof a));
+                duration_age(ui_app_now(app) - at, a, sizeof a));
         }
         put(x, "%zu pending", s->queue_pending);
     } else {
@@ -174,7 +175,7 @@ static void left_texts(ui_app *app, const ui_sync *s, texts *x)
 static void result_texts(ui_app *app, const ui_sync *s, texts *x)
 {
     char ago[32], d[PIECE], sh[PIECE];
-    ui_age_text(ui_app_now(app) - s->last_at, ago, sizeof ago);
+    duration_age(ui_app_now(app) - s->last_at, ago, sizeof ago);
     const sync_report *r = &s->last_report;
     const sync_failure *f = &r->failure;
     if (r->cancelled) {
@@ -366,7 +367,7 @@ void ui_sync_read_last_sync(ui_app *app)
     error_info e = {0};
     if (store_meta_get(ui_app_browse_store(app), STORE_META_LAST_SYNC, v, sizeof v, &e) ==
             ERROR_OK &&
-        ui_rfc3339_parse(v, &at)) {
+        duration_parse_time(v, &at)) {
         s->stored_known = true;
         s->stored_at = at;
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../widgets/ui_text.h"
+#include "rampart/buf.h"
 
 static const ui_style box_style = {0, UI_COLOR_DEFAULT};
 static const ui_style title_style = {UI_ATTR_BOLD | UI_ATTR_REVERSE, UI_COLOR_TITLE};
@@ -95,14 +96,8 @@ error_code ui_text_overlay_add(ui_text_overlay *o, const char *label, const char
                                error_info *err)
 {
     // NOLINTNEXTLINE(clang-analyzer-core.NullDereference): callers pass a made overlay
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 16;
-        text_line *l = realloc(o->lines, cap * sizeof *l);
-        if (!l)
-            return error_set(err, ERROR_NOMEM, "out of memory");
-        o->lines = l;
-        o->cap = cap;
-    }
+    if (!buf_grow_array((void **)&o->lines, &o->cap, o->n + 1, sizeof *o->lines))
+        return error_set(err, ERROR_NOMEM, "out of memory");
     text_line *l = &o->lines[o->n];
     l->label = strdup(label ? label : "");
     l->value = strdup(value ? value : "");

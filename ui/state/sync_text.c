@@ -1,14 +1,14 @@
 /*
  * What the console says about a sync (rampart/ui_sync_text.h): a cause from its
- * type, a wait with its countdown, a pace, an age. Pure: no console, no clock.
+ * type, a wait with its countdown, a pace. Pure: no console, no clock.
  */
 #include "rampart/ui_sync_text.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
+
+#include "rampart/duration.h"
 
 /* Append printf-style to the text in buf (cut at `size`). */
 static void add(char *buf, size_t size, const char *fmt, ...)
@@ -91,28 +91,6 @@ const char *ui_failure_text(const sync_failure *f, bool detail, char *buf, size_
     return buf;
 }
 
-const char *ui_age_text(double seconds, char *buf, size_t size)
-{
-    if (size == 0)
-        return buf;
-    unsigned s = !(seconds > 0) ? 0u : seconds > 1e9 ? 1000000000u : (unsigned)seconds;
-    if (s < 60)
-        snprintf(buf, size, "%us", s);
-    else if (s < 3600)
-        snprintf(buf, size, "%um", s / 60);
-    else if (s < 86400)
-        snprintf(buf, size, "%uh", s / 3600);
-    else
-        snprintf(buf, size, "%ud", s / 86400);
-    return buf;
-}
-
-const char *ui_countdown_text(double seconds, char *buf, size_t size)
-{
-    double up = seconds > 0 ? ceil(seconds - 1e-6) : 0;
-    return ui_age_text(up, buf, size);
-}
-
 const char *ui_pace_text(double rate_per_s, char *buf, size_t size)
 {
     if (size == 0)
@@ -132,7 +110,7 @@ const char *ui_wait_text(sync_wait_cause wcause, const sync_failure *f, double r
     if (size == 0)
         return buf;
     char left[32];
-    ui_countdown_text(remaining_s, left, sizeof left);
+    duration_countdown(remaining_s, left, sizeof left);
     buf[0] = '\0';
     switch (wcause) {
     case SYNC_WAIT_BUDGET:
@@ -156,39 +134,6 @@ const char *ui_wait_text(sync_wait_cause wcause, const sync_failure *f, double r
     }
     add(buf, size, ", retry in %s", left);
     return buf;
-}
-
-/* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
-static long days_from_civil(long y, long m, long d)
-{
-    y -= m <= 2;
-    long era = (y >= 0 ? y : y - 399) / 400;
-    long yoe = y - era * 400;
-    long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-bool ui_rfc3339_parse(const char *text, double *out)
-{
-    int y, mo, d, h, mi, s, n = 0;
-    if (!text || sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) != 6 ||
-        n != 19)
-        return false;
-    const char *p = text + n;
-    double frac = 0;
-    if (*p == '.') {
-        double scale = 0.1;
-        for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
-            frac += (*p - '0') * scale;
-    }
-    if (strcmp(p, "Z") != 0 && strcmp(p, "+00:00") != 0)
-        return false;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 || y < 1970)
-        return false;
-    long days = days_from_civil(y, mo, d);
-    *out = (double)days * 86400.0 + h * 3600.0 + mi * 60.0 + s + frac;
-    return true;
 }
 
 sync_budget ui_auto_pull_budget(const sync_budget *b)

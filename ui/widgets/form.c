@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/buf.h"
 #include "rampart/ui_key.h"
 #include "rampart/ui_form.h"
 
@@ -105,14 +106,8 @@ void ui_form_free(ui_form *f)
 /* A new zeroed field at the end, labelled; NULL when out of memory. */
 static form_field *add_field(ui_form *f, ui_form_kind kind, const char *label)
 {
-    if (f->count == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 8;
-        form_field *grown = realloc(f->fields, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        f->fields = grown;
-        f->cap = cap;
-    }
+    if (!buf_grow_array((void **)&f->fields, &f->cap, f->count + 1, sizeof *f->fields))
+        return NULL;
     form_field *fd = &f->fields[f->count];
     memset(fd, 0, sizeof *fd);
     fd->kind = kind;

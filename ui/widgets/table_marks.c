@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/buf.h"
 #include "table_internal.h"
 
 static size_t mark_find(const ui_table *t, const char *key, bool *found)
@@ -42,14 +43,8 @@ static error_code mark_add(ui_table *t, const ui_table_row *row, error_info *err
     size_t at = mark_find(t, row->key, &found);
     if (found)
         return ERROR_OK;
-    if (t->nmarks == t->marks_cap) {
-        size_t cap = t->marks_cap ? t->marks_cap * 2 : 16;
-        ui_table_mark *m = realloc(t->marks, cap * sizeof *m);
-        if (!m)
-            return error_set(err, ERROR_NOMEM, "out of memory");
-        t->marks = m;
-        t->marks_cap = cap;
-    }
+    if (!buf_grow_array((void **)&t->marks, &t->marks_cap, t->nmarks + 1, sizeof *t->marks))
+        return error_set(err, ERROR_NOMEM, "out of memory");
     memmove(t->marks + at + 1, t->marks + at, (t->nmarks - at) * sizeof *t->marks);
     ui_table_mark *m = &t->marks[at];
     ui_table_set_text(m->key, sizeof m->key, row->key);

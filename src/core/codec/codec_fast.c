@@ -15,6 +15,7 @@
  */
 #include "codec_internal.h"
 
+#include "rampart/buf.h"
 #include "rampart/utf8.h"
 
 #include <stddef.h>
@@ -321,15 +322,7 @@ static bool page_text(cursor *c, char *dst, bool empty_ok)
 static bool page_room(fast_page *f)
 {
     codec_page *page = f->page;
-    if (page->count < f->cap)
-        return true;
-    size_t cap = f->cap ? f->cap * 2 : 128;
-    model_object *items = realloc(page->items, cap * sizeof *items);
-    if (!items)
-        return false;
-    page->items = items;
-    f->cap = cap;
-    return true;
+    return buf_grow_array((void **)&page->items, &f->cap, page->count + 1, sizeof *page->items);
 }
 
 static bool page_items(fast_page *f, cursor *c)

@@ -40,6 +40,8 @@ error_code codec_split_parse(const codec_split_item *item, json_t **out, error_i
 
 /* A rule from a parsed value; `out` is partly written on failure. */
 error_code codec_rule_from_json(const json_t *value, model_rule *out, error_info *err);
+/* A credential from a parsed value; `out` ends cleared on failure. */
+error_code codec_cred_from_json(const json_t *value, model_cred *out, error_info *err);
 
 /*
  * The common shape of a rule object, read without jansson. On true `out` holds the

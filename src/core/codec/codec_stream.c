@@ -27,8 +27,7 @@ static error_code decode_item(const codec_split_item *item, model_rule *rule,
 error_code codec_rule_stream_read(codec_read_fn read, void *read_ctx, codec_rule_fn fn,
                                   void *ctx, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     codec_split *sp;
     if (codec_split_open(MODEL_KIND_RULE, read, read_ctx, &sp, err))
         return err->code;

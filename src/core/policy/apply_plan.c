@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rampart/apply.h"
+#include "rampart/buf.h"
 
 #define NONE SIZE_MAX
 
@@ -181,7 +182,7 @@ static error_code add_rule(builder *b, const store_policy_rule *r, bool owned,
                            error_info *err)
 {
     apply_plan *p = b->plan;
-    if (!cidrset_grow((void **)&p->rules, &b->cap_rules, p->nrules + 1, sizeof *p->rules))
+    if (!buf_grow_array((void **)&p->rules, &b->cap_rules, p->nrules + 1, sizeof *p->rules))
         return nomem(err);
     apply_rule *a = &p->rules[p->nrules];
     *a = (apply_rule){.action = r->action, .state = r->state, .has_metadata = r->metadata[0]};
@@ -219,7 +220,7 @@ static error_code add_op(builder *b, apply_op_kind kind, size_t entry, size_t ru
     p->count[kind]++;
     if (kind == APPLY_KEEP)
         return ERROR_OK;
-    if (!cidrset_grow((void **)&p->ops, &b->cap_ops, p->nops + 1, sizeof *p->ops))
+    if (!buf_grow_array((void **)&p->ops, &b->cap_ops, p->nops + 1, sizeof *p->ops))
         return nomem(err);
     p->ops[p->nops++] = (apply_op){kind, entry, rule, requests};
     bool post = kind == APPLY_CREATE || kind == APPLY_RETRY;

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/buf.h"
+
 static size_t family_bytes(int family)
 {
     return family == 4 ? 4 : 16;
@@ -35,28 +37,11 @@ static bool same_bits(const unsigned char *a, const unsigned char *b, unsigned b
     return ((a[whole] ^ b[whole]) & mask) == 0;
 }
 
-bool cidrset_grow(void **items, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    if (n > SIZE_MAX / elem)
-        return false;
-    void *more = realloc(*items, n * elem);
-    if (!more)
-        return false;
-    *items = more;
-    *cap = n;
-    return true;
-}
-
 error_code cidrset_add(cidrset *set, const validate_prefix *pfx, size_t line,
                        const char *note, error_info *err)
 {
     char *copy = NULL;
-    if (!cidrset_grow((void **)&set->items, &set->cap, set->count + 1, sizeof *set->items) ||
+    if (!buf_grow_array((void **)&set->items, &set->cap, set->count + 1, sizeof *set->items) ||
         (note && *note && !(copy = strdup(note))))
         return error_set(err, ERROR_NOMEM, "out of memory reading the list");
     set->items[set->count++] = (cidrset_entry){.pfx = *pfx, .line = line, .note = copy};
@@ -136,14 +121,9 @@ error_code cidrset_overlaps(const cidrset *set, cidrset_overlap **out, size_t *c
         while (depth && !cidrset_contains(&set->items[stack[depth - 1]].pfx, p))
             depth--;
         if (depth) {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 16;
-                cidrset_overlap *more = realloc(found, cap * sizeof *more);
-                if (!more) {
-                    rc = ERROR_NOMEM;
-                    break;
-                }
-                found = more;
+            if (!buf_grow_array((void **)&found, &cap, n + 1, sizeof *found)) {
+                rc = ERROR_NOMEM;
+                break;
             }
             size_t outer = stack[depth - 1];
             found[n++] = (cidrset_overlap){

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/buf.h"
 #include "rampart/cidrset.h"
 
 error_code hostrules_add(hostrules_set *set, const char *id, const char *cidr,
@@ -24,7 +25,7 @@ error_code hostrules_add(hostrules_set *set, const char *id, const char *cidr,
         r.pfx = v4;
     cidrset_format(&r.pfx, r.cidr);
     snprintf(r.id, sizeof r.id, "%s", id);
-    if (!cidrset_grow((void **)&set->rules, &set->cap, set->count + 1, sizeof *set->rules) ||
+    if (!buf_grow_array((void **)&set->rules, &set->cap, set->count + 1, sizeof *set->rules) ||
         !(r.description = strdup(description ? description : "")))
         return error_set(err, ERROR_NOMEM, "out of memory reading the policy's rules");
     set->rules[set->count++] = r;

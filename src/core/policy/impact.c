@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/buf.h"
 #include "rampart/cidrset.h"
 #include "rampart/impact.h"
 #include "rampart/kind.h"
@@ -137,7 +138,7 @@ static uint32_t node_get(impact_index *ix, const validate_prefix *p, error_info 
     uint32_t n = node_find(ix, k, family, p->bits, &slot);
     if (n != IMPACT_NO_RULE)
         return n;
-    if (!cidrset_grow((void **)&ix->nodes, &ix->cap_nodes, ix->nnodes + 1, sizeof *ix->nodes))
+    if (!buf_grow_array((void **)&ix->nodes, &ix->cap_nodes, ix->nnodes + 1, sizeof *ix->nodes))
         goto nomem;
     inode *node = &ix->nodes[ix->nnodes];
     memset(node, 0, sizeof *node);
@@ -182,8 +183,8 @@ error_code impact_index_add(impact_index *ix, const validate_prefix *pfx, model_
         return ERROR_OK;
     size_t idlen = strlen(rule_id) + 1;
     if (ix->nrules >= IMPACT_NO_RULE - 1 || ix->ntext + idlen > UINT32_MAX ||
-        !cidrset_grow((void **)&ix->rules, &ix->cap_rules, ix->nrules + 1, sizeof *ix->rules) ||
-        !cidrset_grow((void **)&ix->text, &ix->cap_text, ix->ntext + idlen, 1))
+        !buf_grow_array((void **)&ix->rules, &ix->cap_rules, ix->nrules + 1, sizeof *ix->rules) ||
+        !buf_grow_array((void **)&ix->text, &ix->cap_text, ix->ntext + idlen, 1))
         return error_set(err, ERROR_NOMEM, "out of memory");
     uint32_t n = node_get(ix, &p, err);
     if (n == IMPACT_NO_RULE)
@@ -347,7 +348,7 @@ error_code impact_eval(const impact_index *ix, const logscan_addr *addrs, size_t
         impact_check(ix, &addrs[i].addr, &f.before, &f.after);
         if (f.before.allowed == f.after.allowed)
             continue;
-        if (!cidrset_grow((void **)&out->flips, &cap, out->nflips + 1, sizeof f)) {
+        if (!buf_grow_array((void **)&out->flips, &cap, out->nflips + 1, sizeof f)) {
             free(per);
             return error_set(err, ERROR_NOMEM, "out of memory");
         }
@@ -442,7 +443,7 @@ static error_code take_rule(void *ctx, const store_policy_rule *r, error_info *e
 {
     loader *L = ctx;
     if (r->state == MODEL_STATE_EDITED || r->state == MODEL_STATE_CONFLICT) {
-        if (!cidrset_grow((void **)&L->later, &L->cap_later, L->nlater + 1, sizeof *L->later))
+        if (!buf_grow_array((void **)&L->later, &L->cap_later, L->nlater + 1, sizeof *L->later))
             return error_set(err, ERROR_NOMEM, "out of memory");
         deferred *d = &L->later[L->nlater++];
         snprintf(d->id, sizeof d->id, "%s", r->id);

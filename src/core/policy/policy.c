@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "policy_internal.h"
+#include "rampart/buf.h"
 #include "rampart/cidrset.h"
 #include "rampart/validate.h"
 
@@ -29,7 +30,7 @@ static uint32_t text_add(policy_index *ix, const char *a, const char *b)
     size_t off = ix->ntext;
     if (la + lb > POLICY_TEXT_MAX - off)
         return POLICY_NONE;
-    if (!cidrset_grow((void **)&ix->text, &ix->cap_text, off + la + lb, 1))
+    if (!buf_grow_array((void **)&ix->text, &ix->cap_text, off + la + lb, 1))
         return POLICY_NONE;
     memcpy(ix->text + off, a, la);
     if (b)
@@ -76,7 +77,7 @@ static error_code policy_get_or_add(policy_index *ix, const char *id, uint32_t *
     if (*out != POLICY_NONE)
         return ERROR_OK;
     if (ix->npolicies >= POLICY_NONE - 1 || !slots_reserve(ix, ix->npolicies + 1) ||
-        !cidrset_grow((void **)&ix->policies, &ix->cap_policies, ix->npolicies + 1,
+        !buf_grow_array((void **)&ix->policies, &ix->cap_policies, ix->npolicies + 1,
                       sizeof *ix->policies))
         return nomem(err);
     uint32_t off = text_add(ix, id, NULL);
@@ -243,7 +244,7 @@ static error_code jumps_build(jump_build *b, uint32_t n, error_info *err)
     size_t first = ix->njumps, size = (size_t)1 << k;
     if (k < JUMP_MIN_BITS || first + size > b->budget)
         return ERROR_OK;
-    if (!cidrset_grow((void **)&ix->jumps, &b->cap, first + size, sizeof *ix->jumps))
+    if (!buf_grow_array((void **)&ix->jumps, &b->cap, first + size, sizeof *ix->jumps))
         return nomem(err);
     for (uint32_t v = 0; v < size; v++)
         ix->jumps[first + v] = jump_entry(ix, fan, k, v);
@@ -367,7 +368,7 @@ static error_code add_rule(policy_index *ix, const char *policy_id, const char *
     if (validate_prefix_unmap(&pfx, &v4))
         pfx = v4;
     if (ix->nnodes > POLICY_NONE - 3 ||
-        !cidrset_grow((void **)&ix->nodes, &ix->cap_nodes, ix->nnodes + 2, sizeof *ix->nodes))
+        !buf_grow_array((void **)&ix->nodes, &ix->cap_nodes, ix->nnodes + 2, sizeof *ix->nodes))
         return nomem(err);
     uint32_t p = POLICY_NONE;
     if ((rc = policy_get_or_add(ix, policy_id, &p, err)) != ERROR_OK)

@@ -54,8 +54,7 @@ static error_code visit_rows(store *st, sqlite3_stmt *s, error_code rc, store_po
 error_code store_policy_rules(store *st, const char *policy_id, store_policy_rule_fn fn,
                               void *ctx, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     sqlite3_stmt *s = NULL;
     if (store_prepare(st, policy_rules_sql, &s, err) != ERROR_OK)
         return err->code;
@@ -80,8 +79,7 @@ static void containing_sql(char *buf, size_t size)
 error_code store_policy_rules_containing(store *st, const char *policy_id, const char *ip,
                                          store_policy_rule_fn fn, void *ctx, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     char sql[2048];
     containing_sql(sql, sizeof sql);
     sqlite3_stmt *s = NULL;

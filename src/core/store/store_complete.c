@@ -405,8 +405,7 @@ error_code store_complete(store *st, store_complete_what what, const char *prefi
                           const char *policy_id, size_t max, store_complete_fn fn, void *ctx,
                           error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     prefix = prefix ? prefix : "";
     if (strlen(prefix) > TYPED_MAX || max == 0)
         return ERROR_OK; /* longer than any value: nothing starts with it */

@@ -83,8 +83,7 @@ static bool token_char(char c)
 
 error_code store_token_check(const char *token, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     size_t len = token ? strnlen(token, STORE_TOKEN_MAX + 1) : 0;
     if (len == 0)
         return error_set(err, ERROR_INVALID, "the token is empty");
@@ -142,8 +141,7 @@ error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_I
                               model_state *state, char **token, model_acl *acl,
                               error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *token = NULL;
     canon[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_TOKEN_GET, err);
@@ -215,8 +213,7 @@ static error_code no_token(store *st, const char *canon, model_state state, erro
 error_code store_token_get(store *st, const char *cred_id, char **token,
                            error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     char canon[MODEL_ID_MAX + 1];
     model_state state = MODEL_STATE_UNKNOWN;
     if (store_token_lookup(st, cred_id, canon, &state, token, NULL, err) != ERROR_OK)

@@ -213,8 +213,7 @@ error_code store_edit_load(store *st, model_kind kind, const char *id, model_obj
 error_code store_edit_get(store *st, model_kind kind, const char *id, store_edit_info *out,
                           error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     memset(out, 0, sizeof *out);
     if ((unsigned)kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
@@ -416,10 +415,9 @@ static error_code edit_in_op(store *st, model_object *given, unsigned fields, mo
 error_code store_edit(store *st, model_object *obj, unsigned fields, store_edit_result *result,
                       error_info *err)
 {
-    error_info scratch;
     store_edit_result ignored;
     return store_update_run(st, obj, fields, true, edit_in_op, result ? result : &ignored,
-                            err ? err : &scratch);
+                            ERROR_OR_SCRATCH(err));
 }
 
 /* ---- resolve ---------------------------------------------------------------- */
@@ -543,8 +541,7 @@ static error_code resolve_in_op(store *st, const resolve_call *c, error_info *er
 error_code store_resolve(store *st, model_kind kind, const char *id, store_side side,
                          char out_id[MODEL_ID_MAX + 1], error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     char ignored[MODEL_ID_MAX + 1];
     if ((unsigned)kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/buf.h"
+
 /* ---- a PATCH's outcome ------------------------------------------------------- */
 
 /* Compare `remote` with the row field by field: lines of the fields in `sent`
@@ -164,8 +166,7 @@ static error_code pushed_in_op(store *st, const pushed_call *p, error_info *err)
 error_code store_edit_pushed(store *st, const model_object *sent, unsigned fields,
                              const model_object *remote, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if ((unsigned)sent->kind >= MODEL_KIND_COUNT || remote->kind != sent->kind)
         return error_set(err, ERROR_INVALID, "a PATCH reply of another kind");
     model_object copy;
@@ -206,8 +207,7 @@ static error_code conflict_in_op(store *st, model_kind kind, const char *id, sto
 error_code store_edit_conflict(store *st, model_kind kind, const char *id, store_conflict reason,
                                const char *why, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if ((unsigned)kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
     if (reason != STORE_CONFLICT_GONE && reason != STORE_CONFLICT_REJECTED)
@@ -348,8 +348,7 @@ static error_code look_in_op(store *st, const model_object *remote, store_look_r
 error_code store_look(store *st, const model_object *remote, store_look_result *result,
                       error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *result = STORE_LOOK_SKIP;
     if ((unsigned)remote->kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)remote->kind);
@@ -386,8 +385,7 @@ static error_code crossed_in_op(store *st, model_kind kind, const char *id, cons
 error_code store_edit_crossed(store *st, model_kind kind, const char *id, const char *why,
                               error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if ((unsigned)kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
     store_op op;
@@ -483,14 +481,9 @@ static error_code edited_ids(store *st, model_kind kind, char (**ids)[MODEL_ID_M
         rc = store_step(st, s, &more, err);
         if (rc != ERROR_OK || !more)
             break;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char(*grown)[MODEL_ID_MAX + 1] = realloc(*ids, cap * sizeof **ids);
-            if (!grown) {
-                rc = store_edit_nomem(err);
-                break;
-            }
-            *ids = grown;
+        if (!buf_grow_array((void **)ids, &cap, *n + 1, sizeof **ids)) {
+            rc = store_edit_nomem(err);
+            break;
         }
         store_col_copy(s, 0, (*ids)[(*n)++], MODEL_ID_MAX + 1);
     }

@@ -24,8 +24,7 @@ static error_code record_one(store *st, const store_fetch *f, error_info *err)
 error_code store_fetch_record_batch(store *st, const store_fetch *fetches, size_t n,
                                     error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if (n == 0)
         return ERROR_OK;
     store_op op;
@@ -62,8 +61,7 @@ static error_code fetched_since(store *st, const char *id, long long since, long
 error_code store_fetch_recent(store *st, const char *const *ids, size_t n, long long since,
                               long long *at, size_t *found, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *found = 0;
     for (size_t i = 0; i < n; i++) {
         if (fetched_since(st, ids[i], since, &at[i], err) != ERROR_OK)

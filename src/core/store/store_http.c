@@ -18,8 +18,7 @@ static const char *kind_name(model_kind kind)
 error_code store_change_tag_get(store *st, model_kind kind, store_change_tag *out,
                                 error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     memset(out, 0, sizeof *out);
     if ((unsigned)kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
@@ -52,8 +51,7 @@ error_code store_change_bump(store *st, model_kind kind, error_info *err)
 error_code store_http_page_get(store *st, const char *url, char *etag, size_t etag_size,
                                char **body, size_t *len, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *body = NULL;
     *len = 0;
     if (etag_size)
@@ -97,8 +95,7 @@ static error_code write_one(store *st, sqlite3_stmt *s, error_info *err)
 error_code store_http_page_reused(store *st, const char *url, long long now_ms,
                                   error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     sqlite3_stmt *s = store_stmt(st, STMT_HTTP_TOUCH, err);
     if (!s || store_bind_texts(st, s, &url, 1, err))
         return err->code;
@@ -110,8 +107,7 @@ error_code store_http_page_put(store *st, const char *url, const char *collectio
                                const char *etag, const char *body, size_t len,
                                long long now_ms, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if (!url || !*url || !collection || !etag || !*etag || strlen(etag) > STORE_ETAG_MAX ||
         !body || len > (size_t)0x7fffffff)
         return error_set(err, ERROR_INVALID, "a kept page needs a URL, an entity tag of at "
@@ -128,8 +124,7 @@ error_code store_http_page_put(store *st, const char *url, const char *collectio
 error_code store_http_page_prune(store *st, const char *collection, long long before_ms,
                                  error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     sqlite3_stmt *s = store_stmt(st, STMT_HTTP_PRUNE, err);
     if (!s || store_bind_texts(st, s, &collection, 1, err))
         return err->code;

@@ -101,8 +101,7 @@ static error_code maybe_drop_indexes(store_import *imp, size_t rows, error_info 
 error_code store_import_begin(store *st, model_kind kind, size_t expected_rows,
                               store_import **out, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *out = NULL;
     if (!st->in_tx)
         return error_set(err, ERROR_STATE, "an import needs an open transaction");
@@ -269,9 +268,8 @@ static error_code import_identify(store_import *imp, model_object *obj, model_ob
 error_code store_import_add(store_import *imp, model_object *obj, store_import_result *result,
                             error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
-    store_import_result ignored;
+    err = ERROR_OR_SCRATCH(err);
+    store_import_result ignored = STORE_IMPORT_UNCHANGED;
     result = result ? result : &ignored;
     if (obj->kind != imp->kind)
         return error_set(err, ERROR_INVALID, "a %s in an import of %s",
@@ -289,8 +287,7 @@ error_code store_import_add(store_import *imp, model_object *obj, store_import_r
 
 error_code store_import_finish(store_import *imp, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     error_code rc = ERROR_OK;
     if (imp->rebuild) {
         rc = store_exec_sql(imp->st, store_sql_rule_indexes(true), err);

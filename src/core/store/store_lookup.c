@@ -10,8 +10,7 @@
 error_code store_policy_ids(store *st, const char *after, char (*ids)[MODEL_ID_MAX + 1],
                             size_t max, size_t *count, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *count = 0;
     char last[MODEL_ID_MAX + 1];
     snprintf(last, sizeof last, "%s", after ? after : "");
@@ -39,8 +38,7 @@ error_code store_policy_ids(store *st, const char *after, char (*ids)[MODEL_ID_M
 error_code store_policy_counts(store *st, const char *after, store_policy_count *out,
                                size_t max, size_t *count, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *count = 0;
     const char *key = after ? after : "";
     sqlite3_stmt *s = store_stmt(st, STMT_POLICY_COUNTS, err);
@@ -70,8 +68,7 @@ error_code store_cred_find_by_name(store *st, const char *name,
                                    char (*ids)[MODEL_ID_MAX + 1], size_t max,
                                    size_t *count, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *count = 0;
     sqlite3_stmt *s = store_stmt(st, STMT_CRED_BY_NAME, err);
     if (!s || store_bind_texts(st, s, &name, 1, err))
@@ -99,8 +96,7 @@ error_code store_cred_find_by_name(store *st, const char *name,
 
 error_code store_data_version(store *st, long long *out, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     sqlite3_stmt *s = store_stmt(st, STMT_DATA_VERSION, err);
     bool row;
     if (!s || store_step(st, s, &row, err))
@@ -113,8 +109,7 @@ error_code store_data_version(store *st, long long *out, error_info *err)
 error_code store_meta_get(store *st, const char *key, char *value, size_t size,
                           error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if (size)
         value[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_META_GET, err);
@@ -129,8 +124,7 @@ error_code store_meta_get(store *st, const char *key, char *value, size_t size,
 
 error_code store_meta_set(store *st, const char *key, const char *value, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if (!key || !key[0] || strlen(key) > STORE_META_KEY_MAX || !value ||
         strlen(value) > STORE_META_VALUE_MAX)
         return error_set(err, ERROR_INVALID, "a cache fact needs a key of at most %d bytes "

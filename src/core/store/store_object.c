@@ -45,8 +45,7 @@ error_code store_page(store *st, model_kind kind, const store_query *q, const ch
                       store_dir dir, size_t limit, model_object *rows, size_t *count,
                       error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *count = 0;
     sqlite3_stmt *s;
     if (store_page_stmt(st, kind, q, cursor, dir, limit, &s, err))
@@ -73,8 +72,7 @@ error_code store_page(store *st, model_kind kind, const store_query *q, const ch
 error_code store_walk(store *st, model_kind kind, const store_query *q, size_t page_rows,
                       store_visit fn, void *ctx, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     model_object *rows = calloc(page_rows, sizeof *rows);
     if (!rows)
         return error_set(err, ERROR_NOMEM, "out of memory");
@@ -96,15 +94,13 @@ error_code store_walk(store *st, model_kind kind, const store_query *q, size_t p
 error_code store_count(store *st, model_kind kind, const store_query *q, size_t *out,
                        error_info *err)
 {
-    error_info scratch;
-    return store_count_rows(st, kind, q, out, err ? err : &scratch);
+    return store_count_rows(st, kind, q, out, ERROR_OR_SCRATCH(err));
 }
 
 error_code store_state_counts(store *st, model_kind kind, size_t counts[MODEL_STATE_COUNT],
                               error_info *err)
 {
-    error_info scratch;
-    return store_row_state_counts(st, kind, counts, err ? err : &scratch);
+    return store_row_state_counts(st, kind, counts, ERROR_OR_SCRATCH(err));
 }
 
 /* Where a row keeps its created_at, whichever kind it is. */
@@ -154,8 +150,7 @@ error_code store_insert_valid(store *st, model_object *obj, error_info *err)
 
 error_code store_insert(store *st, model_object *obj, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if ((unsigned)obj->kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)obj->kind);
     /* The gate may put a CIDR in canonical form: undone if the insert then fails,
@@ -174,8 +169,7 @@ error_code store_insert(store *st, model_object *obj, error_info *err)
 error_code store_get(store *st, model_kind kind, const char *id, model_object *out,
                      error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     model_object_init(out, kind); /* it holds no heap (store.h): nothing to free */
     sqlite3_stmt *s = store_stmt(st, store_kind_get(kind)->get, err);
     bool found;
@@ -191,15 +185,13 @@ error_code store_get(store *st, model_kind kind, const char *id, model_object *o
 error_code store_delete(store *st, model_kind kind, const char *id,
                         store_delete_result *result, error_info *err)
 {
-    error_info scratch;
-    return store_row_delete(st, kind, id, result, err ? err : &scratch);
+    return store_row_delete(st, kind, id, result, ERROR_OR_SCRATCH(err));
 }
 
 error_code store_set_state(store *st, model_kind kind, const char *id, model_state state,
                            const char *error_text, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     /* The error column holds whole UTF-8 characters within MODEL_ERROR_MAX bytes,
      * whatever a server wrote into its message. */
     char text[MODEL_ERROR_MAX + 1] = "";
@@ -212,8 +204,7 @@ error_code store_set_state(store *st, model_kind kind, const char *id, model_sta
 
 error_code store_remove(store *st, model_kind kind, const char *id, error_info *err)
 {
-    error_info scratch;
-    return store_row_remove(st, kind, id, err ? err : &scratch);
+    return store_row_remove(st, kind, id, ERROR_OR_SCRATCH(err));
 }
 
 /* What a create reply must carry before the store takes it. */
@@ -294,8 +285,7 @@ static error_code confirm_in_op(store *st, const char *local_id, const model_obj
 error_code store_confirm_create(store *st, const char *local_id, const model_object *remote,
                                 error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     store_op op;
     if (store_op_begin(st, true, &op, err))
         return err->code;
@@ -320,8 +310,7 @@ error_code store_confirm_create_without_token(store *st, const char *local_id,
                                               const model_object *remote, const char *reason,
                                               error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if (!kind_get(remote->kind)->has_token)
         return error_set(err, ERROR_INVALID, "a %s has no token",
                          kind_get(remote->kind)->noun);

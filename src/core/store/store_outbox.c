@@ -30,8 +30,7 @@ struct store_sync_lock {
 
 error_code store_sync_lock_take(store *st, store_sync_lock **out, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *out = NULL;
     store_sync_lock *lock = calloc(1, sizeof *lock);
     if (!lock)
@@ -100,8 +99,7 @@ static error_code claim(store *st, model_kind kind, const char *id, error_info *
 
 error_code store_claim(store *st, model_kind kind, const char *id, error_info *err)
 {
-    error_info scratch;
-    return claim(st, kind, id, err ? err : &scratch);
+    return claim(st, kind, id, ERROR_OR_SCRATCH(err));
 }
 
 /* ---- requeue -------------------------------------------------------------- */
@@ -131,8 +129,7 @@ static error_code requeue(store *st, const char *id, error_info *err)
 
 error_code store_cred_requeue(store *st, const char *id, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     store_op op;
     if (store_op_begin(st, true, &op, err))
         return err->code;
@@ -206,8 +203,7 @@ static error_code retry(store *st, model_kind kind, const char *id, error_info *
 
 error_code store_retry(store *st, model_kind kind, const char *id, error_info *err)
 {
-    error_info scratch;
-    return retry(st, kind, id, err ? err : &scratch);
+    return retry(st, kind, id, ERROR_OR_SCRATCH(err));
 }
 
 /* ---- discard -------------------------------------------------------------- */
@@ -282,6 +278,5 @@ static error_code discard(store *st, model_kind kind, const char *id,
 error_code store_discard(store *st, model_kind kind, const char *id,
                          store_delete_result *result, error_info *err)
 {
-    error_info scratch;
-    return discard(st, kind, id, result, err ? err : &scratch);
+    return discard(st, kind, id, result, ERROR_OR_SCRATCH(err));
 }

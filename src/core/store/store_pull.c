@@ -78,8 +78,7 @@ static error_code ensure_staging(store *st, error_info *err)
 
 error_code store_pull_begin(store *st, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if (staging_in_memory(st, true, err) || ensure_staging(st, err))
         return err->code;
     store_op op;
@@ -151,8 +150,7 @@ static error_code stage_refused(store *st, model_kind kind, const char *id, erro
 
 error_code store_pull_unreadable(store *st, model_kind kind, const char *id, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if ((unsigned)kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
     if (ensure_staging(st, err))
@@ -196,8 +194,7 @@ error_code store_pull_stage(store *st, model_kind kind, model_object *rows,
                             size_t n, store_refused_fn on_refused, void *ctx,
                             size_t *refused, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     stage_page p = {kind, rows, markers, raw_metadata, n, on_refused, ctx, 0};
     if (refused)
         *refused = 0;
@@ -379,8 +376,7 @@ static error_code merge_cache(store *st, bool big, int *saved, error_info *err)
 error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats *creds,
                             error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     store_pull_stats rule_stats = {0}, cred_stats = {0};
     if (ensure_staging(st, err))
         return err->code;
@@ -405,8 +401,7 @@ error_code store_pull_merge(store *st, store_pull_stats *rules, store_pull_stats
 
 error_code store_pull_forget_removed(store *st, size_t *removed, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     size_t total = 0;
     if (store_begin(st, err))
         return err->code;

@@ -92,8 +92,7 @@ static error_code read_one(store *st, sqlite3_stmt *s, model_rule *out, bool *fo
 error_code store_rule_find(store *st, const char *policy_id, const char *cidr,
                            model_rule *out, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     /* The key is stored canonical; a caller's spelling of it finds the same row. */
     char canon[MODEL_CIDR_MAX + 1];
     if (validate_cidr(cidr, NULL, canon, sizeof canon, NULL) == ERROR_OK)

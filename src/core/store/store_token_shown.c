@@ -10,8 +10,7 @@
 error_code store_token_mark_shown(store *st, const char *cred_id, bool *shown_before,
                                   error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     char now[MODEL_TIME_MAX + 1];
     store_now(st, now);
     const char *args[] = {cred_id, now};

@@ -186,6 +186,5 @@ static error_code update_fn(store *st, model_object *given, unsigned fields, mod
 
 error_code store_update(store *st, model_object *obj, unsigned fields, error_info *err)
 {
-    error_info scratch;
-    return store_update_run(st, obj, fields, false, update_fn, NULL, err ? err : &scratch);
+    return store_update_run(st, obj, fields, false, update_fn, NULL, ERROR_OR_SCRATCH(err));
 }

@@ -1,6 +1,7 @@
 /*
  * validate: text fields, identifiers, actions, and whole rules and credentials.
- * Addresses live in validate_cidr.c, ACL rules in validate_acl.c.
+ * Addresses live in validate_cidr.c, ACL rules (and validate_describe_char,
+ * which both use) in validate_acl.c.
  */
 #include "rampart/validate.h"
 
@@ -44,25 +45,6 @@ static size_t base62_span(const char *s)
     while (is_base62(s[n]))
         n++;
     return n;
-}
-
-void validate_describe_char(const char *s, char *buf, size_t size)
-{
-    unsigned char c = (unsigned char)s[0];
-    uint32_t cp;
-    int len;
-    if (c == ' ')
-        snprintf(buf, size, "a space");
-    else if (c == 0xC2 && (unsigned char)s[1] == 0xA0)
-        snprintf(buf, size, "a non-breaking space");
-    else if (c < 0x20 || c == 0x7F)
-        snprintf(buf, size, "control character 0x%02X", c);
-    else if (c < 0x80)
-        snprintf(buf, size, "'%c'", c);
-    else if ((len = utf8_decode(s, strlen(s), &cp)) > 0)
-        snprintf(buf, size, "'%.*s'", len, s);
-    else
-        snprintf(buf, size, "byte 0x%02X", c);
 }
 
 error_code validate_text(const char *text, size_t max_bytes, const char *what,

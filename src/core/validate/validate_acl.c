@@ -2,11 +2,17 @@
  * validate_acl: bind rules of a credential's ACL (api-facts.md, "Credentials and
  * ACLs"). Anything the service would answer with a 400 is refused here with the
  * part to fix; the grammar is kept no stricter than what production accepts.
+ * Also validate_describe_char, the naming of a character its messages and
+ * validate.c's share (validate.c calls here, never the other way).
  */
 #include "rampart/validate.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
+
+#include "rampart/utf8.h"
 
 #define ACL_BIND "bind:"
 #define ACL_ANY "*"
@@ -54,6 +60,25 @@ static error_code check_spaces(const char *text, size_t len, error_info *err)
         return error_set(err, ERROR_INVALID, "whitespace at byte offset %zu: remove it", i);
     }
     return ERROR_OK;
+}
+
+void validate_describe_char(const char *s, char *buf, size_t size)
+{
+    unsigned char c = (unsigned char)s[0];
+    uint32_t cp;
+    int len;
+    if (c == ' ')
+        snprintf(buf, size, "a space");
+    else if (c == 0xC2 && (unsigned char)s[1] == 0xA0)
+        snprintf(buf, size, "a non-breaking space");
+    else if (c < 0x20 || c == 0x7F)
+        snprintf(buf, size, "control character 0x%02X", c);
+    else if (c < 0x80)
+        snprintf(buf, size, "'%c'", c);
+    else if ((len = utf8_decode(s, strlen(s), &cp)) > 0)
+        snprintf(buf, size, "'%.*s'", len, s);
+    else
+        snprintf(buf, size, "byte 0x%02X", c);
 }
 
 static error_code bad_char(const char *at, const char *what, const char *allowed,
