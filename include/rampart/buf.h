@@ -13,10 +13,9 @@
  *   a C string as it is. The terminator is not counted in `len`.
  * - Growth doubles the capacity (at least BUF_MIN bytes): n appends of one byte
  *   cost O(n) in all.
- * - Failure (out of memory, or a size that would overflow) is sticky: `failed`
- *   is set, the bytes already there are kept, and every later append does
- *   nothing and returns false, until buf_reset, buf_take or buf_free. A writer can append everything and check once,
- *   at buf_take (NULL) or through `failed`.
+ * - Failure (out of memory, a size that would overflow) is sticky: `failed` is
+ *   set, the bytes are kept, and later appends do nothing and return false until
+ *   buf_reset, buf_take or buf_free: append everything, check once.
  * - buf_grow_array is the same doubling for a heap array of any element type
  *   (never for secrets: it uses realloc).
  * - `wipe`: the buffer may hold a token or a key. Growing then never uses
