@@ -53,6 +53,7 @@ typedef enum store_stmt_id {
     /* lookups (store_lookup.c) */
     STMT_POLICY_IDS,
     STMT_CRED_BY_NAME,
+    STMT_ROTATION_SUCCESSOR,
     STMT_DATA_VERSION,
     STMT_META_GET,
     STMT_META_SET,
