@@ -275,6 +275,10 @@ const char *engine_row_label(const model_object *row);
  */
 void engine_edit(engine *e, model_kind kind);
 
+/* engine_rotate.c: bring the rotations up to date, run their commands, mark the
+ * old credentials whose retirement is due deleting; returns how many it marked. */
+size_t engine_rotate(engine *e);
+
 /* ---- engine_pull.c -------------------------------------------------------- */
 
 /* Pull both complete listings into staging and merge them. false: no merge. */

@@ -555,6 +555,7 @@ void engine_push(engine *e)
     if (engine_count_queue(e, deletes() | edits(), &looked, &err) == ERROR_OK && total)
         e->per_item = (double)(total + looked) / (double)total;
     engine_phase(e, SYNC_PHASE_PUSH, total);
+    engine_rotate(e); /* a retirement that became due since the last sync */
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
         engine_each_row(e, (model_kind)k, deletes(), push_delete);
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
@@ -563,4 +564,8 @@ void engine_push(engine *e)
      * edit that puts the user's metadata back. */
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
         engine_edit(e, (model_kind)k);
+    /* A successor created now: its command, and a retirement due at once (--now,
+     * --finish), in this same sync. */
+    if (e->stop == ENGINE_GO && engine_rotate(e) > 0)
+        engine_each_row(e, MODEL_KIND_CRED, deletes(), push_delete);
 }

@@ -17,7 +17,9 @@
  *   key_command, version_header, the whole numbers rate, window, share,
  *   give_up_windows, timeout, low_speed, low_speed_time, max_backoff, auto_pull,
  *   mirror_max_age (config_key says what each is; config_set checks each against
- *   its range), and the switch read_only (true/false, yes/no, on/off, 1/0, any
+ *   its range), the durations rotate_grace, rotate_quiet, rotate_keep (whole
+ *   seconds or "24h", "30d": validate_duration; config_number gives seconds), the
+ *   command rotate_exec, and the switch read_only (true/false, yes/no, on/off, 1/0, any
  *   case; kept as "true" or "false": config_flag reads it).
  * - Profiles: a line `[profile.NAME]` starts the section of profile NAME, which
  *   runs to the next section or the end; the settings before the first section
@@ -98,6 +100,11 @@ typedef enum config_key {
                              local change (a follower of a fleet) */
     CONFIG_MIRROR_MAX_AGE, /* how long caches may reuse the agent's mirror replies,
                               seconds; 0: revalidate every time */
+    CONFIG_ROTATE_GRACE,  /* a rotation's default grace period (a duration) */
+    CONFIG_ROTATE_QUIET,  /* how long the old token must not be handed out before it
+                             retires (a duration) */
+    CONFIG_ROTATE_KEEP,   /* how long a retired rotation's link is kept (a duration) */
+    CONFIG_ROTATE_EXEC,   /* the default command run once a successor is held */
     CONFIG_KEY_COUNT
 } config_key;
 
@@ -190,5 +197,8 @@ void config_clear(config *cfg);
  * reference server's key), in a child process that is to run a command that
  * needs none of them (export --exec). */
 void config_scrub_secret_env(void);
+
+/* Whether the environment entry "NAME=value" is one of those variables. */
+bool config_secret_env_entry(const char *entry);
 
 #endif

@@ -149,4 +149,16 @@ error_code validate_timestamp(const char *text, const char *what, error_info *er
  * fields are; empty is allowed (not assigned yet). */
 error_code validate_uri(const char *text, const char *what, error_info *err);
 
+/* The longest duration validate_duration takes: 10 years of seconds. */
+#define VALIDATE_DURATION_MAX 315360000LL
+
+/*
+ * A duration as a person types it: whole numbers each followed by a unit, s, m,
+ * h or d ("90d", "24h", "1h30m", "2s"), or a bare whole number of seconds ("30"),
+ * at most VALIDATE_DURATION_MAX seconds, into *seconds. ERROR_INVALID naming
+ * `what` and showing the forms otherwise.
+ */
+error_code validate_duration(const char *text, const char *what, long long *seconds,
+                             error_info *err);
+
 #endif

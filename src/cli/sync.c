@@ -215,6 +215,8 @@ void cli_sync_settings(const config *cfg, sync_options *opt, api_config *api)
         opt->deadline_s = (double)config_number(cfg, CONFIG_TIMEOUT);
         opt->max_backoff_s = (double)config_number(cfg, CONFIG_MAX_BACKOFF);
         opt->listing_max = (size_t)config_number(cfg, CONFIG_LISTING_MAX);
+        opt->rotate_quiet_s = config_number(cfg, CONFIG_ROTATE_QUIET);
+        opt->rotate_keep_s = config_number(cfg, CONFIG_ROTATE_KEEP);
     }
     if (api) {
         long bps = config_number(cfg, CONFIG_LOW_SPEED);
@@ -319,6 +321,7 @@ int cli_sync_run(cli_ctx *ctx, const cli_sync_args *a, sync_report *report)
         .scoped = a->scoped,
         .only = a->only,
         .only_count = a->only_count,
+        .rotate_exec_stderr = true, /* a rotation's command: its output on stderr */
     };
     cli_sync_settings(&ctx->cfg, &opt, NULL);
     error_code rc = sync_run(st, api_ops(), client, &opt, report, &e);

@@ -62,7 +62,7 @@ check "the installed binary runs: --version" sh -c \
 # Every command path, for the man page and completion checks below.
 paths="tui agent check serve-api sync plan status apply export profiles"
 for s in create list get update resolve delete import export retry discard; do paths="$paths rules:$s"; done
-for s in create list get update resolve delete token retry discard; do paths="$paths creds:$s"; done
+for s in create list get update resolve delete token rotate retry discard; do paths="$paths creds:$s"; done
 
 if command -v man >/dev/null 2>&1; then
     LC_ALL=C MANWIDTH=200 man --warnings -l "$man1" >"$tmp/man.txt" 2>"$tmp/err"

@@ -350,6 +350,36 @@ static void test_uris(void **state)
     assert_int_equal(validate_uri("https://x/a b", "uri", &e), ERROR_INVALID);
 }
 
+/* Durations as a person types them; anything else refused with the forms. */
+static void test_durations(void **state)
+{
+    (void)state;
+    const struct {
+        const char *text;
+        long long seconds; /* -1: refused */
+    } durations[] = {
+        {"90d", 90 * 86400}, {"24h", 86400}, {"1h30m", 5400}, {"2s", 2}, {"30", 30},
+        {"0", 0}, {"0s", 0}, {"3650d", 3650LL * 86400}, {"3651d", -1}, {"", -1},
+        {"h", -1}, {"1h30", -1}, {"1w", -1}, {"-1s", -1}, {"1.5h", -1}, {" 1h", -1},
+        {"99999999999999999999s", -1},
+    };
+    for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
+        long long got = -7;
+        error_info err;
+        error_code rc = validate_duration(durations[i].text, "--grace", &got, &err);
+        if (durations[i].seconds < 0) {
+            assert_int_equal(rc, ERROR_INVALID);
+            assert_non_null(strstr(err.msg, "--grace"));
+            assert_int_equal(got, -7);
+        } else {
+            assert_int_equal(rc, ERROR_OK);
+            assert_int_equal(got, durations[i].seconds);
+        }
+    }
+    long long got;
+    assert_int_equal(validate_duration(NULL, "x", &got, NULL), ERROR_INVALID);
+}
+
 static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_timestamps),
     cmocka_unit_test(test_timestamp_calendar),
@@ -366,6 +396,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_rule_canonicalises_cidr),
     cmocka_unit_test(test_rule_messages),
     cmocka_unit_test(test_cred),
+    cmocka_unit_test(test_durations),
 };
 
 #define FIXED_COUNT (sizeof fixed_tests / sizeof fixed_tests[0])

@@ -303,3 +303,43 @@ error_code validate_uri(const char *text, const char *what, error_info *err)
     }
     return ERROR_OK;
 }
+
+/* ---- durations ---- */
+
+static long long duration_unit(char c)
+{
+    switch (c) {
+    case 's': return 1;
+    case 'm': return 60;
+    case 'h': return 3600;
+    case 'd': return 86400;
+    default: return 0;
+    }
+}
+
+error_code validate_duration(const char *text, const char *what, long long *seconds,
+                             error_info *err)
+{
+    long long total = 0;
+    const char *p = text ? text : "";
+    bool ok = *p != '\0';
+    while (ok && *p) {
+        long long n = 0;
+        const char *digits = p;
+        while (*p >= '0' && *p <= '9' && n <= VALIDATE_DURATION_MAX)
+            n = n * 10 + (*p++ - '0');
+        long long unit = *p ? duration_unit(*p) : (digits == text ? 1 : 0);
+        ok = p > digits && unit > 0 && n <= VALIDATE_DURATION_MAX;
+        if (ok) {
+            total += n * unit;
+            ok = total <= VALIDATE_DURATION_MAX;
+            p += *p ? 1 : 0;
+        }
+    }
+    if (!ok)
+        return error_set(err, ERROR_INVALID, "%s: '%.40s' is not a duration: give whole "
+                         "numbers with units s, m, h, d (90d, 24h, 1h30m, 30s) up to 10 "
+                         "years, or seconds alone", what, text ? text : "");
+    *seconds = total;
+    return ERROR_OK;
+}
