@@ -119,19 +119,43 @@ static void act(engine *e, const char *old_id, long long now, size_t *retired)
     (*retired)++;
 }
 
-size_t engine_rotate(engine *e)
+bool engine_rotation_successor(engine *e, const char *id)
 {
-    long long now = (long long)time(NULL);
+    store_rotation r;
+    return store_rotation_get(e->st, id, &r, NULL) == ERROR_OK &&
+           (r.state == STORE_ROTATION_WAITING || r.state == STORE_ROTATION_GRACE) &&
+           strcmp(r.old_id, id) != 0;
+}
+
+/* false when the database failed (the run stops). */
+static bool settle_links(engine *e, long long now)
+{
     long long keep = e->opt.rotate_keep_s > 0 ? e->opt.rotate_keep_s : DEFAULT_KEEP_S;
-    size_t stopped = 0, retired = 0;
+    size_t stopped = 0;
     error_info err;
     if (store_rotation_settle(e->st, now, keep, &stopped, &err) != ERROR_OK) {
-        engine_db_fail(e, &err);
-        return 0;
+        if (e->stop == ENGINE_GO)
+            engine_db_fail(e, &err);
+        return false;
     }
     if (stopped)
         engine_log(e, SYNC_LOG_WARN, "%zu rotations stopped: the successor's create failed "
                    "(the old credential stays; see rampart creds get ID)", stopped);
+    return true;
+}
+
+void engine_rotate_settle(engine *e)
+{
+    settle_links(e, (long long)time(NULL));
+}
+
+size_t engine_rotate(engine *e)
+{
+    long long now = (long long)time(NULL);
+    size_t retired = 0;
+    error_info err;
+    if (!settle_links(e, now))
+        return 0;
     rotation_ids ids = {0};
     if (store_rotation_each(e->st, collect, &ids, &err) != ERROR_OK)
         engine_db_fail(e, &err);

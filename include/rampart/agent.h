@@ -80,7 +80,7 @@
  *   key. The time of each credential's last token handed out is written to the
  *   cache (store_fetch_record_batch: ids and times only), off the request path:
  *   noted in memory, written in one transaction through the agent's one writable
- *   handle every AGENT_FETCH_FLUSH_S (10) seconds and at agent_stop (a busy cache
+ *   handle every AGENT_FETCH_FLUSH_S (1) second and at agent_stop (a busy cache
  *   keeps them for the next try), so the console, another process, can say which
  *   credentials local agents use. Per-peer rate limit (token bucket, a burst of twice the rate; a peer is a
  *   uid on a unix socket, a source address over TCP; a fixed table of peers, the

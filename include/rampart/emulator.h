@@ -41,7 +41,8 @@
  *   header "Operation-Id". Codes: ERR_UNAUTHORIZED 401, ERR_VERSION 400,
  *   ERR_INVALID_BODY 400 (JSON or types), ERR_VALIDATION 400, ERR_INVALID_QUERY 400,
  *   ERR_NOT_FOUND 404, ERR_METHOD_NOT_ALLOWED 405, ERR_TOO_LARGE 413,
- *   ERR_RATE_LIMITED 429, ERR_INTERNAL 500, ERR_BAD_GATEWAY 502.
+ *   ERR_RATE_LIMITED 429, ERR_INTERNAL 500, ERR_BAD_GATEWAY 502, and ERR_FORBIDDEN
+ *   403 injected by a fault (a key that may not create what it asks for).
  * - Rate limit (optional): past `rate_limit` requests in a rolling window of
  *   `rate_window_s` seconds (default 60), a 429 ERR_RATE_LIMITED without a
  *   Retry-After header, as the production service does (120 per rolling 60 s).
@@ -64,7 +65,7 @@
  *           | trickle=MS                done, then the reply's body sent one byte
  *                                       every MS (1..60000) ms (for clients'
  *                                       low-speed limits)
- *           | 429 | 500 | 502           refused before anything is done; 429 may
+ *           | 403 | 429 | 500 | 502     refused before anything is done; 429 may
  *                                       carry ":retry-after=S" (0..86400) for a
  *                                       Retry-After header (none without it)
  *   SELECT := N        the Nth request of OP (counting from 1)
@@ -122,7 +123,7 @@ typedef enum emulator_select {
 typedef struct emulator_fault {
     emulator_op op;
     emulator_fault_kind kind;
-    int status;              /* STATUS: 429, 500 or 502 */
+    int status;              /* STATUS: 403, 429, 500 or 502 */
     unsigned delay_ms;       /* DELAY: the wait; TRICKLE: between two bytes */
     long retry_after;        /* 429: seconds for Retry-After; -1: no header */
     emulator_select select;

@@ -127,6 +127,17 @@ int cli_object_rotate(cli_ctx *ctx, const cli_object_call *call, int argc, char 
 void cli_rotation_put(cli_ctx *ctx, const store_rotation *r, const char *self_id,
                       long long now, long long quiet);
 
+/*
+ * plan's rotations. `due`: each rotation whose old credential the next sync
+ * retires, as a '-' line ("retire: rotated to …") or a JSON item (action "-",
+ * the old credential), counted in *count; else the other rotations that are not
+ * over, as "↻ OLD → NEW" lines (grace left, when each token was last served) or
+ * JSON items (action "↻", kind "rotation"), counted in *count too. *index: the
+ * JSON array's position, moved on.
+ */
+error_code cli_rotation_plan(cli_ctx *ctx, store *st, bool json, bool due, size_t *index,
+                             size_t *count, error_info *err);
+
 /* The same as a JSON object (pretty, members indented by `indent` plus two). */
 void cli_rotation_json(buf_t *b, const store_rotation *r, long long now, long long quiet,
                        const char *indent);

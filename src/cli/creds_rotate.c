@@ -147,6 +147,88 @@ void cli_rotation_json(buf_t *b, const store_rotation *r, long long now, long lo
     buf_puts(b, "}");
 }
 
+/* ---- plan ---- */
+
+typedef struct plan_pass {
+    cli_ctx *ctx;
+    store *st;
+    bool json, due;
+    long long now, quiet;
+    size_t *index, *count;
+} plan_pass;
+
+static void plan_line(plan_pass *p, const store_rotation *r, const char *why)
+{
+    char when[48], left[32];
+    cli_ctx *ctx = p->ctx;
+    if (p->due) {
+        fputs("- cred ", ctx->out);
+        cli_put_cell(ctx->out, r->old_id, 33, 0);
+        fputc(' ', ctx->out);
+        cli_put_cell(ctx->out, r->name[0] ? r->name : "-", 30, 30);
+        termsafe_fprintf(ctx->out, "  retire: rotated to %s (old token last served %s)\n",
+                         r->new_id, ago(r->old_served_at, p->now, when, sizeof when));
+        return;
+    }
+    termsafe_fprintf(ctx->out, "\xE2\x86\xBB %s \xE2\x86\x92 %s  ", r->old_id, r->new_id);
+    cli_put_cell(ctx->out, r->name[0] ? r->name : "-", 0, 30);
+    if (r->state == STORE_ROTATION_GRACE && r->held_at && p->now < r->held_at + r->grace_s)
+        fprintf(ctx->out, "  grace %s left", ui_countdown_text((double)(r->held_at +
+                                                               r->grace_s - p->now),
+                                                               left, sizeof left));
+    else
+        termsafe_fprintf(ctx->out, "  %s: %s", store_rotation_state_name(r->state), why);
+    fprintf(ctx->out, "; old token last served %s\n",
+            ago(r->old_served_at, p->now, when, sizeof when));
+}
+
+static void plan_json(plan_pass *p, const store_rotation *r, const char *why)
+{
+    cli_json_array_sep(p->ctx, (*p->index)++);
+    buf_t b = {0};
+    if (p->due) {
+        buf_puts(&b, "{\"action\": \"-\", \"kind\": \"credential\", \"why\": ");
+        char text[128];
+        snprintf(text, sizeof text, "retire: rotated to %s", r->new_id);
+        buf_json_string(&b, text);
+    } else {
+        buf_puts(&b, "{\"action\": \"\xE2\x86\xBB\", \"kind\": \"rotation\", \"why\": ");
+        buf_json_string(&b, why);
+    }
+    buf_puts(&b, ", \"rotation\": ");
+    cli_rotation_json(&b, r, p->now, p->quiet, "");
+    buf_puts(&b, "}");
+    char *text = buf_take(&b);
+    fputs(text ? text : "null", p->ctx->out);
+    free(text);
+}
+
+static error_code plan_visit(void *ctx, const store_rotation *r, error_info *err)
+{
+    (void)err;
+    plan_pass *p = ctx;
+    const char *why = NULL;
+    bool due = store_rotation_due(r, p->now, p->quiet, &why);
+    bool open = r->state != STORE_ROTATION_RETIRED && r->state != STORE_ROTATION_RETIRING;
+    if (due != p->due || !open)
+        return ERROR_OK;
+    if (p->json)
+        plan_json(p, r, why);
+    else
+        plan_line(p, r, why);
+    (*p->count)++;
+    return ERROR_OK;
+}
+
+error_code cli_rotation_plan(cli_ctx *ctx, store *st, bool json, bool due, size_t *index,
+                             size_t *count, error_info *err)
+{
+    plan_pass p = {ctx, st, json, due, (long long)time(NULL),
+                   config_number(&ctx->cfg, CONFIG_ROTATE_QUIET), index, count};
+    *count = 0;
+    return store_rotation_each(st, plan_visit, &p, err);
+}
+
 /* ---- the command ---- */
 
 typedef struct rotate_args {
@@ -230,6 +312,18 @@ static int push_one_pair(cli_ctx *ctx, store *st, const char *id)
     return push_pairs(ctx, st, one, 1);
 }
 
+/* The line said before --sync pushes the pair; the JSON after it, with the ids the
+ * sync left. */
+static int say_then_push(cli_ctx *ctx, store *st, const char *id, const rotate_args *a,
+                         const char *said)
+{
+    int rc = a->json ? CLI_EXIT_OK : show_rotation(ctx, st, id, false, said);
+    if (rc == CLI_EXIT_OK && a->sync)
+        rc = push_one_pair(ctx, st, id);
+    int shown = a->json ? show_rotation(ctx, st, id, true, said) : CLI_EXIT_OK;
+    return rc != CLI_EXIT_OK ? rc : shown;
+}
+
 static int cancel(cli_ctx *ctx, store *st, const char *id, const rotate_args *a)
 {
     char dropped[MODEL_ID_MAX + 1];
@@ -261,10 +355,7 @@ static int finish(cli_ctx *ctx, store *st, char id[MODEL_ID_MAX + 1], const rota
     snprintf(said, sizeof said, retired ? "%s retires now: the next sync deletes it"
                                         : "%s retires as soon as its successor's token is "
                                           "held (the next sync creates it)", id);
-    int rc = show_rotation(ctx, st, id, a->json, said);
-    if (rc == CLI_EXIT_OK && a->sync)
-        rc = push_one_pair(ctx, st, id);
-    return rc;
+    return say_then_push(ctx, st, id, a, said);
 }
 
 /* The grace period and the command, from the flags or the settings, checked. */
@@ -306,10 +397,7 @@ static int start_one(cli_ctx *ctx, const cli_object_call *call, store *st,
                  "retires after a grace period of %s, once this machine's agent no longer "
                  "hands its token out", id, new_id, id,
                  ui_age_text((double)grace, left, sizeof left));
-    rc = show_rotation(ctx, st, new_id, a->json, said);
-    if (rc == CLI_EXIT_OK && a->sync)
-        rc = push_one_pair(ctx, st, id);
-    return rc;
+    return say_then_push(ctx, st, id, a, said);
 }
 
 /* ---- --older-than ---- */

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli_follower.h"
+#include "cli_object.h"
 #include "cli_sync.h"
 #include "rampart/api.h"
 #include "rampart/cli.h"
@@ -577,10 +578,18 @@ static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_
     error_info e = {0};
     if (sync_plan(st, plan_item, &v, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
+    /* Rotations: a retirement due is a delete (its look and DELETE); one waiting
+     * out its grace period is shown, not a change. */
+    size_t index = v.count[0] + v.count[1] + v.count[2] + v.count[3], due = 0, rotating = 0;
+    if (cli_rotation_plan(ctx, st, v.json, true, &index, &due, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    v.count[1] += due, v.req.del += due, v.req.get += due;
     size_t total = v.count[0] + v.count[1] + v.count[2] + v.count[3];
     *lines = total;
     if (v.json) {
-        cli_json_array_end(ctx, total);
+        if (cli_rotation_plan(ctx, st, true, false, &index, &rotating, &e) != ERROR_OK)
+            return cli_fail(ctx, &e);
+        cli_json_array_end(ctx, total + rotating);
         return CLI_EXIT_OK;
     }
     if (total == 0)
@@ -593,6 +602,8 @@ static int plan_run(cli_ctx *ctx, const char *path, int argc, char **argv, size_
                 v.count[0], v.count[1], v.count[2], v.count[3]);
         put_plan_requests(ctx, &v.req, st);
     }
+    if (cli_rotation_plan(ctx, st, false, false, &index, &rotating, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
     return CLI_EXIT_OK;
 }
 
