@@ -403,7 +403,7 @@ static int start_one(cli_ctx *ctx, const cli_object_call *call, store *st,
 /* ---- --older-than ---- */
 
 typedef struct aged {
-    long long before; /* created before this time */
+    long long before; /* created at or before this time */
     size_t limit;     /* 0: all */
     char (*ids)[MODEL_ID_MAX + 1];
     size_t n;
@@ -424,7 +424,7 @@ static error_code visit_aged(void *ctx, model_object *rows, size_t count, error_
     for (size_t i = 0; i < count && (!g->limit || g->n < g->limit); i++) {
         double at = 0;
         const model_cred *c = &rows[i].cred;
-        if (!ui_rfc3339_parse(c->created_at, &at) || (long long)at >= g->before ||
+        if (!ui_rfc3339_parse(c->created_at, &at) || (long long)at > g->before ||
             is_rotating(g->st, c->id))
             continue;
         snprintf(g->ids[g->n++], MODEL_ID_MAX + 1, "%s", c->id);
