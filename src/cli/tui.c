@@ -68,6 +68,8 @@ static void tui_sync_settings(const config *cfg, ui_options *o)
     o->budget = so.budget;
     o->deadline_s = so.deadline_s;
     o->max_backoff_s = so.max_backoff_s;
+    o->rotate_quiet_s = so.rotate_quiet_s;
+    o->rotate_keep_s = so.rotate_keep_s;
     o->auto_pull_s = (double)config_number(cfg, CONFIG_AUTO_PULL);
 }
 
