@@ -52,7 +52,7 @@ until [ -f "$tmp/loop.log" ] && [ "$(wc -l <"$tmp/loop.log")" -ge 3 ]; do sleep 
 
 EXEC="sh -c 'echo \$RAMPART_ROTATE_OLD_ID \$RAMPART_ROTATE_NEW_ID >\"$tmp/exec.out\"; env >\"$tmp/exec.env\"'"
 OWNER=$("$RAMPART" creds get "$OLD" --json | sed -n 's/.*"owner_id": "\([^"]*\)".*/\1/p')
-run creds rotate web --grace 4s --exec "$EXEC" --sync --json
+run creds rotate web --grace 6s --exec "$EXEC" --sync --json
 touch "$tmp/held"
 NEW=$(json_field new_id)
 T_NEW=$("$RAMPART" creds token "$NEW" 2>/dev/null)
@@ -83,16 +83,29 @@ check "plan during the grace period: the rotation shown, not a pending change (e
 run sync
 check "a sync within the grace period keeps the old credential remotely" on_server "$OLD"
 
-# Past the grace period, the old id is still fetched (by a pinned agent): the quiet
-# period keeps it. Then nobody asks for it, and a sync retires it.
-i=0
-while [ $i -lt 30 ]; do
-    ureq "$S" "/v1/credentials/$OLD/token"
+# Past the grace period, the old id is still fetched (by an agent pinned to it,
+# every 100 ms): the quiet period keeps it, through syncs until the grace period
+# is surely over. Then nobody asks for it any more, and a sync retires it.
+old_loop() {
+    while [ ! -f "$tmp/stop_old" ]; do
+        curl -sS --max-time 5 -o /dev/null --unix-socket "$S" \
+            "http://localhost/v1/credentials/$OLD/token" 2>/dev/null
+        sleep 0.1
+    done
+}
+old_loop &
+old_pid=$!
+past=$(($(date +%s) + 8)) # held at most a few seconds ago; the grace period is 6 s
+n=0
+while [ "$(date +%s)" -le "$past" ] || [ $n -lt 3 ]; do
     run sync
-    i=$((i + 1))
-    sleep 0.25
+    n=$((n + 1))
+    sleep 0.2
 done
-check "while the old token is still handed out, syncs keep it" on_server "$OLD"
+check "while the old token is still handed out, syncs past the grace period keep it" \
+    on_server "$OLD"
+touch "$tmp/stop_old"
+wait "$old_pid"
 deadline=$(($(date +%s) + 30))
 run plan --detailed-exitcode
 until [ "$status" -ne 0 ] || [ "$(date +%s)" -gt "$deadline" ]; do
