@@ -108,6 +108,14 @@ static void successor_is_served_once_held(void **state)
     assert_int_equal(store_rotation_get(d->st, local, &r, &err), ERROR_OK); /* the alias */
     assert_string_equal(r.new_id, NEW_ID);
     assert_int_equal(r.state, STORE_ROTATION_GRACE);
+    /* The successor deleted by hand (its token still held until the sync): the
+     * name finds the old one again, and the old id names no successor. */
+    assert_int_equal(store_delete(d->st, MODEL_KIND_CRED, NEW_ID, NULL, &err), ERROR_OK);
+    assert_int_equal(by_name(d->st, ids), 1);
+    assert_string_equal(ids[0], OLD_ID);
+    assert_int_equal(store_rotation_successor(d->st, OLD_ID, succ, &found, &err), ERROR_OK);
+    assert_false(found);
+    assert_int_equal(store_discard(d->st, MODEL_KIND_CRED, NEW_ID, NULL, &err), ERROR_OK);
     /* A second rotation of either is refused while this one runs. */
     char other[MODEL_ID_MAX + 1];
     assert_int_equal(store_rotation_start(d->st, OLD_ID, 0, STORE_ROTATE_GRACE, "", T0, other,

@@ -440,20 +440,24 @@ static const char *const statements[STMT_COUNT] = {
                          " AND last_at >= ?2",
     /* One indexed query: no credential row -> no result; no token -> NULL. */
     [STMT_POLICY_IDS] = "SELECT min(policy_id) FROM rules WHERE policy_id > ?1",
-    /* A rotation pair counts once: the successor once its token is held, the old
-     * one until then. */
+    /* A rotation pair counts once: the successor once its token is held (and it
+     * is live), the old one until then. */
     [STMT_CRED_BY_NAME] = "SELECT id FROM credentials AS c WHERE description = ?1"
                           " AND state NOT IN ('deleting', 'remote_deleted')"
                           " AND NOT EXISTS (SELECT 1 FROM rotations AS r"
                           "  JOIN tokens AS t ON t.cred_id = r.new_id"
-                          "  WHERE r.old_id = c.id)"
+                          "  JOIN credentials AS n ON n.id = r.new_id"
+                          "  WHERE r.old_id = c.id"
+                          "  AND n.state NOT IN ('deleting', 'remote_deleted'))"
                           " AND NOT EXISTS (SELECT 1 FROM rotations AS r"
                           "  WHERE r.new_id = c.id AND NOT EXISTS"
                           "  (SELECT 1 FROM tokens AS t WHERE t.cred_id = c.id))"
                           " ORDER BY id LIMIT ?2",
     [STMT_ROTATION_SUCCESSOR] = "SELECT r.new_id FROM rotations AS r"
                                 " JOIN tokens AS t ON t.cred_id = r.new_id"
-                                " WHERE r.old_id = " RESOLVED_ID,
+                                " JOIN credentials AS n ON n.id = r.new_id"
+                                " WHERE r.old_id = " RESOLVED_ID
+                                " AND n.state NOT IN ('deleting', 'remote_deleted')",
     [STMT_DATA_VERSION] = "PRAGMA data_version",
     [STMT_META_GET] = "SELECT value FROM meta WHERE key = ?1",
     [STMT_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
