@@ -1,7 +1,8 @@
 #!/bin/sh
 # The console shows a credential's rotation in its details: the old credential
 # names its successor, the grace left and when its token was last served; the
-# successor names its predecessor. A real serve-api, a headless console.
+# successor names its predecessor. 'T' starts a rotation. A real serve-api, a
+# headless console.
 here=$(dirname "$0")
 . "$here/../e2e/lib.sh"
 . "$here/../e2e/server.sh"
@@ -13,6 +14,8 @@ start_server rotate || exit 1
 id_of() { sed -n 's/^credential \([^ ]*\) .*/\1/p' "$tmp/out"; }
 run creds create --description web --sync
 OLD=$(id_of)
+run creds create --description api --sync
+API=$(id_of)
 run creds rotate web --grace 2d --sync --json
 NEW=$(sed -n 's/.*"new_id": "\([^"]*\)".*/\1/p' "$tmp/out" | head -n 1)
 stop_server
@@ -42,3 +45,21 @@ check "the old credential's details: its successor and the grace left" \
 check "the old credential's details: when its token was last served here" \
     screen 1 "old served   never"
 check "the successor's details: its predecessor" screen 2 "from $OLD: grace"
+
+# 'T' on a credential queues its successor (the grace period of the settings).
+RAMPART_ROTATE_GRACE=3h headless_play "$DB" rotate <<EOF2
+key <Esc>
+key 2
+key /
+type $API
+key <Enter>
+key T
+dump
+key T
+dump
+EOF2
+check "T: the status line says what follows" screen 1 "rotating $API to local_"
+check "T: the grace period from the settings" screen 1 "retires 3h"
+check "T again: refused, it is being rotated" screen 2 "not rotated: credential $API is already being"
+run creds get "$API"
+check "T: the rotation is in the cache" out_has "^successor  *local_"
