@@ -234,6 +234,9 @@ error_code cli_rotation_plan(cli_ctx *ctx, store *st, bool json, bool due, size_
 typedef struct rotate_args {
     const char *grace, *exec, *older_than, *limit;
     bool dry_run, cancel, finish, now, sync, json;
+    /* checked before the store opens (check_values) */
+    long long grace_s, age_s, limit_n;
+    const char *command; /* --exec, else the setting rotate_exec ("": none) */
 } rotate_args;
 
 /* A credential named by id (cr_…, local_…) or by its description. */
@@ -358,31 +361,38 @@ static int finish(cli_ctx *ctx, store *st, char id[MODEL_ID_MAX + 1], const rota
     return say_then_push(ctx, st, id, a, said);
 }
 
-/* The grace period and the command, from the flags or the settings, checked. */
-static int rotation_plan(cli_ctx *ctx, const char *path, const rotate_args *a,
-                         long long *grace, const char **exec)
+/* The values of the flags (or the settings), checked before the store opens: bad
+ * input must not leave a new, empty cache behind. */
+static int check_values(cli_ctx *ctx, const char *path, rotate_args *a)
 {
     error_info e = {0};
-    *grace = config_number(&ctx->cfg, CONFIG_ROTATE_GRACE);
-    if (a->grace && validate_duration(a->grace, "--grace", grace, &e) != ERROR_OK)
+    a->grace_s = config_number(&ctx->cfg, CONFIG_ROTATE_GRACE);
+    if (a->grace && validate_duration(a->grace, "--grace", &a->grace_s, &e) != ERROR_OK)
         return cli_usage_error(ctx, path, "%s", e.msg);
-    *exec = a->exec ? a->exec : config_get(&ctx->cfg, CONFIG_ROTATE_EXEC);
+    if (a->older_than &&
+        validate_duration(a->older_than, "--older-than", &a->age_s, &e) != ERROR_OK)
+        return cli_usage_error(ctx, path, "%s", e.msg);
+    char *end = NULL;
+    if (a->limit)
+        a->limit_n = strtoll(a->limit, &end, 10);
+    if (a->limit && (!a->limit[0] || *end || a->limit[0] == '-' || a->limit_n < 1 ||
+                     a->limit_n > 1000000))
+        return cli_usage_error(ctx, path, "--limit must be a whole number from 1 to "
+                               "1000000, not '%.40s'", a->limit);
+    a->command = a->exec ? a->exec : config_get(&ctx->cfg, CONFIG_ROTATE_EXEC);
     words w;
-    if ((*exec)[0] && words_split(*exec, &w, &e) != ERROR_OK)
+    if (a->command[0] && words_split(a->command, &w, &e) != ERROR_OK)
         return cli_usage_error(ctx, path, "--exec: %s", e.msg);
-    if ((*exec)[0])
+    if (a->command[0])
         words_free(&w);
     return CLI_GO_ON;
 }
 
-static int start_one(cli_ctx *ctx, const cli_object_call *call, store *st,
-                     char id[MODEL_ID_MAX + 1], const rotate_args *a)
+static int start_one(cli_ctx *ctx, store *st, char id[MODEL_ID_MAX + 1],
+                     const rotate_args *a)
 {
-    long long grace;
-    const char *exec;
-    int rc = rotation_plan(ctx, call->path, a, &grace, &exec);
-    if (rc != CLI_GO_ON)
-        return rc;
+    long long grace = a->grace_s;
+    const char *exec = a->command;
     char new_id[MODEL_ID_MAX + 1];
     error_info e = {0};
     store_rotation_mode mode = a->now ? STORE_ROTATE_NOW : STORE_ROTATE_GRACE;
@@ -432,29 +442,17 @@ static error_code visit_aged(void *ctx, model_object *rows, size_t count, error_
     return !g->limit || g->n < g->limit ? ERROR_OK : ERROR_STATE; /* ERROR_STATE: full */
 }
 
-static int older_than(cli_ctx *ctx, const cli_object_call *call, store *st,
-                      const rotate_args *a)
+static int older_than(cli_ctx *ctx, store *st, const rotate_args *a)
 {
-    long long age = 0, limit = 0, grace;
-    const char *exec;
+    long long grace = a->grace_s;
+    const char *exec = a->command;
     error_info e = {0};
-    if (validate_duration(a->older_than, "--older-than", &age, &e) != ERROR_OK)
-        return cli_usage_error(ctx, call->path, "%s", e.msg);
-    char *end = NULL;
-    if (a->limit)
-        limit = strtoll(a->limit, &end, 10);
-    if (a->limit && (!a->limit[0] || *end || a->limit[0] == '-' || limit < 1 ||
-                     limit > 1000000))
-        return cli_usage_error(ctx, call->path, "--limit must be a whole number from 1 to "
-                               "1000000, not '%.40s'", a->limit);
-    int rc = rotation_plan(ctx, call->path, a, &grace, &exec);
-    if (rc != CLI_GO_ON)
-        return rc;
     size_t total = 0;
     store_query q = {.states = (1u << MODEL_STATE_SYNCED) | (1u << MODEL_STATE_EDITED)};
     if (store_count(st, MODEL_KIND_CRED, &q, &total, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
-    aged g = {.before = (long long)time(NULL) - age, .limit = (size_t)limit, .st = st};
+    aged g = {.before = (long long)time(NULL) - a->age_s, .limit = (size_t)a->limit_n,
+              .st = st};
     g.ids = calloc(total + 1, sizeof *g.ids);
     if (!g.ids)
         return cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"});
@@ -465,7 +463,7 @@ static int older_than(cli_ctx *ctx, const cli_object_call *call, store *st,
     }
     char (*started)[MODEL_ID_MAX + 1] = calloc(g.n + 1, sizeof *started);
     size_t done = 0;
-    rc = started ? CLI_EXIT_OK : cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"});
+    int rc = started ? CLI_EXIT_OK : cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"});
     if (a->json && rc == CLI_EXIT_OK)
         fputs("[", ctx->out);
     for (size_t i = 0; rc == CLI_EXIT_OK && i < g.n; i++) {
@@ -534,13 +532,14 @@ int cli_object_rotate(cli_ctx *ctx, const cli_object_call *call, int argc, char 
     if (!cli_parse(ctx, call->path, call->cmd, opts, sizeof opts / sizeof opts[0], argc, argv,
                    &first, &rc))
         return rc;
-    if ((rc = check_args(ctx, call, &a, argc - first)) != CLI_GO_ON)
+    if ((rc = check_args(ctx, call, &a, argc - first)) != CLI_GO_ON ||
+        (rc = check_values(ctx, call->path, &a)) != CLI_GO_ON)
         return rc;
-    store *st = cli_store(ctx);
+    store *st = cli_store_existing(ctx); /* no cache: nothing to rotate, none made */
     if (!st)
         return ctx->store_exit;
     if (a.older_than)
-        return older_than(ctx, call, st, &a);
+        return older_than(ctx, st, &a);
     char id[MODEL_ID_MAX + 1];
     error_info e = {0};
     if (find_target(st, argv[first], id, &e) != ERROR_OK)
@@ -549,5 +548,5 @@ int cli_object_rotate(cli_ctx *ctx, const cli_object_call *call, int argc, char 
         return cancel(ctx, st, id, &a);
     if (a.finish)
         return finish(ctx, st, id, &a);
-    return start_one(ctx, call, st, id, &a);
+    return start_one(ctx, st, id, &a);
 }

@@ -23,6 +23,18 @@ json_field() { sed -n "s/.*\"$1\": *\"\\([^\"]*\\)\".*/\\1/p" "$tmp/out" | head 
 on_server() { [ "$(api GET "/credentials/$1" | grep -c "\"id\":\"$1\"")" -eq 1 ]; }
 gone_from_server() { api GET "/credentials/$1" | grep -q '"status_code":404'; }
 
+# Bad input at the door: a clear message, exit 2, and no cache made for it.
+run --db "$tmp/none.db" creds rotate web --grace 5w
+check "a bad --grace is refused, naming the forms" \
+    sh -c '[ "$0" -eq 2 ] && grep -q "\-\-grace: .5w. is not a duration" "$1" &&
+        [ ! -e "$2" ]' "$status" "$tmp/err" "$tmp/none.db"
+run --db "$tmp/none.db" creds rotate --older-than 90d --limit 0
+check "--limit 0 is refused" refused 2 "limit must be a whole number"
+run --db "$tmp/none.db" creds rotate web --now --cancel
+check "two of --now, --finish, --cancel are refused" refused 2 "give one of"
+run --db "$tmp/none.db" creds rotate web --exec "'unclosed"
+check "an --exec that does not split into words is refused" refused 2 "exec: .*quote"
+
 run creds create --description web --acl bind:web.example.com --metadata team=a --sync
 OLD=$(id_of) T_OLD=$(token_of)
 run sync # the owner the server gave it
@@ -77,6 +89,9 @@ ureq "$S" /v1/tokens/web
 check "by name: the successor (a rotation pair is not ambiguous)" \
     sh -c '[ "$0" = 200 ] && grep -q "\"token\":\"$1\"" "$2"' "$status" "$T_NEW" "$tmp/out"
 
+run creds rotate web
+check "a second rotation of the pair is refused while this one runs" \
+    refused 2 "rotation is not over"
 run plan --detailed-exitcode
 check "plan during the grace period: the rotation shown, not a pending change (exit 0)" \
     sh -c '[ "$0" -eq 0 ] && grep -q "↻ $1 → $2" "$3"' "$status" "$OLD" "$NEW" "$tmp/out"
