@@ -276,6 +276,14 @@ const char *engine_row_label(const model_object *row);
  */
 void engine_edit(engine *e, model_kind kind);
 
+/* engine_rotate.c: bring the rotations up to date, run their commands, mark the
+ * old credentials whose retirement is due deleting; returns how many it marked. */
+size_t engine_rotate(engine *e);
+/* Only the links brought up to date (store_rotation_settle): a run that stopped. */
+void engine_rotate_settle(engine *e);
+/* Whether credential `id` is the successor of a rotation that is not over. */
+bool engine_rotation_successor(engine *e, const char *id);
+
 /* ---- engine_pull.c -------------------------------------------------------- */
 
 /* Pull both complete listings into staging and merge them. false: no merge. */

@@ -370,7 +370,12 @@ static bool settle(engine *e, create_job *j, const sync_result *res)
         move(e, &j->t, MODEL_STATE_UNKNOWN, res->message);
         return true;
     case SYNC_AUTH:
-        move(e, &j->t, MODEL_STATE_NEW, NULL);
+        /* A rotation's successor the key may not create: the rotation stops with
+         * the reason (the old credential stays); anything else waits for a key. */
+        if (res->http_status == 403 && engine_rotation_successor(e, j->t.id))
+            create_refused(e, j, res, res->message);
+        else
+            move(e, &j->t, MODEL_STATE_NEW, NULL);
         return true;
     case SYNC_RATE_LIMITED:
     case SYNC_NOT_SENT:
@@ -555,6 +560,7 @@ void engine_push(engine *e)
     if (engine_count_queue(e, deletes() | edits(), &looked, &err) == ERROR_OK && total)
         e->per_item = (double)(total + looked) / (double)total;
     engine_phase(e, SYNC_PHASE_PUSH, total);
+    engine_rotate(e); /* a retirement that became due since the last sync */
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
         engine_each_row(e, (model_kind)k, deletes(), push_delete);
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
@@ -563,4 +569,10 @@ void engine_push(engine *e)
      * edit that puts the user's metadata back. */
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
         engine_edit(e, (model_kind)k);
+    /* A successor created now: its command, and a retirement due at once (--now,
+     * --finish), in this same sync. */
+    if (e->stop != ENGINE_GO)
+        engine_rotate_settle(e); /* a successor refused: its rotation stops now */
+    else if (engine_rotate(e) > 0)
+        engine_each_row(e, MODEL_KIND_CRED, deletes(), push_delete);
 }

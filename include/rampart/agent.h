@@ -16,7 +16,7 @@
  *   200 and 304 carry an ETag (serve_list.h) and mirror_max_age_s. With
  *   mirror_only a listener serves the mirror's routes alone (the rest is 404).
  * - An audit line per token lookup and per refusal (rate-capped) to on_log, never
- *   a token or the key; token-fetch times reach the cache every 10 s, off the path.
+ *   a token or the key; token-fetch times reach the cache every second, off the path.
  * - A check never waits for an index build: a thread rebuilds the policy index
  *   when the rules change; a change is in force once swapped in.
  * - Limits: per-peer rate (429, Retry-After), headers 8 KiB, bodies 16 KiB (413);

@@ -16,8 +16,7 @@
  * - Failure (out of memory, a size that would overflow) is sticky: `failed` is
  *   set, the bytes are kept, and later appends do nothing and return false until
  *   buf_reset, buf_take or buf_free: append everything, check once.
- * - buf_grow_array is the same doubling for a heap array of any element type
- *   (never for secrets: it uses realloc).
+ * - buf_grow_array: the same doubling for a heap array (never secrets: realloc).
  * - `wipe`: the buffer may hold a token or a key. Growing then never uses
  *   realloc (which may leave the old block behind unwiped): a new block is
  *   allocated, the bytes copied, and the old block wiped before it is freed;

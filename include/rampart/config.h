@@ -72,6 +72,11 @@ typedef enum config_key {
                               seconds; 0: revalidate every time */
     CONFIG_POLICY,        /* the IP policy (ipp_…) a rule command works on without
                              --policy ("": none); never a listing's filter */
+    CONFIG_ROTATE_GRACE,  /* a rotation's default grace period (a duration) */
+    CONFIG_ROTATE_QUIET,  /* how long the old token must not be handed out before it
+                             retires (a duration) */
+    CONFIG_ROTATE_KEEP,   /* how long a retired rotation's link is kept (a duration) */
+    CONFIG_ROTATE_EXEC,   /* the default command run once a successor is held */
     CONFIG_KEY_COUNT
 } config_key;
 
@@ -177,5 +182,8 @@ void config_clear(config *cfg);
  * reference server's key), in a child process that is to run a command that
  * needs none of them (export --exec). */
 void config_scrub_secret_env(void);
+
+/* Whether the environment entry "NAME=value" is one of those variables. */
+bool config_secret_env_entry(const char *entry);
 
 #endif

@@ -10,7 +10,7 @@
  *   up ("retry in 12s" until the twelfth second has begun).
  * - duration_parse_time reads the time an age counts from: RFC 3339 UTC, as the
  *   cache records it ("2026-11-25T11:57:51Z", fractions and "+00:00" allowed).
- * - duration_parse reads what a user types: "90s", "15m", "24h", "7d", "2w".
+ * - duration_parse reads what a person types: "90d", "24h", "1h30m", "2w", "30".
  * - Negative (and NaN) is "0s". Each writes a NUL-terminated text into `buf`
  *   (`size` > 0), cut when it does not fit, and returns `buf`.
  */
@@ -19,7 +19,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include "rampart/error.h"
 
@@ -33,8 +32,13 @@ const char *duration_countdown(double seconds, char *buf, size_t size);
  * an RFC 3339 UTC time. */
 bool duration_parse_time(const char *text, double *out);
 
-/* "90s", "15m", "24h", "7d", "2w" (a whole number above 0 and a unit; a bare
- * number is seconds) -> *seconds. ERROR_INVALID saying what is expected. */
-error_code duration_parse(const char *text, int64_t *seconds, error_info *err);
+/* The longest duration duration_parse takes: 10 years of seconds. */
+#define DURATION_MAX 315360000LL
+
+/* Whole numbers each followed by a unit, s, m, h, d or w ("90d", "1h30m"), or a
+ * bare whole number of seconds, at most DURATION_MAX, into *seconds.
+ * ERROR_INVALID naming `what` and showing the forms otherwise. */
+error_code duration_parse(const char *text, const char *what, long long *seconds,
+                          error_info *err);
 
 #endif

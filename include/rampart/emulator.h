@@ -69,7 +69,7 @@ typedef enum emulator_select {
 typedef struct emulator_fault {
     emulator_op op;
     emulator_fault_kind kind;
-    int status;              /* STATUS: 429, 500 or 502 */
+    int status;              /* STATUS: 403, 429, 500 or 502 */
     unsigned delay_ms;       /* DELAY: the wait; TRICKLE: between two bytes */
     long retry_after;        /* 429: seconds for Retry-After; -1: no header */
     emulator_select select;

@@ -390,6 +390,147 @@ error_code store_fetch_record_batch(store *st, const store_fetch *fetches, size_
 error_code store_fetch_recent(store *st, const char *const *ids, size_t n, long long since,
                               long long *at, size_t *found, error_info *err);
 
+/* ---- credential rotation (store_rotate.c) ---------------------------------- */
+
+/*
+ * A rotation links a credential (the old one) to its successor: a new credential
+ * with the same description, ACL, metadata and owner, queued as any create (so it
+ * is exactly-once). The link follows both rows (renamed by a confirm); it is
+ * dropped when the successor is removed, and when the old one is removed it
+ * becomes retired and stays, so an agent asking for the old id learns the
+ * successor's, until store_rotation_settle forgets it after `keep_s`.
+ * - waiting: the successor's token is not held yet; the old one is served.
+ * - grace: both tokens are held; the successor is served by name, the old one by
+ *   id (with the successor's id beside it). It retires when due
+ *   (store_rotation_due).
+ * - retiring: the old one is deleting (its delete goes through the look).
+ * - retired: the old one is deleted.
+ * - stopped: the successor's create failed (`error` says why): the old one stays.
+ */
+typedef enum store_rotation_state {
+    STORE_ROTATION_WAITING,
+    STORE_ROTATION_GRACE,
+    STORE_ROTATION_RETIRING,
+    STORE_ROTATION_RETIRED,
+    STORE_ROTATION_STOPPED,
+    STORE_ROTATION_STATE_COUNT
+} store_rotation_state;
+
+typedef enum store_rotation_mode {
+    STORE_ROTATE_GRACE,  /* retire after the grace period and the quiet period */
+    STORE_ROTATE_FINISH, /* retire as soon as the successor is held (--finish) */
+    STORE_ROTATE_NOW     /* a leaked token: the same, from the start (--now) */
+} store_rotation_mode;
+
+typedef enum store_rotation_exec {
+    STORE_EXEC_NONE,    /* no command */
+    STORE_EXEC_PENDING, /* to run once the successor's token is held */
+    STORE_EXEC_OK,
+    STORE_EXEC_FAILED   /* `error` says why; run again by the next sync */
+} store_rotation_exec;
+
+enum { STORE_ROTATION_EXEC_MAX = 1024 };
+
+typedef struct store_rotation {
+    char old_id[MODEL_ID_MAX + 1];
+    char new_id[MODEL_ID_MAX + 1];
+    char name[MODEL_DESCRIPTION_MAX + 1]; /* the successor's description */
+    store_rotation_state state;
+    store_rotation_mode mode;
+    long long grace_s;
+    long long started_at, held_at, retired_at; /* seconds since the epoch; 0: not yet */
+    bool old_held, new_held;                   /* their tokens are held here */
+    long long old_served_at, new_served_at;    /* last handed out here; 0: never */
+    char exec[STORE_ROTATION_EXEC_MAX + 1];
+    store_rotation_exec exec_state;
+    char error[MODEL_ERROR_MAX + 1];
+} store_rotation;
+
+/* "waiting", "grace", "retiring", "retired", "stopped". */
+const char *store_rotation_state_name(store_rotation_state state);
+
+/*
+ * Start rotating credential `id` (an id or alias; synced or edited: it exists
+ * remotely): in one transaction the successor is inserted (state new, the old
+ * one's description, ACL, metadata and owner as this cache has them) and linked.
+ * `exec` (NULL or "": none) runs once the successor's token is held. `now` is
+ * the time (seconds since the epoch). The successor's local id into `new_id`.
+ * ERROR_NOT_FOUND; ERROR_STATE for a credential in another state, one already
+ * being rotated, or a successor whose own rotation is not over (the message
+ * says what to do); ERROR_INVALID for a negative grace or an overlong command.
+ */
+error_code store_rotation_start(store *st, const char *id, long long grace_s,
+                                store_rotation_mode mode, const char *exec, long long now,
+                                char new_id[MODEL_ID_MAX + 1], error_info *err);
+
+/* The rotation credential `id` (id or alias) is the old one or the successor of:
+ * the one that is not retired first. ERROR_NOT_FOUND when there is none. */
+error_code store_rotation_get(store *st, const char *id, store_rotation *out,
+                              error_info *err);
+
+/* Every rotation, oldest first; `fn` returning anything but ERROR_OK stops it. */
+error_code store_rotation_each(store *st,
+                               error_code (*fn)(void *ctx, const store_rotation *r,
+                                                error_info *err),
+                               void *ctx, error_info *err);
+
+/*
+ * Whether the old credential of `r` should retire at `now` (pure): the
+ * successor's token is held, its command ran (succeeded, in grace mode), and
+ * then in grace mode the grace period is over (from when the successor was
+ * held), the old token was held here (else only finish and now retire it) and
+ * not handed out for `quiet_s`; finish and now: at once. Only waiting and grace
+ * rotations are ever due. *why (may be NULL) says what it waits for, or "due".
+ */
+bool store_rotation_due(const store_rotation *r, long long now, long long quiet_s,
+                        const char **why);
+
+/*
+ * Bring the links up to date at `now`: a successor whose token is now held
+ * starts the grace period (held_at; its command becomes pending), a successor
+ * whose create failed stops the rotation with its error, a retired link older
+ * than `keep_s` is forgotten. *stopped (may be NULL) counts rotations stopped
+ * now. One transaction.
+ */
+error_code store_rotation_settle(store *st, long long now, long long keep_s, size_t *stopped,
+                                 error_info *err);
+
+/* The command of the rotation of `old_id` ran: ok, or failed because of `why`. */
+error_code store_rotation_exec_done(store *st, const char *old_id, bool ok, const char *why,
+                                    error_info *err);
+
+/*
+ * Retire the old credential of the rotation of `id` now: it is marked deleting
+ * (as store_delete does; its error says it was rotated) and the rotation is
+ * retiring. ERROR_STATE unless the successor's token is held and the rotation is
+ * waiting or grace.
+ */
+error_code store_rotation_retire(store *st, const char *id, error_info *err);
+
+/*
+ * `rotate --finish`: retire at once when the successor is held, else as soon as
+ * it is (mode finish). *retired (may be NULL) says which. ERROR_STATE for a
+ * rotation that is retiring, retired or stopped.
+ */
+error_code store_rotation_finish(store *st, const char *id, bool *retired, error_info *err);
+
+/*
+ * `rotate --cancel`: drop the successor (removed when it never reached the
+ * remote; else marked deleting, its token no longer served) and the link.
+ * ERROR_STATE while its create is in flight (sync first), or when the old one
+ * is already retiring or retired. The dropped successor's id into `new_id`.
+ */
+error_code store_rotation_cancel(store *st, const char *id, char new_id[MODEL_ID_MAX + 1],
+                                 error_info *err);
+
+/*
+ * The successor of credential `id` (an id or alias, or an id no longer cached)
+ * when its token is held here, for the agent's "superseded_by": *found false when
+ * there is none. One indexed read.
+ */
+error_code store_rotation_successor(store *st, const char *id, char succ[MODEL_ID_MAX + 1],
+                                    bool *found, error_info *err);
+
 /* ---- edits in place and conflicts (store_edit.c) ------------------------- */
 
 /*
@@ -657,7 +798,8 @@ error_code store_policy_counts(store *st, const char *after, store_policy_count 
  * The live credentials (every state but deleting, remote_deleted) whose
  * description is exactly `name`, in id order: up to `max` ids into `ids`, and in
  * *count how many match in all, capped at max + 1 (so *count > max means "more
- * than the ids shown"). One indexed query.
+ * than the ids shown"). One indexed query. A rotation pair counts once: the
+ * successor once its token is held here, the old one until then.
  */
 error_code store_cred_find_by_name(store *st, const char *name,
                                    char (*ids)[MODEL_ID_MAX + 1], size_t max,

@@ -265,6 +265,15 @@ typedef struct sync_options {
     size_t listing_max;        /* objects one listing may hold (a remote or hub that
                                   serves pages forever stops there, a failure naming
                                   the setting); 0: 10,000,000 */
+    /* Credential rotation (store.h): a push first brings the links up to date
+     * (store_rotation_settle), runs the command of each rotation whose successor
+     * is held (its output to stderr with rotate_exec_stderr, else /dev/null; at
+     * most 60 s), and marks each old credential whose retirement is due
+     * deleting, then deletes it after the creates, through its look. A scoped
+     * run does this for the rotations of its rows only. */
+    long long rotate_quiet_s;  /* store_rotation_due's quiet period; 0: 3600 */
+    long long rotate_keep_s;   /* a retired link is forgotten after this; 0: 30 days */
+    bool rotate_exec_stderr;
     sync_clock clock;          /* NULL functions: the real clock */
     void (*on_progress)(void *ctx, const sync_progress *p);
     void (*on_log)(void *ctx, sync_log_level level, const char *line);

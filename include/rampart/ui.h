@@ -72,6 +72,9 @@ struct ui_options {
     sync_budget budget;      /* the account's request budget and the sync's share */
     double deadline_s;       /* a whole sync's deadline (0: none) */
     double max_backoff_s;    /* the longest pause after a failure (0: the engine's) */
+    long long rotate_quiet_s, rotate_keep_s; /* sync_options' (0: the engine's) */
+    long long rotate_grace_s;                /* 'T': the grace period (rotate_grace) */
+    char rotate_exec[1025];                  /* 'T': the command (rotate_exec; "" none) */
     double auto_pull_s;      /* an idle console pulls this often (0: never); those
                                 pulls take at most UI_AUTO_PULL_SHARE of the budget */
     bool readonly;           /* hide and refuse every mutating key */

@@ -59,6 +59,7 @@ typedef enum ui_request {
     UI_REQ_EDIT,         /* 'e' the row's edit form */
     UI_REQ_RESOLVE,      /* 'R' a conflict: keep local or take remote */
     UI_REQ_REVEAL,       /* 't' show a held token (asks first; off when read-only) */
+    UI_REQ_ROTATE,       /* 'T' rotate the credential: queue its successor */
     UI_REQ_COPY_ID,      /* 'y' the row's id to the clipboard (OSC 52) */
     UI_REQ_COPY_CIDR,    /* 'Y' the rule's cidr to the clipboard */
     UI_REQ_SYNC,         /* 's' */
@@ -196,6 +197,11 @@ void ui_action_resolve(ui_app *app);
 
 /* 't' on a credential: confirm, then show its token once (OSC 52 copy offered). */
 void ui_action_reveal(ui_app *app);
+
+/* 'T' on a credential: start its rotation (store_rotation_start, the grace
+ * period and command of the settings); the status line says what follows, and
+ * why not when it cannot be rotated. The next sync creates the successor. */
+void ui_action_rotate(ui_app *app);
 
 /* 'y' / 'Y': send the row's id / the rule's cidr to the terminal's clipboard
  * (ui_clipboard_send); the status line says it was sent, not that it was copied. */

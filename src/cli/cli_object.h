@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 
+#include "rampart/buf.h"
 #include "rampart/cli.h"
 #include "rampart/cli_output.h"
 #include "rampart/kind.h"
@@ -120,6 +121,32 @@ static inline const cli_object_kind *cli_object_kind_of(model_kind kind)
 /* One kind's own commands: `rules import` (rules.c) and `creds token` (creds.c). */
 int cli_object_import_rules(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
 int cli_object_token(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
+
+/* ---- creds_rotate.c ---- */
+
+/* `creds rotate ID|NAME [--grace D] [--exec CMD] [--now|--finish|--cancel] [--sync]
+ * [--json]`, and `creds rotate --older-than AGE [--limit N] [--dry-run]`. */
+int cli_object_rotate(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
+
+/* A credential's rotation in its detail view (`self_id` is the credential shown:
+ * the old one or the successor), at `now` with the quiet period `quiet`. */
+void cli_rotation_put(cli_ctx *ctx, const store_rotation *r, const char *self_id,
+                      long long now, long long quiet);
+
+/*
+ * plan's rotations. `due`: each rotation whose old credential the next sync
+ * retires, as a '-' line ("retire: rotated to …") or a JSON item (action "-",
+ * the old credential), counted in *count; else the other rotations that are not
+ * over, as "↻ OLD → NEW" lines (grace left, when each token was last served) or
+ * JSON items (action "↻", kind "rotation"), counted in *count too. *index: the
+ * JSON array's position, moved on.
+ */
+error_code cli_rotation_plan(cli_ctx *ctx, store *st, bool json, bool due, size_t *index,
+                             size_t *count, error_info *err);
+
+/* The same as a JSON object (pretty, members indented by `indent` plus two). */
+void cli_rotation_json(buf_t *b, const store_rotation *r, long long now, long long quiet,
+                       const char *indent);
 
 /*
  * The start of most commands: cli_parse with `opts`, then the store (opened on first

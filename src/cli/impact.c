@@ -95,9 +95,11 @@ static int scan_options(cli_ctx *ctx, const char *path, const cli_impact_args *a
         o->max_addresses = n;
     }
     if (a->since) {
-        int64_t s;
-        if (duration_parse(a->since, &s, &e) != ERROR_OK)
-            return cli_usage_error(ctx, path, "--since: %s", e.msg);
+        long long s;
+        if (duration_parse(a->since, "--since", &s, &e) != ERROR_OK)
+            return cli_usage_error(ctx, path, "%s", e.msg);
+        if (s == 0)
+            return cli_usage_error(ctx, path, "--since: a duration above 0 (90s, 24h, 7d)");
         o->since = (int64_t)time(NULL) - s;
     }
     o->ip_key = a->ip_key;

@@ -554,6 +554,37 @@ static const object_command commands[] = {
      [MODEL_KIND_CRED] = {"ID", "Print the credential's token, if this machine holds it.",
       "The remote API hands a token out once, when the credential is created, so only\n"
       "the machine whose sync created it holds it. Exit status 3 when it is not held.\n"}}},
+    {"rotate", cli_object_rotate, NULL, 0, 1, {
+     [MODEL_KIND_CRED] = {
+      "ID|NAME [--grace DURATION] [--exec CMD] [--now|--finish|--cancel] [--sync] [--json]\n"
+      "       --older-than AGE [--limit N] [--dry-run] [--grace DURATION] [--exec CMD] "
+      "[--sync] [--json]",
+      "Replace a credential with a new one with no downtime (a rotation).",
+      "Queues a successor with the same description, ACL, metadata and owner, linked\n"
+      "to the old one. As soon as its token is held here the agent serves it for the\n"
+      "name; the old id still gets the old token (with \"superseded_by\") during the\n"
+      "grace period. After it, once this machine's agent has not handed out the old\n"
+      "token for the quiet period (setting rotate_quiet) and --exec succeeded, a sync\n"
+      "deletes the old credential. A running tunnel does not fetch its token again:\n"
+      "restart it (--exec). If the successor's create fails the rotation stops and\n"
+      "the old one stays.\n"
+      "Options:\n"
+      "  --grace DURATION   how long both stay valid (90d, 24h, 30m, 2s; default:\n"
+      "                     setting rotate_grace, 24h)\n"
+      "  --exec CMD         run once the successor's token is held (no shell; its\n"
+      "                     environment has RAMPART_ROTATE_OLD_ID and\n"
+      "                     RAMPART_ROTATE_NEW_ID, never a token; default: setting\n"
+      "                     rotate_exec)\n"
+      "  --now              a leaked token: create the successor, run --exec, delete the\n"
+      "                     old one in the same sync, no grace period\n"
+      "  --finish           retire the old one at once (as soon as the successor is\n"
+      "                     held); needed when this machine never held the old token\n"
+      "  --cancel           drop the successor instead; the old one stays\n"
+      "  --older-than AGE   rotate every credential created more than AGE ago (90d)\n"
+      "  --limit N          with --older-than: at most N of them\n"
+      "  --dry-run          with --older-than: only list them\n"
+      "  --sync             send it now (only these credentials)\n"
+      "  --json             print the rotation as JSON\n"}}},
     {"retry", object_batch, &retries, 1, -1, {
      [MODEL_KIND_RULE] = {"ID...",
       "Queue failed or remotely deleted rules for the next sync again.", NULL},
@@ -582,7 +613,7 @@ enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 static bool changes_rows(const char *name)
 {
     static const char *const changing[] = {"create", "update", "resolve", "delete",
-                                           "import", "retry",  "discard"};
+                                           "import", "retry",  "discard", "rotate"};
     for (size_t i = 0; i < sizeof changing / sizeof changing[0]; i++) {
         if (strcmp(name, changing[i]) == 0)
             return true;

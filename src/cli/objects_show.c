@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli_object.h"
 #include "rampart/buf.h"
@@ -254,15 +255,26 @@ int cli_object_show(cli_ctx *ctx, store *st, const model_object *obj, bool json,
     error_info e = {0};
     if (edited && store_edit_get(st, obj->kind, model_object_id(obj), &info, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
+    store_rotation rot;
+    bool rotating = obj->kind == MODEL_KIND_CRED &&
+                    store_rotation_get(st, obj->cred.id, &rot, NULL) == ERROR_OK;
+    long long now = (long long)time(NULL);
+    long long quiet = config_number(&ctx->cfg, CONFIG_ROTATE_QUIET);
     int rc = CLI_EXIT_OK;
     if (!json) {
         put_detail(ctx, obj);
         if (edited)
             put_edit_detail(ctx, &info);
+        if (rotating)
+            cli_rotation_put(ctx, &rot, obj->cred.id, now, quiet);
     } else {
         buf_t extra = {0};
         if (edited)
             json_edit(&extra, &info);
+        if (rotating) {
+            buf_puts(&extra, extra.len ? ",\n  \"rotation\": " : "  \"rotation\": ");
+            cli_rotation_json(&extra, &rot, now, quiet, "  ");
+        }
         if (result) {
             buf_puts(&extra, extra.len ? ",\n  \"result\": " : "  \"result\": ");
             buf_json_string(&extra, result);

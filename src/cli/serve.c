@@ -69,7 +69,7 @@ static const cli_command serve_command = {
     "          delay=MS   done, then replied MS (1..60000) ms late\n"
     "          trickle=MS done, then the body sent one byte every MS (1..60000) ms\n"
     "                     (a client's low-speed limit), e.g. trickle=1000\n"
-    "          429 500 502  refused before anything is done; 429 takes\n"
+    "          403 429 500 502  refused before anything is done; 429 takes\n"
     "                     :retry-after=S for a Retry-After header (none without)\n"
     "  SELECT  N (the Nth request of OP, from 1), N-M, N+ (N and later), every=K\n"
     "  Requests are counted per OP (any: all together) once the key and version\n"

@@ -220,6 +220,8 @@ void cli_sync_settings(const config *cfg, sync_options *opt, api_config *api)
         opt->deadline_s = (double)config_number(cfg, CONFIG_TIMEOUT);
         opt->max_backoff_s = (double)config_number(cfg, CONFIG_MAX_BACKOFF);
         opt->listing_max = (size_t)config_number(cfg, CONFIG_LISTING_MAX);
+        opt->rotate_quiet_s = config_number(cfg, CONFIG_ROTATE_QUIET);
+        opt->rotate_keep_s = config_number(cfg, CONFIG_ROTATE_KEEP);
     }
     if (api) {
         long bps = config_number(cfg, CONFIG_LOW_SPEED);
@@ -312,6 +314,7 @@ int cli_sync_run(cli_ctx *ctx, const cli_sync_args *a, sync_report *report)
         .scoped = a->scoped,
         .only = a->only,
         .only_count = a->only_count,
+        .rotate_exec_stderr = true, /* a rotation's command: its output on stderr */
     };
     cli_sync_settings(&ctx->cfg, &opt, NULL);
     error_code rc = sync_run(st, api_ops(), client, &opt, report, &e);
@@ -585,17 +588,24 @@ static bool detailed_exitcode(int argc, char **argv)
     return false;
 }
 
-/* The plan's lines (the document's items), then its counts and cost. */
+/* The plan's lines (the document's items), then its counts and cost. Rotations:
+ * a retirement that is due is a delete (its look and DELETE); one waiting out its
+ * grace period is shown after the plan, and is no change. */
 static int plan_show(cli_ctx *ctx, store *st, plan_view *v, size_t *lines)
 {
     if (v->document)
         fputs("{\"items\": [", ctx->out);
     error_info e = {0};
-    if (sync_plan(st, plan_item, v, &e) != ERROR_OK) {
-        if (v->document) /* the document stays whole: the error is on stderr */
-            fputs("]}\n", ctx->out);
-        return cli_fail(ctx, &e);
-    }
+    size_t index = 0, due = 0, rotating = 0;
+    if (sync_plan(st, plan_item, v, &e) != ERROR_OK)
+        goto failed;
+    index = v->count[0] + v->count[1] + v->count[2] + v->count[3];
+    if (!v->quiet &&
+        (cli_rotation_plan(ctx, st, v->document, true, &index, &due, &e) != ERROR_OK ||
+         (v->document &&
+          cli_rotation_plan(ctx, st, true, false, &index, &rotating, &e) != ERROR_OK)))
+        goto failed;
+    v->count[1] += due, v->req.del += due, v->req.get += due;
     size_t total = v->count[0] + v->count[1] + v->count[2] + v->count[3];
     *lines = total;
     if (v->quiet)
@@ -614,7 +624,13 @@ static int plan_show(cli_ctx *ctx, store *st, plan_view *v, size_t *lines)
                 "or changed remotely.\n",
                 v->count[0], v->count[1], v->count[2], v->count[3]);
     put_plan_requests(ctx, &v->req, &cost);
+    if (cli_rotation_plan(ctx, st, false, false, &index, &rotating, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
     return CLI_EXIT_OK;
+failed:
+    if (v->document) /* the document stays whole: the error is on stderr */
+        fputs("]}\n", ctx->out);
+    return cli_fail(ctx, &e);
 }
 
 /* plan's -o: its own forms, and csv for --impact's document (cli_choices_fn). */

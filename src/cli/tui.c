@@ -68,6 +68,10 @@ static void tui_sync_settings(const config *cfg, ui_options *o)
     o->budget = so.budget;
     o->deadline_s = so.deadline_s;
     o->max_backoff_s = so.max_backoff_s;
+    o->rotate_quiet_s = so.rotate_quiet_s;
+    o->rotate_keep_s = so.rotate_keep_s;
+    o->rotate_grace_s = config_number(cfg, CONFIG_ROTATE_GRACE);
+    snprintf(o->rotate_exec, sizeof o->rotate_exec, "%s", config_get(cfg, CONFIG_ROTATE_EXEC));
     o->auto_pull_s = (double)config_number(cfg, CONFIG_AUTO_PULL);
     o->profile_color = config_color(cfg, CONFIG_PROFILE_COLOR);
 }

@@ -1,5 +1,6 @@
 /* config: the table of settings, precedence and profiles; see rampart/config.h.
  * Reading the file is config_file.c's. */
+#include "rampart/duration.h"
 #include "rampart/config.h"
 
 #include <ctype.h>
@@ -25,6 +26,7 @@ static const struct {
     const char *fallback;
     long min, max;
     const char *unit;
+    bool duration; /* a whole number with `unit`, or a duration ("24h", "30d") */
 } settings[CONFIG_KEY_COUNT] = {
     [CONFIG_DB] = {"db", "RAMPART_DB", "", 0, 0, NULL},
     [CONFIG_API_URL] = {"api_url", "RAMPART_API_URL", "", 0, 0, NULL},
@@ -57,6 +59,13 @@ static const struct {
     [CONFIG_MIRROR_MAX_AGE] = {"mirror_max_age", "RAMPART_MIRROR_MAX_AGE", "30", 0, 86400,
                                "seconds (0: caches revalidate every time)"},
     [CONFIG_POLICY] = {"policy", "RAMPART_POLICY", "", 0, 0, NULL},
+    [CONFIG_ROTATE_GRACE] = {"rotate_grace", "RAMPART_ROTATE_GRACE", "24h", 0, 315360000,
+                             "seconds", true},
+    [CONFIG_ROTATE_QUIET] = {"rotate_quiet", "RAMPART_ROTATE_QUIET", "1h", 1, 315360000,
+                             "seconds", true},
+    [CONFIG_ROTATE_KEEP] = {"rotate_keep", "RAMPART_ROTATE_KEEP", "30d", 1, 315360000,
+                            "seconds", true},
+    [CONFIG_ROTATE_EXEC] = {"rotate_exec", "RAMPART_ROTATE_EXEC", "", 0, 0, NULL, false},
 };
 
 #define DEFAULT_PROFILE "default"
@@ -108,9 +117,27 @@ bool config_profile_name_valid(const char *name)
     return true;
 }
 
+/* A duration setting ("24h", or seconds) within its row's range. */
+static error_code check_duration(config_key key, const char *value, long long *out,
+                                 error_info *err)
+{
+    long long n = 0;
+    if (duration_parse(value, settings[key].file_key, &n, err) != ERROR_OK)
+        return ERROR_INVALID;
+    if (n < settings[key].min || n > settings[key].max)
+        return error_set(err, ERROR_INVALID, "%s must be from %ld to %ld %s, not '%.40s'",
+                         settings[key].file_key, settings[key].min, settings[key].max,
+                         settings[key].unit, value);
+    *out = n;
+    return ERROR_OK;
+}
+
 /* A whole-number setting within its row's range. */
 static error_code check_number(config_key key, const char *value, error_info *err)
 {
+    long long ignored;
+    if (settings[key].duration)
+        return check_duration(key, value, &ignored, err);
     char *end = NULL;
     errno = 0;
     long n = strtol(value, &end, 10);
@@ -125,6 +152,10 @@ static error_code check_number(config_key key, const char *value, error_info *er
 
 long config_number(const config *cfg, config_key key)
 {
+    long long d = 0;
+    if (settings[key].duration)
+        return check_duration(key, cfg->values[key], &d, NULL) == ERROR_OK ? (long)d
+                                                                          : settings[key].min;
     long n = strtol(cfg->values[key], NULL, 10);
     return n < settings[key].min ? settings[key].min : n;
 }
@@ -195,14 +226,14 @@ static error_code check_header_name(const char *value, error_info *err)
     return ERROR_OK;
 }
 
-/* A key command must split into words (closed quotes) now, not when it runs. */
-static error_code check_command(const char *value, error_info *err)
+/* A command must split into words (closed quotes) now, not when it runs. */
+static error_code check_command(config_key key, const char *value, error_info *err)
 {
     if (!*value)
         return ERROR_OK;
     words w;
     if (words_split(value, &w, err) != ERROR_OK)
-        return error_prefix(err, "key_command");
+        return error_prefix(err, "%s", settings[key].file_key);
     words_free(&w);
     return ERROR_OK;
 }
@@ -214,7 +245,8 @@ error_code config_check_value(config_key key, const char *value, error_info *err
     switch (key) {
     case CONFIG_API_URL: return check_url(value, err);
     case CONFIG_VERSION_HEADER: return check_header_name(value, err);
-    case CONFIG_KEY_COMMAND: return check_command(value, err);
+    case CONFIG_KEY_COMMAND:
+    case CONFIG_ROTATE_EXEC: return check_command(key, value, err);
     case CONFIG_POLICY: /* empty: no default policy */
         return *value ? validate_id(value, "ipp", "policy (an IP policy id)", err) : ERROR_OK;
     case CONFIG_READ_ONLY: {
@@ -472,6 +504,17 @@ error_code config_resolve_key(config *cfg, bool quiet, error_info *err)
                          quiet ? " (run it in a shell to see why)" : "");
     cfg->sources[CONFIG_API_KEY] = CONFIG_SRC_COMMAND;
     return ERROR_OK;
+}
+
+bool config_secret_env_entry(const char *entry)
+{
+    const char *names[] = {settings[CONFIG_API_KEY].env, CONFIG_SERVE_KEY_ENV};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(entry, names[i], n) == 0 && entry[n] == '=')
+            return true;
+    }
+    return false;
 }
 
 void config_scrub_secret_env(void)

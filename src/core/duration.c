@@ -88,25 +88,41 @@ bool duration_parse_time(const char *text, double *out)
     return true;
 }
 
-error_code duration_parse(const char *text, int64_t *seconds, error_info *err)
+static long long duration_unit(char c)
 {
-    static const struct {
-        char unit;
-        int64_t s;
-    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 604800}};
-    int64_t v = 0;
-    size_t i = 0;
-    for (; text[i] >= '0' && text[i] <= '9' && i < 9; i++)
-        v = v * 10 + (text[i] - '0');
-    int64_t mult = 0;
-    if (i && text[i] == '\0')
-        mult = 1;
-    for (size_t u = 0; i && !mult && u < sizeof units / sizeof units[0]; u++)
-        if (text[i] == units[u].unit && text[i + 1] == '\0')
-            mult = units[u].s;
-    if (!mult || v == 0)
-        return error_set(err, ERROR_INVALID, "'%.40s' is not a duration: a whole number "
-                         "above 0 and a unit, s, m, h, d or w (90s, 15m, 24h, 7d)", text);
-    *seconds = v * mult;
+    switch (c) {
+    case 's': return 1;
+    case 'm': return 60;
+    case 'h': return 3600;
+    case 'd': return 86400;
+    case 'w': return 604800;
+    default: return 0;
+    }
+}
+
+error_code duration_parse(const char *text, const char *what, long long *seconds,
+                          error_info *err)
+{
+    long long total = 0;
+    const char *p = text ? text : "";
+    bool ok = *p != '\0';
+    while (ok && *p) {
+        long long n = 0;
+        const char *digits = p;
+        while (*p >= '0' && *p <= '9' && n <= DURATION_MAX)
+            n = n * 10 + (*p++ - '0');
+        long long unit = *p ? duration_unit(*p) : (digits == text ? 1 : 0);
+        ok = p > digits && unit > 0 && n <= DURATION_MAX;
+        if (ok) {
+            total += n * unit;
+            ok = total <= DURATION_MAX;
+            p += *p ? 1 : 0;
+        }
+    }
+    if (!ok)
+        return error_set(err, ERROR_INVALID, "%s: '%.40s' is not a duration: give whole "
+                         "numbers with units s, m, h, d, w (90d, 24h, 1h30m, 2w) up to 10 "
+                         "years, or seconds alone", what, text ? text : "");
+    *seconds = total;
     return ERROR_OK;
 }

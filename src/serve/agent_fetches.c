@@ -36,7 +36,7 @@ static void note_locked(agent *ag, const char *cred_id, long long at)
     memcpy(f->cred_id, cred_id, len + 1);
     f->at = at;
     if (ag->nfetches == AGENT_FETCH_MAX)
-        pthread_cond_signal(&ag->fetch_wake); /* full: write now, not in 10 s */
+        pthread_cond_signal(&ag->fetch_wake); /* full: write now, not at the next flush */
 }
 
 void agent_fetch_note(agent *ag, const char *cred_id)

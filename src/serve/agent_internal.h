@@ -25,7 +25,8 @@ enum {
     AGENT_HEADER_NAME_MAX = 64,
     AGENT_POOL_MAX = 64,          /* read-only store handles open at once */
     AGENT_FETCH_MAX = 512,        /* credentials whose fetch waits to be written */
-    AGENT_FETCH_FLUSH_S = 10,     /* how often those are written to the cache */
+    AGENT_FETCH_FLUSH_S = 1,      /* how often those are written to the cache (a
+                                     rotation judges its quiet period by them) */
     AGENT_BATCH_MAX = 16,         /* token replies an event thread keeps per batch */
     AGENT_BATCH_MAX_MS = 1,       /* and for at most this long */
     AGENT_ASKED_MAX = 128         /* bytes of an id or name kept with one */

@@ -53,8 +53,10 @@ static void start_lookup(lookup *lk, agent_listener *l, const http_request *req,
     atomic_fetch_add(&l->ag->lookups, 1);
 }
 
-/* {"id", "token", "acl"}: what an agent needs to use its token. */
-static char *token_body(const char *id, const char *token, const model_acl *acl)
+/* {"id", "token", "acl"}: what an agent needs to use its token; during a
+ * rotation's grace period, "superseded_by": the successor's id. */
+static char *token_body(const char *id, const char *token, const model_acl *acl,
+                        const char *successor)
 {
     buf_t b = {.wipe = true};
     buf_puts(&b, "{\"id\":");
@@ -66,8 +68,52 @@ static char *token_body(const char *id, const char *token, const model_acl *acl)
         buf_puts(&b, i ? "," : "");
         buf_json_string(&b, acl->rules[i]);
     }
-    buf_puts(&b, "]}");
+    buf_puts(&b, "]");
+    if (successor[0]) {
+        buf_puts(&b, ",\"superseded_by\":");
+        buf_json_string(&b, successor);
+    }
+    buf_puts(&b, "}");
     return buf_take(&b);
+}
+
+/* An error body with one more member (`member`: ,"name":value) before its
+ * closing brace; the headers (Operation-Id) stay. */
+static void splice_member(http_response *resp, const char *member)
+{
+    size_t blen = resp->body ? strlen(resp->body) : 0;
+    char *body = member && blen ? malloc(blen + strlen(member)) : NULL;
+    if (!body)
+        return;
+    memcpy(body, resp->body, blen - 1);
+    memcpy(body + blen - 1, member, strlen(member) + 1);
+    http_response_set(resp, resp->status, body);
+}
+
+/* The successor of `id` by a rotation, when its token is held ("" if none). */
+static void successor_of(store *st, const char *id, char succ[MODEL_ID_MAX + 1])
+{
+    bool found = false;
+    if (store_rotation_successor(st, id, succ, &found, NULL) != ERROR_OK || !found)
+        succ[0] = '\0';
+}
+
+/* 410 for a credential retired by a rotation (deleted, or no longer cached while
+ * the link is kept): the successor's id beside it, so an agent pinned to an id
+ * can follow. */
+static void send_superseded(const lookup *lk, const char *id, const char *succ,
+                            http_response *resp)
+{
+    agent_error(resp, 410, "ERR_GONE", "credential %s was replaced by a rotation: its "
+                "successor is %s (/v1/credentials/%s/token)", id, succ, succ);
+    buf_t m = {0};
+    buf_puts(&m, ",\"superseded_by\":");
+    buf_json_string(&m, succ);
+    buf_puts(&m, "}");
+    char *member = buf_take(&m);
+    splice_member(resp, member);
+    free(member);
+    audit(lk, id, "superseded");
 }
 
 static bool gone(model_state s)
@@ -96,7 +142,12 @@ static void send_token(const lookup *lk, store *st, const char *id, http_respons
     model_acl acl = {0};
     /* One indexed read (id, state, token, ACL): the hot path of every agent. */
     error_code rc = store_token_lookup(st, id, canon, &state, &token, &acl, &e);
-    if (rc == ERROR_NOT_FOUND) {
+    char succ[MODEL_ID_MAX + 1] = "";
+    if (rc == ERROR_OK || rc == ERROR_NOT_FOUND)
+        successor_of(st, rc == ERROR_OK ? canon : id, succ);
+    if ((rc == ERROR_NOT_FOUND || (rc == ERROR_OK && gone(state))) && succ[0]) {
+        send_superseded(lk, rc == ERROR_OK ? canon : id, succ, resp);
+    } else if (rc == ERROR_NOT_FOUND) {
         agent_error(resp, 404, "ERR_NOT_FOUND", "no credential %s in the cache", lk->asked);
         audit(lk, NULL, "not_found");
     } else if (rc != ERROR_OK) {
@@ -111,7 +162,8 @@ static void send_token(const lookup *lk, store *st, const char *id, http_respons
                     not_held_reason(canon, state));
         audit(lk, canon, "not_held");
     } else {
-        agent_reply(resp, 200, token_body(canon, token, &acl)); /* Cache-Control: no-store */
+        /* Cache-Control: no-store */
+        agent_reply(resp, 200, token_body(canon, token, &acl, succ));
         audit(lk, canon, resp->status == 200 ? "ok" : "error");
         if (resp->status == 200) {
             agent_batch_note(lk->l, lk->req, canon); /* memory only: written off this path */
@@ -193,13 +245,7 @@ static void ambiguous(const lookup *lk, char (*ids)[MODEL_ID_MAX + 1], size_t sh
                 "id instead (/v1/credentials/ID/token)", count > shown ? "more than 8" : "several",
                 lk->asked, list, count > shown ? ", …" : "");
     char *ids_json = buf_take(&arr);
-    size_t blen = resp->body ? strlen(resp->body) : 0;
-    char *body = ids_json && blen ? malloc(blen + strlen(ids_json)) : NULL;
-    if (body) { /* the error object without its closing brace, then ,"ids":[…]} */
-        memcpy(body, resp->body, blen - 1);
-        memcpy(body + blen - 1, ids_json, strlen(ids_json) + 1);
-        http_response_set(resp, 409, body); /* headers (Operation-Id) stay */
-    }
+    splice_member(resp, ids_json); /* the error object, then ,"ids":[…]} */
     free(ids_json);
     audit(lk, NULL, "ambiguous");
 }

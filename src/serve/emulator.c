@@ -167,7 +167,10 @@ static void refuse(const emulator_fault *f, http_response *resp)
             http_response_header(resp, "Retry-After", secs);
         return;
     }
-    if (f->status == 502)
+    if (f->status == 403)
+        emu_error(resp, 403, "ERR_FORBIDDEN", "forbidden: this key may not do that "
+                  "(injected by --faults)");
+    else if (f->status == 502)
         emu_error(resp, 502, "ERR_BAD_GATEWAY", "bad gateway (injected by --faults)");
     else
         emu_error(resp, 500, "ERR_INTERNAL", "internal error (injected by --faults)");

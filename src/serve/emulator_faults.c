@@ -30,9 +30,10 @@ static const struct {
     {"drop", EMULATOR_FAULT_DROP, 0},     {"reset", EMULATOR_FAULT_RESET, 0},
     {"truncate", EMULATOR_FAULT_TRUNCATE, 0}, {"429", EMULATOR_FAULT_STATUS, 429},
     {"500", EMULATOR_FAULT_STATUS, 500},  {"502", EMULATOR_FAULT_STATUS, 502},
+    {"403", EMULATOR_FAULT_STATUS, 403},
 };
 
-#define KINDS_HELP "drop, reset, truncate, delay=MS, trickle=MS, 429, 500, 502"
+#define KINDS_HELP "drop, reset, truncate, delay=MS, trickle=MS, 403, 429, 500, 502"
 #define SELECT_HELP "@N, @N-M, @N+ or @every=K, counting from 1"
 
 const char *emulator_op_name(emulator_op op)

@@ -104,6 +104,9 @@ sh "$(dirname "$0")/edit.sh" "$build"
 # ---- the look before each write: requests per edit, two admins racing ----
 sh "$(dirname "$0")/fresh_look.sh" "$build"
 
+# ---- credential rotation: requests for 100 rotations against the minimum ----
+sh "$(dirname "$0")/rotate.sh" "$build"
+
 # ---- apply: a 5,000-CIDR list against 100,000 rules of its policy ----
 sh "$(dirname "$0")/apply.sh" "$build"
 

@@ -85,6 +85,7 @@ typedef struct fake_step {
     bool empty;           /* list: an empty page that still has a next_page_uri */
     bool no_token;        /* credential create: a 201 whose body lacks the token */
     const char *token;    /* credential create: a 201 with this token (a hostile one) */
+    int http_status;      /* the reply's status, when the test says (a 403) */
     bool no_ids;          /* list: the items come without their ids */
     bool rewind;          /* list: next_page_uri leads back to the first page */
 } fake_step;
@@ -180,6 +181,7 @@ static fake_step fake_begin(fake_remote *f, fake_op op, sync_result *res)
     if (step.outcome != SYNC_OK) {
         res->retry_after_s = step.retry_after;
         res->failure = step.failure;
+        res->http_status = step.http_status;
         snprintf(res->message, sizeof res->message, "%s",
                  step.msg ? step.msg : sync_outcome_name(step.outcome));
     }

@@ -59,12 +59,39 @@ static void test_parse_time(void **state)
     assert_true(t == 7);
 }
 
+/* What a person types: one unit or several, a bare number of seconds; never a
+ * sign, a fraction, a space, an unknown unit or more than DURATION_MAX. */
+static void test_parse(void **state)
+{
+    (void)state;
+    const struct {
+        const char *text;
+        long long s;
+    } good[] = {{"90", 90}, {"24h", 86400}, {"2w", 1209600}, {"1h30m", 5400},
+                {"0s", 0}, {"0", 0}, {"90d", 7776000}, {"1w", 604800},
+                {"3650d", 3650LL * 86400}};
+    long long s = -1;
+    error_info e;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        assert_int_equal(duration_parse(good[i].text, "--grace", &s, &e), ERROR_OK);
+        assert_int_equal(s, good[i].s);
+    }
+    const char *bad[] = {"", "h", "-1h", "1.5h", "1hh", "1y", " 1h", "9999999999s", "3651d",
+                         "1h30", "99999999999999999999s"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(duration_parse(bad[i], "--since", &s, &e), ERROR_INVALID);
+        assert_non_null(strstr(e.msg, "--since: "));
+    }
+    assert_int_equal(duration_parse(NULL, "x", &s, NULL), ERROR_INVALID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_age_and_countdown),
         cmocka_unit_test(test_parse_time),
+        cmocka_unit_test(test_parse),
     };
     return cmocka_run_group_tests_name("duration", tests, NULL, NULL);
 }

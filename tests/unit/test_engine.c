@@ -1710,6 +1710,89 @@ static void test_waits_for_another_sync_of_the_cache(void **state)
     assert_int_equal(ts_remove_tree(dir), 0);
 }
 
+/* ---- credential rotation ---------------------------------------------------- */
+
+/* A synced credential with its token, rotated with `mode`: the successor's id. */
+static void rotated_cred(fixture *f, store_rotation_mode mode, char *old_id, char *new_id)
+{
+    char local[MODEL_ID_MAX + 1];
+    new_cred(f, "web", "team=a", local);
+    assert_int_equal(run(f), ERROR_OK);
+    model_object o;
+    get_cred(f, local, &o);
+    snprintf(old_id, MODEL_ID_MAX + 1, "%s", o.cred.id);
+    model_object_clear(&o);
+    error_info err;
+    assert_int_equal(store_rotation_start(f->st, old_id, 3600, mode, "", 1800000000, new_id,
+                                          &err), ERROR_OK);
+    memset(f->remote->calls, 0, sizeof f->remote->calls);
+}
+
+/* --now: one push creates the successor (POST, the marker's look and PATCH) and
+ * deletes the old one after its look: 5 requests, and the old one is gone. */
+static void test_rotate_now_in_one_push(void **state)
+{
+    fixture *f = *state;
+    char old_id[MODEL_ID_MAX + 1], new_id[MODEL_ID_MAX + 1];
+    rotated_cred(f, STORE_ROTATE_NOW, old_id, new_id);
+    f->opt.pull = false;
+    assert_int_equal(run(f), ERROR_OK);
+    const fake_remote *r = f->remote;
+    assert_int_equal(r->calls[OP_CRED_CREATE], 1);
+    assert_int_equal(r->calls[OP_CRED_GET], 2);
+    assert_int_equal(r->calls[OP_CRED_UPDATE], 1);
+    assert_int_equal(r->calls[OP_CRED_DELETE], 1);
+    assert_int_equal(f->report.deleted, 1);
+    model_object o;
+    model_object_init(&o, MODEL_KIND_CRED);
+    error_info err;
+    assert_int_equal(store_get(f->st, MODEL_KIND_CRED, old_id, &o, &err), ERROR_NOT_FOUND);
+    store_rotation rot;
+    assert_int_equal(store_rotation_get(f->st, new_id, &rot, &err), ERROR_OK);
+    assert_int_equal(rot.state, STORE_ROTATION_RETIRED);
+    assert_true(rot.new_held);
+    assert_every_remote_cred_has_its_token(f);
+    assert_non_null(strstr(f->log, "retiring"));
+}
+
+/* Grace mode: the successor is created, the old one stays (its grace period). */
+static void test_rotate_grace_keeps_the_old_one(void **state)
+{
+    fixture *f = *state;
+    char old_id[MODEL_ID_MAX + 1], new_id[MODEL_ID_MAX + 1];
+    rotated_cred(f, STORE_ROTATE_GRACE, old_id, new_id);
+    assert_int_equal(run(f), ERROR_OK);
+    assert_int_equal(f->remote->calls[OP_CRED_DELETE], 0);
+    assert_int_equal(cred_state(f, old_id), MODEL_STATE_SYNCED);
+    store_rotation rot;
+    error_info err;
+    assert_int_equal(store_rotation_get(f->st, old_id, &rot, &err), ERROR_OK);
+    assert_int_equal(rot.state, STORE_ROTATION_GRACE);
+    assert_true(rot.held_at > 0);
+    assert_true(f->report.converged); /* a rotation in its grace period is no change */
+}
+
+/* A successor the key may not create (403) stops the rotation with the reason;
+ * the old credential stays. Any other 403 create stays queued. */
+static void test_rotate_successor_403_stops(void **state)
+{
+    fixture *f = *state;
+    char old_id[MODEL_ID_MAX + 1], new_id[MODEL_ID_MAX + 1];
+    rotated_cred(f, STORE_ROTATE_NOW, old_id, new_id);
+    fake_script(f->remote, OP_CRED_CREATE, SYNC_AUTH, false, -1,
+                "the API key may not do this");
+    f->remote->script[OP_CRED_CREATE][0].http_status = 403;
+    assert_int_not_equal(run(f), ERROR_OK);
+    assert_int_equal(cred_state(f, new_id), MODEL_STATE_FAILED);
+    assert_int_equal(cred_state(f, old_id), MODEL_STATE_SYNCED);
+    store_rotation rot;
+    error_info err;
+    assert_int_equal(store_rotation_get(f->st, old_id, &rot, &err), ERROR_OK);
+    assert_int_equal(rot.state, STORE_ROTATION_STOPPED);
+    assert_non_null(strstr(rot.error, "may not"));
+    assert_int_equal(f->remote->calls[OP_CRED_DELETE], 0);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -1718,6 +1801,9 @@ int main(void)
         T(test_deletes_and_404_is_done),
         T(test_rejected_create_fails_with_message),
         T(test_auth_error_on_create_stops),
+        T(test_rotate_now_in_one_push),
+        T(test_rotate_grace_keeps_the_old_one),
+        T(test_rotate_successor_403_stops),
         T(test_ambiguous_rule_found_by_listing),
         T(test_ambiguous_rule_not_created_is_resent),
         T(test_ambiguous_cred_orphaned_then_recreated),

@@ -278,22 +278,6 @@ static void test_gzip_file(void **state)
     assert_int_equal(ts_remove_tree(dir), 0);
 }
 
-static void test_duration(void **state)
-{
-    (void)state;
-    int64_t s;
-    error_info e;
-    assert_int_equal(duration_parse("90", &s, &e), ERROR_OK);
-    assert_int_equal(s, 90);
-    assert_int_equal(duration_parse("24h", &s, &e), ERROR_OK);
-    assert_int_equal(s, 86400);
-    assert_int_equal(duration_parse("2w", &s, &e), ERROR_OK);
-    assert_int_equal(s, 1209600);
-    const char *bad[] = {"", "h", "0s", "-1h", "1.5h", "1hh", "1y", " 1h", "9999999999s"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(duration_parse(bad[i], &s, &e), ERROR_INVALID);
-}
-
 /* ---- the engine over a real store ---- */
 
 typedef struct fixture {
@@ -574,7 +558,6 @@ int main(void)
         cmocka_unit_test(test_since_and_cap),
         cmocka_unit_test(test_bad_lines),
         cmocka_unit_test(test_gzip_file),
-        cmocka_unit_test(test_duration),
         cmocka_unit_test_setup_teardown(test_queued_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_apply_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nothing_queued, setup, teardown),

@@ -350,6 +350,7 @@ static void test_uris(void **state)
     assert_int_equal(validate_uri("https://x/a b", "uri", &e), ERROR_INVALID);
 }
 
+/* Durations as a person types them; anything else refused with the forms. */
 static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_timestamps),
     cmocka_unit_test(test_timestamp_calendar),

@@ -16,6 +16,7 @@
 #include "rampart/kind.h"
 #include "rampart/store.h"
 #include "rampart/ui_dialog.h"
+#include "rampart/ui_sync_text.h"
 
 /* Rows named one by one in a confirmation; beyond that, the first few and a count.
  * A delete names the credentials local agents fetched a token of lately (the
@@ -549,4 +550,30 @@ void ui_action_sync(ui_app *app)
     if (refused_readonly(app, "syncing"))
         return;
     ui_sync_start(app);
+}
+
+/* ---- rotate ------------------------------------------------------------------- */
+
+void ui_action_rotate(ui_app *app)
+{
+    if (refused_readonly(app, "rotating"))
+        return;
+    ui_row_ref ref;
+    if (!ui_app_current(app, &ref) || ref.kind != MODEL_KIND_CRED) {
+        ui_app_status(app, false, "nothing to rotate here: pick a credential");
+        return;
+    }
+    const ui_options *o = ui_app_options(app);
+    long long grace = o->rotate_grace_s > 0 ? o->rotate_grace_s : 0;
+    char new_id[MODEL_ID_MAX + 1], left[32];
+    error_info e = {0};
+    if (store_rotation_start(ui_app_store(app), ref.id, grace, STORE_ROTATE_GRACE,
+                             o->rotate_exec, (long long)time(NULL), new_id, &e) != ERROR_OK) {
+        ui_app_status(app, true, "not rotated: %s", e.msg);
+        return;
+    }
+    ui_app_status(app, false, "rotating %s to %s: 's' creates it; the old one retires %s "
+                  "after, once no local agent fetches it", ref.id, new_id,
+                  duration_age((double)grace, left, sizeof left));
+    ui_app_reload(app);
 }

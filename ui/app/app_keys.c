@@ -137,6 +137,7 @@ static void request(ui_app *app, ui_request req, bool esc_again)
     case UI_REQ_EDIT: ui_action_edit(app); break;
     case UI_REQ_RESOLVE: ui_action_resolve(app); break;
     case UI_REQ_REVEAL: ui_action_reveal(app); break;
+    case UI_REQ_ROTATE: ui_action_rotate(app); break;
     case UI_REQ_COPY_ID: ui_action_copy(app, false); break;
     case UI_REQ_COPY_CIDR: ui_action_copy(app, true); break;
     case UI_REQ_SYNC: ui_action_sync(app); break;

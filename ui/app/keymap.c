@@ -42,6 +42,7 @@ static const ui_keymap_entry entries[] = {
     {R | C | P, UI_REQ_DISCARD, "discard a failed, new or remotely deleted row", {'x'}},
     {R | C | P, UI_REQ_UNDO, "undo the row's queued create, edit or delete", {'u'}},
     {C, UI_REQ_REVEAL, "show the credential's token (asks first)", {'t'}},
+    {C, UI_REQ_ROTATE, "rotate the credential: a successor takes over its name", {'T'}},
     {R | C | P, UI_REQ_COPY_ID, "send the id to the terminal's clipboard (OSC 52)", {'y'}},
     {R | P, UI_REQ_COPY_CIDR, "send the rule's cidr to the terminal's clipboard", {'Y'}},
     {A, UI_REQ_SYNC, "sync now (push the queue, pull the remote)", {'s'}},
@@ -90,6 +91,7 @@ bool ui_request_readonly_refused(ui_request req)
     case UI_REQ_RESOLVE:
     case UI_REQ_SYNC:
     case UI_REQ_REVEAL:
+    case UI_REQ_ROTATE:
         return true;
     default:
         return false;

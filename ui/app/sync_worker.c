@@ -133,6 +133,7 @@ static void attempt(ui_sync *s, store *st, ui_event *ev)
     sync_options so = {
         .push = !s->automatic, .pull = true, .budget = o->budget,
         .deadline_s = o->deadline_s, .max_backoff_s = o->max_backoff_s,
+        .rotate_quiet_s = o->rotate_quiet_s, .rotate_keep_s = o->rotate_keep_s,
         .on_progress = on_progress, .on_log = on_log, .cb_ctx = s, .cancel = &s->cancel,
     };
     if (s->automatic)

@@ -7,8 +7,11 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "rampart/duration.h"
 #include "rampart/ui_dialog.h"
+#include "rampart/ui_sync_text.h"
 #include "rampart/utf8.h"
 #include "../widgets/ui_text.h"
 
@@ -133,6 +136,35 @@ void ui_record_row(const model_object *obj, ui_table_row *row)
     ui_state_note(model_object_state(obj), model_object_error(obj), row);
 }
 
+/* A credential's rotation ("to cr_…: grace 23h left"), then when the old token
+ * was last handed out here; nothing when it is not in one. */
+static void rotation_line(store *st, const model_object *obj, const char *label,
+                          ui_table_detail_fn fn, void *ctx)
+{
+    store_rotation r;
+    if (store_rotation_get(st, model_object_id(obj), &r, NULL) != ERROR_OK)
+        return;
+    long long now = (long long)time(NULL);
+    bool is_old = strcmp(r.old_id, model_object_id(obj)) == 0;
+    char text[VALUE_MAX + MODEL_ERROR_MAX + 128], left[32], served[32];
+    int n = snprintf(text, sizeof text, "%s %s: ", is_old ? "to" : "from",
+                     is_old ? r.new_id : r.old_id);
+    size_t at = n > 0 && (size_t)n < sizeof text ? (size_t)n : 0;
+    if (r.state == STORE_ROTATION_GRACE && r.held_at && now < r.held_at + r.grace_s)
+        snprintf(text + at, sizeof text - at, "grace %s left",
+                 duration_countdown((double)(r.held_at + r.grace_s - now), left, sizeof left));
+    else
+        snprintf(text + at, sizeof text - at, "%s%s%s", store_rotation_state_name(r.state),
+                 r.error[0] ? ": " : "", r.error);
+    fn(ctx, label, text);
+    if (r.state == STORE_ROTATION_RETIRED)
+        return;
+    if (r.old_served_at)
+        snprintf(text, sizeof text, "%s ago",
+                 duration_age((double)(now - r.old_served_at), served, sizeof served));
+    fn(ctx, "old served", r.old_served_at ? text : "never");
+}
+
 /* One line of the details; a value made of several lines (an ACL) gives several. */
 static void detail_line(store *st, const model_object *obj, const ui_record_line *l,
                         ui_table_detail_fn fn, void *ctx)
@@ -144,6 +176,10 @@ static void detail_line(store *st, const model_object *obj, const ui_record_line
     }
     if (strcmp(l->value, "token") == 0) {
         fn(ctx, l->label, ui_token_status(st, model_object_id(obj)));
+        return;
+    }
+    if (strcmp(l->value, "rotation") == 0) {
+        rotation_line(st, obj, l->label, fn, ctx);
         return;
     }
     char scratch[VALUE_MAX];

@@ -75,6 +75,7 @@ static const ui_record_line cred_details[] = {
     {"state", "state"},
     {"error", "error"},
     {"token", "token"},
+    {"rotation", "rotation"},
     {"created", "created_at"},
     {"uri", "uri"},
 };

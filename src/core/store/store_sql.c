@@ -249,6 +249,36 @@ static const char *const migrations[] = {
     "ALTER TABLE conflicts_v10 RENAME TO conflicts;"
     EDIT_TRIGGERS("rule", "rules")
     EDIT_TRIGGERS("credential", "credentials"),
+    /*
+     * 11: credential rotation. A link from the old credential to its successor
+     * (each by its current id: renamed with its row), the grace period, the
+     * command to run once the successor's token is held and how it went. The
+     * link goes with its successor; when the old credential goes, it is retired
+     * and kept (an agent asking for the old id learns the successor's) until the
+     * sync forgets it. Times in seconds since the epoch, 0: not yet.
+     */
+    "CREATE TABLE rotations ("
+    " old_id TEXT NOT NULL PRIMARY KEY,"
+    " new_id TEXT NOT NULL UNIQUE,"
+    " mode TEXT NOT NULL CHECK (mode IN ('grace', 'finish', 'now')),"
+    " grace_s INTEGER NOT NULL,"
+    " started_at INTEGER NOT NULL,"
+    " held_at INTEGER NOT NULL DEFAULT 0,"
+    " state TEXT NOT NULL CHECK (state IN ('active', 'retiring', 'retired', 'stopped')),"
+    " exec TEXT NOT NULL DEFAULT '',"
+    " exec_state TEXT NOT NULL DEFAULT 'none'"
+    "  CHECK (exec_state IN ('none', 'pending', 'ok', 'failed')),"
+    " error TEXT NOT NULL DEFAULT '',"
+    " retired_at INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
+    "CREATE TRIGGER credentials_rotation_renamed AFTER UPDATE OF id ON credentials"
+    " WHEN new.id <> old.id BEGIN"
+    " UPDATE rotations SET old_id = new.id WHERE old_id = old.id;"
+    " UPDATE rotations SET new_id = new.id WHERE new_id = old.id; END;"
+    "CREATE TRIGGER credentials_rotation_removed AFTER DELETE ON credentials BEGIN"
+    " DELETE FROM rotations WHERE new_id = old.id;"
+    " UPDATE rotations SET state = 'retired',"
+    "  retired_at = CAST(strftime('%s', 'now') AS INTEGER)"
+    "  WHERE old_id = old.id AND state <> 'retired'; END;",
 };
 
 /*
@@ -416,9 +446,24 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_POLICY_IDS] = "SELECT min(policy_id) FROM rules WHERE policy_id > ?1",
     [STMT_POLICY_COUNTS] = "SELECT policy_id, count(*) FROM rules WHERE policy_id > ?1"
                            " GROUP BY policy_id ORDER BY policy_id LIMIT ?2",
-    [STMT_CRED_BY_NAME] = "SELECT id FROM credentials WHERE description = ?1"
+    /* A rotation pair counts once: the successor once its token is held (and it
+     * is live), the old one until then. */
+    [STMT_CRED_BY_NAME] = "SELECT id FROM credentials AS c WHERE description = ?1"
                           " AND state NOT IN ('deleting', 'remote_deleted')"
+                          " AND NOT EXISTS (SELECT 1 FROM rotations AS r"
+                          "  JOIN tokens AS t ON t.cred_id = r.new_id"
+                          "  JOIN credentials AS n ON n.id = r.new_id"
+                          "  WHERE r.old_id = c.id"
+                          "  AND n.state NOT IN ('deleting', 'remote_deleted'))"
+                          " AND NOT EXISTS (SELECT 1 FROM rotations AS r"
+                          "  WHERE r.new_id = c.id AND NOT EXISTS"
+                          "  (SELECT 1 FROM tokens AS t WHERE t.cred_id = c.id))"
                           " ORDER BY id LIMIT ?2",
+    [STMT_ROTATION_SUCCESSOR] = "SELECT r.new_id FROM rotations AS r"
+                                " JOIN tokens AS t ON t.cred_id = r.new_id"
+                                " JOIN credentials AS n ON n.id = r.new_id"
+                                " WHERE r.old_id = " RESOLVED_ID
+                                " AND n.state NOT IN ('deleting', 'remote_deleted')",
     [STMT_DATA_VERSION] = "PRAGMA data_version",
     [STMT_META_GET] = "SELECT value FROM meta WHERE key = ?1",
     [STMT_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",

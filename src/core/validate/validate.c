@@ -285,3 +285,4 @@ error_code validate_uri(const char *text, const char *what, error_info *err)
     }
     return ERROR_OK;
 }
+

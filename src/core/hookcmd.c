@@ -1,0 +1,130 @@
+/* hookcmd: a user's command run on an event; see rampart/hookcmd.h. */
+#include "rampart/hookcmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rampart/config.h"
+#include "rampart/words.h"
+
+extern char **environ;
+
+static const int default_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD};
+
+/* Ours without the secrets, then `extra`: a NULL-terminated array of pointers
+ * into both (the caller frees the array only). */
+static char **child_env(const char *const *extra)
+{
+    size_t n = 0, k = 0;
+    for (char **e = environ; e && *e; e++)
+        n++;
+    for (const char *const *x = extra; x && *x; x++)
+        n++;
+    char **out = calloc(n + 1, sizeof *out);
+    if (!out)
+        return NULL;
+    for (char **e = environ; e && *e; e++) {
+        if (!config_secret_env_entry(*e))
+            out[k++] = *e;
+    }
+    for (const char *const *x = extra; x && *x; x++)
+        out[k++] = (char *)*x;
+    return out;
+}
+
+static error_code spawn(const words *w, const char *const *env, int out_fd, pid_t *pid,
+                        error_info *err)
+{
+    char **envp = child_env(env);
+    if (!envp)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    if (out_fd >= 0) {
+        posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+        posix_spawn_file_actions_adddup2(&fa, out_fd, STDERR_FILENO);
+    } else {
+        posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    }
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    for (size_t i = 0; i < sizeof default_signals / sizeof default_signals[0]; i++)
+        sigaddset(&defaults, default_signals[i]);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                        POSIX_SPAWN_SETPGROUP);
+    int rc = posix_spawnp(pid, w->argv[0], &fa, &attr, w->argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    free(envp);
+    if (rc != 0)
+        return error_set(err, ERROR_CONFIG, "cannot run it: %s", strerror(rc));
+    return ERROR_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wait for it until `until`; past it, the group is killed. */
+static error_code wait_for(pid_t pid, double until, double timeout_s, error_info *err)
+{
+    int status = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            return error_set(err, ERROR_CONFIG, "lost track of it");
+        if (now_s() >= until) {
+            kill(-pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            return error_set(err, ERROR_CONFIG, "it did not finish within %.0f s: killed",
+                             timeout_s);
+        }
+        struct timespec nap = {0, 20 * 1000000L};
+        nanosleep(&nap, NULL);
+    }
+    if (WIFSIGNALED(status))
+        return error_set(err, ERROR_CONFIG, "it was ended by signal %d", WTERMSIG(status));
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return error_set(err, ERROR_CONFIG,
+                         "exit status 127: the command was not found or could not run");
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        return error_set(err, ERROR_CONFIG, "exit status %d", WEXITSTATUS(status));
+    return ERROR_OK;
+}
+
+error_code hookcmd_run(const char *command_line, const char *const *env, int out_fd,
+                       double timeout_s, error_info *err)
+{
+    error_info scratch;
+    err = err ? err : &scratch;
+    words w;
+    if (words_split(command_line, &w, err) != ERROR_OK)
+        return ERROR_CONFIG;
+    pid_t pid = 0;
+    error_code rc = spawn(&w, env, out_fd, &pid, err);
+    words_free(&w);
+    if (rc != ERROR_OK)
+        return rc;
+    return wait_for(pid, now_s() + timeout_s, timeout_s, err);
+}
