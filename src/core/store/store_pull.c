@@ -13,10 +13,9 @@
 
 /* Run a cached statement with up to `n` texts (a merge step binds "now" only when
  * it writes a timestamp). */
-static error_code exec_id(store *st, store_stmt_id id, const char *const *args, int n,
-                          size_t *changes, error_info *err)
+static error_code exec_stmt(store *st, sqlite3_stmt *s, const char *const *args, int n,
+                            size_t *changes, error_info *err)
 {
-    sqlite3_stmt *s = store_stmt(st, id, err);
     if (s && sqlite3_bind_parameter_count(s) < n)
         n = sqlite3_bind_parameter_count(s);
     if (!s || store_bind_texts(st, s, args, n, err) || store_exec(st, s, err))
@@ -24,6 +23,12 @@ static error_code exec_id(store *st, store_stmt_id id, const char *const *args, 
     if (changes)
         *changes = (size_t)sqlite3_changes(st->db);
     return ERROR_OK;
+}
+
+static error_code exec_id(store *st, store_stmt_id id, const char *const *args, int n,
+                          size_t *changes, error_info *err)
+{
+    return exec_stmt(st, store_stmt(st, id, err), args, n, changes, err);
 }
 
 /*
@@ -141,7 +146,7 @@ typedef struct stage_page {
 static error_code stage_refused(store *st, model_kind kind, const char *id, error_info *err)
 {
     size_t kept = 0;
-    if (exec_id(st, store_kind_get(kind)->pull_keep, &id, 1, &kept, err))
+    if (exec_stmt(st, store_kind_stmt(st, kind, KSTMT_PULL_KEEP, err), &id, 1, &kept, err))
         return err->code;
     /* Not cached: it may be one of our own creates, whose reply was lost. */
     st->pull_blind[kind] += kept == 0;
