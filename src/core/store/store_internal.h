@@ -53,8 +53,6 @@ typedef enum store_stmt_id {
     /* pull staging and merge (store_pull.c) */
     STMT_PULL_RULES_CLEAR,
     STMT_PULL_CREDS_CLEAR,
-    STMT_PULL_RULE_PUT,
-    STMT_PULL_CRED_PUT,
     STMT_EDIT_LIST,
     STMT_EDIT_PUT,
     STMT_EDIT_SET,
@@ -112,6 +110,8 @@ typedef enum store_kstmt {
     KSTMT_RECREATE,     /* ?1 id, ?2 fresh local id, ?3 now */
     KSTMT_UNDELETE,     /* ?1 id, ?2 now */
     KSTMT_EDITED_IDS,   /* -> ids of the edited and conflicting rows */
+    KSTMT_PULL_PUT,     /* ?1.. a listed row's columns (store_pull_width), then a
+                         * credential's marker and raw metadata */
     KSTMT_PULL_KEEP,    /* ?1 id: stage the cached copy of a refused pulled row */
     KSTMT_PULL_ROW,     /* ?1 id -> a staged row, then `kept` */
     KSTMT_COUNT,
@@ -167,6 +167,9 @@ const char *store_column(const kind_field *f);
 /* The columns of a row: store_row_width of them; store_row_field(kind, i) is
  * column i's field, NULL for the last (the state). */
 int store_row_width(model_kind kind);
+/* The parameters of KSTMT_PULL_PUT: the row's columns a listing has (not the
+ * error text, nor the state), then what the kind's staging adds. */
+int store_pull_width(model_kind kind);
 const kind_field *store_row_field(model_kind kind, int i);
 int store_sql_migration_count(void);
 const char *store_sql_migration(int index);
@@ -325,6 +328,10 @@ error_code store_insert_valid(store *st, model_object *obj, error_info *err);
  * it was made), which keeps a bulk import's rows 20 bytes shorter. */
 error_code store_row_insert_in_op(store *st, const model_object *obj, const char *id,
                                   const char *created_at, error_info *err);
+/* Where `obj` keeps head column `column` ("uri", "error": kind_desc's
+ * head_fields; NULL for another name), and its state. */
+char *store_row_head(model_object *obj, const char *column);
+model_state *store_row_state(model_object *obj);
 /* The token a row carries (a credential's; NULL for a kind that has none). */
 const char *store_row_token(const model_object *obj);
 /* Store a credential's token (a no-op for NULL or ""), inside the caller's op. */

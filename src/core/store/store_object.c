@@ -96,17 +96,6 @@ error_code store_state_counts(store *st, model_kind kind, size_t counts[MODEL_ST
     return store_row_state_counts(st, kind, counts, err ? err : &scratch);
 }
 
-/* Where a row keeps head column `column` (kind.h's head_fields). */
-static char *head_text(model_object *obj, const char *column)
-{
-    const kind_desc *d = kind_get(obj->kind);
-    for (size_t i = 0; i < d->head_field_count; i++) {
-        if (strcmp(store_column(&d->head_fields[i]), column) == 0)
-            return kind_field_at_mut(obj, &d->head_fields[i]);
-    }
-    return NULL;
-}
-
 static error_code insert_in_op(store *st, const model_object *obj, const char *id,
                                const char *created_at, error_info *err)
 {
@@ -122,7 +111,7 @@ error_code store_insert_valid(store *st, model_object *obj, error_info *err)
     if (obj->kind == MODEL_KIND_RULE && obj->rule.state == MODEL_STATE_NEW &&
         validate_cidr_given(obj->rule.cidr, err) != ERROR_OK)
         return error_prefix(err, "cidr");
-    char *given_id = model_object_id_buf(obj), *given_at = head_text(obj, "created_at");
+    char *given_id = model_object_id_buf(obj), *given_at = store_row_head(obj, "created_at");
     char id[MODEL_ID_MAX + 1] = ""; /* zero-filled: copied whole into the caller's row */
     if (!given_id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err))
         return err->code;
@@ -223,7 +212,7 @@ static error_code check_remote_head(const model_object *remote, const char *uri,
 }
 
 /* The parameters of a kind's confirm statement: the row's head, then one per
- * field fixed at creation (":owner_id"), which the statement fills in where the
+ * field fixed at creation (":" and its name), which the statement fills in where the
  * row left it empty. */
 enum { CONFIRM_HEAD = 6, CONFIRM_PARAMS = CONFIRM_HEAD + 4, CONFIRM_NAME_MAX = 32 };
 

@@ -100,24 +100,32 @@ error_code store_pull_begin(store *st, error_info *err)
 
 /* ---- staging -------------------------------------------------------------- */
 
-static error_code put_rule(store *st, const model_rule *r, error_info *err)
-{
-    const char *args[] = {r->id, r->uri, r->created_at, r->description, r->metadata,
-                          r->cidr, r->policy_id, r->policy_uri, model_action_name(r->action)};
-    return exec_id(st, STMT_PULL_RULE_PUT, args, 9, NULL, err);
-}
+enum { PUT_MAX = 32 };
 
-static error_code put_cred(store *st, const model_cred *c, const char *marker,
-                           const char *raw_metadata, error_info *err)
+/* A listed row into the staging: its columns as KSTMT_PULL_PUT's ?1.., then the
+ * marker and the raw metadata (bound only where the kind's staging has them). */
+static error_code put_row(store *st, const model_object *obj, const char *marker,
+                          const char *raw_metadata, error_info *err)
 {
-    char *acl = NULL;
-    if (store_cred_acl_join(&c->acl, &acl, err))
-        return err->code;
-    const char *args[] = {c->id, c->uri, c->created_at, c->description, c->metadata,
-                          c->owner_id, acl, marker ? marker : "",
-                          raw_metadata ? raw_metadata : ""};
-    error_code rc = exec_id(st, STMT_PULL_CRED_PUT, args, 9, NULL, err);
-    free(acl);
+    model_kind kind = obj->kind;
+    int width = store_row_width(kind), heads = (int)kind_get(kind)->head_field_count;
+    const char *texts[PUT_MAX];
+    char *heaps[PUT_MAX] = {0};
+    int n = 0;
+    error_code rc = ERROR_OK;
+    for (int i = 0; rc == ERROR_OK && i < width - 1 && n < PUT_MAX - 2; i++) {
+        const kind_field *f = store_row_field(kind, i);
+        if (i < heads && !(f->flags & KIND_FIELD_REMOTE))
+            continue;
+        texts[n] = store_field_text(obj, f, &heaps[n], err);
+        rc = texts[n++] ? ERROR_OK : err->code;
+    }
+    texts[n++] = marker ? marker : "";
+    texts[n++] = raw_metadata ? raw_metadata : "";
+    if (rc == ERROR_OK)
+        rc = exec_stmt(st, store_kind_stmt(st, kind, KSTMT_PULL_PUT, err), texts, n, NULL, err);
+    for (int i = 0; i < n; i++)
+        free(heaps[i]);
     return rc;
 }
 
@@ -182,9 +190,7 @@ static error_code stage_row(store *st, stage_page *p, size_t i, error_info *err)
         return stage_refused(st, p->kind, model_object_id(obj), err);
     }
     st->pull_puts[p->kind]++;
-    if (p->kind == MODEL_KIND_CRED)
-        return put_cred(st, &obj->cred, p->markers ? p->markers[i] : NULL, raw, err);
-    return put_rule(st, &obj->rule, err);
+    return put_row(st, obj, p->markers ? p->markers[i] : NULL, raw, err);
 }
 
 static error_code stage_rows(store *st, stage_page *p, error_info *err)

@@ -247,11 +247,26 @@ error_code store_row_read(sqlite3_stmt *s, model_kind kind, model_object *out,
         }
     }
     /* The schema's CHECK constraint keeps the state parseable. */
-    const kind_field state = {.name = "state", .offset = kind_get(kind)->state_offset};
-    if (!model_state_parse((const char *)sqlite3_column_text(s, width - 1),
-                           kind_field_at_mut(out, &state)))
-        *(model_state *)kind_field_at_mut(out, &state) = MODEL_STATE_NEW;
+    model_state *state = store_row_state(out);
+    if (!model_state_parse((const char *)sqlite3_column_text(s, width - 1), state))
+        *state = MODEL_STATE_NEW;
     return ERROR_OK;
+}
+
+char *store_row_head(model_object *obj, const char *column)
+{
+    const kind_desc *d = kind_get(obj->kind);
+    for (size_t i = 0; i < d->head_field_count; i++) {
+        if (strcmp(store_column(&d->head_fields[i]), column) == 0)
+            return kind_field_at_mut(obj, &d->head_fields[i]);
+    }
+    return NULL;
+}
+
+model_state *store_row_state(model_object *obj)
+{
+    const kind_field state = {.name = "state", .offset = kind_get(obj->kind)->state_offset};
+    return kind_field_at_mut(obj, &state);
 }
 
 const char *store_row_token(const model_object *obj)

@@ -399,12 +399,6 @@ static const char *const statements[STMT_COUNT] = {
     /* ---- pull staging ---- */
     [STMT_PULL_RULES_CLEAR] = "DELETE FROM pull_rules",
     [STMT_PULL_CREDS_CLEAR] = "DELETE FROM pull_creds",
-    [STMT_PULL_RULE_PUT] = "INSERT OR REPLACE INTO pull_rules (id, uri, created_at,"
-                           " description, metadata, cidr, policy_id, policy_uri, action)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    [STMT_PULL_CRED_PUT] = "INSERT OR REPLACE INTO pull_creds (id, uri, created_at,"
-                           " description, metadata, owner_id, acl, marker, raw_metadata)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     /* ---- edits (store_edit.c): ?1 kind ('rule', 'credential'), ?2 id ---- */
     [STMT_EDIT_LIST] = "SELECT field, base, remote FROM edits WHERE kind = ?1 AND id = ?2",
     [STMT_EDIT_PUT] = "INSERT OR IGNORE INTO edits (kind, id, field, base) VALUES (?1, ?2, ?3, ?4)",
@@ -638,13 +632,14 @@ typedef struct kind_sql {
     const char *staging;
     const char *staged_column, *staged_expr;
     const char *keep_cols, *keep_values;
+    const char *put_cols; /* what a staged row carries beside its columns */
 } kind_sql;
 
 static const kind_sql kind_sqls[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_RULE] = {"cidr", "cidr_key", "cidr_sort_key", "pull_rules", "", "", "", ""},
+    [MODEL_KIND_RULE] = {"cidr", "cidr_key", "cidr_sort_key", "pull_rules", "", "", "", "", ""},
     [MODEL_KIND_CRED] = {NULL, NULL, NULL, "pull_creds", "metadata",
                          "CASE raw_metadata WHEN '' THEN metadata ELSE raw_metadata END",
-                         ", marker", ", ''"},
+                         ", marker", ", ''", ", marker, raw_metadata"},
 };
 
 typedef struct sql_out {
@@ -717,6 +712,19 @@ static void add_staged_cols(sql_out *o, model_kind kind)
             continue;
         add(o, "%s%s", n++ ? ", " : "", store_column(f));
     }
+}
+
+int store_pull_width(model_kind kind)
+{
+    int heads = (int)kind_get(kind)->head_field_count, n = 0;
+    for (int i = 0; i < store_row_width(kind) - 1; i++) {
+        const kind_field *f = store_row_field(kind, i);
+        n += i >= heads || (f->flags & KIND_FIELD_REMOTE);
+    }
+    const char *extra = kind_sqls[kind].put_cols;
+    for (; *extra; extra++)
+        n += *extra == ',';
+    return n;
 }
 
 /* An INSERT of the whole row, ?1.. in store_row_read's order; updated_at is ''
@@ -850,6 +858,16 @@ bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size)
     case KSTMT_EDITED_IDS:
         add(&o, "SELECT id FROM %s WHERE state IN ('edited', 'conflict')", t);
         break;
+    case KSTMT_PULL_PUT: {
+        add(&o, "INSERT OR REPLACE INTO %s (", k->staging);
+        add_staged_cols(&o, kind);
+        add(&o, "%s) VALUES (", k->put_cols);
+        int n = store_pull_width(kind);
+        for (int i = 0; i < n; i++)
+            add(&o, "%s?%d", i ? ", " : "", i + 1);
+        add(&o, ")");
+        break;
+    }
     case KSTMT_PULL_KEEP:
         /* A refused pulled row: the cached copy of its id stands in for it, so the
          * merge neither changes that row nor takes it for deleted remotely. */
