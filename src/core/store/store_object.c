@@ -1,8 +1,8 @@
 /*
- * store: the calls that are the same for every kind (kind.h). What differs between
- * the kinds as SQL is in store_kind_info (store_sql.c); the little that is one
- * kind's own (a rule's natural key, a credential's ACL column and token) stays in
- * store_rules.c and store_creds.c.
+ * store: the calls that are the same for every kind (kind.h). Their SQL is made
+ * from the descriptor (store_kind_sql); the little that is one kind's own (a
+ * rule's natural key, a credential's ACL column and token) stays in store_rules.c
+ * and store_creds.c.
  */
 #include "store_internal.h"
 

@@ -1,9 +1,9 @@
 /*
  * store: an edit in place (store_update), one piece of code for every kind. Which
  * fields may change is the kind descriptor's (KIND_FIELD_EDIT); the columns they
- * go to are the kind's update statement (store_kind_info), whose named parameters
- * are the fields' names, so nothing here is written per kind but the natural key's
- * conflict message, which is a rule's own (store_row_conflict).
+ * go to are the kind's KSTMT_UPDATE, made from the descriptor, whose named
+ * parameters are the fields' names, so nothing here is written per kind (the
+ * natural key's conflict message is store_row_conflict's).
  */
 #include "store_internal.h"
 
