@@ -34,7 +34,8 @@ enum kind_field_flags {
     KIND_FIELD_CREATE = 1u << 0,   /* the user sets it when creating */
     KIND_FIELD_EDIT = 1u << 1,     /* the API lets it change after creation */
     KIND_FIELD_REQUIRED = 1u << 2, /* a create without it is refused */
-    KIND_FIELD_REMOTE = 1u << 3    /* assigned by the remote (id, uri, created_at) */
+    KIND_FIELD_REMOTE = 1u << 3,   /* assigned by the remote (id, uri, created_at) */
+    KIND_FIELD_OPAQUE = 1u << 4    /* for machines (metadata): a text filter skips it */
 };
 
 /*
@@ -52,6 +53,7 @@ typedef struct kind_field {
     unsigned flags;     /* kind_field_flags */
     error_code (*check)(const char *text, char *canon, size_t canon_size,
                         error_info *err);
+    const char *column; /* the store's column when it is not `name` (NULL: `name`) */
 } kind_field;
 
 typedef struct kind_desc {
@@ -78,6 +80,13 @@ typedef struct kind_desc {
     /* One object from JSON into `out` (initialised to this kind by the call; the
      * caller clears it whatever the result). */
     error_code (*decode)(const char *json, size_t len, model_object *out, error_info *err);
+    /* The store's row beside the user's fields: what every row has (id, uri,
+     * created_at, error) and what the remote assigns to one kind (a rule's
+     * policy_uri), as text fields named by their column; then where the kind
+     * keeps its model_state. */
+    const kind_field *head_fields;
+    size_t head_field_count;
+    size_t state_offset;
 } kind_desc;
 
 /* The descriptor of `kind` (MODEL_KIND_RULE for an out-of-range value). */

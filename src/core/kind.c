@@ -50,28 +50,43 @@ static error_code check_owner(const char *text, char *canon, size_t canon_size,
 }
 
 #define RULE_TEXT(f, flags, check) \
-    {#f, KIND_FIELD_TEXT, offsetof(model_rule, f), sizeof(((model_rule *)0)->f), flags, check}
+    {#f, KIND_FIELD_TEXT, offsetof(model_rule, f), sizeof(((model_rule *)0)->f), flags, check, \
+     NULL}
 #define CRED_TEXT(f, flags, check) \
-    {#f, KIND_FIELD_TEXT, offsetof(model_cred, f), sizeof(((model_cred *)0)->f), flags, check}
+    {#f, KIND_FIELD_TEXT, offsetof(model_cred, f), sizeof(((model_cred *)0)->f), flags, check, \
+     NULL}
 
 /* The user's fields in the order forms and `show` list them. */
 static const kind_field rule_fields[] = {
     RULE_TEXT(cidr, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_REQUIRED, check_cidr),
     {"ip_policy_id", KIND_FIELD_TEXT, offsetof(model_rule, policy_id),
      sizeof(((model_rule *)0)->policy_id), KIND_FIELD_CREATE | KIND_FIELD_REQUIRED,
-     check_policy},
+     check_policy, "policy_id"},
     {"action", KIND_FIELD_ACTION, offsetof(model_rule, action), 0,
-     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL},
+     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL},
     RULE_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
-    RULE_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata),
+    RULE_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_OPAQUE, check_metadata),
 };
 
 static const kind_field cred_fields[] = {
     CRED_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
     {"acl", KIND_FIELD_ACL, offsetof(model_cred, acl), 0, KIND_FIELD_CREATE | KIND_FIELD_EDIT,
-     NULL},
-    CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata),
+     NULL, NULL},
+    CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_OPAQUE,
+              check_metadata),
     CRED_TEXT(owner_id, KIND_FIELD_CREATE, check_owner),
+};
+
+/* What every row has, and a rule's policy_uri: the store's columns. */
+static const kind_field rule_head[] = {
+    RULE_TEXT(id, KIND_FIELD_REMOTE, NULL),         RULE_TEXT(uri, KIND_FIELD_REMOTE, NULL),
+    RULE_TEXT(created_at, KIND_FIELD_REMOTE, NULL), RULE_TEXT(error, 0, NULL),
+    RULE_TEXT(policy_uri, KIND_FIELD_REMOTE, NULL),
+};
+
+static const kind_field cred_head[] = {
+    CRED_TEXT(id, KIND_FIELD_REMOTE, NULL),         CRED_TEXT(uri, KIND_FIELD_REMOTE, NULL),
+    CRED_TEXT(created_at, KIND_FIELD_REMOTE, NULL), CRED_TEXT(error, 0, NULL),
 };
 
 /* ---- per-kind functions -------------------------------------------------- */
@@ -132,16 +147,17 @@ static error_code cred_decode(const char *json, size_t len, model_object *out,
 
 /* One row per kind: what differs, in the order of kind_desc. `fn` names the
  * kind's functions above (fn_label, fn_validate, …). */
-#define KIND(k, noun, plural, command, prefix, api, table, token, fields, fn)          \
+#define KIND(k, noun, plural, command, prefix, api, table, token, fields, fn, type)    \
     [k] = {k, noun, plural, command, prefix, api, "/" api, table, token, fields,       \
            sizeof(fields) / sizeof((fields)[0]), fn##_label, fn##_validate, fn##_encode, \
-           fn##_create_body, fn##_decode}
+           fn##_create_body, fn##_decode, fn##_head,                                   \
+           sizeof(fn##_head) / sizeof(fn##_head[0]), offsetof(type, state)}
 
 static const kind_desc kinds[MODEL_KIND_COUNT] = {
     KIND(MODEL_KIND_RULE, "rule", "rules", "rules", "ipr", "ip_policy_rules", "rules", false,
-         rule_fields, rule),
+         rule_fields, rule, model_rule),
     KIND(MODEL_KIND_CRED, "credential", "credentials", "creds", "cr", "credentials",
-         "credentials", true, cred_fields, cred),
+         "credentials", true, cred_fields, cred, model_cred),
 };
 
 const kind_desc *kind_get(model_kind kind)

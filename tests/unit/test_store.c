@@ -1333,8 +1333,7 @@ static void test_query_plans(void **state)
         store_stmt_id id;
         const char *index;
     } lookups[] = {
-        {STMT_RULE_GET, "PRIMARY KEY (id=?)"},
-        {STMT_RULE_FIND, "rules_live_key (policy_id=? AND cidr=?)"},
+        {STMT_LIVE_ID_BY_KEY, "rules_live_key (policy_id=? AND cidr=?)"},
         {STMT_TOKEN_GET, "sqlite_autoindex_credentials_1 (id=?)"},
         {STMT_ALIAS_DELETE, "aliases_remote (remote_id=?)"},
     };
@@ -1344,6 +1343,11 @@ static void test_query_plans(void **state)
         assert_non_null(strstr(plan, lookups[i].index));
         assert_null(strstr(plan, "SCAN"));
     }
+    char get[1024];
+    assert_true(store_kind_sql(MODEL_KIND_RULE, KSTMT_GET, get, sizeof get));
+    assert_int_equal(store_plan(f->st, get, plan, sizeof plan, &err), ERROR_OK);
+    assert_non_null(strstr(plan, "PRIMARY KEY (id=?)"));
+    assert_null(strstr(plan, "SCAN"));
 }
 
 /* ---- transactions and concurrency ---------------------------------------- */

@@ -75,6 +75,20 @@ sqlite3_stmt *store_stmt(store *st, store_stmt_id id, error_info *err)
     return st->stmts[id];
 }
 
+sqlite3_stmt *store_kind_stmt(store *st, model_kind kind, store_kstmt which,
+                              error_info *err)
+{
+    sqlite3_stmt **slot = &st->kstmts[kind][which];
+    if (*slot)
+        return *slot;
+    char sql[4096];
+    if (!store_kind_sql(kind, which, sql, sizeof sql)) {
+        error_set(err, ERROR_IO, "database: a %s statement is too long", kind_get(kind)->noun);
+        return NULL;
+    }
+    return store_prepare(st, sql, slot, err) ? NULL : *slot;
+}
+
 void store_reset(sqlite3_stmt *s)
 {
     sqlite3_reset(s);
@@ -125,12 +139,6 @@ error_code store_exec(store *st, sqlite3_stmt *s, error_info *err)
     error_code rc = store_step(st, s, &row, err);
     store_reset(s);
     return rc;
-}
-
-void store_read_texts(sqlite3_stmt *s, const store_text_col *cols, int n, void *row)
-{
-    for (int i = 0; i < n; i++)
-        store_col_copy(s, i, (char *)row + cols[i].offset, cols[i].size);
 }
 
 void store_col_copy(sqlite3_stmt *s, int col, char *dst, size_t size)
@@ -377,6 +385,7 @@ void store_close(store *st)
     if (st->db)
         store_rollback(st);
     finalize_all(st->stmts, STMT_COUNT);
+    finalize_all(&st->kstmts[0][0], MODEL_KIND_COUNT * KSTMT_COUNT);
     finalize_all(&st->pages[0][0], MODEL_KIND_COUNT * STORE_PAGE_SLOTS);
     finalize_all(&st->counts[0][0], MODEL_KIND_COUNT * STORE_COUNT_VARIANTS);
     sqlite3_close(st->db);

@@ -4,15 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CRED_FIELD(f) STORE_TEXT_COL(model_cred, f)
-
-/* Text columns in STORE_CRED_COLS order. */
-static const store_text_col cred_text[CRED_COL_TEXT_COUNT] = {
-    CRED_FIELD(id),       CRED_FIELD(uri),      CRED_FIELD(created_at),
-    CRED_FIELD(description), CRED_FIELD(metadata), CRED_FIELD(owner_id),
-    CRED_FIELD(error),
-};
-
 /* The ACL column holds one rule per line. */
 error_code store_cred_acl_split(const char *text, model_acl *acl, error_info *err)
 {
@@ -60,21 +51,6 @@ error_code store_cred_acl_join(const model_acl *acl, char **out, error_info *err
     return ERROR_OK;
 }
 
-error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err)
-{
-    memset(out, 0, sizeof *out);
-    store_read_texts(s, cred_text, CRED_COL_TEXT_COUNT, out);
-    /* The schema's CHECK constraint keeps the state parseable. */
-    if (!model_state_parse((const char *)sqlite3_column_text(s, CRED_COL_STATE),
-                           &out->state))
-        out->state = MODEL_STATE_NEW;
-    if (store_cred_acl_split((const char *)sqlite3_column_text(s, CRED_COL_ACL), &out->acl, err)) {
-        model_cred_clear(out);
-        return err->code;
-    }
-    return ERROR_OK;
-}
-
 static bool token_char(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
@@ -113,29 +89,6 @@ error_code store_cred_put_token(store *st, const char *cred_id, const char *toke
         return err->code;
     return store_exec(st, s, err);
 }
-
-error_code store_cred_insert_in_op(store *st, const model_cred *cred, const char *id,
-                                   const char *created_at, error_info *err)
-{
-    char *acl = NULL;
-    if (store_cred_acl_join(&cred->acl, &acl, err))
-        return err->code;
-    const char *args[] = {
-        id, cred->uri, created_at, cred->description, cred->metadata, cred->owner_id,
-        cred->error, acl, model_state_name(cred->state), "",
-    };
-    sqlite3_stmt *s = store_stmt(st, STMT_CRED_INSERT, err);
-    error_code rc = !s ? err->code : store_bind_texts(st, s, args, 10, err);
-    if (rc == ERROR_OK)
-        rc = store_exec(st, s, err);
-    free(acl);
-    if (rc == ERROR_CONFLICT)
-        return error_set(err, ERROR_CONFLICT, "credential %s already exists", id);
-    if (rc == ERROR_OK)
-        rc = store_cred_put_token(st, id, cred->token, err);
-    return rc;
-}
-
 
 error_code store_token_lookup(store *st, const char *cred_id, char canon[MODEL_ID_MAX + 1],
                               model_state *state, char **token, model_acl *acl,

@@ -450,16 +450,13 @@ error_code store_edit_after_confirm(store *st, const model_object *remote, const
 static error_code staged_row(store *st, model_kind kind, const char *id, model_object *out,
                              bool *found, bool *kept, error_info *err)
 {
-    sqlite3_stmt *s = store_stmt(st, store_kind_get(kind)->pull_row, err);
+    sqlite3_stmt *s = store_kind_stmt(st, kind, KSTMT_PULL_ROW, err);
     if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, found, err))
         return err->code;
     error_code rc = ERROR_OK;
     if (*found) {
         *kept = sqlite3_column_int(s, sqlite3_column_count(s) - 1) != 0;
-        if (kind == MODEL_KIND_RULE)
-            store_rule_read(s, &out->rule);
-        else
-            rc = store_cred_read(s, &out->cred, err);
+        rc = store_row_read(s, kind, out, err);
     }
     store_reset(s);
     return rc;
@@ -473,7 +470,7 @@ static error_code edited_ids(store *st, model_kind kind, char (**ids)[MODEL_ID_M
     *ids = NULL;
     *n = 0;
     size_t cap = 0;
-    sqlite3_stmt *s = store_stmt(st, store_kind_get(kind)->edited_ids, err);
+    sqlite3_stmt *s = store_kind_stmt(st, kind, KSTMT_EDITED_IDS, err);
     if (!s)
         return err->code;
     error_code rc = ERROR_OK;

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The kind's name in `changes` (the same as in edits and aliases). */
+/* The kind's name in `changes` (the same as in edits and aliases): its noun. */
 static const char *kind_name(model_kind kind)
 {
-    return kind == MODEL_KIND_RULE ? "rule" : "credential";
+    return kind_get(kind)->noun;
 }
 
 error_code store_change_tag_get(store *st, model_kind kind, store_change_tag *out,

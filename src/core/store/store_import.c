@@ -218,19 +218,13 @@ static error_code import_new(store_import *imp, model_object *obj, store_import_
 }
 
 /* A row about to be inserted: `state`, no error text, and without a remote id
- * no uri either (what every kind has; the union's members differ in layout). */
+ * no uri either (what every kind has, where the descriptor says it is). */
 static void set_new_row(model_object *obj, model_state state)
 {
-    bool cred = obj->kind == MODEL_KIND_CRED;
-    char *uri = cred ? obj->cred.uri : obj->rule.uri;
-    char *error = cred ? obj->cred.error : obj->rule.error;
     if (state == MODEL_STATE_NEW)
-        uri[0] = '\0';
-    error[0] = '\0';
-    if (cred)
-        obj->cred.state = state;
-    else
-        obj->rule.state = state;
+        store_row_head(obj, "uri")[0] = '\0';
+    store_row_head(obj, "error")[0] = '\0';
+    *store_row_state(obj) = state;
 }
 
 /* What the file's id makes of the row: the cached row it names (read into

@@ -26,24 +26,7 @@ typedef enum store_stmt_id {
     STMT_ALIAS_EXISTS,
     STMT_ALIAS_INSERT,
     STMT_ALIAS_DELETE,
-    STMT_RULE_RESOLVE,
-    STMT_RULE_GET,
-    STMT_RULE_FIND,
-    STMT_RULE_LIVE_ID,
-    STMT_RULE_INSERT,
-    STMT_RULE_SET_STATE,
-    STMT_RULE_DELETE,
-    STMT_RULE_STATE_COUNTS,
-    STMT_RULE_CONFIRM,
-    STMT_RULE_UPDATE,
-    STMT_CRED_RESOLVE,
-    STMT_CRED_GET,
-    STMT_CRED_INSERT,
-    STMT_CRED_SET_STATE,
-    STMT_CRED_DELETE,
-    STMT_CRED_STATE_COUNTS,
-    STMT_CRED_CONFIRM,
-    STMT_CRED_UPDATE,
+    STMT_LIVE_ID_BY_KEY,
     STMT_TOKEN_PUT,
     STMT_TOKEN_GET,
     STMT_TOKEN_MARK_SHOWN,
@@ -53,7 +36,7 @@ typedef enum store_stmt_id {
     /* lookups (store_lookup.c) */
     STMT_POLICY_IDS,
     STMT_POLICY_COUNTS,
-    STMT_CRED_BY_NAME,
+    STMT_BY_DESCRIPTION,
     STMT_ROTATION_SUCCESSOR,
     STMT_DATA_VERSION,
     STMT_META_GET,
@@ -66,25 +49,11 @@ typedef enum store_stmt_id {
     STMT_HTTP_PUT,
     STMT_HTTP_PRUNE,
     /* outbox (store_outbox.c) */
-    STMT_RULE_CLAIM,
-    STMT_CRED_CLAIM,
-    STMT_CRED_REQUEUE,
-    STMT_RULE_RECREATE,
-    STMT_CRED_RECREATE,
+    STMT_REQUEUE_ORPHAN,
     STMT_TOKEN_DELETE,
-    STMT_RULE_UNDELETE,
-    STMT_CRED_UNDELETE,
     /* pull staging and merge (store_pull.c) */
     STMT_PULL_RULES_CLEAR,
     STMT_PULL_CREDS_CLEAR,
-    STMT_PULL_RULE_PUT,
-    STMT_PULL_CRED_PUT,
-    STMT_PULL_RULE_KEEP,
-    STMT_PULL_CRED_KEEP,
-    STMT_PULL_RULE_ROW,
-    STMT_PULL_CRED_ROW,
-    STMT_RULE_EDITED_IDS,
-    STMT_CRED_EDITED_IDS,
     STMT_EDIT_LIST,
     STMT_EDIT_PUT,
     STMT_EDIT_SET,
@@ -124,6 +93,34 @@ typedef enum store_stmt_id {
     STMT_COUNT
 } store_stmt_id;
 
+/*
+ * The statements every kind has, one family per operation, made from the kind's
+ * descriptor (store_kind_sql). A row is read and inserted as its columns in
+ * store_row_field's order: the descriptor's head fields, its fields, the state.
+ */
+typedef enum store_kstmt {
+    KSTMT_RESOLVE,      /* ?1 id or alias -> id, state */
+    KSTMT_GET,          /* ?1 id or alias -> the row */
+    KSTMT_INSERT,       /* ?1.. the row */
+    KSTMT_SET_STATE,    /* ?1 id, ?2 state, ?3 error, ?4 now */
+    KSTMT_DELETE,       /* ?1 id */
+    KSTMT_STATE_COUNTS, /* -> state, count */
+    KSTMT_CONFIRM,      /* :local_id, :id, :now, :<head column>, :<field fixed at creation> */
+    KSTMT_UPDATE,       /* :id, :<editable field> */
+    KSTMT_CLAIM,        /* ?1 id, ?2 now: new -> creating, counting the attempt */
+    KSTMT_RECREATE,     /* ?1 id, ?2 fresh local id, ?3 now */
+    KSTMT_UNDELETE,     /* ?1 id, ?2 now */
+    KSTMT_EDITED_IDS,   /* -> ids of the edited and conflicting rows */
+    KSTMT_PULL_PUT,     /* ?1.. a listed row's columns (store_pull_width), then a
+                         * credential's marker and raw metadata */
+    KSTMT_PULL_KEEP,    /* ?1 id: stage the cached copy of a refused pulled row */
+    KSTMT_PULL_ROW,     /* ?1 id -> a staged row, then `kept` */
+    KSTMT_COUNT,
+    /* parts of other queries (store_page.c) */
+    KSQL_COLS = KSTMT_COUNT, /* the row's columns */
+    KSQL_FILTER              /* the text filter over ?3 */
+} store_kstmt;
+
 /* Page query variants: one bit per optional clause. */
 enum {
     STORE_PAGE_BACKWARD = 1u << 0,
@@ -136,16 +133,6 @@ enum {
     STORE_PAGE_SLOTS = STORE_PAGE_VARIANTS * STORE_SORT_COUNT,
     STORE_COUNT_VARIANTS = 8 /* policy, filter and states bits, shifted down */
 };
-
-/* Column lists shared by single-row reads and pages; order matches the enums. */
-#define STORE_RULE_COLS \
-    "id, uri, created_at, description, metadata, cidr, policy_id, policy_uri, error, " \
-    "action, state"
-enum { RULE_COL_TEXT_COUNT = 9, RULE_COL_ACTION = 9, RULE_COL_STATE = 10 };
-
-#define STORE_CRED_COLS \
-    "id, uri, created_at, description, metadata, owner_id, error, acl, state"
-enum { CRED_COL_TEXT_COUNT = 7, CRED_COL_ACL = 7, CRED_COL_STATE = 8 };
 
 enum { STORE_PATH_MAX = 4096 };
 
@@ -167,37 +154,24 @@ struct store {
     char now_text[MODEL_TIME_MAX + 1];
     ids_gen idgen;
     sqlite3_stmt *stmts[STMT_COUNT];
+    sqlite3_stmt *kstmts[MODEL_KIND_COUNT][KSTMT_COUNT];
     sqlite3_stmt *pages[MODEL_KIND_COUNT][STORE_PAGE_SLOTS];
     sqlite3_stmt *counts[MODEL_KIND_COUNT][STORE_COUNT_VARIANTS];
 };
 
-/* What rules and credentials differ in as SQL, for the code they share; their
- * names (noun, table) are the kind descriptor's (kind.h). */
-typedef struct store_kind_info {
-    const char *cols;
-    const char *filter_sql;  /* text filter over ?3 */
-    store_stmt_id resolve;   /* -> id, state */
-    store_stmt_id get;       /* *_COLS of one row by id or alias */
-    store_stmt_id set_state;
-    store_stmt_id remove;
-    store_stmt_id state_counts;
-    /* store_update: every editable column of the row :id, each bound by its
-     * field's name (":cidr", ":acl"), so the descriptor alone says what is bound */
-    store_stmt_id update;
-    /* a create's reply: named parameters (:local_id, :id, :uri, :created_at, :now,
-     * and a rule's :policy_uri), bound by store_confirm_create for any kind */
-    store_stmt_id confirm;
-    store_stmt_id pull_keep; /* stage the cached copy of a refused pulled row */
-    store_stmt_id claim;     /* new -> creating, counting the attempt */
-    store_stmt_id recreate;  /* remote_deleted -> new under a fresh local id */
-    store_stmt_id pull_row;  /* a staged row as *_COLS, then `kept` (store_edit.c) */
-    store_stmt_id edited_ids; /* ids of the edited and conflicting rows */
-} store_kind_info;
-
-const store_kind_info *store_kind_get(model_kind kind);
-
 /* store_sql.c */
 const char *store_sql_text(store_stmt_id id);
+/* The SQL of `which` for `kind` into `out`; false when `size` is too small. */
+bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size);
+/* A field's store column: its `column`, else its name. */
+const char *store_column(const kind_field *f);
+/* The columns of a row: store_row_width of them; store_row_field(kind, i) is
+ * column i's field, NULL for the last (the state). */
+int store_row_width(model_kind kind);
+/* The parameters of KSTMT_PULL_PUT: the row's columns a listing has (not the
+ * error text, nor the state), then what the kind's staging adds. */
+int store_pull_width(model_kind kind);
+const kind_field *store_row_field(model_kind kind, int i);
 int store_sql_migration_count(void);
 const char *store_sql_migration(int index);
 /* The rules table's secondary indexes but the natural key's: the SQL that creates
@@ -245,6 +219,9 @@ void store_run_quiet(store *st, store_stmt_id id);
 typedef error_code (*store_attempt)(store *st, void *arg, error_info *err);
 error_code store_retry_busy(store *st, store_attempt fn, void *arg, error_info *err);
 sqlite3_stmt *store_stmt(store *st, store_stmt_id id, error_info *err);
+/* Kind `kind`'s statement `which`, prepared on first use and cached. */
+sqlite3_stmt *store_kind_stmt(store *st, model_kind kind, store_kstmt which,
+                              error_info *err);
 error_code store_prepare(store *st, const char *sql, sqlite3_stmt **out, error_info *err);
 void store_reset(sqlite3_stmt *s);
 /* Bind NUL-terminated texts to ?1..?n without copying (reset before they die). */
@@ -321,32 +298,22 @@ error_code store_page_plan(store *st, model_kind kind, unsigned variant, char *o
 error_code store_complete_plan(store *st, store_complete_what what, bool bounded,
                                bool inclusive, char *out, size_t size, error_info *err);
 
-/* A text column's place in a row struct, for the readers below. */
-typedef struct store_text_col {
-    size_t offset;
-    size_t size;
-} store_text_col;
-#define STORE_TEXT_COL(type, f) {offsetof(type, f), sizeof(((type *)0)->f)}
-
-/* Copy the first `n` columns of the current row into the text fields `cols` of
- * the struct at `row`. */
-void store_read_texts(sqlite3_stmt *s, const store_text_col *cols, int n, void *row);
-
-/* store_rules.c / store_creds.c: one row from a statement over *_COLS */
-void store_rule_read(sqlite3_stmt *s, model_rule *out);
+/* store_rows.c: one row of `kind` from a statement over its columns (KSTMT_GET,
+ * KSTMT_PULL_ROW, a page) into `out`, initialised here (ERROR_NOMEM). */
+error_code store_row_read(sqlite3_stmt *s, model_kind kind, model_object *out,
+                          error_info *err);
 /* store_page.c: bind the cidr_key of every prefix of address `ip` (/0 to /32 or
  * /128) to parameters first.. first+128 (those of another family, or all when
  * `ip` is no address, stay NULL). An SQLite result code. */
 int store_bind_addr_keys(sqlite3_stmt *s, int first, const char *ip);
-error_code store_cred_read(sqlite3_stmt *s, model_cred *out, error_info *err);
 
 /* Every state but deleting, remote_deleted and conflict: the rows whose natural
  * key is unique (rules_live_key). */
 bool store_state_is_live(model_state state);
-/* The ERROR_CONFLICT of inserting `rule` under `id`: names the live rule that holds
- * its natural key when there is one, else says the id exists. */
-error_code store_rule_conflict(store *st, const model_rule *rule, const char *id,
-                               error_info *err);
+/* The ERROR_CONFLICT of writing `row` under `id`: names the live rule that holds
+ * a rule's natural key when there is one, else says the id exists. */
+error_code store_row_conflict(store *st, const model_object *row, const char *id,
+                              error_info *err);
 /* The current time as RFC 3339 UTC into `out`, formatted at most once a second
  * per handle (a bulk import stamps a million rows in a few seconds). */
 void store_now(store *st, char out[MODEL_TIME_MAX + 1]);
@@ -356,15 +323,18 @@ error_code store_exec_sql(store *st, const char *sql, error_info *err);
 /* store_insert for a row that passed the gate (kind_validate_row) already. */
 error_code store_insert_valid(store *st, model_object *obj, error_info *err);
 
-/* The kind-specific halves of store_insert and store_confirm_create, for rows that
- * already passed the gate (kind_validate_row), inside the caller's op. Insert:
- * the row under `id` with `created_at` (a credential's token too); updated_at is
- * '' until the row's state moves (created_at says when it was made), which keeps
- * a bulk import's rows 20 bytes shorter. */
-error_code store_rule_insert_in_op(store *st, const model_rule *rule, const char *id,
-                                   const char *created_at, error_info *err);
-error_code store_cred_insert_in_op(store *st, const model_cred *cred, const char *id,
-                                   const char *created_at, error_info *err);
+/* store_insert's write, for a row that passed the gate (kind_validate_row), inside
+ * the caller's op: the row under `id` with `created_at`, and its token when it
+ * carries one. updated_at is '' until the row's state moves (created_at says when
+ * it was made), which keeps a bulk import's rows 20 bytes shorter. */
+error_code store_row_insert_in_op(store *st, const model_object *obj, const char *id,
+                                  const char *created_at, error_info *err);
+/* Where `obj` keeps head column `column` ("uri", "error": kind_desc's
+ * head_fields; NULL for another name), and its state. */
+char *store_row_head(model_object *obj, const char *column);
+model_state *store_row_state(model_object *obj);
+/* The token a row carries (a credential's; NULL for a kind that has none). */
+const char *store_row_token(const model_object *obj);
 /* Store a credential's token (a no-op for NULL or ""), inside the caller's op. */
 error_code store_cred_put_token(store *st, const char *cred_id, const char *token,
                                 error_info *err);

@@ -70,7 +70,7 @@ error_code store_cred_find_by_name(store *st, const char *name,
 {
     err = ERROR_OR_SCRATCH(err);
     *count = 0;
-    sqlite3_stmt *s = store_stmt(st, STMT_CRED_BY_NAME, err);
+    sqlite3_stmt *s = store_stmt(st, STMT_BY_DESCRIPTION, err);
     if (!s || store_bind_texts(st, s, &name, 1, err))
         return err->code;
     int rc = sqlite3_bind_int64(s, 2, (sqlite3_int64)max + 1);

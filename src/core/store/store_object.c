@@ -1,8 +1,8 @@
 /*
- * store: the calls that are the same for every kind (kind.h). What differs between
- * the kinds as SQL is in store_kind_info (store_sql.c); the little that is one
- * kind's own (a rule's natural key, a credential's ACL column and token) stays in
- * store_rules.c and store_creds.c.
+ * store: the calls that are the same for every kind (kind.h). Their SQL is made
+ * from the descriptor (store_kind_sql); the little that is one kind's own (a
+ * rule's natural key, a credential's ACL column and token) stays in store_rules.c
+ * and store_creds.c.
  */
 #include "store_internal.h"
 
@@ -12,17 +12,6 @@
 
 #include "rampart/ids.h"
 #include "rampart/validate.h"
-
-/* One row of `kind` from a statement over the kind's *_COLS. */
-static error_code read_row(sqlite3_stmt *s, model_kind kind, model_object *out,
-                           error_info *err)
-{
-    out->kind = kind;
-    if (kind == MODEL_KIND_CRED)
-        return store_cred_read(s, &out->cred, err);
-    store_rule_read(s, &out->rule);
-    return ERROR_OK;
-}
 
 static void clear_rows(model_object *rows, size_t n)
 {
@@ -55,7 +44,7 @@ error_code store_page(store *st, model_kind kind, const store_query *q, const ch
     error_code rc = ERROR_OK;
     while (rc == ERROR_OK && n < limit && row) {
         rc = store_step(st, s, &row, err);
-        if (rc == ERROR_OK && row && (rc = read_row(s, kind, &rows[n], err)) == ERROR_OK)
+        if (rc == ERROR_OK && row && (rc = store_row_read(s, kind, &rows[n], err)) == ERROR_OK)
             n++;
     }
     store_reset(s);
@@ -103,21 +92,13 @@ error_code store_state_counts(store *st, model_kind kind, size_t counts[MODEL_ST
     return store_row_state_counts(st, kind, counts, ERROR_OR_SCRATCH(err));
 }
 
-/* Where a row keeps its created_at, whichever kind it is. */
-static char *created_at_of(model_object *obj)
-{
-    return obj->kind == MODEL_KIND_CRED ? obj->cred.created_at : obj->rule.created_at;
-}
-
 static error_code insert_in_op(store *st, const model_object *obj, const char *id,
                                const char *created_at, error_info *err)
 {
     /* A given id must not be one a local id already stands for. */
     if (model_object_id(obj)[0] && store_row_check_alias(st, obj->kind, id, err))
         return err->code;
-    return obj->kind == MODEL_KIND_CRED
-               ? store_cred_insert_in_op(st, &obj->cred, id, created_at, err)
-               : store_rule_insert_in_op(st, &obj->rule, id, created_at, err);
+    return store_row_insert_in_op(st, obj, id, created_at, err);
 }
 
 error_code store_insert_valid(store *st, model_object *obj, error_info *err)
@@ -126,7 +107,7 @@ error_code store_insert_valid(store *st, model_object *obj, error_info *err)
     if (obj->kind == MODEL_KIND_RULE && obj->rule.state == MODEL_STATE_NEW &&
         validate_cidr_given(obj->rule.cidr, err) != ERROR_OK)
         return error_prefix(err, "cidr");
-    char *given_id = model_object_id_buf(obj), *given_at = created_at_of(obj);
+    char *given_id = model_object_id_buf(obj), *given_at = store_row_head(obj, "created_at");
     char id[MODEL_ID_MAX + 1] = ""; /* zero-filled: copied whole into the caller's row */
     if (!given_id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err))
         return err->code;
@@ -135,7 +116,8 @@ error_code store_insert_valid(store *st, model_object *obj, error_info *err)
     const char *use_id = given_id[0] ? given_id : id;
     const char *created = given_at[0] ? given_at : now;
     /* A credential with its token writes two rows: a failure undoes both. */
-    bool two_writes = obj->kind == MODEL_KIND_CRED && obj->cred.token && obj->cred.token[0];
+    const char *token = store_row_token(obj);
+    bool two_writes = token && token[0];
     store_op op;
     if (store_op_begin(st, two_writes, &op, err) ||
         store_op_end(st, op, insert_in_op(st, obj, use_id, created, err), err))
@@ -171,11 +153,11 @@ error_code store_get(store *st, model_kind kind, const char *id, model_object *o
 {
     err = ERROR_OR_SCRATCH(err);
     model_object_init(out, kind); /* it holds no heap (store.h): nothing to free */
-    sqlite3_stmt *s = store_stmt(st, store_kind_get(kind)->get, err);
+    sqlite3_stmt *s = store_kind_stmt(st, kind, KSTMT_GET, err);
     bool found;
     if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, &found, err))
         return err->code;
-    error_code rc = found ? read_row(s, kind, out, err)
+    error_code rc = found ? store_row_read(s, kind, out, err)
                           : error_set(err, ERROR_NOT_FOUND, "no %s %s", kind_get(kind)->noun,
                                       id);
     store_reset(s);
@@ -221,7 +203,7 @@ static error_code check_remote_head(const model_object *remote, const char *uri,
 }
 
 /* The parameters of a kind's confirm statement: the row's head, then one per
- * field fixed at creation (":owner_id"), which the statement fills in where the
+ * field fixed at creation (":" and its name), which the statement fills in where the
  * row left it empty. */
 enum { CONFIRM_HEAD = 6, CONFIRM_PARAMS = CONFIRM_HEAD + 4, CONFIRM_NAME_MAX = 32 };
 
@@ -270,16 +252,14 @@ static error_code confirm_in_op(store *st, const char *local_id, const model_obj
         .count = CONFIRM_HEAD,
     };
     confirm_fields(remote, &p);
-    sqlite3_stmt *s = store_stmt(st, store_kind_get(remote->kind)->confirm, err);
+    sqlite3_stmt *s = store_kind_stmt(st, remote->kind, KSTMT_CONFIRM, err);
     if (!s || store_bind_named(st, s, p.names, p.texts, p.count, err) ||
         store_row_confirm(st, remote->kind, s, local_id, id, err) ||
         store_edit_after_confirm(st, remote, id, err))
         return err->code;
     /* The token arrives with the reply and is written in the same transaction; one
      * stored before the confirm followed the rename (ON UPDATE CASCADE). */
-    if (!kind_get(remote->kind)->has_token)
-        return ERROR_OK;
-    return store_cred_put_token(st, id, remote->cred.token, err);
+    return store_cred_put_token(st, id, store_row_token(remote), err);
 }
 
 error_code store_confirm_create(store *st, const char *local_id, const model_object *remote,

@@ -10,16 +10,29 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-/* Bind `n` texts to a cached statement and run it; *changes gets the rows hit. */
-static error_code exec_texts(store *st, store_stmt_id id, const char *const *args, int n,
-                             int *changes, error_info *err)
+/* Bind `n` texts to statement `s` (NULL: err says why) and run it; *changes gets
+ * the rows hit. */
+static error_code exec_stmt(store *st, sqlite3_stmt *s, const char *const *args, int n,
+                            int *changes, error_info *err)
 {
-    sqlite3_stmt *s = store_stmt(st, id, err);
     if (!s || store_bind_texts(st, s, args, n, err) || store_exec(st, s, err))
         return err->code;
     if (changes)
         *changes = sqlite3_changes(st->db);
     return ERROR_OK;
+}
+
+static error_code exec_texts(store *st, store_stmt_id id, const char *const *args, int n,
+                             int *changes, error_info *err)
+{
+    return exec_stmt(st, store_stmt(st, id, err), args, n, changes, err);
+}
+
+/* The same for kind `kind`'s statement `which`. */
+static error_code exec_kind(store *st, model_kind kind, store_kstmt which,
+                            const char *const *args, int n, int *changes, error_info *err)
+{
+    return exec_stmt(st, store_kind_stmt(st, kind, which, err), args, n, changes, err);
 }
 
 /* ---- the sync lock -------------------------------------------------------- */
@@ -85,7 +98,7 @@ static error_code claim(store *st, model_kind kind, const char *id, error_info *
     if (store_op_begin(st, false, &op, err))
         return err->code;
     int changes = 0;
-    error_code rc = exec_texts(st, store_kind_get(kind)->claim, args, 2, &changes, err);
+    error_code rc = exec_kind(st, kind, KSTMT_CLAIM, args, 2, &changes, err);
     if (rc == ERROR_OK && changes == 0) {
         char canon[MODEL_ID_MAX + 1];
         model_state state;
@@ -110,7 +123,7 @@ static error_code requeue_in_op(store *st, const char *canon, error_info *err)
     char now[MODEL_TIME_MAX + 1];
     store_now(st, now);
     const char *args[] = {canon, now};
-    if (exec_texts(st, STMT_CRED_REQUEUE, args, 2, NULL, err))
+    if (exec_texts(st, STMT_REQUEUE_ORPHAN, args, 2, NULL, err))
         return err->code;
     return exec_texts(st, STMT_ALIAS_DELETE, &canon, 1, NULL, err);
 }
@@ -145,7 +158,7 @@ static error_code set_state_in_op(store *st, model_kind kind, const char *canon,
     char now[MODEL_TIME_MAX + 1];
     store_now(st, now);
     const char *args[] = {canon, model_state_name(state), error_text, now};
-    return exec_texts(st, store_kind_get(kind)->set_state, args, 4, NULL, err);
+    return exec_kind(st, kind, KSTMT_SET_STATE, args, 4, NULL, err);
 }
 
 /* Inside an op: a remote_deleted row becomes a new local create of the same
@@ -155,14 +168,15 @@ error_code store_row_recreate_in_op(store *st, model_kind kind, const char *cano
 {
     if (ids_generate(&st->idgen, "local", fresh, MODEL_ID_MAX + 1, err))
         return err->code;
-    if (kind_get(kind)->has_token && exec_texts(st, STMT_TOKEN_DELETE, &canon, 1, NULL, err))
+    /* A credential's token goes (no row for a kind without tokens). */
+    if (exec_texts(st, STMT_TOKEN_DELETE, &canon, 1, NULL, err))
         return err->code;
     if (exec_texts(st, STMT_ALIAS_DELETE, &canon, 1, NULL, err))
         return err->code;
     char now[MODEL_TIME_MAX + 1];
     store_now(st, now);
     const char *args[] = {canon, fresh, now};
-    error_code rc = exec_texts(st, store_kind_get(kind)->recreate, args, 3, NULL, err);
+    error_code rc = exec_kind(st, kind, KSTMT_RECREATE, args, 3, NULL, err);
     if (rc == ERROR_CONFLICT)
         return error_set(err, ERROR_CONFLICT, "%s %s cannot be created again: its policy "
                          "already has a live rule for the same cidr",
@@ -216,8 +230,8 @@ static error_code undelete_in_op(store *st, model_kind kind, const char *canon,
     char now[MODEL_TIME_MAX + 1];
     store_now(st, now);
     int changes = 0;
-    store_stmt_id id = kind == MODEL_KIND_RULE ? STMT_RULE_UNDELETE : STMT_CRED_UNDELETE;
-    if (exec_texts(st, id, (const char *const[]){canon, now}, 2, &changes, err))
+    if (exec_kind(st, kind, KSTMT_UNDELETE, (const char *const[]){canon, now}, 2, &changes,
+                  err))
         return err->code;
     if (changes == 0)
         return error_set(err, ERROR_STATE, "%s %s is deleted by the next sync for a reason "
@@ -242,7 +256,7 @@ static error_code discard_in_op(store *st, model_kind kind, const char *id,
         *result = STORE_DELETE_REMOVED;
         if (exec_texts(st, STMT_ALIAS_DELETE, (const char *const[]){canon}, 1, NULL, err))
             return err->code;
-        return exec_texts(st, store_kind_get(kind)->remove, (const char *const[]){canon}, 1,
+        return exec_kind(st, kind, KSTMT_DELETE, (const char *const[]){canon}, 1,
                           NULL, err);
     case MODEL_STATE_ORPHANED:
         *result = STORE_DELETE_MARKED;

@@ -122,13 +122,18 @@ int store_bind_addr_keys(sqlite3_stmt *s, int first, const char *filter)
 static void build_sql(model_kind kind, unsigned variant, bool count, char *buf,
                       size_t size)
 {
-    const store_kind_info *k = store_kind_get(kind);
+    char cols[SQL_MAX / 4], filter[SQL_MAX / 4];
+    if (!store_kind_sql(kind, KSQL_COLS, cols, sizeof cols) ||
+        !store_kind_sql(kind, KSQL_FILTER, filter, sizeof filter)) {
+        buf[0] = '\0'; /* prepares to "empty statement" */
+        return;
+    }
     bool backward = (variant & STORE_PAGE_BACKWARD) != 0;
     const char *col = sort_column(kind, (store_sort)(variant >> STORE_PAGE_SORT_SHIFT));
     if (!col)
         col = "id";
     int nwhere = 0;
-    snprintf(buf, size, "SELECT %s FROM %s", count ? "count(*)" : k->cols, kind_get(kind)->table);
+    snprintf(buf, size, "SELECT %s FROM %s", count ? "count(*)" : cols, kind_get(kind)->table);
     if (variant & STORE_PAGE_CURSOR) {
         char clause[256];
         cursor_clause(kind, col, backward, clause, sizeof clause);
@@ -138,10 +143,10 @@ static void build_sql(model_kind kind, unsigned variant, bool count, char *buf,
         add_where(buf, size, &nwhere, "policy_id = ?2");
     if (variant & STORE_PAGE_FILTER && kind == MODEL_KIND_RULE) {
         char clause[SQL_MAX / 2];
-        addr_filter(k->filter_sql, clause, sizeof clause);
+        addr_filter(filter, clause, sizeof clause);
         add_where(buf, size, &nwhere, clause);
     } else if (variant & STORE_PAGE_FILTER) {
-        add_where(buf, size, &nwhere, k->filter_sql);
+        add_where(buf, size, &nwhere, filter);
     }
     /* One slot per state: wanted ones get its name, the others NULL (never equal).
      * "+state": the (state, id) index is for the state order; as a lookup it would

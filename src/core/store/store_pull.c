@@ -13,10 +13,9 @@
 
 /* Run a cached statement with up to `n` texts (a merge step binds "now" only when
  * it writes a timestamp). */
-static error_code exec_id(store *st, store_stmt_id id, const char *const *args, int n,
-                          size_t *changes, error_info *err)
+static error_code exec_stmt(store *st, sqlite3_stmt *s, const char *const *args, int n,
+                            size_t *changes, error_info *err)
 {
-    sqlite3_stmt *s = store_stmt(st, id, err);
     if (s && sqlite3_bind_parameter_count(s) < n)
         n = sqlite3_bind_parameter_count(s);
     if (!s || store_bind_texts(st, s, args, n, err) || store_exec(st, s, err))
@@ -24,6 +23,12 @@ static error_code exec_id(store *st, store_stmt_id id, const char *const *args, 
     if (changes)
         *changes = (size_t)sqlite3_changes(st->db);
     return ERROR_OK;
+}
+
+static error_code exec_id(store *st, store_stmt_id id, const char *const *args, int n,
+                          size_t *changes, error_info *err)
+{
+    return exec_stmt(st, store_stmt(st, id, err), args, n, changes, err);
 }
 
 /*
@@ -94,24 +99,32 @@ error_code store_pull_begin(store *st, error_info *err)
 
 /* ---- staging -------------------------------------------------------------- */
 
-static error_code put_rule(store *st, const model_rule *r, error_info *err)
-{
-    const char *args[] = {r->id, r->uri, r->created_at, r->description, r->metadata,
-                          r->cidr, r->policy_id, r->policy_uri, model_action_name(r->action)};
-    return exec_id(st, STMT_PULL_RULE_PUT, args, 9, NULL, err);
-}
+enum { PUT_MAX = 32 };
 
-static error_code put_cred(store *st, const model_cred *c, const char *marker,
-                           const char *raw_metadata, error_info *err)
+/* A listed row into the staging: its columns as KSTMT_PULL_PUT's ?1.., then the
+ * marker and the raw metadata (bound only where the kind's staging has them). */
+static error_code put_row(store *st, const model_object *obj, const char *marker,
+                          const char *raw_metadata, error_info *err)
 {
-    char *acl = NULL;
-    if (store_cred_acl_join(&c->acl, &acl, err))
-        return err->code;
-    const char *args[] = {c->id, c->uri, c->created_at, c->description, c->metadata,
-                          c->owner_id, acl, marker ? marker : "",
-                          raw_metadata ? raw_metadata : ""};
-    error_code rc = exec_id(st, STMT_PULL_CRED_PUT, args, 9, NULL, err);
-    free(acl);
+    model_kind kind = obj->kind;
+    int width = store_row_width(kind), heads = (int)kind_get(kind)->head_field_count;
+    const char *texts[PUT_MAX];
+    char *heaps[PUT_MAX] = {0};
+    int n = 0;
+    error_code rc = ERROR_OK;
+    for (int i = 0; rc == ERROR_OK && i < width - 1 && n < PUT_MAX - 2; i++) {
+        const kind_field *f = store_row_field(kind, i);
+        if (i < heads && !(f->flags & KIND_FIELD_REMOTE))
+            continue;
+        texts[n] = store_field_text(obj, f, &heaps[n], err);
+        rc = texts[n++] ? ERROR_OK : err->code;
+    }
+    texts[n++] = marker ? marker : "";
+    texts[n++] = raw_metadata ? raw_metadata : "";
+    if (rc == ERROR_OK)
+        rc = exec_stmt(st, store_kind_stmt(st, kind, KSTMT_PULL_PUT, err), texts, n, NULL, err);
+    for (int i = 0; i < n; i++)
+        free(heaps[i]);
     return rc;
 }
 
@@ -140,7 +153,7 @@ typedef struct stage_page {
 static error_code stage_refused(store *st, model_kind kind, const char *id, error_info *err)
 {
     size_t kept = 0;
-    if (exec_id(st, store_kind_get(kind)->pull_keep, &id, 1, &kept, err))
+    if (exec_stmt(st, store_kind_stmt(st, kind, KSTMT_PULL_KEEP, err), &id, 1, &kept, err))
         return err->code;
     /* Not cached: it may be one of our own creates, whose reply was lost. */
     st->pull_blind[kind] += kept == 0;
@@ -175,9 +188,7 @@ static error_code stage_row(store *st, stage_page *p, size_t i, error_info *err)
         return stage_refused(st, p->kind, model_object_id(obj), err);
     }
     st->pull_puts[p->kind]++;
-    if (p->kind == MODEL_KIND_CRED)
-        return put_cred(st, &obj->cred, p->markers ? p->markers[i] : NULL, raw, err);
-    return put_rule(st, &obj->rule, err);
+    return put_row(st, obj, p->markers ? p->markers[i] : NULL, raw, err);
 }
 
 static error_code stage_rows(store *st, stage_page *p, error_info *err)

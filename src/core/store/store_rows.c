@@ -1,14 +1,14 @@
 /* store: row logic rules and credentials share (ids, states, delete, aliases). */
 #include "store_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 error_code store_row_resolve(store *st, model_kind kind, const char *id,
                              char canon[MODEL_ID_MAX + 1], model_state *state,
                              error_info *err)
 {
-    const store_kind_info *k = store_kind_get(kind);
-    sqlite3_stmt *s = store_stmt(st, k->resolve, err);
+    sqlite3_stmt *s = store_kind_stmt(st, kind, KSTMT_RESOLVE, err);
     if (!s || store_bind_texts(st, s, &id, 1, err))
         return err->code;
     bool row;
@@ -42,7 +42,7 @@ error_code store_row_remove_in_op(store *st, model_kind kind, const char *canon,
     sqlite3_stmt *s = store_stmt(st, STMT_ALIAS_DELETE, err);
     if (!s || store_bind_texts(st, s, &canon, 1, err) || store_exec(st, s, err))
         return err->code;
-    s = store_stmt(st, store_kind_get(kind)->remove, err);
+    s = store_kind_stmt(st, kind, KSTMT_DELETE, err);
     if (!s || store_bind_texts(st, s, &canon, 1, err))
         return err->code;
     return store_exec(st, s, err);
@@ -52,11 +52,10 @@ error_code store_row_set_state_in_op(store *st, model_kind kind, const char *id,
                                     model_state state, const char *error_text,
                                     error_info *err)
 {
-    const store_kind_info *k = store_kind_get(kind);
     char now[MODEL_TIME_MAX + 1];
     store_now(st, now);
     const char *args[] = {id, model_state_name(state), error_text ? error_text : "", now};
-    sqlite3_stmt *s = store_stmt(st, k->set_state, err);
+    sqlite3_stmt *s = store_kind_stmt(st, kind, KSTMT_SET_STATE, err);
     if (!s || store_bind_texts(st, s, args, 4, err))
         return err->code;
     error_code rc = store_exec(st, s, err);
@@ -162,7 +161,7 @@ error_code store_row_state_counts(store *st, model_kind kind,
                                   size_t counts[MODEL_STATE_COUNT], error_info *err)
 {
     memset(counts, 0, MODEL_STATE_COUNT * sizeof counts[0]);
-    sqlite3_stmt *s = store_stmt(st, store_kind_get(kind)->state_counts, err);
+    sqlite3_stmt *s = store_kind_stmt(st, kind, KSTMT_STATE_COUNTS, err);
     if (!s)
         return err->code;
     bool row = true;
@@ -228,4 +227,92 @@ error_code store_row_confirm(store *st, model_kind kind, sqlite3_stmt *confirm,
     if (!s || store_bind_texts(st, s, args, 3, err))
         return err->code;
     return store_exec(st, s, err);
+}
+
+/* ---- a whole row, by the descriptor ---------------------------------------- */
+
+enum { ROW_COLS_MAX = 32 };
+
+error_code store_row_read(sqlite3_stmt *s, model_kind kind, model_object *out,
+                          error_info *err)
+{
+    /* Whole-object zeroing: callers may compare or copy rows byte for byte. */
+    model_object_init(out, kind);
+    int width = store_row_width(kind);
+    for (int i = 0; i < width - 1; i++) {
+        const char *text = (const char *)sqlite3_column_text(s, i);
+        if (store_field_set_text(out, store_row_field(kind, i), text ? text : "", err)) {
+            model_object_clear(out);
+            return err->code;
+        }
+    }
+    /* The schema's CHECK constraint keeps the state parseable. */
+    model_state *state = store_row_state(out);
+    if (!model_state_parse((const char *)sqlite3_column_text(s, width - 1), state))
+        *state = MODEL_STATE_NEW;
+    return ERROR_OK;
+}
+
+char *store_row_head(model_object *obj, const char *column)
+{
+    const kind_desc *d = kind_get(obj->kind);
+    for (size_t i = 0; i < d->head_field_count; i++) {
+        if (strcmp(store_column(&d->head_fields[i]), column) == 0)
+            return kind_field_at_mut(obj, &d->head_fields[i]);
+    }
+    return NULL;
+}
+
+model_state *store_row_state(model_object *obj)
+{
+    const kind_field state = {.name = "state", .offset = kind_get(obj->kind)->state_offset};
+    return kind_field_at_mut(obj, &state);
+}
+
+const char *store_row_token(const model_object *obj)
+{
+    return kind_get(obj->kind)->has_token ? obj->cred.token : NULL;
+}
+
+/* The row's columns as texts, ?1.. of KSTMT_INSERT: the given id and created_at
+ * in place of the row's; an ACL is built in heaps[i]. */
+static error_code insert_texts(const model_object *obj, const char *id,
+                               const char *created_at, const char **texts, char **heaps,
+                               error_info *err)
+{
+    int width = store_row_width(obj->kind);
+    for (int i = 0; i < width - 1; i++) {
+        const kind_field *f = store_row_field(obj->kind, i);
+        const char *col = store_column(f);
+        if (strcmp(col, "id") == 0)
+            texts[i] = id;
+        else if (strcmp(col, "created_at") == 0)
+            texts[i] = created_at;
+        else if (!(texts[i] = store_field_text(obj, f, &heaps[i], err)))
+            return err->code;
+    }
+    texts[width - 1] = model_state_name(model_object_state(obj));
+    return ERROR_OK;
+}
+
+error_code store_row_insert_in_op(store *st, const model_object *obj, const char *id,
+                                  const char *created_at, error_info *err)
+{
+    int width = store_row_width(obj->kind);
+    if (width > ROW_COLS_MAX)
+        return error_set(err, ERROR_IO, "database: a %s has too many columns",
+                         kind_get(obj->kind)->noun);
+    const char *texts[ROW_COLS_MAX];
+    char *heaps[ROW_COLS_MAX] = {0};
+    sqlite3_stmt *s = store_kind_stmt(st, obj->kind, KSTMT_INSERT, err);
+    error_code rc = !s ? err->code : insert_texts(obj, id, created_at, texts, heaps, err);
+    if (rc == ERROR_OK && (rc = store_bind_texts(st, s, texts, width, err)) == ERROR_OK)
+        rc = store_exec(st, s, err);
+    for (int i = 0; i < width; i++)
+        free(heaps[i]);
+    if (rc == ERROR_CONFLICT)
+        return store_row_conflict(st, obj, id, err);
+    if (rc == ERROR_OK)
+        rc = store_cred_put_token(st, id, store_row_token(obj), err);
+    return rc;
 }

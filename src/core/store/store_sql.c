@@ -1,6 +1,10 @@
 /* Every SQL text of the store: the schema migrations and the cached statements. */
 #include "store_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
 /*
  * Ordered migrations: step i takes user_version i to i+1. Append only; never edit
  * a step that has shipped.
@@ -360,29 +364,6 @@ static const char staging_schema[] =
 #define CRED_FROM_PULL(state, error) \
     "SELECT p.id, p.uri, p.created_at, p.description, p.metadata, p.owner_id, p.acl, " \
     state ", " error ", ?1 FROM pull_creds AS p WHERE " UNSEEN_CRED("p")
-/* A confirm keeps what the remote's reply left empty. */
-#define KEEP(col, param) col " = CASE " param " WHEN '' THEN " col " ELSE " param " END"
-/* ... and takes what the row left empty (a field fixed at creation that the remote
- * filled in: a credential's owner). */
-#define FILL(col, param) col " = CASE " col " WHEN '' THEN " param " ELSE " col " END"
-/* What a confirmed create sets on its row, whatever the kind (store_confirm_create
- * binds the parameters by name). */
-#define CONFIRMED \
-    "id = :id, " KEEP("uri", ":uri") ", " KEEP("created_at", ":created_at") ", " \
-    "state = 'synced', error = '', attempts = 0, updated_at = :now"
-
-/* The statements that differ between the kinds only by their table. */
-#define UNDELETE_SQL(t, k) \
-    "UPDATE " t " SET state = CASE WHEN EXISTS (SELECT 1 FROM edits AS e WHERE e.kind = '" \
-    k "' AND e.id = " t ".id) THEN 'edited' ELSE 'synced' END, updated_at = ?2" \
-    " WHERE id = ?1 AND state = 'deleting' AND error = ''"
-#define RESOLVE_SQL(t) "SELECT id, state FROM " t " WHERE id = " RESOLVED_ID
-#define SET_STATE_SQL(t) \
-    "UPDATE " t " SET state = ?2, error = ?3, updated_at = ?4, " ATTEMPTS \
-    " WHERE id = " RESOLVED_ID
-#define DELETE_SQL(t) "DELETE FROM " t " WHERE id = ?1"
-#define STATE_COUNTS_SQL(t) "SELECT state, count(*) FROM " t " GROUP BY state"
-
 static const char *const statements[STMT_COUNT] = {
     [STMT_BEGIN] = "BEGIN IMMEDIATE",
     [STMT_COMMIT] = "COMMIT",
@@ -393,39 +374,10 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_ALIAS_EXISTS] = "SELECT remote_id FROM aliases WHERE local_id = ?1",
     [STMT_ALIAS_INSERT] = "INSERT INTO aliases (local_id, remote_id, kind) VALUES (?1, ?2, ?3)",
     [STMT_ALIAS_DELETE] = "DELETE FROM aliases WHERE remote_id = ?1",
+    /* A rule's natural key among live rows (rules_live_key). */
+    [STMT_LIVE_ID_BY_KEY] = "SELECT id FROM rules"
+                            " WHERE policy_id = ?1 AND cidr = ?2 AND " LIVE " LIMIT 1",
 
-    [STMT_RULE_RESOLVE] = RESOLVE_SQL("rules"),
-    [STMT_RULE_GET] = "SELECT " STORE_RULE_COLS " FROM rules WHERE id = " RESOLVED_ID,
-    [STMT_RULE_FIND] = "SELECT " STORE_RULE_COLS " FROM rules"
-                       " WHERE policy_id = ?1 AND cidr = ?2 AND " LIVE " LIMIT 1",
-    [STMT_RULE_LIVE_ID] = "SELECT id FROM rules"
-                          " WHERE policy_id = ?1 AND cidr = ?2 AND " LIVE " LIMIT 1",
-    [STMT_RULE_INSERT] = "INSERT INTO rules (id, uri, created_at, description, metadata,"
-                         " cidr, policy_id, policy_uri, error, action, state, updated_at,"
-                         " cidr_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-                         " ?12, cidr_sort_key(?6))",
-    [STMT_RULE_SET_STATE] = SET_STATE_SQL("rules"),
-    [STMT_RULE_DELETE] = DELETE_SQL("rules"),
-    [STMT_RULE_STATE_COUNTS] = STATE_COUNTS_SQL("rules"),
-    [STMT_RULE_CONFIRM] = "UPDATE rules SET " CONFIRMED ", " KEEP("policy_uri", ":policy_uri")
-                          " WHERE id = :local_id",
-    /* An edit (store_update): named parameters are the kind's editable fields. */
-    [STMT_RULE_UPDATE] = "UPDATE rules SET cidr = :cidr, cidr_key = cidr_sort_key(:cidr),"
-                         " description = :description,"
-                         " metadata = :metadata WHERE id = :id",
-
-    [STMT_CRED_RESOLVE] = RESOLVE_SQL("credentials"),
-    [STMT_CRED_GET] = "SELECT " STORE_CRED_COLS " FROM credentials WHERE id = " RESOLVED_ID,
-    [STMT_CRED_INSERT] = "INSERT INTO credentials (id, uri, created_at, description,"
-                         " metadata, owner_id, error, acl, state, updated_at)"
-                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    [STMT_CRED_SET_STATE] = SET_STATE_SQL("credentials"),
-    [STMT_CRED_DELETE] = DELETE_SQL("credentials"),
-    [STMT_CRED_STATE_COUNTS] = STATE_COUNTS_SQL("credentials"),
-    [STMT_CRED_CONFIRM] = "UPDATE credentials SET " CONFIRMED ", "
-                          FILL("owner_id", ":owner_id") " WHERE id = :local_id",
-    [STMT_CRED_UPDATE] = "UPDATE credentials SET description = :description, acl = :acl,"
-                         " metadata = :metadata WHERE id = :id",
     /* A new token is not yet shown (shown_at NULL), whoever brought it. */
     [STMT_TOKEN_PUT] = "INSERT OR REPLACE INTO tokens (cred_id, token, shown_at)"
                        " VALUES (?1, ?2, NULL)",
@@ -448,16 +400,16 @@ static const char *const statements[STMT_COUNT] = {
                            " GROUP BY policy_id ORDER BY policy_id LIMIT ?2",
     /* A rotation pair counts once: the successor once its token is held (and it
      * is live), the old one until then. */
-    [STMT_CRED_BY_NAME] = "SELECT id FROM credentials AS c WHERE description = ?1"
-                          " AND state NOT IN ('deleting', 'remote_deleted')"
-                          " AND NOT EXISTS (SELECT 1 FROM rotations AS r"
-                          "  JOIN tokens AS t ON t.cred_id = r.new_id"
-                          "  JOIN credentials AS n ON n.id = r.new_id"
-                          "  WHERE r.old_id = c.id"
-                          "  AND n.state NOT IN ('deleting', 'remote_deleted'))"
-                          " AND NOT EXISTS (SELECT 1 FROM rotations AS r"
-                          "  WHERE r.new_id = c.id AND NOT EXISTS"
-                          "  (SELECT 1 FROM tokens AS t WHERE t.cred_id = c.id))"
+    [STMT_BY_DESCRIPTION] = "SELECT id FROM credentials AS c WHERE description = ?1"
+                            " AND state NOT IN ('deleting', 'remote_deleted')"
+                            " AND NOT EXISTS (SELECT 1 FROM rotations AS r"
+                            "  JOIN tokens AS t ON t.cred_id = r.new_id"
+                            "  JOIN credentials AS n ON n.id = r.new_id"
+                            "  WHERE r.old_id = c.id"
+                            "  AND n.state NOT IN ('deleting', 'remote_deleted'))"
+                            " AND NOT EXISTS (SELECT 1 FROM rotations AS r"
+                            "  WHERE r.new_id = c.id AND NOT EXISTS"
+                            "  (SELECT 1 FROM tokens AS t WHERE t.cred_id = c.id))"
                           " ORDER BY id LIMIT ?2",
     [STMT_ROTATION_SUCCESSOR] = "SELECT r.new_id FROM rotations AS r"
                                 " JOIN tokens AS t ON t.cred_id = r.new_id"
@@ -484,55 +436,14 @@ static const char *const statements[STMT_COUNT] = {
                        " WHERE c.id = " RESOLVED_ID,
 
     /* ---- outbox ---- */
-    /* Compare-and-set: only a row still new is taken. */
-    [STMT_RULE_CLAIM] = "UPDATE rules SET state = 'creating', attempts = attempts + 1,"
-                        " updated_at = ?2 WHERE id = " RESOLVED_ID " AND state = 'new'",
-    [STMT_CRED_CLAIM] = "UPDATE credentials SET state = 'creating', attempts = attempts + 1,"
-                        " updated_at = ?2 WHERE id = " RESOLVED_ID " AND state = 'new'",
-    [STMT_CRED_REQUEUE] = "UPDATE credentials SET id = " LOCAL_OF("?1") ", uri = '',"
-                          " state = 'new', error = '', attempts = 0, updated_at = ?2"
-                          " WHERE id = ?1 AND state = 'orphaned'",
-    [STMT_RULE_RECREATE] = "UPDATE rules SET id = ?2, uri = '', state = 'new', error = '',"
-                           " attempts = 0, updated_at = ?3 WHERE id = ?1",
-    [STMT_CRED_RECREATE] = "UPDATE credentials SET id = ?2, uri = '', state = 'new',"
-                           " error = '', attempts = 0, updated_at = ?3 WHERE id = ?1",
+    /* An orphaned credential back to a create under its local id. */
+    [STMT_REQUEUE_ORPHAN] = "UPDATE credentials SET id = " LOCAL_OF("?1") ", uri = '',"
+                            " state = 'new', error = '', attempts = 0, updated_at = ?2"
+                            " WHERE id = ?1 AND state = 'orphaned'",
     [STMT_TOKEN_DELETE] = "DELETE FROM tokens WHERE cred_id = ?1",
-    /* Undo a delete the user queued: back to edited when an edit waits under it,
-     * else synced. A row the merge queued for deletion (a stray copy: it carries
-     * why in `error`) stays queued. */
-    [STMT_RULE_UNDELETE] = UNDELETE_SQL("rules", "rule"),
-    [STMT_CRED_UNDELETE] = UNDELETE_SQL("credentials", "credential"),
-
     /* ---- pull staging ---- */
     [STMT_PULL_RULES_CLEAR] = "DELETE FROM pull_rules",
     [STMT_PULL_CREDS_CLEAR] = "DELETE FROM pull_creds",
-    [STMT_PULL_RULE_PUT] = "INSERT OR REPLACE INTO pull_rules (id, uri, created_at,"
-                           " description, metadata, cidr, policy_id, policy_uri, action)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    [STMT_PULL_CRED_PUT] = "INSERT OR REPLACE INTO pull_creds (id, uri, created_at,"
-                           " description, metadata, owner_id, acl, marker, raw_metadata)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    /* A refused pulled row: the cached copy of its id stands in for it, so the
-     * merge neither changes that row nor takes it for deleted remotely. */
-    [STMT_PULL_RULE_KEEP] = "INSERT OR REPLACE INTO pull_rules (id, uri, created_at,"
-                            " description, metadata, cidr, policy_id, policy_uri, action,"
-                            " kept) SELECT id, uri, created_at, description, metadata, cidr,"
-                            " policy_id, policy_uri, action, 1 FROM rules WHERE id = ?1",
-    [STMT_PULL_CRED_KEEP] = "INSERT OR REPLACE INTO pull_creds (id, uri, created_at,"
-                            " description, metadata, owner_id, acl, marker, kept)"
-                            " SELECT id, uri, created_at, description, metadata, owner_id,"
-                            " acl, '', 1 FROM credentials WHERE id = ?1",
-    /* A staged row as the kind's *_COLS (a credential's metadata as the server has
-     * it), then `kept`: what store_edit_merge compares an edited row with. */
-    [STMT_PULL_RULE_ROW] = "SELECT id, uri, created_at, description, metadata, cidr,"
-                           " policy_id, policy_uri, '', action, 'synced', kept"
-                           " FROM pull_rules WHERE id = ?1",
-    [STMT_PULL_CRED_ROW] = "SELECT id, uri, created_at, description, CASE raw_metadata"
-                           " WHEN '' THEN metadata ELSE raw_metadata END, owner_id, '', acl,"
-                           " 'synced', kept FROM pull_creds WHERE id = ?1",
-    [STMT_RULE_EDITED_IDS] = "SELECT id FROM rules WHERE state IN ('edited', 'conflict')",
-    [STMT_CRED_EDITED_IDS] = "SELECT id FROM credentials WHERE state IN ('edited', 'conflict')",
-
     /* ---- edits (store_edit.c): ?1 kind ('rule', 'credential'), ?2 id ---- */
     [STMT_EDIT_LIST] = "SELECT field, base, remote FROM edits WHERE kind = ?1 AND id = ?2",
     [STMT_EDIT_PUT] = "INSERT OR IGNORE INTO edits (kind, id, field, base) VALUES (?1, ?2, ?3, ?4)",
@@ -754,27 +665,276 @@ const char *store_sql_staging(void)
     return staging_schema;
 }
 
-#define LIKE3 " LIKE ?3 ESCAPE '\\'"
+/* ---- one statement family per operation, made from the kind's descriptor ---- */
 
-/* One row per kind: its columns, its text filter over ?3 and its statements. */
-#define KIND_SQL(k, cols, filter, P) \
-    [k] = {cols, filter, STMT_##P##_RESOLVE, STMT_##P##_GET, STMT_##P##_SET_STATE, \
-           STMT_##P##_DELETE, STMT_##P##_STATE_COUNTS, STMT_##P##_UPDATE, STMT_##P##_CONFIRM, \
-           STMT_PULL_##P##_KEEP, STMT_##P##_CLAIM, STMT_##P##_RECREATE, STMT_PULL_##P##_ROW, \
-           STMT_##P##_EDITED_IDS}
+/* What the store keeps per kind beside the descriptor: an index key it derives
+ * from a field (a rule's cidr in address order, for the console's sort), the
+ * pull's staging table, and what a credential's staging adds (the metadata as the
+ * server had it, read in place of the column; the creation marker, which a kept
+ * copy sets to ''). */
+typedef struct kind_sql {
+    const char *key_field, *key_column, *key_fn;
+    const char *staging;
+    const char *staged_column, *staged_expr;
+    const char *keep_cols, *keep_values;
+    const char *put_cols; /* what a staged row carries beside its columns */
+} kind_sql;
 
-static const store_kind_info kinds[MODEL_KIND_COUNT] = {
-    KIND_SQL(MODEL_KIND_RULE, STORE_RULE_COLS,
-             "(id" LIKE3 " OR cidr" LIKE3 " OR description" LIKE3 " OR policy_id" LIKE3
-             " OR action" LIKE3 " OR state" LIKE3 ")",
-             RULE),
-    KIND_SQL(MODEL_KIND_CRED, STORE_CRED_COLS,
-             "(id" LIKE3 " OR description" LIKE3 " OR owner_id" LIKE3 " OR acl" LIKE3
-             " OR state" LIKE3 ")",
-             CRED),
+static const kind_sql kind_sqls[MODEL_KIND_COUNT] = {
+    [MODEL_KIND_RULE] = {"cidr", "cidr_key", "cidr_sort_key", "pull_rules", "", "", "", "", ""},
+    [MODEL_KIND_CRED] = {NULL, NULL, NULL, "pull_creds", "metadata",
+                         "CASE raw_metadata WHEN '' THEN metadata ELSE raw_metadata END",
+                         ", marker", ", ''", ", marker, raw_metadata"},
 };
 
-const store_kind_info *store_kind_get(model_kind kind)
+typedef struct sql_out {
+    char *p;
+    size_t size, len;
+    bool cut;
+} sql_out;
+
+static void add(sql_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(sql_out *o, const char *fmt, ...)
 {
-    return &kinds[kind];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = o->cut ? -1 : vsnprintf(o->p + o->len, o->size - o->len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= o->size - o->len)
+        o->cut = true;
+    else
+        o->len += (size_t)n;
+}
+
+const char *store_column(const kind_field *f)
+{
+    return f->column ? f->column : f->name;
+}
+
+int store_row_width(model_kind kind)
+{
+    const kind_desc *d = kind_get(kind);
+    return (int)(d->head_field_count + d->field_count) + 1;
+}
+
+const kind_field *store_row_field(model_kind kind, int i)
+{
+    const kind_desc *d = kind_get(kind);
+    size_t at = (size_t)i;
+    if (at < d->head_field_count)
+        return &d->head_fields[at];
+    at -= d->head_field_count;
+    return at < d->field_count ? &d->fields[at] : NULL;
+}
+
+/* The row's columns in store_row_read's order; `staged`: as a staged row is read
+ * (no error text, synced, a credential's metadata as the server has it). */
+static void add_cols(sql_out *o, model_kind kind, bool staged)
+{
+    const kind_sql *k = &kind_sqls[kind];
+    int heads = (int)kind_get(kind)->head_field_count;
+    for (int i = 0; i < store_row_width(kind); i++) {
+        const kind_field *f = store_row_field(kind, i);
+        const char *col = f ? store_column(f) : "state";
+        if (staged && !f)
+            col = "'synced'";
+        else if (staged && i < heads && !(f->flags & KIND_FIELD_REMOTE))
+            col = "''";
+        else if (staged && strcmp(col, k->staged_column) == 0)
+            col = k->staged_expr;
+        add(o, "%s%s", i ? ", " : "", col);
+    }
+}
+
+/* The columns a listing stages (what the remote has: not the error text, nor
+ * the state). */
+static void add_staged_cols(sql_out *o, model_kind kind)
+{
+    int heads = (int)kind_get(kind)->head_field_count;
+    for (int i = 0, n = 0; i < store_row_width(kind) - 1; i++) {
+        const kind_field *f = store_row_field(kind, i);
+        if (i < heads && !(f->flags & KIND_FIELD_REMOTE))
+            continue;
+        add(o, "%s%s", n++ ? ", " : "", store_column(f));
+    }
+}
+
+int store_pull_width(model_kind kind)
+{
+    int heads = (int)kind_get(kind)->head_field_count, n = 0;
+    for (int i = 0; i < store_row_width(kind) - 1; i++) {
+        const kind_field *f = store_row_field(kind, i);
+        n += i >= heads || (f->flags & KIND_FIELD_REMOTE);
+    }
+    const char *extra = kind_sqls[kind].put_cols;
+    for (; *extra; extra++)
+        n += *extra == ',';
+    return n;
+}
+
+/* An INSERT of the whole row, ?1.. in store_row_read's order; updated_at is ''
+ * until the row's state moves. */
+static void add_insert(sql_out *o, model_kind kind, const char *table)
+{
+    const kind_sql *k = &kind_sqls[kind];
+    int width = store_row_width(kind), key = 0;
+    add(o, "INSERT INTO %s (", table);
+    add_cols(o, kind, false);
+    add(o, ", updated_at%s%s) VALUES (", k->key_column ? ", " : "",
+        k->key_column ? k->key_column : "");
+    for (int i = 0; i < width; i++) {
+        const kind_field *f = store_row_field(kind, i);
+        if (f && k->key_field && strcmp(f->name, k->key_field) == 0)
+            key = i + 1;
+        add(o, "%s?%d", i ? ", " : "", i + 1);
+    }
+    add(o, ", ''");
+    if (key)
+        add(o, ", %s(?%d)", k->key_fn, key);
+    add(o, ")");
+}
+
+/* An edit: every editable column of row :id, bound by its field's name. */
+static void add_update(sql_out *o, model_kind kind, const char *table)
+{
+    const kind_desc *d = kind_get(kind);
+    const kind_sql *k = &kind_sqls[kind];
+    add(o, "UPDATE %s SET ", table);
+    for (size_t i = 0, n = 0; i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if (!(f->flags & KIND_FIELD_EDIT))
+            continue;
+        add(o, "%s%s = :%s", n++ ? ", " : "", store_column(f), f->name);
+        if (k->key_field && strcmp(f->name, k->key_field) == 0)
+            add(o, ", %s = %s(:%s)", k->key_column, k->key_fn, f->name);
+    }
+    add(o, " WHERE id = :id");
+}
+
+/* A create's reply (named parameters, bound by store_confirm_create): the row
+ * takes the remote id; it keeps what the reply left empty of what the remote
+ * assigns (uri, created_at, a rule's policy_uri), and takes what the row left
+ * empty of a field fixed at creation (a credential's owner). */
+static void add_confirm(sql_out *o, model_kind kind, const char *table)
+{
+    const kind_desc *d = kind_get(kind);
+    add(o, "UPDATE %s SET id = :id, state = 'synced', error = '', attempts = 0,"
+           " updated_at = :now", table);
+    for (size_t i = 1; i < d->head_field_count; i++) {
+        const char *c = store_column(&d->head_fields[i]);
+        if (d->head_fields[i].flags & KIND_FIELD_REMOTE)
+            add(o, ", %s = CASE :%s WHEN '' THEN %s ELSE :%s END", c, c, c, c);
+    }
+    for (size_t i = 0; i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if (f->type != KIND_FIELD_TEXT ||
+            (f->flags & (KIND_FIELD_EDIT | KIND_FIELD_REMOTE | KIND_FIELD_REQUIRED)))
+            continue;
+        const char *c = store_column(f);
+        add(o, ", %s = CASE %s WHEN '' THEN :%s ELSE %s END", c, c, f->name, c);
+    }
+    add(o, " WHERE id = :local_id");
+}
+
+/* The text filter over ?3: a substring of the id, the state or a field a person
+ * reads (not the metadata, which is for machines). */
+static void add_filter(sql_out *o, model_kind kind)
+{
+    const kind_desc *d = kind_get(kind);
+    add(o, "(id LIKE ?3 ESCAPE '\\'");
+    for (size_t i = 0; i < d->field_count; i++) {
+        if (!(d->fields[i].flags & KIND_FIELD_OPAQUE))
+            add(o, " OR %s LIKE ?3 ESCAPE '\\'", store_column(&d->fields[i]));
+    }
+    add(o, " OR state LIKE ?3 ESCAPE '\\')");
+}
+
+bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size)
+{
+    const kind_desc *d = kind_get(kind);
+    const kind_sql *k = &kind_sqls[kind];
+    const char *t = d->table;
+    sql_out o = {out, size, 0, size == 0};
+    switch (which) {
+    case KSTMT_RESOLVE:
+        add(&o, "SELECT id, state FROM %s WHERE id = " RESOLVED_ID, t);
+        break;
+    case KSTMT_GET:
+        add(&o, "SELECT ");
+        add_cols(&o, kind, false);
+        add(&o, " FROM %s WHERE id = " RESOLVED_ID, t);
+        break;
+    case KSTMT_INSERT:
+        add_insert(&o, kind, t);
+        break;
+    case KSTMT_SET_STATE:
+        add(&o, "UPDATE %s SET state = ?2, error = ?3, updated_at = ?4, " ATTEMPTS
+                " WHERE id = " RESOLVED_ID, t);
+        break;
+    case KSTMT_DELETE:
+        add(&o, "DELETE FROM %s WHERE id = ?1", t);
+        break;
+    case KSTMT_STATE_COUNTS:
+        add(&o, "SELECT state, count(*) FROM %s GROUP BY state", t);
+        break;
+    case KSTMT_CONFIRM:
+        add_confirm(&o, kind, t);
+        break;
+    case KSTMT_UPDATE:
+        add_update(&o, kind, t);
+        break;
+    case KSTMT_CLAIM: /* compare-and-set: only a row still new is taken */
+        add(&o, "UPDATE %s SET state = 'creating', attempts = attempts + 1,"
+                " updated_at = ?2 WHERE id = " RESOLVED_ID " AND state = 'new'", t);
+        break;
+    case KSTMT_RECREATE:
+        add(&o, "UPDATE %s SET id = ?2, uri = '', state = 'new', error = '',"
+                " attempts = 0, updated_at = ?3 WHERE id = ?1", t);
+        break;
+    case KSTMT_UNDELETE:
+        /* Undo a delete the user queued: back to edited when an edit waits under
+         * it, else synced. A row the merge queued for deletion (a stray copy: it
+         * carries why in `error`) stays queued. */
+        add(&o, "UPDATE %s SET state = CASE WHEN EXISTS (SELECT 1 FROM edits AS e"
+                " WHERE e.kind = '%s' AND e.id = %s.id) THEN 'edited' ELSE 'synced' END,"
+                " updated_at = ?2 WHERE id = ?1 AND state = 'deleting' AND error = ''",
+            t, d->noun, t);
+        break;
+    case KSTMT_EDITED_IDS:
+        add(&o, "SELECT id FROM %s WHERE state IN ('edited', 'conflict')", t);
+        break;
+    case KSTMT_PULL_PUT: {
+        add(&o, "INSERT OR REPLACE INTO %s (", k->staging);
+        add_staged_cols(&o, kind);
+        add(&o, "%s) VALUES (", k->put_cols);
+        int n = store_pull_width(kind);
+        for (int i = 0; i < n; i++)
+            add(&o, "%s?%d", i ? ", " : "", i + 1);
+        add(&o, ")");
+        break;
+    }
+    case KSTMT_PULL_KEEP:
+        /* A refused pulled row: the cached copy of its id stands in for it, so the
+         * merge neither changes that row nor takes it for deleted remotely. */
+        add(&o, "INSERT OR REPLACE INTO %s (", k->staging);
+        add_staged_cols(&o, kind);
+        add(&o, "%s, kept) SELECT ", k->keep_cols);
+        add_staged_cols(&o, kind);
+        add(&o, "%s, 1 FROM %s WHERE id = ?1", k->keep_values, t);
+        break;
+    case KSTMT_PULL_ROW:
+        /* A staged row as store_row_read reads it, then `kept`: what
+         * store_edit_merge compares an edited row with. */
+        add(&o, "SELECT ");
+        add_cols(&o, kind, true);
+        add(&o, ", kept FROM %s WHERE id = ?1", k->staging);
+        break;
+    case KSQL_COLS:
+        add_cols(&o, kind, false);
+        break;
+    case KSQL_FILTER:
+        add_filter(&o, kind);
+        break;
+    }
+    return !o.cut;
 }

@@ -1,9 +1,9 @@
 /*
  * store: an edit in place (store_update), one piece of code for every kind. Which
  * fields may change is the kind descriptor's (KIND_FIELD_EDIT); the columns they
- * go to are the kind's update statement (store_kind_info), whose named parameters
- * are the fields' names, so nothing here is written per kind but the natural key's
- * conflict message, which is a rule's own (store_rule_conflict).
+ * go to are the kind's KSTMT_UPDATE, made from the descriptor, whose named
+ * parameters are the fields' names, so nothing here is written per kind (the
+ * natural key's conflict message is store_row_conflict's).
  */
 #include "store_internal.h"
 
@@ -120,7 +120,7 @@ static error_code bind_row(store *st, sqlite3_stmt *s, const model_object *row, 
 
 error_code store_update_write(store *st, const model_object *row, error_info *err)
 {
-    sqlite3_stmt *s = store_stmt(st, store_kind_get(row->kind)->update, err);
+    sqlite3_stmt *s = store_kind_stmt(st, row->kind, KSTMT_UPDATE, err);
     if (!s)
         return err->code;
     char *heap = NULL;
@@ -131,9 +131,7 @@ error_code store_update_write(store *st, const model_object *row, error_info *er
         store_reset(s);
     free(heap);
     /* The one unique key an edit can break: a rule's (policy, cidr) among live rows. */
-    if (rc == ERROR_CONFLICT && row->kind == MODEL_KIND_RULE)
-        return store_rule_conflict(st, &row->rule, row->rule.id, err);
-    return rc;
+    return rc == ERROR_CONFLICT ? store_row_conflict(st, row, model_object_id(row), err) : rc;
 }
 
 error_code store_update_in_op(store *st, model_object *given, unsigned fields,
