@@ -197,7 +197,7 @@ static void json_op(const cli_apply_run *run, const apply_op *op, FILE *out)
             fputs("null", out);
         fputs("}", out);
     }
-    if (op->kind == APPLY_EDIT) {
+    if (op->kind == APPLY_EDIT && r) { /* an edit always reuses a rule */
         const char *now = apply_edit_description(&run->req, &run->plan, op);
         fputs(", \"description\": {\"from\": ", out);
         cli_put_json_string(out, r->description ? r->description : "");

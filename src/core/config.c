@@ -443,8 +443,7 @@ static void default_db(config *cfg, config_getenv_fn fn, void *ctx)
 error_code config_load_profile(config *cfg, const char *profile, config_getenv_fn getenv_fn,
                                void *ctx, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch; /* error_prefix needs somewhere to keep the code */
+    err = ERROR_OR_SCRATCH(err); /* error_prefix needs somewhere to keep the code */
     memset(cfg, 0, sizeof *cfg);
     for (int k = 0; k < CONFIG_KEY_COUNT; k++)
         model_copy_text(cfg->values[k], sizeof cfg->values[k], settings[k].fallback);

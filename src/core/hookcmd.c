@@ -116,8 +116,7 @@ static error_code wait_for(pid_t pid, double until, double timeout_s, error_info
 error_code hookcmd_run(const char *command_line, const char *const *env, int out_fd,
                        double timeout_s, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     words w;
     if (words_split(command_line, &w, err) != ERROR_OK)
         return ERROR_CONFIG;

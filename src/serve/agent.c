@@ -376,8 +376,7 @@ static agent *agent_new(void)
 
 error_code agent_start(const agent_options *opt, agent **out, error_info *err)
 {
-    error_info scratch = {0};
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *out = NULL;
     agent *ag = agent_new();
     if (!ag)

@@ -84,8 +84,7 @@ static bool key_text_ok(const char *key, size_t len)
 
 error_code agent_key_load(const char *path, char **key, size_t *len, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *key = NULL;
     *len = 0;
     /* O_NONBLOCK: a FIFO must not block the open (fileperm refuses it below). */
@@ -186,8 +185,7 @@ static error_code create_key(const char *path, error_info *err)
 
 error_code agent_key_ensure(const char *path, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     if (!path || !*path)
         return error_set(err, ERROR_INVALID, "the key file path is empty");
     struct stat st;

@@ -79,14 +79,17 @@ sqlite3_stmt *store_kind_stmt(store *st, model_kind kind, store_kstmt which,
                               error_info *err)
 {
     sqlite3_stmt **slot = &st->kstmts[kind][which];
-    if (*slot)
-        return *slot;
-    char sql[4096];
-    if (!store_kind_sql(kind, which, sql, sizeof sql)) {
-        error_set(err, ERROR_IO, "database: a %s statement is too long", kind_get(kind)->noun);
-        return NULL;
+    if (!*slot) { /* made from the descriptor on first use, then kept */
+        char sql[4096];
+        if (!store_kind_sql(kind, which, sql, sizeof sql)) {
+            error_set(err, ERROR_IO, "database: a %s statement is too long",
+                      kind_get(kind)->noun);
+            return NULL;
+        }
+        if (store_prepare(st, sql, slot, err))
+            return NULL;
     }
-    return store_prepare(st, sql, slot, err) ? NULL : *slot;
+    return *slot;
 }
 
 void store_reset(sqlite3_stmt *s)

@@ -137,14 +137,15 @@ static error_code get_one(store *st, const char *sql, const char *id, store_rota
 error_code store_rotation_get(store *st, const char *id, store_rotation *out,
                               error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
-    bool found;
-    if (get_one(st, ROTATION_SELECT " WHERE r.old_id = " ROT_RESOLVED
-                " OR r.new_id = " ROT_RESOLVED
-                " ORDER BY r.state = 'retired', r.started_at DESC LIMIT 1",
-                id, out, &found, err))
-        return err->code;
+    err = ERROR_OR_SCRATCH(err);
+    memset(out, 0, sizeof *out);
+    bool found = false;
+    error_code rc = get_one(st, ROTATION_SELECT " WHERE r.old_id = " ROT_RESOLVED
+                            " OR r.new_id = " ROT_RESOLVED
+                            " ORDER BY r.state = 'retired', r.started_at DESC LIMIT 1",
+                            id, out, &found, err);
+    if (rc != ERROR_OK)
+        return rc;
     if (!found)
         return error_set(err, ERROR_NOT_FOUND, "credential %s is not being rotated", id);
     return ERROR_OK;
@@ -155,13 +156,16 @@ error_code store_rotation_each(store *st,
                                                 error_info *err),
                                void *ctx, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     sqlite3_stmt *s = NULL;
     if (store_prepare(st, ROTATION_SELECT " ORDER BY r.started_at, r.old_id", &s, err))
         return err->code;
     store_rotation *r = malloc(sizeof *r);
-    error_code rc = r ? ERROR_OK : error_set(err, ERROR_NOMEM, "out of memory");
+    if (!r) {
+        sqlite3_finalize(s);
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    }
+    error_code rc = ERROR_OK;
     bool row = true;
     while (rc == ERROR_OK) {
         rc = store_step(st, s, &row, err);
@@ -178,26 +182,24 @@ error_code store_rotation_each(store *st,
 bool store_rotation_due(const store_rotation *r, long long now, long long quiet_s,
                         const char **why)
 {
-    const char *scratch;
-    why = why ? why : &scratch;
+    why = why ? why : &(const char *){NULL};
     if (r->state != STORE_ROTATION_WAITING && r->state != STORE_ROTATION_GRACE)
         *why = store_rotation_state_name(r->state);
     else if (!r->new_held)
         *why = "the successor's token is not held here yet";
     else if (r->exec_state == STORE_EXEC_PENDING)
         *why = "its command has not run yet";
-    else if (r->mode != STORE_ROTATE_GRACE)
-        *why = "due";
-    else if (r->exec_state == STORE_EXEC_FAILED)
+    else if (r->mode == STORE_ROTATE_GRACE && r->exec_state == STORE_EXEC_FAILED)
         *why = "its command failed (the next sync runs it again; --finish retires anyway)";
-    else if (!r->old_held)
+    else if (r->mode == STORE_ROTATE_GRACE && !r->old_held)
         *why = "the old token was never held here, so its use is unknown: retire it with "
                "--finish";
-    else if (r->held_at == 0 || now < r->held_at + r->grace_s)
+    else if (r->mode == STORE_ROTATE_GRACE && (r->held_at == 0 || now < r->held_at + r->grace_s))
         *why = "the grace period";
-    else if (r->old_served_at > 0 && now < r->old_served_at + quiet_s)
+    else if (r->mode == STORE_ROTATE_GRACE && r->old_served_at > 0 &&
+             now < r->old_served_at + quiet_s)
         *why = "the old token was handed out within the quiet period";
-    else
+    else /* --now, --finish, or a grace rotation past all of the above */
         *why = "due";
     return strcmp(*why, "due") == 0;
 }
@@ -205,8 +207,7 @@ bool store_rotation_due(const store_rotation *r, long long now, long long quiet_
 error_code store_rotation_settle(store *st, long long now, long long keep_s, size_t *stopped,
                                  error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     store_op op;
     if (store_op_begin(st, true, &op, err))
         return err->code;
@@ -232,8 +233,7 @@ error_code store_rotation_settle(store *st, long long now, long long keep_s, siz
 error_code store_rotation_exec_done(store *st, const char *old_id, bool ok, const char *why,
                                     error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     char text[MODEL_ERROR_MAX + 1];
     snprintf(text, sizeof text, "%s", ok || !why ? "" : why);
     const char *args[] = {old_id, ok ? "ok" : "failed", text};
@@ -276,8 +276,7 @@ static bool active(const store_rotation *r)
 
 error_code store_rotation_retire(store *st, const char *id, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     bool own;
     if (tx_begin(st, &own, err))
         return err->code;
@@ -295,10 +294,8 @@ error_code store_rotation_retire(store *st, const char *id, error_info *err)
 
 error_code store_rotation_finish(store *st, const char *id, bool *retired, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
-    bool ignored;
-    retired = retired ? retired : &ignored;
+    err = ERROR_OR_SCRATCH(err);
+    retired = retired ? retired : &(bool){false};
     *retired = false;
     bool own;
     if (tx_begin(st, &own, err))
@@ -321,8 +318,7 @@ error_code store_rotation_finish(store *st, const char *id, bool *retired, error
 error_code store_rotation_cancel(store *st, const char *id, char new_id[MODEL_ID_MAX + 1],
                                  error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     bool own;
     if (tx_begin(st, &own, err))
         return err->code;
@@ -348,8 +344,7 @@ error_code store_rotation_cancel(store *st, const char *id, char new_id[MODEL_ID
 error_code store_rotation_successor(store *st, const char *id, char succ[MODEL_ID_MAX + 1],
                                     bool *found, error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     *found = false;
     succ[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_ROTATION_SUCCESSOR, err);
@@ -440,8 +435,7 @@ error_code store_rotation_start(store *st, const char *id, long long grace_s,
                                 store_rotation_mode mode, const char *exec, long long now,
                                 char new_id[MODEL_ID_MAX + 1], error_info *err)
 {
-    error_info scratch;
-    err = err ? err : &scratch;
+    err = ERROR_OR_SCRATCH(err);
     exec = exec ? exec : "";
     if (grace_s < 0)
         return error_set(err, ERROR_INVALID, "a grace period cannot be negative");
