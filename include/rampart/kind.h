@@ -45,14 +45,21 @@ enum kind_field_flags {
 typedef struct kind_field {
     const char *name;   /* wire name (the API's and the JSON's), and the key of forms
                          * and edits: "cidr", "acl"; the command line's flag may differ
-                         * ("ip_policy_id" is --policy, "owner_id" --owner) */
+                         * (`flag`) */
     kind_field_type type;
     size_t offset;      /* in model_rule or model_cred */
     size_t size;        /* buffer size of a text field; 0 for the other types */
     unsigned flags;     /* kind_field_flags */
     error_code (*check)(const char *text, char *canon, size_t canon_size,
                         error_info *err);
+    const char *flag;   /* the command line's flag (no "--") when not `name`: "policy" */
 } kind_field;
+
+/* Where the fields every kind has live in the kind's struct (offsets in model_rule
+ * or model_cred): char buffers but `state`, a model_state. */
+typedef struct kind_head {
+    size_t id, uri, created_at, description, metadata, state, error;
+} kind_head;
 
 typedef struct kind_desc {
     model_kind kind;
@@ -78,6 +85,8 @@ typedef struct kind_desc {
     /* One object from JSON into `out` (initialised to this kind by the call; the
      * caller clears it whatever the result). */
     error_code (*decode)(const char *json, size_t len, model_object *out, error_info *err);
+    kind_head head;         /* the common fields' offsets */
+    const char *api_noun;   /* the API's word in its messages: "ip policy rule" */
 } kind_desc;
 
 /* The descriptor of `kind` (MODEL_KIND_RULE for an out-of-range value). */
@@ -103,6 +112,11 @@ unsigned kind_field_set(model_kind kind, unsigned flags);
 /* The names of the fields in `set`, in descriptor order, joined by ", " into
  * `buf` (cut to fit `size`), for messages: "cidr, description, metadata". */
 const char *kind_field_names(model_kind kind, unsigned set, char *buf, size_t size);
+
+/* What lies `offset` bytes into obj's kind struct (an offset of a kind_head or a
+ * kind_field of obj's kind). */
+const void *kind_at(const model_object *obj, size_t offset);
+void *kind_at_mut(model_object *obj, size_t offset);
 
 /* Where field `f` of obj's kind lives in the object (f must be one of that kind's
  * fields): a char buffer, a model_action or a model_acl by f->type. */
