@@ -53,6 +53,8 @@ typedef struct kind_field {
     error_code (*check)(const char *text, char *canon, size_t canon_size,
                         error_info *err);
     const char *flag;   /* the command line's flag (no "--") when not `name`: "policy" */
+    const char *nested; /* in the API's objects, the value is this member's "id"
+                         * ("ip_policy": {"id", "uri"}); create bodies send `name` */
 } kind_field;
 
 /* Where the fields every kind has live in the kind's struct (offsets in model_rule
@@ -94,6 +96,10 @@ const kind_desc *kind_get(model_kind kind);
 
 /* Shorthand for kind_get(obj->kind)->label(obj). */
 const char *kind_label(const model_object *obj);
+
+/* Whether `f` is one of the fields every kind has (kind_head: description,
+ * metadata), which the wire format writes with the head. */
+bool kind_field_in_head(model_kind kind, const kind_field *f);
 
 /* A field of `kind` by its name, NULL when the kind has none. */
 const kind_field *kind_field_by_name(model_kind kind, const char *name);

@@ -49,19 +49,21 @@ static error_code check_owner(const char *text, char *canon, size_t canon_size,
     return text && text[0] ? validate_owner_id(text, err) : ERROR_OK;
 }
 
-#define RULE_TEXT(f, flags, check) \
-    {#f, KIND_FIELD_TEXT, offsetof(model_rule, f), sizeof(((model_rule *)0)->f), flags, check, NULL}
-#define CRED_TEXT(f, flags, check) \
-    {#f, KIND_FIELD_TEXT, offsetof(model_cred, f), sizeof(((model_cred *)0)->f), flags, check, NULL}
+#define RULE_TEXT(f, flags, check)                                                       \
+    {#f, KIND_FIELD_TEXT, offsetof(model_rule, f), sizeof(((model_rule *)0)->f), flags, \
+     check, NULL, NULL}
+#define CRED_TEXT(f, flags, check)                                                       \
+    {#f, KIND_FIELD_TEXT, offsetof(model_cred, f), sizeof(((model_cred *)0)->f), flags, \
+     check, NULL, NULL}
 
 /* The user's fields in the order forms and `show` list them. */
 static const kind_field rule_fields[] = {
     RULE_TEXT(cidr, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_REQUIRED, check_cidr),
     {"ip_policy_id", KIND_FIELD_TEXT, offsetof(model_rule, policy_id),
      sizeof(((model_rule *)0)->policy_id), KIND_FIELD_CREATE | KIND_FIELD_REQUIRED,
-     check_policy, "policy"},
+     check_policy, "policy", "ip_policy"},
     {"action", KIND_FIELD_ACTION, offsetof(model_rule, action), 0,
-     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL},
+     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL, NULL},
     RULE_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
     RULE_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata),
 };
@@ -69,10 +71,10 @@ static const kind_field rule_fields[] = {
 static const kind_field cred_fields[] = {
     CRED_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
     {"acl", KIND_FIELD_ACL, offsetof(model_cred, acl), 0, KIND_FIELD_CREATE | KIND_FIELD_EDIT,
-     NULL, NULL},
+     NULL, NULL, NULL},
     CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata),
     {"owner_id", KIND_FIELD_TEXT, offsetof(model_cred, owner_id),
-     sizeof(((model_cred *)0)->owner_id), KIND_FIELD_CREATE, check_owner, "owner"},
+     sizeof(((model_cred *)0)->owner_id), KIND_FIELD_CREATE, check_owner, "owner", NULL},
 };
 
 /* The offsets of what every row has, in the kind's struct `t`. */
@@ -158,6 +160,12 @@ const kind_desc *kind_get(model_kind kind)
 const char *kind_label(const model_object *obj)
 {
     return kind_get(obj->kind)->label(obj);
+}
+
+bool kind_field_in_head(model_kind kind, const kind_field *f)
+{
+    const kind_head *h = &kind_get(kind)->head;
+    return f->offset == h->description || f->offset == h->metadata;
 }
 
 const kind_field *kind_field_by_name(model_kind kind, const char *name)

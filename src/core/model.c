@@ -192,8 +192,7 @@ void model_cred_clear(model_cred *cred)
     memset(cred, 0, sizeof *cred);
 }
 
-/* What an object of the kind owns on the heap: a credential's ACL and token. */
-static bool owns_heap(model_kind kind)
+bool model_kind_owns_heap(model_kind kind)
 {
     return kind == MODEL_KIND_CRED;
 }
@@ -209,14 +208,14 @@ void model_object_clear(model_object *obj)
     if (!obj)
         return;
     model_kind kind = obj->kind;
-    if (owns_heap(kind))
+    if (model_kind_owns_heap(kind))
         model_cred_clear(&obj->cred);
     model_object_init(obj, kind);
 }
 
 error_code model_object_copy(model_object *dst, const model_object *src, error_info *err)
 {
-    if (!owns_heap(src->kind)) {
+    if (!model_kind_owns_heap(src->kind)) {
         memcpy(dst, src, sizeof *dst);
         return ERROR_OK;
     }
