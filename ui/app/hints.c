@@ -173,7 +173,7 @@ void ui_hint_empty(const ui_app *app, ui_hint_lines *out)
     }
     if (!v->ops->records)
         return;
-    const char *what = v->ops->kind == MODEL_KIND_RULE ? "rules" : "credentials";
+    const char *what = kind_get(v->ops->kind)->plural;
     char key[16];
     add_line(out, "No %s in this cache yet.", what);
     if (ui_app_readonly(app))
