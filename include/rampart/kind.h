@@ -55,6 +55,7 @@ typedef struct kind_field {
     const char *flag;   /* the command line's flag (no "--") when not `name`: "policy" */
     const char *nested; /* in the API's objects, the value is this member's "id"
                          * ("ip_policy": {"id", "uri"}); create bodies send `name` */
+    const char *label;  /* a form's label for it: "CIDR", "ACL rules" */
 } kind_field;
 
 /* Where the fields every kind has live in the kind's struct (offsets in model_rule

@@ -49,32 +49,36 @@ static error_code check_owner(const char *text, char *canon, size_t canon_size,
     return text && text[0] ? validate_owner_id(text, err) : ERROR_OK;
 }
 
-#define RULE_TEXT(f, flags, check)                                                       \
+#define RULE_TEXT(f, flags, check, label)                                                \
     {#f, KIND_FIELD_TEXT, offsetof(model_rule, f), sizeof(((model_rule *)0)->f), flags, \
-     check, NULL, NULL}
-#define CRED_TEXT(f, flags, check)                                                       \
+     check, NULL, NULL, label}
+#define CRED_TEXT(f, flags, check, label)                                                \
     {#f, KIND_FIELD_TEXT, offsetof(model_cred, f), sizeof(((model_cred *)0)->f), flags, \
-     check, NULL, NULL}
+     check, NULL, NULL, label}
 
 /* The user's fields in the order forms and `show` list them. */
 static const kind_field rule_fields[] = {
-    RULE_TEXT(cidr, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_REQUIRED, check_cidr),
+    RULE_TEXT(cidr, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_REQUIRED, check_cidr,
+              "CIDR"),
     {"ip_policy_id", KIND_FIELD_TEXT, offsetof(model_rule, policy_id),
      sizeof(((model_rule *)0)->policy_id), KIND_FIELD_CREATE | KIND_FIELD_REQUIRED,
-     check_policy, "policy", "ip_policy"},
+     check_policy, "policy", "ip_policy", "Policy"},
     {"action", KIND_FIELD_ACTION, offsetof(model_rule, action), 0,
-     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL, NULL},
-    RULE_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
-    RULE_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata),
+     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL, NULL, "Action"},
+    RULE_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description,
+              "Description"),
+    RULE_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata, "Metadata"),
 };
 
 static const kind_field cred_fields[] = {
-    CRED_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
+    CRED_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description,
+              "Description"),
     {"acl", KIND_FIELD_ACL, offsetof(model_cred, acl), 0, KIND_FIELD_CREATE | KIND_FIELD_EDIT,
-     NULL, NULL, NULL},
-    CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata),
+     NULL, NULL, NULL, "ACL rules"},
+    CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_metadata, "Metadata"),
     {"owner_id", KIND_FIELD_TEXT, offsetof(model_cred, owner_id),
-     sizeof(((model_cred *)0)->owner_id), KIND_FIELD_CREATE, check_owner, "owner", NULL},
+     sizeof(((model_cred *)0)->owner_id), KIND_FIELD_CREATE, check_owner, "owner", NULL,
+     "Owner"},
 };
 
 /* The offsets of what every row has, in the kind's struct `t`. */
