@@ -88,7 +88,7 @@ static const ui_record_line cred_details[] = {
 /* In ui_record_kind's order: the kind, its view, its tag and word in the plan, its
  * tables, the plan's WHAT (and what it says when that is empty), its row in a
  * confirmation, the status line after a create, what its form offers, the
- * editable field of its natural key. */
+ * editable field of its natural key, the empty view's other way in. */
 static const ui_record_kind kinds[MODEL_KIND_COUNT] = {
     [MODEL_KIND_RULE] = {MODEL_KIND_RULE,
                          {"rules", "Rules", true, MODEL_KIND_RULE, ui_policy_request,
@@ -97,14 +97,15 @@ static const ui_record_kind kinds[MODEL_KIND_COUNT] = {
                          "{cidr} {action} {ip_policy_id}", "",
                          "{id}  {action} {cidr}  {state}  {ip_policy_id}",
                          "new rule queued: {action} {cidr} ('s' syncs it)", ui_policy_offer,
-                         "cidr"},
+                         "cidr",
+                         "  or import a JSON file from a shell: rampart rules import FILE"},
     [MODEL_KIND_CRED] = {MODEL_KIND_CRED,
                          {"creds", "Creds", true, MODEL_KIND_CRED, NULL, NULL, NULL},
                          'c', "cred", TABLES(cred), NULL, 0, "{description}",
                          "(no description)",
                          "{id}  \"{description}\"  {state}",
                          "new credential queued: its token shows once 's' has synced it", NULL,
-                         NULL},
+                         NULL, NULL},
 };
 
 const ui_record_kind *ui_record_kind_get(model_kind kind)

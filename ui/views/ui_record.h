@@ -69,6 +69,9 @@ typedef struct ui_record_kind {
     /* The editable field of the natural key (a rule's "cidr"): a store refusal for
      * a clash with another row (ERROR_CONFLICT) goes under it; NULL: none. */
     const char *key_field;
+    /* The empty view's last line: another way to fill it (a rule's import); NULL:
+     * none. */
+    const char *empty_more;
 } ui_record_kind;
 
 /* The console's data of `kind` (ui/views/record_kinds.c); never NULL. */
