@@ -252,10 +252,16 @@ typedef struct create_job {
     model_object out;         /* the reply */
 } create_job;
 
+/* Whether the object's kind hands out a secret once, in the create reply. */
+static bool gets_token(const model_object *obj)
+{
+    return kind_get(obj->kind)->has_token;
+}
+
 /* A created object whose kind hands out a secret once must come with it. */
 static bool lacks_token(const model_object *obj)
 {
-    return kind_get(obj->kind)->has_token && (!obj->cred.token || !obj->cred.token[0]);
+    return gets_token(obj) && (!obj->cred.token || !obj->cred.token[0]);
 }
 
 /* A token the store would refuse (not a token's shape: escape sequences, a
@@ -304,7 +310,7 @@ static void create_done(engine *e, create_job *j)
         move(e, &j->t, MODEL_STATE_UNKNOWN, "the reply carried no token");
         return;
     }
-    if (kind_get(j->out.kind)->has_token && store_token_check(j->out.cred.token, NULL)) {
+    if (gets_token(&j->out) && store_token_check(j->out.cred.token, NULL)) {
         create_bad_token(e, j);
         return;
     }

@@ -115,7 +115,7 @@ error_code codec_page_decode(model_kind kind, const char *json, size_t len, code
  * as well as in the path): a string, copied into out's id for the caller to
  * compare with the path; absent, out's id is "".
  * - ERROR_INVALID: a member that never changes, whatever its value (a create field
- *   without KIND_FIELD_EDIT: ip_policy_id, action, owner_id; what the remote
+ *   without KIND_FIELD_EDIT, as a rule's action; what the remote
  *   assigns: uri, created_at; the replies' own ip_policy and token):
  *   "action: cannot be changed; a rule may change cidr, description, metadata";
  *   a member the kind does not have ("colour: unknown field; …"): an edit that
@@ -243,8 +243,9 @@ void codec_wipe_freed_memory(void);
 char *codec_rule_encode(const model_rule *rule, unsigned flags);
 char *codec_cred_encode(const model_cred *cred, unsigned flags);
 
-/* Create request bodies: only the fields the API accepts, compact. Empty optional
- * fields (description, metadata, an empty acl, owner_id) are omitted. */
+/* Create request bodies: only the fields the API accepts, compact, in the order
+ * description, metadata, then the kind's own fields (kind.h). Empty optional
+ * fields (not KIND_FIELD_REQUIRED; an empty acl) are omitted. */
 char *codec_rule_create_body(const model_rule *rule);
 char *codec_cred_create_body(const model_cred *cred);
 

@@ -17,7 +17,7 @@
  *   the client's messages; a CIDR another rule of the policy holds names it). A
  *   PATCH takes only KIND_FIELD_EDIT fields (another member, or a body that
  *   changes nothing, is a 400 naming it); the merged row goes through
- *   store_update and keeps its id. A credential without owner_id is
+ *   store_update and keeps its id. A credential created without an owner is
  *   EMULATOR_OWNER_ID's.
  * - Errors: {"error_code","status_code","msg","details":{"operation_id"}} and an
  *   "Operation-Id" header. With rate_limit, one rolling window for every client:
@@ -31,7 +31,7 @@
 
 #include "rampart/error.h"
 
-/* The owner of credentials created without owner_id: the API key's user. */
+/* The owner of credentials created without one: the API key's user. */
 #define EMULATOR_OWNER_ID "usr_2Rampart0Reference0Server00"
 
 /* Default name of the version header (the production service brands it). */

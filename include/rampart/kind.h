@@ -46,7 +46,7 @@ enum kind_field_flags {
 typedef struct kind_field {
     const char *name;   /* wire name (the API's and the JSON's), and the key of forms
                          * and edits: "cidr", "acl"; the command line's flag may differ
-                         * ("ip_policy_id" is --policy, "owner_id" --owner) */
+                         * (`flag`) */
     kind_field_type type;
     size_t offset;      /* in model_rule or model_cred */
     size_t size;        /* buffer size of a text field; 0 for the other types */
@@ -54,7 +54,17 @@ typedef struct kind_field {
     error_code (*check)(const char *text, char *canon, size_t canon_size,
                         error_info *err);
     const char *column; /* the store's column when it is not `name` (NULL: `name`) */
+    const char *flag;   /* the command line's flag (no "--") when not `name`: "policy" */
+    const char *nested; /* in the API's objects, the value is this member's "id"
+                         * ("ip_policy": {"id", "uri"}); create bodies send `name` */
+    const char *label;  /* a form's label for it: "CIDR", "ACL rules" */
 } kind_field;
+
+/* Where the fields every kind has live in the kind's struct (offsets in model_rule
+ * or model_cred): char buffers but `state`, a model_state. */
+typedef struct kind_head {
+    size_t id, uri, created_at, description, metadata, state, error;
+} kind_head;
 
 typedef struct kind_desc {
     model_kind kind;
@@ -82,11 +92,11 @@ typedef struct kind_desc {
     error_code (*decode)(const char *json, size_t len, model_object *out, error_info *err);
     /* The store's row beside the user's fields: what every row has (id, uri,
      * created_at, error) and what the remote assigns to one kind (a rule's
-     * policy_uri), as text fields named by their column; then where the kind
-     * keeps its model_state. */
+     * policy_uri), as text fields named by their column. */
     const kind_field *head_fields;
     size_t head_field_count;
-    size_t state_offset;
+    kind_head head;         /* the common fields' offsets */
+    const char *api_noun;   /* the API's word in its messages: "ip policy rule" */
 } kind_desc;
 
 /* The descriptor of `kind` (MODEL_KIND_RULE for an out-of-range value). */
@@ -94,6 +104,10 @@ const kind_desc *kind_get(model_kind kind);
 
 /* Shorthand for kind_get(obj->kind)->label(obj). */
 const char *kind_label(const model_object *obj);
+
+/* Whether `f` is one of the fields every kind has (kind_head: description,
+ * metadata), which the wire format writes with the head. */
+bool kind_field_in_head(model_kind kind, const kind_field *f);
 
 /* A field of `kind` by its name, NULL when the kind has none. */
 const kind_field *kind_field_by_name(model_kind kind, const char *name);
@@ -112,6 +126,11 @@ unsigned kind_field_set(model_kind kind, unsigned flags);
 /* The names of the fields in `set`, in descriptor order, joined by ", " into
  * `buf` (cut to fit `size`), for messages: "cidr, description, metadata". */
 const char *kind_field_names(model_kind kind, unsigned set, char *buf, size_t size);
+
+/* What lies `offset` bytes into obj's kind struct (an offset of a kind_head or a
+ * kind_field of obj's kind). */
+const void *kind_at(const model_object *obj, size_t offset);
+void *kind_at_mut(model_object *obj, size_t offset);
 
 /* Where field `f` of obj's kind lives in the object (f must be one of that kind's
  * fields): a char buffer, a model_action or a model_acl by f->type. */

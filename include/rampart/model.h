@@ -109,6 +109,10 @@ typedef struct model_object {
     };
 } model_object;
 
+/* Whether an object of `kind` owns heap memory (a credential's ACL and token),
+ * which model_object_clear releases. */
+bool model_kind_owns_heap(model_kind kind);
+
 /* Zero `obj` and set its kind (no heap is held afterwards). */
 void model_object_init(model_object *obj, model_kind kind);
 

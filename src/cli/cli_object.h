@@ -169,8 +169,8 @@ int cli_object_push_one(cli_ctx *ctx, model_kind kind, const char *id);
 
 /* ---- objects_edit.c ---- */
 
-/* The command-line flag of a kind's field, without "--": its wire name but
- * "policy" (ip_policy_id) and "owner" (owner_id). */
+/* The command-line flag of a kind's field, without "--": its descriptor's `flag`,
+ * else its wire name. */
 const char *cli_object_flag(const kind_field *f);
 
 /* `update ID --FIELD VALUE...` and `resolve ID --keep-local|--take-remote`. */

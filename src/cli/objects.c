@@ -83,7 +83,8 @@ static int push_and_show(cli_ctx *ctx, const cli_object_kind *k, const char *loc
     error_info e = {0};
     if (store_get(ctx->st, k->kind, local_id, &obj, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
-    if (kind_get(k->kind)->has_token)
+    bool token = kind_get(k->kind)->has_token;
+    if (token)
         attach_token(ctx->st, &obj);
     int shown = CLI_EXIT_OK;
     if (json || !k->put_synced)
@@ -91,7 +92,7 @@ static int push_and_show(cli_ctx *ctx, const cli_object_kind *k, const char *loc
     else
         k->put_synced(ctx, &obj);
     /* Printed on stdout: seen, so the console does not show it again as new. */
-    if (kind_get(k->kind)->has_token && obj.cred.token)
+    if (token && obj.cred.token)
         store_token_mark_shown(ctx->st, obj.cred.id, NULL, NULL);
     model_object_clear(&obj);
     return rc != CLI_EXIT_OK ? rc : shown;

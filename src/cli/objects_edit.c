@@ -16,11 +16,7 @@ enum { FIELDS_MAX = 8 }; /* fields of a kind: the bits of a kind_field_bit set *
 
 const char *cli_object_flag(const kind_field *f)
 {
-    if (strcmp(f->name, "ip_policy_id") == 0)
-        return "policy";
-    if (strcmp(f->name, "owner_id") == 0)
-        return "owner";
-    return f->name;
+    return f->flag ? f->flag : f->name;
 }
 
 /* "--cidr, --description or --metadata": the flags of the fields in `set`. */

@@ -49,45 +49,60 @@ static error_code check_owner(const char *text, char *canon, size_t canon_size,
     return text && text[0] ? validate_owner_id(text, err) : ERROR_OK;
 }
 
-#define RULE_TEXT(f, flags, check) \
-    {#f, KIND_FIELD_TEXT, offsetof(model_rule, f), sizeof(((model_rule *)0)->f), flags, check, \
-     NULL}
-#define CRED_TEXT(f, flags, check) \
-    {#f, KIND_FIELD_TEXT, offsetof(model_cred, f), sizeof(((model_cred *)0)->f), flags, check, \
-     NULL}
+#define RULE_TEXT(f, flags, check, label)                                                \
+    {#f, KIND_FIELD_TEXT, offsetof(model_rule, f), sizeof(((model_rule *)0)->f), flags, \
+     check, NULL, NULL, NULL, label}
+#define CRED_TEXT(f, flags, check, label)                                                \
+    {#f, KIND_FIELD_TEXT, offsetof(model_cred, f), sizeof(((model_cred *)0)->f), flags, \
+     check, NULL, NULL, NULL, label}
 
 /* The user's fields in the order forms and `show` list them. */
 static const kind_field rule_fields[] = {
-    RULE_TEXT(cidr, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_REQUIRED, check_cidr),
+    RULE_TEXT(cidr, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_REQUIRED, check_cidr,
+              "CIDR"),
     {"ip_policy_id", KIND_FIELD_TEXT, offsetof(model_rule, policy_id),
      sizeof(((model_rule *)0)->policy_id), KIND_FIELD_CREATE | KIND_FIELD_REQUIRED,
-     check_policy, "policy_id"},
+     check_policy, "policy_id", "policy", "ip_policy", "Policy"},
     {"action", KIND_FIELD_ACTION, offsetof(model_rule, action), 0,
-     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL},
-    RULE_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
-    RULE_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_OPAQUE, check_metadata),
+     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL, NULL, NULL, "Action"},
+    RULE_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description,
+              "Description"),
+    RULE_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_OPAQUE, check_metadata,
+              "Metadata"),
 };
 
 static const kind_field cred_fields[] = {
-    CRED_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description),
+    CRED_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description,
+              "Description"),
     {"acl", KIND_FIELD_ACL, offsetof(model_cred, acl), 0, KIND_FIELD_CREATE | KIND_FIELD_EDIT,
-     NULL, NULL},
+     NULL, NULL, NULL, NULL, "ACL rules"},
     CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_OPAQUE,
-              check_metadata),
-    CRED_TEXT(owner_id, KIND_FIELD_CREATE, check_owner),
+              check_metadata, "Metadata"),
+    {"owner_id", KIND_FIELD_TEXT, offsetof(model_cred, owner_id),
+     sizeof(((model_cred *)0)->owner_id), KIND_FIELD_CREATE, check_owner, NULL, "owner", NULL,
+     "Owner"},
 };
 
 /* What every row has, and a rule's policy_uri: the store's columns. */
 static const kind_field rule_head[] = {
-    RULE_TEXT(id, KIND_FIELD_REMOTE, NULL),         RULE_TEXT(uri, KIND_FIELD_REMOTE, NULL),
-    RULE_TEXT(created_at, KIND_FIELD_REMOTE, NULL), RULE_TEXT(error, 0, NULL),
-    RULE_TEXT(policy_uri, KIND_FIELD_REMOTE, NULL),
+    RULE_TEXT(id, KIND_FIELD_REMOTE, NULL, NULL),
+    RULE_TEXT(uri, KIND_FIELD_REMOTE, NULL, NULL),
+    RULE_TEXT(created_at, KIND_FIELD_REMOTE, NULL, NULL),
+    RULE_TEXT(error, 0, NULL, NULL),
+    RULE_TEXT(policy_uri, KIND_FIELD_REMOTE, NULL, NULL),
 };
 
 static const kind_field cred_head[] = {
-    CRED_TEXT(id, KIND_FIELD_REMOTE, NULL),         CRED_TEXT(uri, KIND_FIELD_REMOTE, NULL),
-    CRED_TEXT(created_at, KIND_FIELD_REMOTE, NULL), CRED_TEXT(error, 0, NULL),
+    CRED_TEXT(id, KIND_FIELD_REMOTE, NULL, NULL),
+    CRED_TEXT(uri, KIND_FIELD_REMOTE, NULL, NULL),
+    CRED_TEXT(created_at, KIND_FIELD_REMOTE, NULL, NULL),
+    CRED_TEXT(error, 0, NULL, NULL),
 };
+
+/* The offsets of what every row has, in the kind's struct `t`. */
+#define HEAD(t)                                                                        \
+    {offsetof(t, id), offsetof(t, uri), offsetof(t, created_at), offsetof(t, description), \
+     offsetof(t, metadata), offsetof(t, state), offsetof(t, error)}
 
 /* ---- per-kind functions -------------------------------------------------- */
 
@@ -147,17 +162,17 @@ static error_code cred_decode(const char *json, size_t len, model_object *out,
 
 /* One row per kind: what differs, in the order of kind_desc. `fn` names the
  * kind's functions above (fn_label, fn_validate, …). */
-#define KIND(k, noun, plural, command, prefix, api, table, token, fields, fn, type)    \
+#define KIND(k, noun, plural, command, prefix, api, table, token, fields, fn, type, api_noun) \
     [k] = {k, noun, plural, command, prefix, api, "/" api, table, token, fields,       \
            sizeof(fields) / sizeof((fields)[0]), fn##_label, fn##_validate, fn##_encode, \
            fn##_create_body, fn##_decode, fn##_head,                                   \
-           sizeof(fn##_head) / sizeof(fn##_head[0]), offsetof(type, state)}
+           sizeof(fn##_head) / sizeof(fn##_head[0]), HEAD(type), api_noun}
 
 static const kind_desc kinds[MODEL_KIND_COUNT] = {
     KIND(MODEL_KIND_RULE, "rule", "rules", "rules", "ipr", "ip_policy_rules", "rules", false,
-         rule_fields, rule, model_rule),
+         rule_fields, rule, model_rule, "ip policy rule"),
     KIND(MODEL_KIND_CRED, "credential", "credentials", "creds", "cr", "credentials",
-         "credentials", true, cred_fields, cred, model_cred),
+         "credentials", true, cred_fields, cred, model_cred, "credential"),
 };
 
 const kind_desc *kind_get(model_kind kind)
@@ -168,6 +183,12 @@ const kind_desc *kind_get(model_kind kind)
 const char *kind_label(const model_object *obj)
 {
     return kind_get(obj->kind)->label(obj);
+}
+
+bool kind_field_in_head(model_kind kind, const kind_field *f)
+{
+    const kind_head *h = &kind_get(kind)->head;
+    return f->offset == h->description || f->offset == h->metadata;
 }
 
 const kind_field *kind_field_by_name(model_kind kind, const char *name)
@@ -214,34 +235,43 @@ const char *kind_field_names(model_kind kind, unsigned set, char *buf, size_t si
 
 /* ---- values by name ------------------------------------------------------ */
 
+/* The union's members all start where it starts: an offset in the kind's struct
+ * is an offset from here. */
+const void *kind_at(const model_object *obj, size_t offset)
+{
+    return (const char *)&obj->rule + offset;
+}
+
+void *kind_at_mut(model_object *obj, size_t offset)
+{
+    return (char *)&obj->rule + offset;
+}
+
 const void *kind_field_at(const model_object *obj, const kind_field *f)
 {
-    const char *member = obj->kind == MODEL_KIND_CRED ? (const char *)&obj->cred
-                                                      : (const char *)&obj->rule;
-    return member + f->offset;
+    return kind_at(obj, f->offset);
 }
 
 void *kind_field_at_mut(model_object *obj, const kind_field *f)
 {
-    char *member = obj->kind == MODEL_KIND_CRED ? (char *)&obj->cred : (char *)&obj->rule;
-    return member + f->offset;
+    return kind_at_mut(obj, f->offset);
 }
 
 /* What every row has, wherever its kind keeps it; NULL for another name. */
 static const char *head_value(const model_object *obj, const char *name)
 {
-    bool cred = obj->kind == MODEL_KIND_CRED;
+    const kind_head *h = &kind_get(obj->kind)->head;
     if (strcmp(name, "id") == 0)
-        return model_object_id(obj);
+        return kind_at(obj, h->id);
     if (strcmp(name, "state") == 0)
         return model_state_name(model_object_state(obj));
     if (strcmp(name, "error") == 0)
-        return model_object_error(obj);
+        return kind_at(obj, h->error);
     if (strcmp(name, "created_at") == 0)
-        return cred ? obj->cred.created_at : obj->rule.created_at;
+        return kind_at(obj, h->created_at);
     if (strcmp(name, "uri") == 0)
-        return cred ? obj->cred.uri : obj->rule.uri;
-    if (!cred && strcmp(name, "policy_uri") == 0)
+        return kind_at(obj, h->uri);
+    if (obj->kind == MODEL_KIND_RULE && strcmp(name, "policy_uri") == 0)
         return obj->rule.policy_uri;
     return NULL;
 }
@@ -308,11 +338,9 @@ typedef struct row_head {
 
 static row_head head_of(const model_object *obj)
 {
-    if (obj->kind == MODEL_KIND_CRED)
-        return (row_head){obj->cred.id, obj->cred.uri, obj->cred.created_at,
-                          obj->cred.error, obj->cred.state};
-    return (row_head){obj->rule.id, obj->rule.uri, obj->rule.created_at, obj->rule.error,
-                      obj->rule.state};
+    const kind_head *h = &kind_get(obj->kind)->head;
+    return (row_head){kind_at(obj, h->id), kind_at(obj, h->uri), kind_at(obj, h->created_at),
+                      kind_at(obj, h->error), model_object_state(obj)};
 }
 
 static error_code check_head(const kind_desc *d, const row_head *h, error_info *err)

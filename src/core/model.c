@@ -1,4 +1,5 @@
 #include "rampart/model.h"
+#include "rampart/kind.h"
 
 #include "rampart/utf8.h"
 
@@ -191,6 +192,11 @@ void model_cred_clear(model_cred *cred)
     memset(cred, 0, sizeof *cred);
 }
 
+bool model_kind_owns_heap(model_kind kind)
+{
+    return kind == MODEL_KIND_CRED;
+}
+
 void model_object_init(model_object *obj, model_kind kind)
 {
     memset(obj, 0, sizeof *obj);
@@ -202,14 +208,14 @@ void model_object_clear(model_object *obj)
     if (!obj)
         return;
     model_kind kind = obj->kind;
-    if (kind == MODEL_KIND_CRED)
+    if (model_kind_owns_heap(kind))
         model_cred_clear(&obj->cred);
     model_object_init(obj, kind);
 }
 
 error_code model_object_copy(model_object *dst, const model_object *src, error_info *err)
 {
-    if (src->kind != MODEL_KIND_CRED) {
+    if (!model_kind_owns_heap(src->kind)) {
         memcpy(dst, src, sizeof *dst);
         return ERROR_OK;
     }
@@ -217,22 +223,23 @@ error_code model_object_copy(model_object *dst, const model_object *src, error_i
     return model_cred_copy(&dst->cred, &src->cred, err);
 }
 
+/* The fields every kind has: where the kind's descriptor says they are. */
 const char *model_object_id(const model_object *obj)
 {
-    return obj->kind == MODEL_KIND_CRED ? obj->cred.id : obj->rule.id;
+    return kind_at(obj, kind_get(obj->kind)->head.id);
 }
 
 char *model_object_id_buf(model_object *obj)
 {
-    return obj->kind == MODEL_KIND_CRED ? obj->cred.id : obj->rule.id;
+    return kind_at_mut(obj, kind_get(obj->kind)->head.id);
 }
 
 model_state model_object_state(const model_object *obj)
 {
-    return obj->kind == MODEL_KIND_CRED ? obj->cred.state : obj->rule.state;
+    return *(const model_state *)kind_at(obj, kind_get(obj->kind)->head.state);
 }
 
 const char *model_object_error(const model_object *obj)
 {
-    return obj->kind == MODEL_KIND_CRED ? obj->cred.error : obj->rule.error;
+    return kind_at(obj, kind_get(obj->kind)->head.error);
 }

@@ -56,15 +56,14 @@ static error_code make_token(model_cred *cred, error_info *err)
  */
 static void server_fields(model_object *obj)
 {
+    const kind_desc *d = kind_get(obj->kind);
     model_object_id_buf(obj)[0] = '\0';
-    if (obj->kind == MODEL_KIND_RULE) {
-        obj->rule.created_at[0] = obj->rule.error[0] = '\0';
-        obj->rule.state = MODEL_STATE_SYNCED;
+    *(char *)kind_at_mut(obj, d->head.created_at) = '\0';
+    *(char *)kind_at_mut(obj, d->head.error) = '\0';
+    *(model_state *)kind_at_mut(obj, d->head.state) = MODEL_STATE_SYNCED;
+    if (!d->has_token)
         return;
-    }
     model_cred *cred = &obj->cred;
-    cred->created_at[0] = cred->error[0] = '\0';
-    cred->state = MODEL_STATE_SYNCED;
     model_cred_set_token(cred, NULL, NULL);
     if (!cred->owner_id[0])
         memcpy(cred->owner_id, EMULATOR_OWNER_ID, sizeof EMULATOR_OWNER_ID);

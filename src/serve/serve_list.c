@@ -93,14 +93,13 @@ bool serve_list_parse(const http_request *req, model_kind kind, serve_list_query
 
 const char *serve_list_noun(model_kind kind)
 {
-    /* The API's own words, as in its 404s: a rule is an "ip policy rule" there. */
-    return kind == MODEL_KIND_RULE ? "ip policy rule" : kind_get(kind)->noun;
+    return kind_get(kind)->api_noun;
 }
 
 void serve_list_uris(const char *base, model_object *obj)
 {
     const kind_desc *d = kind_get(obj->kind);
-    char *uri = obj->kind == MODEL_KIND_CRED ? obj->cred.uri : obj->rule.uri;
+    char *uri = kind_at_mut(obj, d->head.uri);
     snprintf(uri, MODEL_URI_MAX + 1, "%s%s/%s", base, d->api_path, model_object_id(obj));
     if (obj->kind == MODEL_KIND_RULE) /* the rule's policy is a resource of its own */
         snprintf(obj->rule.policy_uri, sizeof obj->rule.policy_uri, "%s/ip_policies/%s", base,
@@ -210,6 +209,7 @@ void serve_list_etag(const store_change_tag *tag, const char *base, model_kind k
         h = fnv_add(h, "id");
         h = fnv_add(h, id ? id : "");
     }
+    /* The kind by its command's letter: 'r' rules, 'c' creds. */
     snprintf(out, size, "\"%s-%c%lld-%016llx\"", tag->cache_id,
-             kind == MODEL_KIND_RULE ? 'r' : 'c', tag->counter, h);
+             kind_get(kind)->command[0], tag->counter, h);
 }

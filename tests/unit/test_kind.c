@@ -69,6 +69,56 @@ static void test_descriptors(void **state)
     assert_ptr_equal(kind_get((model_kind)-1), kind_get(MODEL_KIND_RULE));
 }
 
+/* The offsets of the common fields land on each kind's own members, so the
+ * accessors read what a kind-specific line would. */
+static void test_head_offsets(void **state)
+{
+    (void)state;
+    model_object r, c;
+    model_object_init(&r, MODEL_KIND_RULE);
+    model_object_init(&c, MODEL_KIND_CRED);
+    r.rule.state = MODEL_STATE_EDITED;
+    c.cred.state = MODEL_STATE_ORPHANED;
+    strcpy(c.cred.error, "lost");
+    assert_ptr_equal(model_object_id(&r), r.rule.id);
+    assert_ptr_equal(model_object_id(&c), c.cred.id);
+    assert_int_equal(model_object_state(&r), MODEL_STATE_EDITED);
+    assert_int_equal(model_object_state(&c), MODEL_STATE_ORPHANED);
+    assert_ptr_equal(model_object_error(&r), r.rule.error);
+    assert_string_equal(model_object_error(&c), "lost");
+    assert_ptr_equal(kind_value(&c, "uri", NULL, 0), c.cred.uri);
+    assert_ptr_equal(kind_value(&r, "created_at", NULL, 0), r.rule.created_at);
+    assert_ptr_equal(kind_at(&c, kind_get(MODEL_KIND_CRED)->head.metadata), c.cred.metadata);
+    assert_ptr_equal(kind_at(&r, kind_get(MODEL_KIND_RULE)->head.description),
+                     r.rule.description);
+    model_object_clear(&c);
+}
+
+/* What the command line, the console's forms and the wire format take from a
+ * field: its flag, its label, whether the API nests it. */
+static void test_field_words(void **state)
+{
+    (void)state;
+    assert_string_equal(kind_field_by_name(MODEL_KIND_RULE, "ip_policy_id")->flag, "policy");
+    assert_string_equal(kind_field_by_name(MODEL_KIND_CRED, "owner_id")->flag, "owner");
+    assert_null(kind_field_by_name(MODEL_KIND_RULE, "cidr")->flag);
+    assert_string_equal(kind_field_by_name(MODEL_KIND_RULE, "ip_policy_id")->nested,
+                        "ip_policy");
+    assert_string_equal(kind_field_by_name(MODEL_KIND_CRED, "acl")->label, "ACL rules");
+    assert_string_equal(kind_get(MODEL_KIND_RULE)->api_noun, "ip policy rule");
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        const kind_desc *d = kind_get((model_kind)k);
+        for (size_t i = 0; i < d->field_count; i++) {
+            const kind_field *f = &d->fields[i];
+            /* A form shows every create field by its label. */
+            assert_true(!(f->flags & KIND_FIELD_CREATE) || (f->label && f->label[0]));
+            assert_int_equal(kind_field_in_head(d->kind, f),
+                             strcmp(f->name, "description") == 0 ||
+                                 strcmp(f->name, "metadata") == 0);
+        }
+    }
+}
+
 static void test_kind_label(void **state)
 {
     (void)state;
@@ -684,6 +734,8 @@ static void test_value_without_buffer(void **state)
 
 static const struct CMUnitTest kind_tests[] = {
     cmocka_unit_test(test_descriptors),
+    cmocka_unit_test(test_head_offsets),
+    cmocka_unit_test(test_field_words),
     cmocka_unit_test(test_kind_label),
     cmocka_unit_test(test_kind_field_by_name),
     cmocka_unit_test(test_check_row_bad_field),

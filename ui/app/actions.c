@@ -150,6 +150,12 @@ static void say_fetched(ui_app *app, const ui_row_ref *ref, long long ago, char 
     model_object_clear(&obj);
 }
 
+/* A row of a kind whose rows carry a token (a credential). */
+static bool holds_token(const ui_row_ref *ref)
+{
+    return kind_get(ref->kind)->has_token;
+}
+
 /* When a local agent last fetched the token of each credential among `t`, if in the
  * last 7 days (the agent's record in the cache): at[j] for the j-th credential
  * (0: not lately), *found of them. A record that cannot be read counts as none:
@@ -163,7 +169,7 @@ static error_code fetch_times(ui_app *app, const targets *t, long long now, long
         return error_set(err, ERROR_NOMEM, "out of memory");
     size_t n = 0;
     for (size_t i = 0; i < t->count; i++) {
-        if (kind_get(t->refs[i].kind)->has_token)
+        if (holds_token(&t->refs[i]))
             ids[n++] = t->refs[i].id;
     }
     if (n && store_fetch_recent(ui_app_store(app), ids, n, now - FETCHED_RECENT_S, at, found,
@@ -188,7 +194,7 @@ static error_code name_fetched(ui_app *app, ui_confirm *d, const targets *t, err
         rc = err->code;
     size_t j = 0, named = 0; /* at[j]: the j-th credential among the targets */
     for (size_t i = 0; rc == ERROR_OK && found && i < t->count; i++) {
-        if (!kind_get(t->refs[i].kind)->has_token)
+        if (!holds_token(&t->refs[i]))
             continue;
         long long when = at[j++];
         if (!when || named == FETCHED_NAMED)
@@ -495,7 +501,7 @@ void ui_action_reveal(ui_app *app)
     targets *t = targets_new(app, 1, "reveal");
     if (!t)
         return;
-    if (!ui_app_current(app, &t->refs[0]) || !kind_get(t->refs[0].kind)->has_token) {
+    if (!ui_app_current(app, &t->refs[0]) || !holds_token(&t->refs[0])) {
         ui_app_status(app, false, "'t' shows a credential's token: select one first");
         targets_free(t);
         return;
@@ -511,7 +517,7 @@ void ui_action_reveal(ui_app *app)
  * has none to give. */
 static bool rule_cidr(ui_app *app, const ui_row_ref *ref, char *out, size_t size)
 {
-    if (ref->kind != MODEL_KIND_RULE) {
+    if (!kind_field_by_name(ref->kind, "cidr")) {
         ui_app_status(app, false, "'Y' sends a rule's cidr: %s is a %s ('y' sends its id)",
                       ref->id, kind_get(ref->kind)->noun);
         return false;

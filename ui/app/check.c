@@ -12,18 +12,18 @@
 #include "rampart/policy.h"
 #include "rampart/validate.h"
 
-/* The rule under the cursor's policy, when the current row is a rule. */
+/* The policy of the row under the cursor, when its kind has one (a rule). */
 static bool row_policy(ui_app *app, char *out, size_t size)
 {
     ui_row_ref ref;
-    if (!ui_app_current(app, &ref) || ref.kind != MODEL_KIND_RULE)
+    if (!ui_app_current(app, &ref) || !kind_field_by_name(ref.kind, "ip_policy_id"))
         return false;
     model_object obj;
     model_object_init(&obj, ref.kind);
     bool ok = store_get(ui_app_browse_store(app), ref.kind, ref.id, &obj, NULL) == ERROR_OK &&
-              obj.rule.policy_id[0];
+              kind_value(&obj, "ip_policy_id", NULL, 0)[0];
     if (ok)
-        snprintf(out, size, "%s", obj.rule.policy_id);
+        snprintf(out, size, "%s", kind_value(&obj, "ip_policy_id", NULL, 0));
     model_object_clear(&obj);
     return ok;
 }

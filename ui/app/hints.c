@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../views/ui_record.h"
 #include "../widgets/ui_text.h"
 
 #define R (1u << UI_VIEW_RULES)
@@ -173,7 +174,7 @@ void ui_hint_empty(const ui_app *app, ui_hint_lines *out)
     }
     if (!v->ops->records)
         return;
-    const char *what = v->ops->kind == MODEL_KIND_RULE ? "rules" : "credentials";
+    const char *what = kind_get(v->ops->kind)->plural;
     char key[16];
     add_line(out, "No %s in this cache yet.", what);
     if (ui_app_readonly(app))
@@ -182,6 +183,7 @@ void ui_hint_empty(const ui_app *app, ui_hint_lines *out)
         add_line(out, "  %s  create one here (a form; the next sync sends it)", key);
     if (ui_hint_key(app->view, UI_REQ_SYNC, key, sizeof key))
         add_line(out, "  %s  sync: pull the %s the remote has", key, what);
-    if (v->ops->kind == MODEL_KIND_RULE)
-        add_line(out, "  or import a JSON file from a shell: rampart rules import FILE");
+    const char *more = ui_record_kind_get(v->ops->kind)->empty_more;
+    if (more)
+        add_line(out, "%s", more);
 }

@@ -17,6 +17,13 @@
 /* A zeroed row is a new one: the form leaves the state as model_object_init does. */
 _Static_assert(MODEL_STATE_NEW == 0, "a zeroed row must be in state new");
 
+/* The check of a text field without the console's extras (ctx: its kind_field). */
+static error_code check_field(const void *ctx, const char *text, error_info *err)
+{
+    const kind_field *f = ctx;
+    return f->check ? f->check(text, NULL, 0, err) : ERROR_OK;
+}
+
 /* The check of a text field (ctx: its ui_record_input): the console's reason
  * when it is empty, else the console's own check, else the field's. */
 static error_code check_text(const void *ctx, const char *text, error_info *err)
@@ -30,8 +37,8 @@ static error_code check_text(const void *ctx, const char *text, error_info *err)
     return f && f->check ? f->check(text, NULL, 0, err) : ERROR_OK;
 }
 
-/* Calls fn for each create field of `kind` with its index in the form; stops at
- * the first error. */
+/* Calls fn for each create field of `kind` with its index in the form and the
+ * console's extras (NULL when it has none); stops at the first error. */
 typedef error_code (*field_fn)(void *ctx, size_t at, const kind_field *kf,
                                const ui_record_input *in, error_info *err);
 
@@ -44,9 +51,6 @@ static error_code each_field(model_kind kind, field_fn fn, void *ctx, error_info
         if (!(kf->flags & KIND_FIELD_CREATE))
             continue;
         const ui_record_input *in = ui_record_input_of(kind, kf->name);
-        if (!in) /* the console's data lacks the field: a bug, caught by the tests */
-            return error_set(err, ERROR_STATE, "no form field for the %s's %s", d->noun,
-                             kf->name);
         if (fn(ctx, at++, kf, in, err) != ERROR_OK)
             return err->code;
     }
@@ -67,30 +71,34 @@ static error_code add_input(build *b, const kind_field *kf, const ui_record_inpu
                             error_info *err)
 {
     const void *value = b->from ? kind_field_at(b->from, kf) : NULL;
+    const char *label = in && in->label ? in->label : kf->label;
     if (kf->type == KIND_FIELD_ACTION) {
         const char *const options[] = {model_action_name(MODEL_ACTION_ALLOW),
                                        model_action_name(MODEL_ACTION_DENY)};
         size_t chosen = value ? (size_t)*(const model_action *)value : 0;
-        return ui_form_add_choice(b->form, in->label, options, 2, chosen, err);
+        return ui_form_add_choice(b->form, label, options, 2, chosen, err);
     }
     if (kf->type == KIND_FIELD_ACL) {
         const model_acl *acl = value;
-        error_code rc = ui_acl_form_add(b->form, in->label, err);
+        error_code rc = ui_acl_form_add(b->form, label, err);
         if (rc != ERROR_OK || !acl)
             return rc;
         return ui_form_set_lines(b->form, ui_form_count(b->form) - 1,
                                  (const char *const *)acl->rules, acl->count, err);
     }
+    if (!in)
+        return ui_form_add_text(b->form, label, value ? (const char *)value : "",
+                                kf->size - 1, check_field, kf, err);
     if (in->offered && !b->from) {
         const ui_form_offer none = {0};
         const ui_form_offer *o = b->offer ? b->offer : &none;
-        return ui_form_add_policy(b->form, in->label, o->initial,
+        return ui_form_add_policy(b->form, label, o->initial,
                                   (const char(*)[MODEL_ID_MAX + 1])o->ids, o->count,
                                   check_text, in, err);
     }
     if (in->offered) /* an edit's policy: shown as it is, nothing offered */
-        return ui_form_add_policy(b->form, in->label, value, NULL, 0, check_text, in, err);
-    return ui_form_add_text(b->form, in->label, value ? (const char *)value : "",
+        return ui_form_add_policy(b->form, label, value, NULL, 0, check_text, in, err);
+    return ui_form_add_text(b->form, label, value ? (const char *)value : "",
                             in->max ? in->max : kf->size - 1, check_text, in, err);
 }
 
@@ -162,7 +170,7 @@ static error_code get_field(void *ctx, size_t at, const kind_field *kf,
     if (kf->type == KIND_FIELD_ACL)
         return ui_acl_form_get(r->form, at, dst, err);
     const char *text = ui_form_text(r->form, at);
-    if (check_text(in, text, err) != ERROR_OK)
+    if ((in ? check_text(in, text, err) : check_field(kf, text, err)) != ERROR_OK)
         return err->code;
     if (!model_copy_text(dst, kf->size, text))
         return error_set(err, ERROR_INVALID, "%s is too long", kf->name);

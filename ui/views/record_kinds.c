@@ -40,13 +40,12 @@ static const ui_record_line rule_details[] = {
     {"uri", "uri"},
 };
 
+/* The create form's extras (its labels are the descriptor's): the reason an
+ * empty CIDR is refused, the policies offered. A credential's form has none. */
 static const ui_record_input rule_inputs[] = {
-    {MODEL_KIND_RULE, "cidr", "CIDR",
+    {MODEL_KIND_RULE, "cidr", NULL,
      "required: an IPv4 or IPv6 range such as 10.0.0.0/8 or 2001:db8::/32", 0, NULL, false},
-    {MODEL_KIND_RULE, "ip_policy_id", "Policy", NULL, 0, NULL, true},
-    {MODEL_KIND_RULE, "action", "Action", NULL, 0, NULL, false},
-    {MODEL_KIND_RULE, "description", "Description", NULL, 0, NULL, false},
-    {MODEL_KIND_RULE, "metadata", "Metadata", NULL, 0, NULL, false},
+    {MODEL_KIND_RULE, "ip_policy_id", NULL, NULL, 0, NULL, true},
 };
 
 /* ---- credentials ----------------------------------------------------------------- */
@@ -80,38 +79,34 @@ static const ui_record_line cred_details[] = {
     {"uri", "uri"},
 };
 
-static const ui_record_input cred_inputs[] = {
-    {MODEL_KIND_CRED, "description", "Description", NULL, 0, NULL, false},
-    {MODEL_KIND_CRED, "acl", "ACL rules", NULL, 0, NULL, false},
-    {MODEL_KIND_CRED, "metadata", "Metadata", NULL, 0, NULL, false},
-    {MODEL_KIND_CRED, "owner_id", "Owner", NULL, 0, NULL, false},
-};
-
 /* ---- the kinds --------------------------------------------------------------------- */
 
-/* The tables of a kind named by its prefix above, with their sizes. */
+/* The tables of a kind named by its prefix above, with their sizes (the form's
+ * extras follow, when the kind has any). */
 #define TABLES(p)                                                                      \
-    p##_cols, p##_values, (int)COUNT(p##_cols), p##_details, COUNT(p##_details),       \
-        p##_inputs, COUNT(p##_inputs)
+    p##_cols, p##_values, (int)COUNT(p##_cols), p##_details, COUNT(p##_details)
 
 /* In ui_record_kind's order: the kind, its view, its tag and word in the plan, its
  * tables, the plan's WHAT (and what it says when that is empty), its row in a
  * confirmation, the status line after a create, what its form offers, the
- * editable field of its natural key. */
+ * editable field of its natural key, the empty view's other way in. */
 static const ui_record_kind kinds[MODEL_KIND_COUNT] = {
     [MODEL_KIND_RULE] = {MODEL_KIND_RULE,
                          {"rules", "Rules", true, MODEL_KIND_RULE, ui_policy_request,
                           ui_policy_describe, ui_policy_scope},
-                         'r', "rule", TABLES(rule), "{cidr} {action} {ip_policy_id}", "",
+                         'r', "rule", TABLES(rule), rule_inputs, COUNT(rule_inputs),
+                         "{cidr} {action} {ip_policy_id}", "",
                          "{id}  {action} {cidr}  {state}  {ip_policy_id}",
                          "new rule queued: {action} {cidr} ('s' syncs it)", ui_policy_offer,
-                         "cidr"},
+                         "cidr",
+                         "  or import a JSON file from a shell: rampart rules import FILE"},
     [MODEL_KIND_CRED] = {MODEL_KIND_CRED,
                          {"creds", "Creds", true, MODEL_KIND_CRED, NULL, NULL, NULL},
-                         'c', "cred", TABLES(cred), "{description}", "(no description)",
+                         'c', "cred", TABLES(cred), NULL, 0, "{description}",
+                         "(no description)",
                          "{id}  \"{description}\"  {state}",
                          "new credential queued: its token shows once 's' has synced it", NULL,
-                         NULL},
+                         NULL, NULL},
 };
 
 const ui_record_kind *ui_record_kind_get(model_kind kind)

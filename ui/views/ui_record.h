@@ -34,11 +34,12 @@ typedef struct ui_record_line {
     const char *value;
 } ui_record_line;
 
-/* What the create form adds to one field of the kind's table. */
+/* What the create form adds to one field of the kind's table (a field without
+ * one is the descriptor's: its label, its check). */
 typedef struct ui_record_input {
     model_kind kind;
     const char *name;  /* the field's wire name */
-    const char *label; /* "CIDR" */
+    const char *label; /* NULL: the descriptor's label */
     const char *empty; /* the reason when left empty; NULL: the field's check says */
     size_t max;        /* bytes the user may type; 0: the field's size */
     /* The check instead of the field's own (NULL: the field's). */
@@ -56,7 +57,7 @@ typedef struct ui_record_kind {
     int ncols;
     const ui_record_line *details;
     size_t ndetails;
-    const ui_record_input *inputs; /* the create form's extras, by field name */
+    const ui_record_input *inputs; /* the create form's extras, by field name (or NULL) */
     size_t ninputs;
     const char *what;            /* template: the pending view's WHAT column */
     const char *what_empty;      /* WHAT when the template comes out empty */
@@ -68,6 +69,9 @@ typedef struct ui_record_kind {
     /* The editable field of the natural key (a rule's "cidr"): a store refusal for
      * a clash with another row (ERROR_CONFLICT) goes under it; NULL: none. */
     const char *key_field;
+    /* The empty view's last line: another way to fill it (a rule's import); NULL:
+     * none. */
+    const char *empty_more;
 } ui_record_kind;
 
 /* The console's data of `kind` (ui/views/record_kinds.c); never NULL. */

@@ -7,36 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A fixed-size text field of a model struct, read from the key of the same name. */
-typedef struct text_field {
-    const char *key;
-    size_t offset;
-    size_t size;
-    bool required;
-} text_field;
-
-#define TEXT_FIELD(type, member, required)                                         \
-    { #member, offsetof(type, member), sizeof((type *)0)->member, required }
-
-static const text_field rule_fields[] = {
-    TEXT_FIELD(model_rule, id, false),
-    TEXT_FIELD(model_rule, uri, false),
-    TEXT_FIELD(model_rule, created_at, false),
-    TEXT_FIELD(model_rule, description, false),
-    TEXT_FIELD(model_rule, metadata, false),
-    TEXT_FIELD(model_rule, cidr, true),
-    TEXT_FIELD(model_rule, error, false),
-};
-
-static const text_field cred_fields[] = {
-    TEXT_FIELD(model_cred, id, false),
-    TEXT_FIELD(model_cred, uri, false),
-    TEXT_FIELD(model_cred, created_at, false),
-    TEXT_FIELD(model_cred, description, false),
-    TEXT_FIELD(model_cred, metadata, false),
-    TEXT_FIELD(model_cred, owner_id, false),
-    TEXT_FIELD(model_cred, error, false),
-};
+#include "rampart/kind.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -152,17 +123,41 @@ error_code codec_get_text(const json_t *obj, const char *key, const char *field,
     return ERROR_OK;
 }
 
-static error_code get_fields(const json_t *obj, const text_field *fields, size_t count,
-                             void *out, error_info *err)
+/* One text field, `offset` bytes into `out`, from the key of the same name. */
+static error_code get_field(const json_t *obj, const char *key, void *out, size_t offset,
+                            size_t size, bool required, error_info *err)
 {
-    for (size_t i = 0; i < count; i++) {
-        const text_field *f = &fields[i];
-        error_code rc = codec_get_text(obj, f->key, f->key, (char *)out + f->offset, f->size,
-                                 f->required, err);
-        if (rc != ERROR_OK)
-            return rc;
+    return codec_get_text(obj, key, key, (char *)out + offset, size, required, err);
+}
+
+/* The kind's flat text members into its struct `out`, in the API's order: the head
+ * (id, uri, created_at, description, metadata), the kind's own text fields (a
+ * nested one is read by its kind), the error. */
+static error_code get_fields(const json_t *obj, model_kind kind, void *out, error_info *err)
+{
+    const kind_desc *d = kind_get(kind);
+    const kind_head *h = &d->head;
+    const struct {
+        const char *key;
+        size_t offset, max;
+    } head[] = {{"id", h->id, MODEL_ID_MAX},
+                {"uri", h->uri, MODEL_URI_MAX},
+                {"created_at", h->created_at, MODEL_TIME_MAX},
+                {"description", h->description, MODEL_DESCRIPTION_MAX},
+                {"metadata", h->metadata, MODEL_METADATA_MAX}};
+    error_code rc = ERROR_OK;
+    for (size_t i = 0; rc == ERROR_OK && i < COUNT(head); i++)
+        rc = get_field(obj, head[i].key, out, head[i].offset, head[i].max + 1, false, err);
+    for (size_t i = 0; rc == ERROR_OK && i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if (f->type != KIND_FIELD_TEXT || f->nested || kind_field_in_head(kind, f))
+            continue;
+        rc = get_field(obj, f->name, out, f->offset, f->size, f->flags & KIND_FIELD_REQUIRED,
+                       err);
     }
-    return ERROR_OK;
+    if (rc == ERROR_OK)
+        rc = get_field(obj, "error", out, h->error, MODEL_ERROR_MAX + 1, false, err);
+    return rc;
 }
 
 /* A string that must be one of a few words: NULL when absent or null. */
@@ -243,7 +238,7 @@ error_code codec_rule_from_json(const json_t *value, model_rule *out, error_info
 {
     error_code rc = codec_need_object(value, err);
     if (rc == ERROR_OK)
-        rc = get_fields(value, rule_fields, COUNT(rule_fields), out, err);
+        rc = get_fields(value, MODEL_KIND_RULE, out, err);
     if (rc == ERROR_OK)
         rc = get_policy(value, out, err);
     if (rc == ERROR_OK)
@@ -316,7 +311,7 @@ static error_code cred_fill(const json_t *value, model_cred *out, error_info *er
 {
     error_code rc = codec_need_object(value, err);
     if (rc == ERROR_OK)
-        rc = get_fields(value, cred_fields, COUNT(cred_fields), out, err);
+        rc = get_fields(value, MODEL_KIND_CRED, out, err);
     if (rc == ERROR_OK)
         rc = get_token(value, out, err);
     if (rc == ERROR_OK)

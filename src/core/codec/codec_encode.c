@@ -5,6 +5,7 @@
  */
 #include "codec_internal.h"
 
+#include "rampart/kind.h"
 #include "rampart/utf8.h"
 
 #include <stdlib.h>
@@ -122,6 +123,39 @@ static bool put_head(json_t *obj, const char *id, const char *uri, const char *c
            put_nonempty(obj, "metadata", metadata);
 }
 
+/* One of the kind's own fields (not the head's) of the struct at `base`: a required
+ * text as it is, another only when not empty; an action by its name; an ACL as
+ * an array (in a create body only when not empty). */
+static bool put_own(json_t *obj, const kind_field *f, const void *base, bool create)
+{
+    const void *at = (const char *)base + f->offset;
+    switch (f->type) {
+    case KIND_FIELD_ACTION:
+        return put_text(obj, f->name, model_action_name(*(const model_action *)at));
+    case KIND_FIELD_ACL:
+        return (create && ((const model_acl *)at)->count == 0) ||
+               put(obj, f->name, codec_json_acl(at));
+    case KIND_FIELD_TEXT:
+    default:
+        return (f->flags & KIND_FIELD_REQUIRED) ? put_text(obj, f->name, at)
+                                                : put_nonempty(obj, f->name, at);
+    }
+}
+
+/* The kind's own fields (not the head's) in descriptor order; in an API object
+ * (create false) but a nested one, which its kind writes. */
+static bool put_own_fields(json_t *obj, model_kind kind, const void *base, bool create)
+{
+    const kind_desc *d = kind_get(kind);
+    bool ok = true;
+    for (size_t i = 0; ok && i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if (!kind_field_in_head(kind, f) && (create || !f->nested))
+            ok = put_own(obj, f, base, create);
+    }
+    return ok;
+}
+
 char *codec_rule_encode(const model_rule *rule, unsigned flags)
 {
     json_t *obj = json_object();
@@ -141,33 +175,31 @@ char *codec_cred_encode(const model_cred *cred, unsigned flags)
     bool ok = obj && put_head(obj, cred->id, cred->uri, cred->created_at,
                               cred->description, cred->metadata);
     ok = ok && put(obj, "token", cred->token ? codec_json_text(cred->token) : json_null());
-    ok = ok && put(obj, "acl", codec_json_acl(&cred->acl));
-    ok = ok && put_nonempty(obj, "owner_id", cred->owner_id);
+    ok = ok && put_own_fields(obj, MODEL_KIND_CRED, cred, false);
     if (flags & CODEC_WITH_STATE)
         ok = ok && put_state(obj, cred->state, cred->error);
     return dump(obj, ok, flags);
 }
 
+/* A create body: description, metadata, then the kind's own fields, flat. */
+static char *create_body(model_kind kind, const void *base)
+{
+    const kind_head *h = &kind_get(kind)->head;
+    json_t *obj = json_object();
+    bool ok = obj && put_nonempty(obj, "description", (const char *)base + h->description) &&
+              put_nonempty(obj, "metadata", (const char *)base + h->metadata) &&
+              put_own_fields(obj, kind, base, true);
+    return dump(obj, ok, 0);
+}
+
 char *codec_rule_create_body(const model_rule *rule)
 {
-    json_t *obj = json_object();
-    bool ok = obj && put_nonempty(obj, "description", rule->description) &&
-              put_nonempty(obj, "metadata", rule->metadata) &&
-              put_text(obj, "cidr", rule->cidr) &&
-              put_text(obj, "ip_policy_id", rule->policy_id) &&
-              put_text(obj, "action", model_action_name(rule->action));
-    return dump(obj, ok, 0);
+    return create_body(MODEL_KIND_RULE, rule);
 }
 
 char *codec_cred_create_body(const model_cred *cred)
 {
-    json_t *obj = json_object();
-    bool ok = obj && put_nonempty(obj, "description", cred->description) &&
-              put_nonempty(obj, "metadata", cred->metadata);
-    if (cred->acl.count > 0)
-        ok = ok && put(obj, "acl", codec_json_acl(&cred->acl));
-    ok = ok && put_nonempty(obj, "owner_id", cred->owner_id);
-    return dump(obj, ok, 0);
+    return create_body(MODEL_KIND_CRED, cred);
 }
 
 char *codec_api_error_encode(const codec_api_error *e)

@@ -147,9 +147,10 @@ void codec_page_free(codec_page *page)
 {
     if (!page)
         return;
-    /* A rule holds no heap and no secret: only credentials are cleared one by one
-     * (their ACLs, their tokens wiped). */
-    for (size_t i = 0; page->kind == MODEL_KIND_CRED && i < page->count; i++)
+    /* Only a kind that owns heap (a credential's ACL, its token wiped) is cleared
+     * item by item: a page of rules is freed at once. */
+    bool owns = model_kind_owns_heap(page->kind);
+    for (size_t i = 0; owns && i < page->count; i++)
         model_object_clear(&page->items[i]);
     free(page->items);
     free(page->refused);

@@ -265,7 +265,7 @@ char *store_row_head(model_object *obj, const char *column)
 
 model_state *store_row_state(model_object *obj)
 {
-    const kind_field state = {.name = "state", .offset = kind_get(obj->kind)->state_offset};
+    const kind_field state = {.name = "state", .offset = kind_get(obj->kind)->head.state};
     return kind_field_at_mut(obj, &state);
 }
 
