@@ -26,13 +26,22 @@
 #ifndef RAMPART_KEYCMD_H
 #define RAMPART_KEYCMD_H
 
+#include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "rampart/error.h"
+#include "rampart/words.h"
 
 /* Run `command_line` and put the key it prints into `key` (`size` bytes). */
 error_code keycmd_run(const char *command_line, bool quiet, double timeout_s, char *key,
                       size_t size, error_info *err);
+
+/* Start the command of `w` as keycmd_run does (PATH searched, signals at their
+ * defaults and unblocked, a process group of its own), with the file actions
+ * `fa` and the environment `envp` (NULL: ours): hookcmd's commands start so too.
+ * ERROR_CONFIG "cannot run it: …" when it cannot start. */
+error_code keycmd_spawn(const words *w, const posix_spawn_file_actions_t *fa,
+                        char *const envp[], pid_t *pid, error_info *err);
 
 #endif

@@ -12,11 +12,10 @@
 #include <unistd.h>
 
 #include "rampart/config.h"
+#include "rampart/keycmd.h"
 #include "rampart/words.h"
 
 extern char **environ;
-
-static const int default_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD};
 
 /* Ours without the secrets, then `extra`: a NULL-terminated array of pointers
  * into both (the caller frees the array only). */
@@ -46,9 +45,7 @@ static error_code spawn(const words *w, const char *const *env, int out_fd, pid_
     if (!envp)
         return error_set(err, ERROR_NOMEM, "out of memory");
     posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&attr);
     posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     if (out_fd >= 0) {
         posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
@@ -57,23 +54,10 @@ static error_code spawn(const words *w, const char *const *env, int out_fd, pid_
         posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
         posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     }
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    for (size_t i = 0; i < sizeof default_signals / sizeof default_signals[0]; i++)
-        sigaddset(&defaults, default_signals[i]);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-                                        POSIX_SPAWN_SETPGROUP);
-    int rc = posix_spawnp(pid, w->argv[0], &fa, &attr, w->argv, envp);
+    error_code rc = keycmd_spawn(w, &fa, envp, pid, err);
     posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
     free(envp);
-    if (rc != 0)
-        return error_set(err, ERROR_CONFIG, "cannot run it: %s", strerror(rc));
-    return ERROR_OK;
+    return rc;
 }
 
 static double now_s(void)

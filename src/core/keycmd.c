@@ -20,15 +20,11 @@ extern char **environ;
  * in the command, so Ctrl-C and a closed pipe end it as they would in a shell. */
 static const int default_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD};
 
-static error_code spawn(const words *w, bool quiet, int out_fd, pid_t *pid, error_info *err)
+error_code keycmd_spawn(const words *w, const posix_spawn_file_actions_t *fa,
+                        char *const envp[], pid_t *pid, error_info *err)
 {
-    posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
-    posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
-    if (quiet)
-        posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     sigset_t none, defaults;
     sigemptyset(&none);
     sigemptyset(&defaults);
@@ -39,12 +35,23 @@ static error_code spawn(const words *w, bool quiet, int out_fd, pid_t *pid, erro
     posix_spawnattr_setpgroup(&attr, 0); /* its own group: killed whole at the deadline */
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
                                         POSIX_SPAWN_SETPGROUP);
-    int rc = posix_spawnp(pid, w->argv[0], &fa, &attr, w->argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    int rc = posix_spawnp(pid, w->argv[0], fa, &attr, w->argv, envp ? envp : environ);
     posix_spawnattr_destroy(&attr);
     if (rc != 0)
         return error_set(err, ERROR_CONFIG, "cannot run it: %s", strerror(rc));
     return ERROR_OK;
+}
+
+static error_code spawn(const words *w, bool quiet, int out_fd, pid_t *pid, error_info *err)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+    if (quiet)
+        posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    error_code rc = keycmd_spawn(w, &fa, NULL, pid, err);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc;
 }
 
 static double now_s(void)
