@@ -285,6 +285,11 @@ RAMPART_CONFIG="$tmp/nope" run --db "$db" __complete rule-id ""
 check "__complete with a broken config: nothing, 0" sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ] && [ ! -s "$2" ]' \
     "$status" "$tmp/out" "$tmp/err"
 
+run --help
+check "--help names RAMPART_POLICY, the setting that fills a required --policy" \
+    sh -c 'grep -q "^RAMPART_POLICY (or" "$0" && grep -q "check use without --policy" "$0"' \
+    "$tmp/out"
+
 # ---- __complete options: what each command takes, from its own parser's table ----
 r __complete options
 "$RAMPART" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' >"$tmp/want"
