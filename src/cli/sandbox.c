@@ -25,7 +25,7 @@ enum { READY_WAIT_MS = 10000, POLL_MS = 20, KEY_CHARS = 32 };
 typedef struct sandbox_paths {
     char dir[CONFIG_PATH_MAX];
     char remote[CONFIG_PATH_MAX + 16];
-    char ready[CONFIG_PATH_MAX + 16];
+    char ready[CONFIG_PATH_MAX + 32];
     char log[CONFIG_PATH_MAX + 16];
 } sandbox_paths;
 
@@ -61,7 +61,8 @@ static error_code make_paths(cli_ctx *ctx, sandbox_paths *p, error_info *e)
         return error_set(e, ERROR_CONFIG, "no data directory: set HOME or pass --db PATH");
     sandbox_dir(db, p->dir, sizeof p->dir);
     snprintf(p->remote, sizeof p->remote, "%s/remote.db", p->dir);
-    snprintf(p->ready, sizeof p->ready, "%s/ready", p->dir);
+    /* This run's own: another run's server, stopping, unlinks its ready file. */
+    snprintf(p->ready, sizeof p->ready, "%s/ready.%ld", p->dir, (long)getpid());
     snprintf(p->log, sizeof p->log, "%s/serve-api.log", p->dir);
     if (store_make_parent_dirs(p->remote, e) != ERROR_OK)
         return e->code;
@@ -188,6 +189,7 @@ int cli_sandbox_start(cli_ctx *ctx)
     }
     ctx->sandbox_pid = pid;
     error_code rc = wait_ready(ctx, &p, addr, sizeof addr, &e);
+    unlink(p.ready);
     if (rc == ERROR_OK)
         rc = point_at(ctx, addr, key, &e);
     model_wipe(key, sizeof key);

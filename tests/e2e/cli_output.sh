@@ -285,6 +285,11 @@ RAMPART_CONFIG="$tmp/nope" run --db "$db" __complete rule-id ""
 check "__complete with a broken config: nothing, 0" sh -c '[ "$0" -eq 0 ] && [ ! -s "$1" ] && [ ! -s "$2" ]' \
     "$status" "$tmp/out" "$tmp/err"
 
+run --help
+check "--help names RAMPART_POLICY, the setting that fills a required --policy" \
+    sh -c 'grep -q "^RAMPART_POLICY (or" "$0" && grep -q "check use without --policy" "$0"' \
+    "$tmp/out"
+
 # ---- __complete options: what each command takes, from its own parser's table ----
 r __complete options
 "$RAMPART" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' >"$tmp/want"
@@ -412,7 +417,8 @@ check "bash: no cache: nothing, quietly" offers "" "$RAMPART" --db "$tmp/none/no
 run --db "$XDG_DATA_HOME/rampart/sandbox/cache.db" rules create --cidr 192.0.2.0/24 \
     --policy ipp_sandbox --action deny
 check "bash: --sandbox completes from the sandbox's cache" offers "ipp_sandbox" "$RAMPART" --sandbox rules list --policy ""
-check "bash: --sandbox starts no server" sh -c '[ ! -e "$0" ]' "$XDG_DATA_HOME/rampart/sandbox/ready"
+check "bash: --sandbox starts no server (it would write its log)" sh -c '[ ! -e "$0" ]' \
+    "$XDG_DATA_HOME/rampart/sandbox/serve-api.log"
 
 # ---- zsh ----
 if command -v zsh >/dev/null 2>&1; then

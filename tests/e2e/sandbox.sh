@@ -19,6 +19,15 @@ check "the normal cache was not touched (none was made)" \
 dir="$XDG_DATA_HOME/rampart/sandbox"
 check "sandbox files are private (0600)" \
     [ "$(stat -c %a "$dir/remote.db")" = 600 ] && [ "$(stat -c %a "$dir/cache.db")" = 600 ]
+# Each run waits for its own ready file: a run's server stopping (an agent's, on
+# SIGTERM) unlinks its file, and must not take away the one another run waits for.
+# A directory where a shared file would be makes that wait fail every time.
+mkdir "$dir/ready"
+run --sandbox status
+check "a run starts its server while another run's ready path is taken" status_is 0
+check "... and leaves no ready file of its own behind" \
+    sh -c '! ls "$0"/ready.* >/dev/null 2>&1' "$dir"
+rmdir "$dir/ready"
 no_server() { ! pgrep -f "$dir/remote.db" >/dev/null; }
 check "no sandbox server is left running" no_server
 RAMPART_DB="$tmp/real.db" run --sandbox rules create --cidr 10.9.0.0/16 \
