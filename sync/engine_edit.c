@@ -167,7 +167,11 @@ static void edit_done(engine *e, edit_job *j, const sync_result *res)
     error_code rc = store_edit_pushed(e->st, &j->sent, j->fields, &j->reply, &err);
     char names[128];
     kind_field_names(j->t.kind, j->fields, names, sizeof names);
-    if (rc == ERROR_OK) {
+    if (rc == ERROR_OK && engine_marker_only(&j->looked, &j->sent, j->fields)) {
+        engine_log(e, SYNC_LOG_INFO, "%s %s: its creation marker taken away", noun(j),
+                   j->t.id);
+        edit_crossed(e, j, res);
+    } else if (rc == ERROR_OK) {
         e->report->updated++;
         engine_log(e, SYNC_LOG_INFO, "updated %s %s%s%s%s: %s", noun(j), j->t.id,
                    j->label[0] ? " (" : "", j->label, j->label[0] ? ")" : "", names);

@@ -322,4 +322,10 @@ void engine_markers_free(engine_markers *m);
  * so a marker is no change. */
 void engine_unmark_like(model_object *looked, const model_object *row);
 
+/* Whether an edit that sent `fields` of `sent` only took the creation marker away
+ * from what the look showed (`looked`): the PATCH that follows a create, no
+ * change of anyone's, so no "updated" in the report. */
+bool engine_marker_only(const model_object *looked, const model_object *sent,
+                        unsigned fields);
+
 #endif

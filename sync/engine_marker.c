@@ -116,3 +116,17 @@ void engine_unmark_like(model_object *looked, const model_object *row)
     if (marker[0] && strcmp(copy, row->cred.metadata) == 0)
         memcpy(meta, copy, sizeof copy);
 }
+
+bool engine_marker_only(const model_object *looked, const model_object *sent,
+                        unsigned fields)
+{
+    if (!marked_kind(sent->kind) || looked->kind != sent->kind)
+        return false;
+    const kind_field *meta = kind_field_by_name(sent->kind, "metadata");
+    if (!meta || fields != kind_field_bit(sent->kind, meta))
+        return false;
+    char copy[sizeof looked->cred.metadata], marker[MODEL_ID_MAX + 1];
+    memcpy(copy, looked->cred.metadata, sizeof copy);
+    strip_marker(copy, marker);
+    return marker[0] && strcmp(copy, sent->cred.metadata) == 0;
+}

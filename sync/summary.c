@@ -35,7 +35,7 @@ const char *sync_report_summary(const sync_report *r, char *buf, size_t size)
     if (r->updated)
         add(buf, size, "; %zu updated", r->updated);
     if (r->conflicts)
-        add(buf, size, "; %zu new conflicts", r->conflicts);
+        add(buf, size, "; %zu new conflict%s", r->conflicts, r->conflicts == 1 ? "" : "s");
     if (r->pulled_rules || r->pulled_creds)
         add(buf, size, "; remote has %zu rules, %zu credentials", r->pulled_rules,
             r->pulled_creds);

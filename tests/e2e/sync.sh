@@ -20,6 +20,8 @@ check "plan: sent nothing" [ "$(server_count ip_policy_rules)" -eq 0 ]
 run --db "$A" sync
 check "sync: converged (exit 0)" status_is 0
 check "sync: says what it did" out_has "3 created"
+check "... and no update: taking a new credential's marker away is no one's edit" \
+    out_lacks "updated"
 run --db "$A" sync --json
 check "sync --json: nothing refused, no failure" \
     out_has '"refused": 0, .*"failure": null, "row_failure": null}'

@@ -39,7 +39,8 @@ check "... description colleague" json 'd["description"] == "colleague"'
 m=$(mark)
 run --db "$B" sync --push-only
 check "B sync --push-only over it: not converged (exit 4)" status_is 4
-check "... one new conflict, nothing updated" out_has "1 new conflicts"
+check "... one new conflict, nothing updated" out_has "1 new conflict"
+check "... said in the singular" out_lacks "1 new conflicts"
 since "$m" >"$tmp/log.txt"
 check "... the log shows one GET and no PATCH" \
     sh -c "grep -q '^GET /ip_policy_rules/$rule 200' '$tmp/log.txt' && ! grep -q '^PATCH' '$tmp/log.txt'"
@@ -60,7 +61,7 @@ check "... B has the colleague's value, synced" \
 run --db "$B" rules update "$rule" --description "mine again"
 run --db "$A" rules update "$rule" --description "colleague again" --sync
 run --db "$B" sync --push-only
-check "a second crossing edit: a conflict again" out_has "1 new conflicts"
+check "a second crossing edit: a conflict again" out_has "1 new conflict"
 run --db "$B" rules resolve "$rule" --keep-local --sync
 check "resolve --keep-local --sync: exit 0" status_is 0
 server_get ip_policy_rules "$rule"
@@ -128,7 +129,7 @@ run --db "$A" sync
 run --db "$B" rules update "$rule" --description "b wants this"
 run --db "$A" rules update "$rule" --description "a wants that" --sync
 run --db "$B" sync --push-only
-check "setup: B has an unrelated rule in conflict" out_has "1 new conflicts"
+check "setup: B has an unrelated rule in conflict" out_has "1 new conflict"
 run --db "$B" creds create --description unrelated --sync
 check "creds create --sync exits 0 despite the conflict" status_is 0
 check "... and says the rest waits" err_has "1 other change is queued or waiting"
@@ -197,7 +198,7 @@ run --db "$A" rules create --cidr 10.50.0.0/16 --policy $P --action allow \
 run --db "$B" rules create --cidr 10.50.0.0/16 --policy $P --action allow --description mine
 run --db "$B" sync
 check "a create the remote already holds (400, then the listing): exit 4, a new conflict" \
-    sh -c '[ "$0" -eq 4 ] && grep -q "new conflicts" "$1"' "$status" "$tmp/out"
+    sh -c '[ "$0" -eq 4 ] && grep -q "new conflict" "$1"' "$status" "$tmp/out"
 dup=$("$RAMPART" --db "$A" rules list --filter 10.50.0.0 -o name)
 run --db "$B" rules get "$dup" --json
 check "... the description given here is kept beside the remote's, not dropped" \

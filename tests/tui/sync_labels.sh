@@ -64,7 +64,7 @@ check "conflict: exit 0" status_is 0
 check "conflict: the header says conflict" header 1 "1 conflict"
 check "conflict: the header does not say failed" no_header 1 "failed"
 check "conflict: the status line is no error" status_lacks 1 "error:"
-check "conflict: the status line names the new conflict" status_area 1 "1 new conflicts"
+check "conflict: the status line names the new conflict" status_area 1 "1 new conflict"
 check "conflict: ... and how to resolve it" status_area 1 "R on a conflict resolves it"
 check "conflict: the status line does not call it failed" status_lacks 1 "[1-9] failed"
 check "resolve: taken" status_area 2 "resolved: took the remote's values"
