@@ -1,0 +1,68 @@
+#!/bin/sh
+# Credential rotation against a careless admin and a hostile environment: a real
+# serve-api, real caches. A successor marked for deletion is never "held",
+# so the old credential is not retired with it (both deleted: no working token);
+# a retirement turned into a conflict and kept with --take-remote stops the
+# rotation instead of leaving it "retiring" for ever.
+here=$(dirname "$0")
+. "$here/lib.sh"
+. "$here/server.sh"
+trap 'stop_server; rm -rf "$tmp"' EXIT INT TERM
+
+DB="$tmp/cache.db"
+export RAMPART_DB="$DB" RAMPART_ROTATE_QUIET=1s
+start_server attack || exit 1
+id_of() { sed -n 's/^credential \([^ ]*\) .*/\1/p' "$tmp/out"; }
+json_field() { sed -n "s/.*\"$1\": *\"\\([^\"]*\\)\".*/\\1/p" "$tmp/out" | head -n 1; }
+on_server() { api GET "/credentials/$1" | grep -q "\"id\":\"$1\""; }
+gone_from_server() { api GET "/credentials/$1" | grep -q '"status_code":404'; }
+failed_with() { [ "$status" -ne 0 ] && err_has "$1"; }
+# due OLD: polls `plan` until it shows OLD's retirement due (20 s at most).
+due() {
+    deadline=$(($(date +%s) + 20))
+    until "$RAMPART" plan | grep -q "^- cred $1 .*retire"; do
+        [ "$(date +%s)" -gt "$deadline" ] && return 1
+        sleep 0.2
+    done
+}
+
+# The successor deleted by hand during the grace period: the old one stays.
+run creds create --description del --sync
+D_OLD=$(id_of)
+run creds rotate del --grace 1s --sync --json
+D_NEW=$(json_field new_id)
+run creds delete "$D_NEW"
+run creds rotate "$D_OLD" --finish
+check "--finish with the successor marked for deletion is refused" \
+    failed_with "successor .* is deleting: the old one stays"
+sleep 2 # the grace period (1 s) passes: a wait for time itself, not for a result
+run plan
+check "plan: a successor marked for deletion does not make the old one's retirement due" \
+    sh -c '! grep -q "^- cred $1 .*retire" "$0"' "$tmp/out" "$D_OLD"
+run sync
+check "the sync deletes the successor, never the old one with it" on_server "$D_OLD"
+check "...and the old credential's token is still held here" \
+    sh -c '"$0" creds token "$1" >/dev/null' "$RAMPART" "$D_OLD"
+
+# A retirement that became a conflict (a colleague changed the old credential),
+# resolved by keeping it: the rotation stops, it can be cancelled or started again.
+run creds create --description kept --sync
+K_OLD=$(id_of)
+run creds rotate kept --grace 1s --sync --json
+K_NEW=$(json_field new_id)
+due "$K_OLD" || fail "the retirement of $K_OLD never became due"
+api PATCH "/credentials/$K_OLD" '{"description": "kept-theirs"}' >/dev/null
+run sync
+run creds get "$K_OLD"
+check "setup: the retirement became a conflict" out_has "^state  *conflict"
+run creds resolve "$K_OLD" --take-remote
+run creds get "$K_OLD"
+check "kept with --take-remote: the rotation says it stopped, not 'retiring'" \
+    sh -c 'grep -q "^rotation  *stopped:.*kept" "$0"' "$tmp/out"
+run creds rotate "$K_OLD" --cancel --sync
+check "...and it can be cancelled" status_is 0
+check "...the successor deleted remotely" gone_from_server "$K_NEW"
+check "...the old one kept" on_server "$K_OLD"
+run creds rotate "$K_OLD" --grace 1h --sync
+check "...and the old one can be rotated again" status_is 0
+checks_done
