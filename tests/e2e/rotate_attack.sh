@@ -1,6 +1,7 @@
 #!/bin/sh
 # Credential rotation against a careless admin and a hostile environment: a real
-# serve-api, real caches. A successor marked for deletion is never "held",
+# serve-api, real caches. The --exec command inherits no descriptor of ours (the
+# API's connections, the cache); a successor marked for deletion is never "held",
 # so the old credential is not retired with it (both deleted: no working token);
 # a retirement turned into a conflict and kept with --take-remote stops the
 # rotation instead of leaving it "retiring" for ever.
@@ -25,6 +26,16 @@ due() {
         sleep 0.2
     done
 }
+
+# --exec's descriptors: stdin, stdout, stderr, nothing else of ours.
+run creds create --description fds --sync
+FD_OLD=$(id_of)
+# (ls itself: its own descriptor 3 reads the directory)
+EXEC="sh -c 'exec ls /proc/self/fd >\"$tmp/fd.out\"'"
+run creds rotate fds --grace 1h --exec "$EXEC" --sync
+check "setup: --exec ran" test -s "$tmp/fd.out"
+check "--exec inherits no descriptor but 0, 1 and 2 (none of the API's sockets)" \
+    sh -c '[ "$(sort -n "$0" | tr "\n" " ")" = "0 1 2 3 " ]' "$tmp/fd.out"
 
 # The successor deleted by hand during the grace period: the old one stays.
 run creds create --description del --sync
