@@ -4,7 +4,8 @@
 # API's connections, the cache); a successor marked for deletion is never "held",
 # so the old credential is not retired with it (both deleted: no working token);
 # a retirement turned into a conflict and kept with --take-remote stops the
-# rotation instead of leaving it "retiring" for ever.
+# rotation instead of leaving it "retiring" for ever; an old credential changed
+# since its successor copied it is never retired by the sync on its own.
 here=$(dirname "$0")
 . "$here/lib.sh"
 . "$here/server.sh"
@@ -76,4 +77,20 @@ check "...the successor deleted remotely" gone_from_server "$K_NEW"
 check "...the old one kept" on_server "$K_OLD"
 run creds rotate "$K_OLD" --grace 1h --sync
 check "...and the old one can be rotated again" status_is 0
+# A colleague changes the old credential during the grace period and a sync
+# takes the change in: its retirement would delete a changed object, so it waits.
+run creds create --description moved --acl bind:a.example.com --sync
+M_OLD=$(id_of)
+run creds rotate moved --grace 1s --sync
+api PATCH "/credentials/$M_OLD" '{"acl": ["bind:b.example.com"]}' >/dev/null
+run sync
+sleep 2 # the grace period (1 s) passes: a wait for time itself, not for a result
+run plan --detailed-exitcode
+check "plan: the old one changed since the copy: no retirement due, said why (exit 0)" \
+    sh -c '[ "$0" -eq 0 ] && grep -q "no longer matches its successor" "$1" &&
+        ! grep -q "^- cred $2" "$1"' "$status" "$tmp/out" "$M_OLD"
+run sync
+check "...and the sync keeps it remotely" on_server "$M_OLD"
+run creds rotate moved --finish --sync
+check "--finish retires it anyway" gone_from_server "$M_OLD"
 checks_done

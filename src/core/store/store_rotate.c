@@ -34,7 +34,9 @@ const char *store_rotation_state_name(store_rotation_state state)
     " r.exec, r.exec_state, r.error, r.retired_at," \
     " coalesce(n.description, o.description, '')," \
     " " HELD("r.old_id") ", " LIVE_HELD("r.new_id", "coalesce(n.state, 'failed')") ", " \
-    SERVED("r.old_id") ", " SERVED("r.new_id") ", coalesce(o.state, '')" \
+    SERVED("r.old_id") ", " SERVED("r.new_id") ", coalesce(o.state, '')," \
+    " (o.description IS NOT n.description OR o.acl IS NOT n.acl" \
+    "  OR o.metadata IS NOT n.metadata)" \
     " FROM rotations AS r LEFT JOIN credentials AS n ON n.id = r.new_id" \
     " LEFT JOIN credentials AS o ON o.id = r.old_id"
 
@@ -81,6 +83,7 @@ static void read_row(sqlite3_stmt *s, store_rotation *r)
     r->new_held = sqlite3_column_int(s, 13) != 0;
     r->old_served_at = sqlite3_column_int64(s, 14);
     r->new_served_at = sqlite3_column_int64(s, 15);
+    r->old_changed = sqlite3_column_int(s, 17) != 0;
     const char *state = col_text(s, 6);
     if (strcmp(state, "active") == 0)
         r->state = r->new_held ? STORE_ROTATION_GRACE : STORE_ROTATION_WAITING;
@@ -211,6 +214,10 @@ bool store_rotation_due(const store_rotation *r, long long now, long long quiet_
     else if (!r->old_held)
         *why = "the old token was never held here, so its use is unknown: retire it with "
                "--finish";
+    else if (r->old_changed)
+        *why = "the old credential no longer matches its successor (changed here or "
+               "remotely since the copy): it is not deleted; --finish retires it anyway, "
+               "--cancel drops the successor";
     else if (r->held_at == 0 || now < r->held_at + r->grace_s)
         *why = "the grace period";
     else if (r->old_served_at > 0 && now < r->old_served_at + quiet_s)
