@@ -5,11 +5,13 @@
 # so the old credential is not retired with it (both deleted: no working token);
 # a retirement turned into a conflict and kept with --take-remote stops the
 # rotation instead of leaving it "retiring" for ever; an old credential changed
-# since its successor copied it is never retired by the sync on its own.
+# since its successor copied it is never retired by the sync on its own; a
+# successor renamed by hand does not take the old one's name away.
 here=$(dirname "$0")
 . "$here/lib.sh"
 . "$here/server.sh"
-trap 'stop_server; rm -rf "$tmp"' EXIT INT TERM
+. "$here/agent_lib.sh"
+trap 'stop_agents; stop_server; rm -rf "$tmp"' EXIT INT TERM
 
 DB="$tmp/cache.db"
 export RAMPART_DB="$DB" RAMPART_ROTATE_QUIET=1s
@@ -93,4 +95,20 @@ run sync
 check "...and the sync keeps it remotely" on_server "$M_OLD"
 run creds rotate moved --finish --sync
 check "--finish retires it anyway" gone_from_server "$M_OLD"
+# The successor renamed by hand: the old one keeps its name, and the agent keeps
+# serving it by that name (no rotation pair shares it any more).
+run creds create --description renamed --sync
+R_OLD=$(id_of)
+T_R=$("$RAMPART" creds token "$R_OLD")
+run creds rotate renamed --grace 1h --sync --json
+R_NEW=$(json_field new_id)
+run creds update "$R_NEW" --description renamed-next
+mkdir -p "$tmp/run" && chmod 700 "$tmp/run"
+start_agent a --listen "unix:$tmp/run/a.sock"
+ureq "$sock" /v1/tokens/renamed
+check "the successor renamed: its old name still gets the old token (no 404)" \
+    sh -c '[ "$0" = 200 ] && grep -q "\"token\":\"$1\"" "$2"' "$status" "$T_R" "$tmp/out"
+ureq "$sock" /v1/tokens/renamed-next
+check "...and the new name the successor's" \
+    sh -c '[ "$0" = 200 ] && grep -q "\"id\":\"$1\"" "$2"' "$status" "$R_NEW" "$tmp/out"
 checks_done
