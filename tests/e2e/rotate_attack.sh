@@ -30,6 +30,12 @@ due() {
     done
 }
 
+# An --exec too long to keep: refused at the door, naming the flag, no cache made.
+run --db "$tmp/none.db" creds rotate web --exec "$(printf '%01100d' 0)"
+check "an --exec over 1024 bytes is refused, naming --exec, before the cache opens" \
+    sh -c '[ "$0" -eq 2 ] && grep -q "exec: the command is longer than 1024" "$1" &&
+        [ ! -e "$2" ]' "$status" "$tmp/err" "$tmp/none.db"
+
 # --exec's descriptors: stdin, stdout, stderr, nothing else of ours.
 run creds create --description fds --sync
 FD_OLD=$(id_of)
