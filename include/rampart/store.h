@@ -491,7 +491,8 @@ bool store_rotation_due(const store_rotation *r, long long now, long long quiet_
 /*
  * Bring the links up to date at `now`: a successor whose token is now held
  * starts the grace period (held_at; its command becomes pending), a successor
- * whose create failed stops the rotation with its error, a retired link older
+ * whose create failed stops the rotation with its error (and one queued again
+ * since, creds retry, lets it go on), a retired link older
  * than `keep_s` is forgotten. *stopped (may be NULL) counts rotations stopped
  * now. One transaction.
  */

@@ -6,7 +6,8 @@
 # a retirement turned into a conflict and kept with --take-remote stops the
 # rotation instead of leaving it "retiring" for ever; an old credential changed
 # since its successor copied it is never retired by the sync on its own; a
-# successor renamed by hand does not take the old one's name away.
+# successor renamed by hand does not take the old one's name away; a refused
+# successor queued again lets its rotation go on.
 here=$(dirname "$0")
 . "$here/lib.sh"
 . "$here/server.sh"
@@ -70,7 +71,7 @@ run creds create --description kept --sync
 K_OLD=$(id_of)
 run creds rotate kept --grace 1s --sync --json
 K_NEW=$(json_field new_id)
-due "$K_OLD" || fail "the retirement of $K_OLD never became due"
+check "setup: the retirement becomes due" due "$K_OLD"
 api PATCH "/credentials/$K_OLD" '{"description": "kept-theirs"}' >/dev/null
 run sync
 run creds get "$K_OLD"
@@ -117,4 +118,22 @@ check "the successor renamed: its old name still gets the old token (no 404)" \
 ureq "$sock" /v1/tokens/renamed-next
 check "...and the new name the successor's" \
     sh -c '[ "$0" = 200 ] && grep -q "\"id\":\"$1\"" "$2"' "$status" "$R_NEW" "$tmp/out"
+# A successor the server refused, queued again by hand (creds retry) and then
+# created: the rotation goes on instead of staying "stopped" for ever.
+stop_server
+start_server attack --faults "create_cred:403@2" || exit 1
+run creds create --description retried --sync
+Q_OLD=$(id_of)
+run creds rotate retried --grace 1s --sync --json
+Q_NEW=$(json_field new_id)
+run creds get "$Q_OLD"
+check "setup: the refused successor stopped the rotation" out_has "^rotation  *stopped:"
+run creds retry "$Q_NEW"
+run sync
+run creds get "$Q_OLD"
+check "the successor retried and created: the rotation is no longer stopped" \
+    sh -c '! grep -q "^rotation  *stopped" "$0" && grep -q "^rotation " "$0"' "$tmp/out"
+check "...its retirement becomes due" due "$Q_OLD"
+run sync
+check "...and the old one retires as any" gone_from_server "$Q_OLD"
 checks_done

@@ -237,9 +237,15 @@ error_code store_rotation_settle(store *st, long long now, long long keep_s, siz
         return err->code;
     const long long nums[] = {now, keep_s};
     int n = 0;
-    error_code rc = run(st, "UPDATE rotations SET held_at = ?1 WHERE held_at = 0"
-                        " AND state = 'active' AND " HELD("new_id"), NULL, 0, nums, 1, NULL,
-                        err);
+    /* Stopped by its successor's failed create, which was queued again since
+     * (creds retry): the rotation goes on. */
+    error_code rc = run(st, "UPDATE rotations SET state = 'active', error = ''"
+                        " WHERE state = 'stopped' AND EXISTS (SELECT 1 FROM credentials"
+                        " AS c WHERE c.id = new_id AND c.state NOT IN ('failed', 'deleting',"
+                        " 'remote_deleted'))", NULL, 0, NULL, 0, NULL, err);
+    if (rc == ERROR_OK)
+        rc = run(st, "UPDATE rotations SET held_at = ?1 WHERE held_at = 0"
+                 " AND state = 'active' AND " HELD("new_id"), NULL, 0, nums, 1, NULL, err);
     if (rc == ERROR_OK)
         rc = run(st, "UPDATE rotations SET state = 'stopped', error = 'the successor''s "
                  "create failed: ' || (SELECT c.error FROM credentials AS c"
