@@ -6,6 +6,7 @@
  * - The command line is split into words as rampart/words.h says and run without
  *   a shell (posix_spawnp, searching PATH), standard input /dev/null, standard
  *   output and error to `out_fd` (-1: /dev/null), signals at their defaults.
+ * - It inherits no descriptor of ours past standard error.
  * - Its environment is ours without the variables that may hold a secret
  *   (config_secret_env_entry: the API key's, the reference server's key), plus
  *   `env` ("NAME=value" strings, NULL-terminated; may be NULL). Never a token.

@@ -440,6 +440,8 @@ typedef struct store_rotation {
     long long grace_s;
     long long started_at, held_at, retired_at; /* seconds since the epoch; 0: not yet */
     bool old_held, new_held;                   /* their tokens are held here */
+    bool old_changed; /* the old one's description, ACL or metadata differ from the
+                       * successor's (changed since the copy, here or remotely) */
     long long old_served_at, new_served_at;    /* last handed out here; 0: never */
     char exec[STORE_ROTATION_EXEC_MAX + 1];
     store_rotation_exec exec_state;
@@ -478,8 +480,9 @@ error_code store_rotation_each(store *st,
  * Whether the old credential of `r` should retire at `now` (pure): the
  * successor's token is held, its command ran (succeeded, in grace mode), and
  * then in grace mode the grace period is over (from when the successor was
- * held), the old token was held here (else only finish and now retire it) and
- * not handed out for `quiet_s`; finish and now: at once. Only waiting and grace
+ * held), the old token was held here (else only finish and now retire it), the
+ * old one is still as its successor copied it (old_changed: never delete a
+ * changed object) and not handed out for `quiet_s`; finish and now: at once. Only waiting and grace
  * rotations are ever due. *why (may be NULL) says what it waits for, or "due".
  */
 bool store_rotation_due(const store_rotation *r, long long now, long long quiet_s,
@@ -488,7 +491,8 @@ bool store_rotation_due(const store_rotation *r, long long now, long long quiet_
 /*
  * Bring the links up to date at `now`: a successor whose token is now held
  * starts the grace period (held_at; its command becomes pending), a successor
- * whose create failed stops the rotation with its error, a retired link older
+ * whose create failed stops the rotation with its error (and one queued again
+ * since, creds retry, lets it go on), a retired link older
  * than `keep_s` is forgotten. *stopped (may be NULL) counts rotations stopped
  * now. One transaction.
  */

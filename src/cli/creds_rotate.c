@@ -380,6 +380,10 @@ static int check_values(cli_ctx *ctx, const char *path, rotate_args *a)
         return cli_usage_error(ctx, path, "--limit must be a whole number from 1 to "
                                "1000000, not '%.40s'", a->limit);
     a->command = a->exec ? a->exec : config_get(&ctx->cfg, CONFIG_ROTATE_EXEC);
+    if (strlen(a->command) > STORE_ROTATION_EXEC_MAX)
+        return cli_usage_error(ctx, path, "%s: the command is longer than %d bytes",
+                               a->exec ? "--exec" : "setting rotate_exec",
+                               STORE_ROTATION_EXEC_MAX);
     words w;
     if (a->command[0] && words_split(a->command, &w, &e) != ERROR_OK)
         return cli_usage_error(ctx, path, "--exec: %s", e.msg);

@@ -580,6 +580,7 @@ static const object_command commands[] = {
       "                     old one in the same sync, no grace period\n"
       "  --finish           retire the old one at once (as soon as the successor is\n"
       "                     held); needed when this machine never held the old token\n"
+      "                     or the old one changed since the successor copied it\n"
       "  --cancel           drop the successor instead; the old one stays\n"
       "  --older-than AGE   rotate every credential created more than AGE ago (90d)\n"
       "  --limit N          with --older-than: at most N of them\n"

@@ -38,6 +38,24 @@ static char **child_env(const char *const *extra)
     return out;
 }
 
+/* Every descriptor past stderr closed in the child: the API's connections, a
+ * listener, whatever our own caller left open (a command that starts a daemon
+ * would keep them for good). */
+static void close_ours(posix_spawn_file_actions_t *fa)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    posix_spawn_file_actions_addclosefrom_np(fa, STDERR_FILENO + 1);
+#else
+    long max = sysconf(_SC_OPEN_MAX);
+    int top = max > 0 && max < 65536 ? (int)max : 65536;
+    for (int fd = STDERR_FILENO + 1; fd < top; fd++) {
+        int flags = fcntl(fd, F_GETFD);
+        if (flags >= 0 && !(flags & FD_CLOEXEC))
+            posix_spawn_file_actions_addclose(fa, fd);
+    }
+#endif
+}
+
 static error_code spawn(const words *w, const char *const *env, int out_fd, pid_t *pid,
                         error_info *err)
 {
@@ -54,6 +72,7 @@ static error_code spawn(const words *w, const char *const *env, int out_fd, pid_
         posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
         posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     }
+    close_ours(&fa);
     error_code rc = keycmd_spawn(w, &fa, envp, pid, err);
     posix_spawn_file_actions_destroy(&fa);
     free(envp);

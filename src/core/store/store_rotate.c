@@ -25,12 +25,18 @@ const char *store_rotation_state_name(store_rotation_state state)
 #define HELD(col) "EXISTS (SELECT 1 FROM tokens AS t WHERE t.cred_id = " col ")"
 #define SERVED(col) \
     "coalesce((SELECT f.last_at FROM token_fetches AS f WHERE f.cred_id = " col "), 0)"
+/* The successor counts as held only while it lives: one marked for deletion
+ * (creds delete) must never let the old one retire with it. */
+#define LIVE_HELD(col, state) \
+    "(" HELD(col) " AND " state " NOT IN ('deleting', 'remote_deleted', 'failed'))"
 #define ROTATION_SELECT \
     "SELECT r.old_id, r.new_id, r.mode, r.grace_s, r.started_at, r.held_at, r.state," \
     " r.exec, r.exec_state, r.error, r.retired_at," \
     " coalesce(n.description, o.description, '')," \
-    " " HELD("r.old_id") ", " HELD("r.new_id") ", " SERVED("r.old_id") ", " \
-    SERVED("r.new_id") \
+    " " HELD("r.old_id") ", " LIVE_HELD("r.new_id", "coalesce(n.state, 'failed')") ", " \
+    SERVED("r.old_id") ", " SERVED("r.new_id") ", coalesce(o.state, '')," \
+    " (o.description IS NOT n.description OR o.acl IS NOT n.acl" \
+    "  OR o.metadata IS NOT n.metadata)" \
     " FROM rotations AS r LEFT JOIN credentials AS n ON n.id = r.new_id" \
     " LEFT JOIN credentials AS o ON o.id = r.old_id"
 
@@ -47,6 +53,16 @@ static const char *col_text(sqlite3_stmt *s, int col)
 {
     const char *t = (const char *)sqlite3_column_text(s, col);
     return t ? t : "";
+}
+
+/* A retirement whose delete became a conflict that the user resolved by keeping
+ * the old credential (creds resolve --take-remote): the rotation is over. */
+#define KEPT_ERROR "the old credential changed remotely and was kept (creds resolve " \
+                   "--take-remote): it does not retire; --cancel drops the successor"
+
+static bool old_kept(const char *old_state)
+{
+    return strcmp(old_state, "synced") == 0 || strcmp(old_state, "edited") == 0;
 }
 
 static void read_row(sqlite3_stmt *s, store_rotation *r)
@@ -67,11 +83,16 @@ static void read_row(sqlite3_stmt *s, store_rotation *r)
     r->new_held = sqlite3_column_int(s, 13) != 0;
     r->old_served_at = sqlite3_column_int64(s, 14);
     r->new_served_at = sqlite3_column_int64(s, 15);
+    r->old_changed = sqlite3_column_int(s, 17) != 0;
     const char *state = col_text(s, 6);
     if (strcmp(state, "active") == 0)
         r->state = r->new_held ? STORE_ROTATION_GRACE : STORE_ROTATION_WAITING;
-    else if (strcmp(state, "retiring") == 0)
+    else if (strcmp(state, "retiring") == 0 && !old_kept(col_text(s, 16)))
         r->state = STORE_ROTATION_RETIRING;
+    else if (strcmp(state, "retiring") == 0) {
+        r->state = STORE_ROTATION_STOPPED;
+        snprintf(r->error, sizeof r->error, "%s", KEPT_ERROR);
+    }
     else if (strcmp(state, "retired") == 0)
         r->state = STORE_ROTATION_RETIRED;
     else
@@ -194,6 +215,10 @@ bool store_rotation_due(const store_rotation *r, long long now, long long quiet_
     else if (r->mode == STORE_ROTATE_GRACE && !r->old_held)
         *why = "the old token was never held here, so its use is unknown: retire it with "
                "--finish";
+    else if (r->mode == STORE_ROTATE_GRACE && r->old_changed)
+        *why = "the old credential no longer matches its successor (changed here or "
+               "remotely since the copy): it is not deleted; --finish retires it anyway, "
+               "--cancel drops the successor";
     else if (r->mode == STORE_ROTATE_GRACE && (r->held_at == 0 || now < r->held_at + r->grace_s))
         *why = "the grace period";
     else if (r->mode == STORE_ROTATE_GRACE && r->old_served_at > 0 &&
@@ -213,9 +238,15 @@ error_code store_rotation_settle(store *st, long long now, long long keep_s, siz
         return err->code;
     const long long nums[] = {now, keep_s};
     int n = 0;
-    error_code rc = run(st, "UPDATE rotations SET held_at = ?1 WHERE held_at = 0"
-                        " AND state = 'active' AND " HELD("new_id"), NULL, 0, nums, 1, NULL,
-                        err);
+    /* Stopped by its successor's failed create, which was queued again since
+     * (creds retry): the rotation goes on. */
+    error_code rc = run(st, "UPDATE rotations SET state = 'active', error = ''"
+                        " WHERE state = 'stopped' AND EXISTS (SELECT 1 FROM credentials"
+                        " AS c WHERE c.id = new_id AND c.state NOT IN ('failed', 'deleting',"
+                        " 'remote_deleted'))", NULL, 0, NULL, 0, NULL, err);
+    if (rc == ERROR_OK)
+        rc = run(st, "UPDATE rotations SET held_at = ?1 WHERE held_at = 0"
+                 " AND state = 'active' AND " HELD("new_id"), NULL, 0, nums, 1, NULL, err);
     if (rc == ERROR_OK)
         rc = run(st, "UPDATE rotations SET state = 'stopped', error = 'the successor''s "
                  "create failed: ' || (SELECT c.error FROM credentials AS c"
@@ -274,6 +305,22 @@ static bool active(const store_rotation *r)
     return r->state == STORE_ROTATION_WAITING || r->state == STORE_ROTATION_GRACE;
 }
 
+/* ERROR_STATE when the successor is going (deleted by hand, or refused): the old
+ * one is then the only credential with a working token. */
+static error_code check_successor_lives(store *st, const store_rotation *r, error_info *err)
+{
+    char canon[MODEL_ID_MAX + 1];
+    model_state state;
+    if (store_row_resolve(st, MODEL_KIND_CRED, r->new_id, canon, &state, err))
+        return err->code;
+    if (state == MODEL_STATE_DELETING || state == MODEL_STATE_REMOTE_DELETED ||
+        state == MODEL_STATE_FAILED)
+        return error_set(err, ERROR_STATE, "the successor %s of %s is %s: the old one stays "
+                         "(--cancel ends the rotation)", r->new_id, r->old_id,
+                         model_state_name(state));
+    return ERROR_OK;
+}
+
 error_code store_rotation_retire(store *st, const char *id, error_info *err)
 {
     err = ERROR_OR_SCRATCH(err);
@@ -284,7 +331,9 @@ error_code store_rotation_retire(store *st, const char *id, error_info *err)
     error_code rc = store_rotation_get(st, id, &r, err);
     if (rc == ERROR_OK && !active(&r))
         rc = not_active(&r, err);
-    else if (rc == ERROR_OK && !r.new_held)
+    if (rc == ERROR_OK)
+        rc = check_successor_lives(st, &r, err);
+    if (rc == ERROR_OK && !r.new_held)
         rc = error_set(err, ERROR_STATE, "the successor %s of %s holds no token here yet: "
                        "the old one stays until it does", r.new_id, r.old_id);
     if (rc == ERROR_OK)
@@ -304,6 +353,8 @@ error_code store_rotation_finish(store *st, const char *id, bool *retired, error
     error_code rc = store_rotation_get(st, id, &r, err);
     if (rc == ERROR_OK && !active(&r))
         rc = not_active(&r, err);
+    if (rc == ERROR_OK)
+        rc = check_successor_lives(st, &r, err);
     const char *args[] = {r.old_id};
     if (rc == ERROR_OK)
         rc = run(st, "UPDATE rotations SET mode = 'finish' WHERE old_id = ?1 AND mode = "

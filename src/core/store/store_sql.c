@@ -399,13 +399,14 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_POLICY_COUNTS] = "SELECT policy_id, count(*) FROM rules WHERE policy_id > ?1"
                            " GROUP BY policy_id ORDER BY policy_id LIMIT ?2",
     /* A rotation pair counts once: the successor once its token is held (and it
-     * is live), the old one until then. */
+     * is live), the old one until then. A successor renamed by hand is no pair
+     * for the old name: the old one keeps it. */
     [STMT_BY_DESCRIPTION] = "SELECT id FROM credentials AS c WHERE description = ?1"
                             " AND state NOT IN ('deleting', 'remote_deleted')"
                             " AND NOT EXISTS (SELECT 1 FROM rotations AS r"
                             "  JOIN tokens AS t ON t.cred_id = r.new_id"
                             "  JOIN credentials AS n ON n.id = r.new_id"
-                            "  WHERE r.old_id = c.id"
+                            "  WHERE r.old_id = c.id AND n.description = c.description"
                             "  AND n.state NOT IN ('deleting', 'remote_deleted'))"
                             " AND NOT EXISTS (SELECT 1 FROM rotations AS r"
                             "  WHERE r.new_id = c.id AND NOT EXISTS"
