@@ -99,7 +99,7 @@ error_code logscan_new(const logscan_opts *opts, logscan **out, error_info *err)
 void logscan_free(logscan *ls); /* NULL: no-op */
 
 /* Read a whole file ("-": standard input), gzip or not. ERROR_IO naming the
- * file; ERROR_INVALID for a JSON log without ip_key. */
+ * file (a truncated gzip too); ERROR_INVALID for a JSON log without ip_key. */
 error_code logscan_file(logscan *ls, const char *path, error_info *err);
 
 /* The same from memory (a whole file's text): for tests and callers with text. */

@@ -749,8 +749,14 @@ error_code logscan_file(logscan *ls, const char *path, error_info *err)
                            zerr == Z_ERRNO ? strerror(errno) : why);
             break;
         }
-        if (got == 0)
+        if (got == 0) {
+            int zerr;
+            gzerror(gz, &zerr); /* gzread returns a cut file's data as if whole */
+            if (zerr == Z_BUF_ERROR)
+                rc = error_set(err, ERROR_IO, "cannot read %s: the gzip data is truncated "
+                               "(a file still being written?)", label);
             break;
+        }
         r.have += (size_t)got;
         ls->st.bytes += (uint64_t)got;
         scan_chunk(ls, &r);

@@ -274,6 +274,22 @@ static void test_gzip_file(void **state)
     assert_int_equal(logscan_file(ls, "/nonexistent/x.log", &e), ERROR_IO);
     assert_non_null(strstr(e.msg, "/nonexistent/x.log"));
     logscan_free(ls);
+    /* cut in half (a log still being compressed): an error, not half a log read
+     * as a whole one (zlib's gzread returns what it got and says nothing) */
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char gzdata[65536];
+    size_t got = fread(gzdata, 1, sizeof gzdata, f);
+    fclose(f);
+    assert_true(got > 100 && got < sizeof gzdata);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(gzdata, 1, got / 2, f), got / 2);
+    fclose(f);
+    assert_int_equal(logscan_new(&(logscan_opts){0}, &ls, &e), ERROR_OK);
+    assert_int_equal(logscan_file(ls, path, &e), ERROR_IO);
+    assert_non_null(strstr(e.msg, "truncated"));
+    logscan_free(ls);
     free(text);
     assert_int_equal(ts_remove_tree(dir), 0);
 }
