@@ -191,8 +191,8 @@ static bool parse_addr(const char *s, size_t n, policy_addr *out)
         n = (size_t)(close - s) - 1;
         s++;
     }
-    if (n == 0 || n > ADDR_TEXT_MAX || !memchr(s, ':', n))
-        return false;
+    if (n == 0 || n > ADDR_TEXT_MAX || !memchr(s, ':', n) || memchr(s, '\0', n))
+        return false; /* a NUL would end the text early: "2001:db8::1<NUL>zz" */
     char text[ADDR_TEXT_MAX + 1];
     memcpy(text, s, n);
     text[n] = '\0';
@@ -533,7 +533,7 @@ static void count_bad(logscan *ls)
 static bool blank(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t')
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
             return false;
     return true;
 }
@@ -541,7 +541,7 @@ static bool blank(const char *s, size_t n)
 static void decide_format(logscan *ls, const char *s, size_t n)
 {
     size_t i = skip_ws(s, n, 0);
-    if (s[i] == '{') {
+    if (i < n && s[i] == '{') {
         ls->fmt = LOGSCAN_JSON;
         return;
     }

@@ -255,6 +255,26 @@ static void test_bad_lines(void **state)
     assert_int_equal(logscan_new(&(logscan_opts){.ip_key = "a..b"}, &ls, &e), ERROR_INVALID);
 }
 
+/* Hostile bytes: a NUL inside an address ends no text early; a first line of
+ * carriage returns is blank, so the next line decides the format. */
+static void test_hostile_lines(void **state)
+{
+    (void)state;
+    static const char text[] = "\r\r\n2001:db8::1\0zz - - x\n192.0.2.1 - - x\n";
+    logscan *ls = NULL;
+    error_info e = {0};
+    assert_int_equal(logscan_new(&(logscan_opts){0}, &ls, &e), ERROR_OK);
+    assert_int_equal(logscan_text(ls, "h.log", text, sizeof text - 1, &e), ERROR_OK);
+    const logscan_stats *st = logscan_get_stats(ls);
+    assert_int_equal(st->lines, 3);
+    assert_int_equal(st->blank, 1); /* the line of \r: not a plain list's word */
+    assert_int_equal(st->bad, 1);
+    assert_int_equal(st->used, 1);
+    assert_null(find(ls, "2001:db8::1"));
+    assert_non_null(find(ls, "192.0.2.1"));
+    logscan_free(ls);
+}
+
 static void test_gzip_file(void **state)
 {
     (void)state;
@@ -573,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_proxy_field),
         cmocka_unit_test(test_since_and_cap),
         cmocka_unit_test(test_bad_lines),
+        cmocka_unit_test(test_hostile_lines),
         cmocka_unit_test(test_gzip_file),
         cmocka_unit_test_setup_teardown(test_queued_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_apply_changes, setup, teardown),
