@@ -238,8 +238,10 @@ static bool digits(const char *s, size_t n, unsigned *out)
 
 static bool civil_ok(unsigned y, unsigned mo, unsigned d, unsigned h, unsigned mi, unsigned s)
 {
-    return y >= 1970 && y <= 9999 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 &&
-           mi <= 59 && s <= 60;
+    static const unsigned char mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    return y >= 1970 && y <= 9999 && mo >= 1 && mo <= 12 && d >= 1 && d <= mdays[mo - 1] &&
+           (mo != 2 || d <= 28 || leap) && h <= 23 && mi <= 59 && s <= 60;
 }
 
 static int64_t civil_seconds(unsigned y, unsigned mo, unsigned d, unsigned h, unsigned mi,

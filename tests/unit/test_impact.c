@@ -273,6 +273,15 @@ static void test_hostile_lines(void **state)
     assert_null(find(ls, "2001:db8::1"));
     assert_non_null(find(ls, "192.0.2.1"));
     logscan_free(ls);
+    /* days a month does not have: no time (not the 1st of the next month) */
+    ls = scan_text(&(logscan_opts){0},
+                   "192.0.2.1 - - [31/Apr/2026:00:00:00 +0000] x\n"
+                   "192.0.2.2 - - [29/Feb/2027:00:00:00 +0000] x\n"
+                   "192.0.2.3 - - [29/Feb/2028:00:00:00 +0000] x\n");
+    assert_true(find(ls, "192.0.2.1")->first == INT64_MAX);
+    assert_true(find(ls, "192.0.2.2")->first == INT64_MAX);
+    assert_int_equal(find(ls, "192.0.2.3")->first, INT64_C(1835395200));
+    logscan_free(ls);
 }
 
 static void test_gzip_file(void **state)
