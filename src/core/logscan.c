@@ -685,6 +685,15 @@ static void scan_chunk(logscan *ls, reader *r)
     }
 }
 
+/* A chunk of `got` bytes was read: tell the progress when it crossed a
+ * LOGSCAN_PROGRESS_BYTES mark (a file of few, long lines: a gzip bomb). */
+static void bytes_progress(logscan *ls, size_t got)
+{
+    if (ls->o.progress && (ls->st.bytes - got) / LOGSCAN_PROGRESS_BYTES !=
+                              ls->st.bytes / LOGSCAN_PROGRESS_BYTES)
+        ls->o.progress(ls->o.progress_ctx, ls->label, ls->st.bytes, ls->st.lines);
+}
+
 static void begin_file(logscan *ls, const char *label)
 {
     ls->st.files++;
@@ -717,6 +726,7 @@ error_code logscan_text(logscan *ls, const char *label, const char *data, size_t
         off += take;
         ls->st.bytes += take;
         scan_chunk(ls, &r);
+        bytes_progress(ls, take);
     }
     return end_file(ls, &r, err);
 }
@@ -762,6 +772,7 @@ error_code logscan_file(logscan *ls, const char *path, error_info *err)
         r.have += (size_t)got;
         ls->st.bytes += (uint64_t)got;
         scan_chunk(ls, &r);
+        bytes_progress(ls, (size_t)got);
     }
     gzclose(gz);
     if (rc != ERROR_OK)

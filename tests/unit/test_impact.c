@@ -284,6 +284,34 @@ static void test_hostile_lines(void **state)
     logscan_free(ls);
 }
 
+static void count_progress(void *ctx, const char *file, uint64_t bytes, uint64_t lines)
+{
+    (void)file;
+    (void)lines;
+    uint64_t *last = ctx;
+    *last = bytes;
+}
+
+/* A log of one endless line (a gzip bomb, /dev/zero) still shows progress. */
+static void test_progress_without_lines(void **state)
+{
+    (void)state;
+    size_t len = (size_t)LOGSCAN_PROGRESS_BYTES + 4096;
+    char *text = malloc(len);
+    assert_non_null(text);
+    memset(text, '0', len);
+    uint64_t told = 0;
+    logscan *ls = NULL;
+    error_info e = {0};
+    assert_int_equal(logscan_new(&(logscan_opts){.progress = count_progress,
+                                                  .progress_ctx = &told}, &ls, &e), ERROR_OK);
+    assert_int_equal(logscan_text(ls, "zero.log", text, len, &e), ERROR_OK);
+    assert_true(told >= (uint64_t)LOGSCAN_PROGRESS_BYTES);
+    assert_int_equal(logscan_get_stats(ls)->too_long, 1);
+    logscan_free(ls);
+    free(text);
+}
+
 static void test_gzip_file(void **state)
 {
     (void)state;
@@ -603,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_since_and_cap),
         cmocka_unit_test(test_bad_lines),
         cmocka_unit_test(test_hostile_lines),
+        cmocka_unit_test(test_progress_without_lines),
         cmocka_unit_test(test_gzip_file),
         cmocka_unit_test_setup_teardown(test_queued_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_apply_changes, setup, teardown),
