@@ -190,6 +190,9 @@ check "apply: the queued changes count too" out_has "^Newly denied: 3 addresses 
 run --db "$db" apply --policy $P --action deny --name block --impact "$tmp/common.log" \
     "$tmp/list.txt"
 check "apply --impact without --dry-run: refused" refused 2 "goes with --dry-run"
+run_in "$tmp/list.txt" --db "$db" apply --policy $P --action deny --name block --dry-run \
+    --impact - -
+check "apply - --impact -: standard input for both, refused" refused 2 "both the list and the log"
 check "... and nothing queued" sh -c '! "$0" --db "$1" rules list | grep -q "8\.8\.8\.0/24"' \
     "$RAMPART" "$db"
 
