@@ -502,7 +502,10 @@ static void test_queued_changes(void **state)
     assert_true(!x->before.allowed && x->after.allowed);
     impact_rule_get(ix, x->before.rule, &info);
     assert_string_equal(info.cidr, "192.0.2.0/24"); /* the edit's base */
-    assert_non_null(flip_of(f, &r, "2001:db8::1"));
+    x = flip_of(f, &r, "2001:db8::1");
+    assert_non_null(x);
+    impact_rule_get(ix, x->after.rule, &info);
+    assert_string_equal(info.label, "failed"); /* not "pending": it was refused */
     assert_non_null(flip_of(f, &r, "172.16.5.5"));
     assert_null(flip_of(f, &r, "192.0.2.200"));
     assert_null(flip_of(f, &r, "10.0.0.1"));
