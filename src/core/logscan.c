@@ -15,6 +15,8 @@ enum {
     TIME_TEXT_MAX = 40
 };
 
+#define TIME_MAX INT64_C(253402300799) /* 9999-12-31T23:59:59Z */
+
 typedef struct key_path {
     const char *part[LOGSCAN_PATH_DEPTH];
     size_t len[LOGSCAN_PATH_DEPTH];
@@ -333,6 +335,7 @@ static bool parse_time(logscan *ls, const char *s, size_t n, bool json_number, i
               : n && s[0] >= '0' && s[0] <= '9' && n > 4 && s[4] == '-'
                   ? parse_rfc3339(s, n, out)
                   : parse_clf_time(s, n, out);
+    ok = ok && *out <= TIME_MAX; /* printed back as RFC 3339: four-digit years */
     if (ok && n <= sizeof ls->tcache) {
         memcpy(ls->tcache, s, n);
         ls->tcache_len = n;

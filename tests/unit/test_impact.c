@@ -282,6 +282,16 @@ static void test_hostile_lines(void **state)
     assert_true(find(ls, "192.0.2.2")->first == INT64_MAX);
     assert_int_equal(find(ls, "192.0.2.3")->first, INT64_C(1835395200));
     logscan_free(ls);
+    /* past the year 9999 (an offset, a huge epoch number): no time, since it
+     * could not be printed back as RFC 3339 */
+    ls = scan_text(&(logscan_opts){.format = LOGSCAN_JSON, .ip_key = "ip", .time_key = "t"},
+                   "{\"ip\": \"192.0.2.1\", \"t\": \"9999-12-31T23:59:59-01:00\"}\n"
+                   "{\"ip\": \"192.0.2.2\", \"t\": 9999999999999999}\n"
+                   "{\"ip\": \"192.0.2.3\", \"t\": \"9999-12-31T23:59:59Z\"}\n");
+    assert_true(find(ls, "192.0.2.1")->first == INT64_MAX);
+    assert_true(find(ls, "192.0.2.2")->first == INT64_MAX);
+    assert_int_equal(find(ls, "192.0.2.3")->first, INT64_C(253402300799));
+    logscan_free(ls);
 }
 
 static void count_progress(void *ctx, const char *file, uint64_t bytes, uint64_t lines)
