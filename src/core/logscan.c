@@ -152,6 +152,19 @@ static void tally(logscan *ls, const policy_addr *a, bool timed, int64_t t)
 
 /* ---- addresses ---- */
 
+/* ":port" (or nothing) at s[0..n). */
+static bool port_ok(const char *s, size_t n)
+{
+    if (n == 0)
+        return true;
+    if (s[0] != ':' || n == 1)
+        return false;
+    for (size_t k = 1; k < n; k++)
+        if (s[k] < '0' || s[k] > '9')
+            return false;
+    return true;
+}
+
 /* A dotted quad, no leading zeros, maybe followed by ":port". */
 static bool parse_v4(const char *s, size_t n, policy_addr *out)
 {
@@ -167,13 +180,8 @@ static bool parse_v4(const char *s, size_t n, policy_addr *out)
             return false;
         out->bytes[octet] = (uint8_t)v;
     }
-    if (i < n) {
-        if (s[i] != ':' || i + 1 == n)
-            return false;
-        for (size_t k = i + 1; k < n; k++)
-            if (s[k] < '0' || s[k] > '9')
-                return false;
-    }
+    if (!port_ok(s + i, n - i))
+        return false;
     out->family = 4;
     memset(out->bytes + 4, 0, 12);
     return true;
@@ -187,8 +195,7 @@ static bool parse_addr(const char *s, size_t n, policy_addr *out)
         const char *close = memchr(s, ']', n);
         if (!close)
             return false;
-        size_t rest = n - (size_t)(close - s) - 1;
-        if (rest && close[1] != ':')
+        if (!port_ok(close + 1, n - (size_t)(close - s) - 1))
             return false;
         n = (size_t)(close - s) - 1;
         s++;

@@ -273,6 +273,17 @@ static void test_hostile_lines(void **state)
     assert_null(find(ls, "2001:db8::1"));
     assert_non_null(find(ls, "192.0.2.1"));
     logscan_free(ls);
+    /* a bracketed IPv6 address's port is digits, as an IPv4 address's is */
+    ls = scan_text(&(logscan_opts){.format = LOGSCAN_PLAIN},
+                   "[2001:db8::1]:\n[2001:db8::2]:http\n[2001:db8::3]:443\n[2001:db8::4]\n"
+                   "192.0.2.5:\n192.0.2.6:443\n");
+    assert_int_equal(logscan_get_stats(ls)->bad, 3);
+    assert_null(find(ls, "2001:db8::1"));
+    assert_null(find(ls, "2001:db8::2"));
+    assert_non_null(find(ls, "2001:db8::3"));
+    assert_non_null(find(ls, "2001:db8::4"));
+    assert_non_null(find(ls, "192.0.2.6"));
+    logscan_free(ls);
     /* days a month does not have: no time (not the 1st of the next month) */
     ls = scan_text(&(logscan_opts){0},
                    "192.0.2.1 - - [31/Apr/2026:00:00:00 +0000] x\n"
