@@ -174,9 +174,6 @@ int cli_describe(cli_ctx *ctx, const cli_command *table, size_t count, const cha
 const cli_command *cli_find_command(cli_ctx *ctx, const char *path, const cli_command *table,
                                     size_t count, int argc, char **argv, int *exit_code);
 
-/* Print "usage: <program> <path> <args>", the summary and help text. */
-void cli_print_help(cli_ctx *ctx, const char *path, const cli_command *cmd);
-
 /* The command overview printed by `rampart`, `rampart help` and `rampart --help`. */
 void cli_print_main_help(cli_ctx *ctx);
 
@@ -219,6 +216,11 @@ typedef struct cli_opt {
     cli_opt_kind kind;
     void *target;     /* bool *, const char **, cli_list * or cli_choice * */
 } cli_opt;
+
+/* Print "usage: <program> <path> <args>", the summary and help text, and the
+ * global options but those `opts` defines itself. */
+void cli_print_help(cli_ctx *ctx, const char *path, const cli_command *cmd,
+                    const cli_opt *opts, size_t nopts);
 
 /*
  * Parse long options of `opts` (and -o for a CLI_OPT_OUTPUT one) plus --help and

@@ -86,7 +86,9 @@ size_t impact_index_changed(const impact_index *ix);
 
 /* A rule of the index, for printing (an IPv4-mapped rule's cidr as the IPv4
  * prefix it decides as). `label`: "synced" (both sides), "pending"
- * (after only), "apply" (after only, from an apply), "removed" (before only). */
+ * (after only), "apply" (after only, from an apply), "removed" (before only);
+ * one side of a row in conflict "conflict" (its after waits for a resolve, not
+ * a sync), a failed create "failed". */
 typedef struct impact_rule_info {
     const char *id; /* "" for an apply's create */
     char cidr[MODEL_CIDR_MAX + 1];

@@ -49,8 +49,9 @@ typedef enum logscan_format {
 bool logscan_format_parse(const char *name, logscan_format *out);
 const char *logscan_format_name(logscan_format f);
 
-/* Told every LOGSCAN_PROGRESS_LINES lines: bytes read (uncompressed) and lines. */
-enum { LOGSCAN_PROGRESS_LINES = 1 << 20 };
+/* Told every LOGSCAN_PROGRESS_LINES lines, and every LOGSCAN_PROGRESS_BYTES
+ * read however few lines they hold: bytes read (uncompressed) and lines. */
+enum { LOGSCAN_PROGRESS_LINES = 1 << 20, LOGSCAN_PROGRESS_BYTES = 64 << 20 };
 typedef void (*logscan_progress_fn)(void *ctx, const char *file, uint64_t bytes,
                                     uint64_t lines);
 
@@ -99,7 +100,7 @@ error_code logscan_new(const logscan_opts *opts, logscan **out, error_info *err)
 void logscan_free(logscan *ls); /* NULL: no-op */
 
 /* Read a whole file ("-": standard input), gzip or not. ERROR_IO naming the
- * file; ERROR_INVALID for a JSON log without ip_key. */
+ * file (a truncated gzip too); ERROR_INVALID for a JSON log without ip_key. */
 error_code logscan_file(logscan *ls, const char *path, error_info *err);
 
 /* The same from memory (a whole file's text): for tests and callers with text. */

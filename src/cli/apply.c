@@ -490,6 +490,10 @@ static int apply_cmd(cli_ctx *ctx, const char *path, int argc, char **argv)
         run.impact = &im;
     const char *file = argv[first];
     run.label = strcmp(file, "-") == 0 ? "stdin" : file;
+    for (size_t i = 0; rc == CLI_GO_ON && run.impact && i < ia.logs.count; i++)
+        if (strcmp(file, "-") == 0 && strcmp(ia.logs.items[i], "-") == 0)
+            rc = cli_usage_error(ctx, path, "standard input cannot hold both the list and "
+                                 "the log: give one of them as a file");
     /* The list first: a bad one must not leave a new, empty database behind. */
     if (rc == CLI_GO_ON)
         rc = read_list(&run, file, &a.keys);

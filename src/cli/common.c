@@ -25,20 +25,30 @@ static const struct option global_options[] = {
 
 enum { GLOBAL_COUNT = sizeof global_options / sizeof global_options[0] };
 
-void cli_print_help(cli_ctx *ctx, const char *path, const cli_command *cmd)
+/* Their lines of a command's --help. */
+static const struct {
+    const char *name, *text;
+} global_help[GLOBAL_COUNT] = {
+    {"profile", "  --profile NAME  the config file's profile (default: $RAMPART_PROFILE)\n"},
+    {"db", "  --db PATH       database file (default: $RAMPART_DB, then the config\n"
+           "                  file, then $XDG_DATA_HOME/rampart/rampart.db)\n"},
+    {"sandbox", "  --sandbox       against a private reference server on loopback\n"},
+};
+
+static bool defines(const cli_opt *opts, size_t nopts, const char *name);
+
+void cli_print_help(cli_ctx *ctx, const char *path, const cli_command *cmd,
+                    const cli_opt *opts, size_t nopts)
 {
     fprintf(ctx->out, "usage: %s %s%s%s\n\n%s\n", ctx->program, path,
             cmd->args && *cmd->args ? " " : "", cmd->args ? cmd->args : "", cmd->summary);
     if (cmd->help)
         fprintf(ctx->out, "\n%s", cmd->help);
-    fprintf(ctx->out, "\nGlobal options (here or before the command):\n"
-                      "  --profile NAME  the config file's profile (default: "
-                      "$RAMPART_PROFILE)\n"
-                      "  --db PATH       database file (default: $RAMPART_DB, then the "
-                      "config\n"
-                      "                  file, then $XDG_DATA_HOME/rampart/rampart.db)\n"
-                      "  --sandbox       against a private reference server on loopback\n"
-                      "  --help          this text\n");
+    fputs("\nGlobal options (here or before the command):\n", ctx->out);
+    for (size_t g = 0; g < GLOBAL_COUNT; g++) /* the command's own takes the name */
+        if (!defines(opts, nopts, global_help[g].name))
+            fputs(global_help[g].text, ctx->out);
+    fputs("  --help          this text\n", ctx->out);
 }
 
 void cli_print_overview(cli_ctx *ctx, const char *path, const cli_command *table,
@@ -407,7 +417,7 @@ bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli
             return false;
         }
         if (c == OPT_HELP) {
-            cli_print_help(ctx, path, cmd);
+            cli_print_help(ctx, path, cmd, opts, nopts);
             *exit_code = CLI_EXIT_OK;
             return false;
         }

@@ -58,6 +58,7 @@ static const cli_command serve_command = {
     "                       budget), a refused one does not; default: none\n"
     "  --rate-window SECONDS  the rolling window of --rate-limit (1..86400; default\n"
     "                       60); a short one makes a budget test run in seconds\n"
+    "  --sandbox            refused: serve-api is a reference server itself\n"
     "\n"
     "Faults: SPEC is ENTRY[,ENTRY]... with ENTRY = OP:KIND@SELECT[:retry-after=S]\n"
     "  OP      create_rule create_cred delete_rule delete_cred list_rules list_creds\n"

@@ -15,6 +15,8 @@ enum {
     TIME_TEXT_MAX = 40
 };
 
+#define TIME_MAX INT64_C(253402300799) /* 9999-12-31T23:59:59Z */
+
 typedef struct key_path {
     const char *part[LOGSCAN_PATH_DEPTH];
     size_t len[LOGSCAN_PATH_DEPTH];
@@ -150,6 +152,19 @@ static void tally(logscan *ls, const policy_addr *a, bool timed, int64_t t)
 
 /* ---- addresses ---- */
 
+/* ":port" (or nothing) at s[0..n). */
+static bool port_ok(const char *s, size_t n)
+{
+    if (n == 0)
+        return true;
+    if (s[0] != ':' || n == 1)
+        return false;
+    for (size_t k = 1; k < n; k++)
+        if (s[k] < '0' || s[k] > '9')
+            return false;
+    return true;
+}
+
 /* A dotted quad, no leading zeros, maybe followed by ":port". */
 static bool parse_v4(const char *s, size_t n, policy_addr *out)
 {
@@ -165,13 +180,8 @@ static bool parse_v4(const char *s, size_t n, policy_addr *out)
             return false;
         out->bytes[octet] = (uint8_t)v;
     }
-    if (i < n) {
-        if (s[i] != ':' || i + 1 == n)
-            return false;
-        for (size_t k = i + 1; k < n; k++)
-            if (s[k] < '0' || s[k] > '9')
-                return false;
-    }
+    if (!port_ok(s + i, n - i))
+        return false;
     out->family = 4;
     memset(out->bytes + 4, 0, 12);
     return true;
@@ -185,14 +195,13 @@ static bool parse_addr(const char *s, size_t n, policy_addr *out)
         const char *close = memchr(s, ']', n);
         if (!close)
             return false;
-        size_t rest = n - (size_t)(close - s) - 1;
-        if (rest && close[1] != ':')
+        if (!port_ok(close + 1, n - (size_t)(close - s) - 1))
             return false;
         n = (size_t)(close - s) - 1;
         s++;
     }
-    if (n == 0 || n > ADDR_TEXT_MAX || !memchr(s, ':', n))
-        return false;
+    if (n == 0 || n > ADDR_TEXT_MAX || !memchr(s, ':', n) || memchr(s, '\0', n))
+        return false; /* a NUL would end the text early: "2001:db8::1<NUL>zz" */
     char text[ADDR_TEXT_MAX + 1];
     memcpy(text, s, n);
     text[n] = '\0';
@@ -238,8 +247,10 @@ static bool digits(const char *s, size_t n, unsigned *out)
 
 static bool civil_ok(unsigned y, unsigned mo, unsigned d, unsigned h, unsigned mi, unsigned s)
 {
-    return y >= 1970 && y <= 9999 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 &&
-           mi <= 59 && s <= 60;
+    static const unsigned char mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    return y >= 1970 && y <= 9999 && mo >= 1 && mo <= 12 && d >= 1 && d <= mdays[mo - 1] &&
+           (mo != 2 || d <= 28 || leap) && h <= 23 && mi <= 59 && s <= 60;
 }
 
 static int64_t civil_seconds(unsigned y, unsigned mo, unsigned d, unsigned h, unsigned mi,
@@ -331,6 +342,7 @@ static bool parse_time(logscan *ls, const char *s, size_t n, bool json_number, i
               : n && s[0] >= '0' && s[0] <= '9' && n > 4 && s[4] == '-'
                   ? parse_rfc3339(s, n, out)
                   : parse_clf_time(s, n, out);
+    ok = ok && *out <= TIME_MAX; /* printed back as RFC 3339: four-digit years */
     if (ok && n <= sizeof ls->tcache) {
         memcpy(ls->tcache, s, n);
         ls->tcache_len = n;
@@ -533,7 +545,7 @@ static void count_bad(logscan *ls)
 static bool blank(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t')
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
             return false;
     return true;
 }
@@ -541,7 +553,7 @@ static bool blank(const char *s, size_t n)
 static void decide_format(logscan *ls, const char *s, size_t n)
 {
     size_t i = skip_ws(s, n, 0);
-    if (s[i] == '{') {
+    if (i < n && s[i] == '{') {
         ls->fmt = LOGSCAN_JSON;
         return;
     }
@@ -683,6 +695,15 @@ static void scan_chunk(logscan *ls, reader *r)
     }
 }
 
+/* A chunk of `got` bytes was read: tell the progress when it crossed a
+ * LOGSCAN_PROGRESS_BYTES mark (a file of few, long lines: a gzip bomb). */
+static void bytes_progress(logscan *ls, size_t got)
+{
+    if (ls->o.progress && (ls->st.bytes - got) / LOGSCAN_PROGRESS_BYTES !=
+                              ls->st.bytes / LOGSCAN_PROGRESS_BYTES)
+        ls->o.progress(ls->o.progress_ctx, ls->label, ls->st.bytes, ls->st.lines);
+}
+
 static void begin_file(logscan *ls, const char *label)
 {
     ls->st.files++;
@@ -715,6 +736,7 @@ error_code logscan_text(logscan *ls, const char *label, const char *data, size_t
         off += take;
         ls->st.bytes += take;
         scan_chunk(ls, &r);
+        bytes_progress(ls, take);
     }
     return end_file(ls, &r, err);
 }
@@ -749,11 +771,18 @@ error_code logscan_file(logscan *ls, const char *path, error_info *err)
                            zerr == Z_ERRNO ? strerror(errno) : why);
             break;
         }
-        if (got == 0)
+        if (got == 0) {
+            int zerr;
+            gzerror(gz, &zerr); /* gzread returns a cut file's data as if whole */
+            if (zerr == Z_BUF_ERROR)
+                rc = error_set(err, ERROR_IO, "cannot read %s: the gzip data is truncated "
+                               "(a file still being written?)", label);
             break;
+        }
         r.have += (size_t)got;
         ls->st.bytes += (uint64_t)got;
         scan_chunk(ls, &r);
+        bytes_progress(ls, (size_t)got);
     }
     gzclose(gz);
     if (rc != ERROR_OK)

@@ -128,4 +128,7 @@ check "__complete options status: --profile= and --sandbox among its options" \
 run status --help
 check "a command's --help names the global options" \
     sh -c 'grep -q -e "--profile NAME" "$0" && grep -q -e "--sandbox" "$0"' "$tmp/out"
+run serve-api --help
+check "serve-api --help: no global --sandbox, its own refuses it" \
+    sh -c '! sed -n "/^Global options/,\$p" "$0" | grep -q -e "--sandbox"' "$tmp/out"
 checks_done

@@ -190,6 +190,9 @@ check "apply: the queued changes count too" out_has "^Newly denied: 3 addresses 
 run --db "$db" apply --policy $P --action deny --name block --impact "$tmp/common.log" \
     "$tmp/list.txt"
 check "apply --impact without --dry-run: refused" refused 2 "goes with --dry-run"
+run_in "$tmp/list.txt" --db "$db" apply --policy $P --action deny --name block --dry-run \
+    --impact - -
+check "apply - --impact -: standard input for both, refused" refused 2 "both the list and the log"
 check "... and nothing queued" sh -c '! "$0" --db "$1" rules list | grep -q "8\.8\.8\.0/24"' \
     "$RAMPART" "$db"
 
@@ -200,4 +203,19 @@ run --db "$db" plan --policy $P --impact "$tmp/combined.log" --fail-on-lockout
 check "after the sync: nothing flips, exit 0" sh -c '[ "$0" -eq 0 ] && grep -q "No address changes" "$1"' \
     "$status" "$tmp/out"
 check "after the sync: says no queued change touches the policy" out_has "no queued change touches"
+
+# ---- a conflict's side is labelled conflict, not pending: a sync leaves it ----
+db2="$tmp/other.db"
+sync_until_converged "$db2"
+check "setup: a second cache synced" status_is 0
+narrow=$(id_of '192\.0\.2\.128/25')
+run --db "$db" rules update "$narrow" --cidr 192.0.2.0/26
+check "setup: the deny edited here" status_is 0
+run --db "$db2" rules delete "$narrow"
+sync_until_converged "$db2"
+check "setup: ... and deleted there" status_is 0
+"$RAMPART" --db "$db" sync >/dev/null 2>&1
+run --db "$db" plan --policy $P --impact "$tmp/common.log"
+check "a conflict's local side: labelled conflict" \
+    out_has "^192\.0\.2\.10  *500 req .* allow -> deny  *by allow 0\.0\.0\.0/0 (synced) -> deny 192\.0\.2\.0/26 (conflict)$"
 checks_done

@@ -55,6 +55,20 @@ EOF
 check "a log that cannot be read: said in the header, exit 0" \
     sh -c '[ "$0" -eq 0 ] && grep -q "impact: cannot open" "$1"' "$status" "$tmp/screen.1"
 
+# A FIFO nobody writes (or "-", the console's own keyboard) would block the
+# worker in open() or read() for good, and the console's quit waits for it.
+mkfifo "$tmp/fifo.log"
+for log in "$tmp/fifo.log" -; do
+    export RAMPART_IMPACT_LOG="$log"
+    printf 'key 3\nwait-for impact: impact_log\ndump\n' >"$tmp/fifo.keys"
+    timeout 20 "$RAMPART" --db "$db" tui --no-agent --size 200x30 --headless "$tmp/fifo.keys" \
+        >"$tmp/out" 2>"$tmp/err" </dev/null
+    status=$?
+    check "impact_log $log: refused in the header, the console quits (exit 0)" \
+        sh -c '[ "$0" -eq 0 ] && grep -q "impact: impact_log: .*regular file" "$1"' \
+        "$status" "$tmp/out"
+done
+
 unset RAMPART_IMPACT_LOG
 play unset <<'EOF'
 key 3

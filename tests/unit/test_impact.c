@@ -255,6 +255,84 @@ static void test_bad_lines(void **state)
     assert_int_equal(logscan_new(&(logscan_opts){.ip_key = "a..b"}, &ls, &e), ERROR_INVALID);
 }
 
+/* Hostile bytes: a NUL inside an address ends no text early; a first line of
+ * carriage returns is blank, so the next line decides the format. */
+static void test_hostile_lines(void **state)
+{
+    (void)state;
+    static const char text[] = "\r\r\n2001:db8::1\0zz - - x\n192.0.2.1 - - x\n";
+    logscan *ls = NULL;
+    error_info e = {0};
+    assert_int_equal(logscan_new(&(logscan_opts){0}, &ls, &e), ERROR_OK);
+    assert_int_equal(logscan_text(ls, "h.log", text, sizeof text - 1, &e), ERROR_OK);
+    const logscan_stats *st = logscan_get_stats(ls);
+    assert_int_equal(st->lines, 3);
+    assert_int_equal(st->blank, 1); /* the line of \r: not a plain list's word */
+    assert_int_equal(st->bad, 1);
+    assert_int_equal(st->used, 1);
+    assert_null(find(ls, "2001:db8::1"));
+    assert_non_null(find(ls, "192.0.2.1"));
+    logscan_free(ls);
+    /* a bracketed IPv6 address's port is digits, as an IPv4 address's is */
+    ls = scan_text(&(logscan_opts){.format = LOGSCAN_PLAIN},
+                   "[2001:db8::1]:\n[2001:db8::2]:http\n[2001:db8::3]:443\n[2001:db8::4]\n"
+                   "192.0.2.5:\n192.0.2.6:443\n");
+    assert_int_equal(logscan_get_stats(ls)->bad, 3);
+    assert_null(find(ls, "2001:db8::1"));
+    assert_null(find(ls, "2001:db8::2"));
+    assert_non_null(find(ls, "2001:db8::3"));
+    assert_non_null(find(ls, "2001:db8::4"));
+    assert_non_null(find(ls, "192.0.2.6"));
+    logscan_free(ls);
+    /* days a month does not have: no time (not the 1st of the next month) */
+    ls = scan_text(&(logscan_opts){0},
+                   "192.0.2.1 - - [31/Apr/2026:00:00:00 +0000] x\n"
+                   "192.0.2.2 - - [29/Feb/2027:00:00:00 +0000] x\n"
+                   "192.0.2.3 - - [29/Feb/2028:00:00:00 +0000] x\n");
+    assert_true(find(ls, "192.0.2.1")->first == INT64_MAX);
+    assert_true(find(ls, "192.0.2.2")->first == INT64_MAX);
+    assert_int_equal(find(ls, "192.0.2.3")->first, INT64_C(1835395200));
+    logscan_free(ls);
+    /* past the year 9999 (an offset, a huge epoch number): no time, since it
+     * could not be printed back as RFC 3339 */
+    ls = scan_text(&(logscan_opts){.format = LOGSCAN_JSON, .ip_key = "ip", .time_key = "t"},
+                   "{\"ip\": \"192.0.2.1\", \"t\": \"9999-12-31T23:59:59-01:00\"}\n"
+                   "{\"ip\": \"192.0.2.2\", \"t\": 9999999999999999}\n"
+                   "{\"ip\": \"192.0.2.3\", \"t\": \"9999-12-31T23:59:59Z\"}\n");
+    assert_true(find(ls, "192.0.2.1")->first == INT64_MAX);
+    assert_true(find(ls, "192.0.2.2")->first == INT64_MAX);
+    assert_int_equal(find(ls, "192.0.2.3")->first, INT64_C(253402300799));
+    logscan_free(ls);
+}
+
+static void count_progress(void *ctx, const char *file, uint64_t bytes, uint64_t lines)
+{
+    (void)file;
+    (void)lines;
+    uint64_t *last = ctx;
+    *last = bytes;
+}
+
+/* A log of one endless line (a gzip bomb, /dev/zero) still shows progress. */
+static void test_progress_without_lines(void **state)
+{
+    (void)state;
+    size_t len = (size_t)LOGSCAN_PROGRESS_BYTES + 4096;
+    char *text = malloc(len);
+    assert_non_null(text);
+    memset(text, '0', len);
+    uint64_t told = 0;
+    logscan *ls = NULL;
+    error_info e = {0};
+    assert_int_equal(logscan_new(&(logscan_opts){.progress = count_progress,
+                                                  .progress_ctx = &told}, &ls, &e), ERROR_OK);
+    assert_int_equal(logscan_text(ls, "zero.log", text, len, &e), ERROR_OK);
+    assert_true(told >= (uint64_t)LOGSCAN_PROGRESS_BYTES);
+    assert_int_equal(logscan_get_stats(ls)->too_long, 1);
+    logscan_free(ls);
+    free(text);
+}
+
 static void test_gzip_file(void **state)
 {
     (void)state;
@@ -273,6 +351,22 @@ static void test_gzip_file(void **state)
     expect_generated(ls, true);
     assert_int_equal(logscan_file(ls, "/nonexistent/x.log", &e), ERROR_IO);
     assert_non_null(strstr(e.msg, "/nonexistent/x.log"));
+    logscan_free(ls);
+    /* cut in half (a log still being compressed): an error, not half a log read
+     * as a whole one (zlib's gzread returns what it got and says nothing) */
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char gzdata[65536];
+    size_t got = fread(gzdata, 1, sizeof gzdata, f);
+    fclose(f);
+    assert_true(got > 100 && got < sizeof gzdata);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(gzdata, 1, got / 2, f), got / 2);
+    fclose(f);
+    assert_int_equal(logscan_new(&(logscan_opts){0}, &ls, &e), ERROR_OK);
+    assert_int_equal(logscan_file(ls, path, &e), ERROR_IO);
+    assert_non_null(strstr(e.msg, "truncated"));
     logscan_free(ls);
     free(text);
     assert_int_equal(ts_remove_tree(dir), 0);
@@ -429,7 +523,10 @@ static void test_queued_changes(void **state)
     assert_true(!x->before.allowed && x->after.allowed);
     impact_rule_get(ix, x->before.rule, &info);
     assert_string_equal(info.cidr, "192.0.2.0/24"); /* the edit's base */
-    assert_non_null(flip_of(f, &r, "2001:db8::1"));
+    x = flip_of(f, &r, "2001:db8::1");
+    assert_non_null(x);
+    impact_rule_get(ix, x->after.rule, &info);
+    assert_string_equal(info.label, "failed"); /* not "pending": it was refused */
     assert_non_null(flip_of(f, &r, "172.16.5.5"));
     assert_null(flip_of(f, &r, "192.0.2.200"));
     assert_null(flip_of(f, &r, "10.0.0.1"));
@@ -557,6 +654,8 @@ int main(void)
         cmocka_unit_test(test_proxy_field),
         cmocka_unit_test(test_since_and_cap),
         cmocka_unit_test(test_bad_lines),
+        cmocka_unit_test(test_hostile_lines),
+        cmocka_unit_test(test_progress_without_lines),
         cmocka_unit_test(test_gzip_file),
         cmocka_unit_test_setup_teardown(test_queued_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_apply_changes, setup, teardown),

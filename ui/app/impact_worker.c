@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rampart/impact.h"
 #include "rampart/logscan.h"
@@ -50,12 +51,28 @@ static void post(ui_impact *w, const char *fmt, ...)
     ui_app_post(w->app, &ev);
 }
 
+/* Files only: "-" is the console's keyboard, and a FIFO or a device may block
+ * open() or read() for good, past keep_going, so the console could not quit. */
+static error_code regular_file(const char *path, error_info *e)
+{
+    struct stat sb;
+    if (strcmp(path, "-") != 0 && stat(path, &sb) != 0)
+        return ERROR_OK; /* logscan_file names the error */
+    if (strcmp(path, "-") == 0 || !S_ISREG(sb.st_mode))
+        return error_set(e, ERROR_INVALID, "impact_log: %s is not a regular file (the "
+                         "console reads log files only)", path);
+    return ERROR_OK;
+}
+
 static error_code read_logs(ui_impact *w, error_info *e)
 {
     logscan_opts o = {.keep_going = keep_going, .keep_going_ctx = w};
     error_code rc = logscan_new(&o, &w->scan, e);
-    for (size_t i = 0; rc == ERROR_OK && i < w->logs.argc; i++)
-        rc = logscan_file(w->scan, w->logs.argv[i], e);
+    for (size_t i = 0; rc == ERROR_OK && i < w->logs.argc; i++) {
+        rc = regular_file(w->logs.argv[i], e);
+        if (rc == ERROR_OK)
+            rc = logscan_file(w->scan, w->logs.argv[i], e);
+    }
     if (rc != ERROR_OK) {
         logscan_free(w->scan);
         w->scan = NULL;

@@ -18,11 +18,15 @@
 
 enum { SIDE_BEFORE = 0, SIDE_AFTER = 1 };
 
+/* Where a one-sided rule comes from, for its label. */
+enum { ROW_QUEUED, ROW_FAILED, ROW_CONFLICT };
+
 typedef struct irule {
     uint32_t node; /* its prefix */
     uint32_t id;   /* offset in text */
     uint8_t action, sides;
     bool apply;
+    uint8_t row; /* ROW_* */
 } irule; /* 12 bytes: a prefix is kept once, in its node */
 
 typedef struct inode {
@@ -196,6 +200,7 @@ error_code impact_index_add(impact_index *ix, const validate_prefix *pfx, model_
     rule->action = (uint8_t)action;
     rule->sides = (uint8_t)sides;
     rule->apply = apply;
+    rule->row = ROW_QUEUED;
     memcpy(ix->text + ix->ntext, rule_id, idlen);
     ix->ntext += idlen;
     if (sides != IMPACT_BOTH)
@@ -236,10 +241,12 @@ void impact_rule_get(const impact_index *ix, uint32_t rule, impact_rule_info *ou
     cidrset_format(&p, out->cidr);
     out->action = (model_action)r->action;
     out->sides = r->sides;
-    out->label = r->sides == IMPACT_BOTH     ? "synced"
+    out->label = r->sides == IMPACT_BOTH    ? "synced"
+                 : r->row == ROW_CONFLICT   ? "conflict"
+                 : r->row == ROW_FAILED     ? "failed"
                  : r->sides == IMPACT_BEFORE ? "removed"
-                 : r->apply                  ? "apply"
-                                             : "pending";
+                 : r->apply                 ? "apply"
+                                            : "pending";
 }
 
 /* ---- deciding ---- */
@@ -397,6 +404,7 @@ typedef struct loader {
 typedef struct row_sides {
     bool before, after;
     validate_prefix b, a;
+    uint8_t row; /* ROW_*: what its one-sided rules are labelled */
 } row_sides;
 
 static int change_order(const void *pa, const void *pb)
@@ -412,6 +420,17 @@ static error_code parse_cidr(const char *id, const char *cidr, validate_prefix *
     if (validate_cidr(cidr, out, NULL, 0, &e) != ERROR_OK)
         return error_set(err, ERROR_INVALID, "rule %s: cidr: %s", id, e.msg);
     return ERROR_OK;
+}
+
+/* Add a rule to one side, labelled by where its row stands. */
+static error_code add_side(loader *L, const validate_prefix *p, model_action action,
+                           const char *id, unsigned side, bool apply, uint8_t row,
+                           error_info *err)
+{
+    error_code rc = impact_index_add(L->ix, p, action, id, side, apply, err);
+    if (rc == ERROR_OK && !apply)
+        L->ix->rules[L->ix->nrules - 1].row = row;
+    return rc;
 }
 
 static error_code add_row(loader *L, const char *id, model_action action, row_sides *rs,
@@ -433,9 +452,9 @@ static error_code add_row(loader *L, const char *id, model_action action, row_si
         return impact_index_add(L->ix, &rs->b, action, id, IMPACT_BOTH, false, err);
     error_code rc = ERROR_OK;
     if (rs->before)
-        rc = impact_index_add(L->ix, &rs->b, action, id, IMPACT_BEFORE, false, err);
+        rc = add_side(L, &rs->b, action, id, IMPACT_BEFORE, false, rs->row, err);
     if (rc == ERROR_OK && rs->after)
-        rc = impact_index_add(L->ix, &rs->a, action, id, IMPACT_AFTER, apply, err);
+        rc = add_side(L, &rs->a, action, id, IMPACT_AFTER, apply, rs->row, err);
     return rc;
 }
 
@@ -459,8 +478,11 @@ static error_code take_rule(void *ctx, const store_policy_rule *r, error_info *e
     case MODEL_STATE_NEW:
     case MODEL_STATE_CREATING:
     case MODEL_STATE_UNKNOWN:
+        rs.after = true;
+        break;
     case MODEL_STATE_FAILED:
         rs.after = true;
+        rs.row = ROW_FAILED;
         break;
     case MODEL_STATE_DELETING:
         rs.before = true;
@@ -496,6 +518,7 @@ static error_code take_later(loader *L, store *st, const deferred *d, error_info
     row_sides rs = {.before = true, .after = true};
     const char *before = remote_cidr(&info, d->cidr);
     if (info.state == MODEL_STATE_CONFLICT) {
+        rs.row = ROW_CONFLICT;
         switch (info.conflict) {
         case STORE_CONFLICT_GONE:
             rs.before = false;
