@@ -18,8 +18,8 @@ static void check_entry(const emulator_fault *f)
     if ((unsigned)f->op >= EMULATOR_OP_COUNT || f->delay_ms > 60000 ||
         f->retry_after < -1 || f->retry_after > 86400)
         abort();
-    if (f->kind == EMULATOR_FAULT_STATUS && f->status != 429 && f->status != 500 &&
-        f->status != 502)
+    if (f->kind == EMULATOR_FAULT_STATUS && f->status != 403 && f->status != 429 &&
+        f->status != 500 && f->status != 502)
         abort();
     if (f->select == EMULATOR_SELECT_EVERY && f->every == 0)
         abort();
