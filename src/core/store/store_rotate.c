@@ -321,6 +321,17 @@ static error_code check_successor_lives(store *st, const store_rotation *r, erro
     return ERROR_OK;
 }
 
+/* The rotation of `id`, refused unless it is under way with a live successor. */
+static error_code get_going(store *st, const char *id, store_rotation *r, error_info *err)
+{
+    error_code rc = store_rotation_get(st, id, r, err);
+    if (rc == ERROR_OK && !active(r))
+        rc = not_active(r, err);
+    if (rc == ERROR_OK)
+        rc = check_successor_lives(st, r, err);
+    return rc;
+}
+
 error_code store_rotation_retire(store *st, const char *id, error_info *err)
 {
     err = ERROR_OR_SCRATCH(err);
@@ -328,11 +339,7 @@ error_code store_rotation_retire(store *st, const char *id, error_info *err)
     if (tx_begin(st, &own, err))
         return err->code;
     store_rotation r;
-    error_code rc = store_rotation_get(st, id, &r, err);
-    if (rc == ERROR_OK && !active(&r))
-        rc = not_active(&r, err);
-    if (rc == ERROR_OK)
-        rc = check_successor_lives(st, &r, err);
+    error_code rc = get_going(st, id, &r, err);
     if (rc == ERROR_OK && !r.new_held)
         rc = error_set(err, ERROR_STATE, "the successor %s of %s holds no token here yet: "
                        "the old one stays until it does", r.new_id, r.old_id);
@@ -350,11 +357,7 @@ error_code store_rotation_finish(store *st, const char *id, bool *retired, error
     if (tx_begin(st, &own, err))
         return err->code;
     store_rotation r;
-    error_code rc = store_rotation_get(st, id, &r, err);
-    if (rc == ERROR_OK && !active(&r))
-        rc = not_active(&r, err);
-    if (rc == ERROR_OK)
-        rc = check_successor_lives(st, &r, err);
+    error_code rc = get_going(st, id, &r, err);
     const char *args[] = {r.old_id};
     if (rc == ERROR_OK)
         rc = run(st, "UPDATE rotations SET mode = 'finish' WHERE old_id = ?1 AND mode = "
