@@ -56,9 +56,10 @@ static void post(ui_impact *w, const char *fmt, ...)
 static error_code regular_file(const char *path, error_info *e)
 {
     struct stat sb;
-    if (strcmp(path, "-") != 0 && stat(path, &sb) != 0)
+    bool stdin_asked = strcmp(path, "-") == 0;
+    if (!stdin_asked && stat(path, &sb) != 0)
         return ERROR_OK; /* logscan_file names the error */
-    if (strcmp(path, "-") == 0 || !S_ISREG(sb.st_mode))
+    if (stdin_asked || !S_ISREG(sb.st_mode))
         return error_set(e, ERROR_INVALID, "impact_log: %s is not a regular file (the "
                          "console reads log files only)", path);
     return ERROR_OK;
