@@ -44,4 +44,9 @@ error_code keycmd_run(const char *command_line, bool quiet, double timeout_s, ch
 error_code keycmd_spawn(const words *w, const posix_spawn_file_actions_t *fa,
                         char *const envp[], pid_t *pid, error_info *err);
 
+/* How a command ended, as a failure when it failed: ERROR_CONFIG "it was ended by
+ * signal N", "exit status N" (127: not found or could not run); -1 (no status):
+ * "lost track of it". ERROR_OK for exit status 0. */
+error_code keycmd_judge_status(int status, error_info *err);
+
 #endif

@@ -106,14 +106,7 @@ static error_code wait_for(pid_t pid, double until, double timeout_s, error_info
         struct timespec nap = {0, 20 * 1000000L};
         nanosleep(&nap, NULL);
     }
-    if (WIFSIGNALED(status))
-        return error_set(err, ERROR_CONFIG, "it was ended by signal %d", WTERMSIG(status));
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return error_set(err, ERROR_CONFIG,
-                         "exit status 127: the command was not found or could not run");
-    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-        return error_set(err, ERROR_CONFIG, "exit status %d", WEXITSTATUS(status));
-    return ERROR_OK;
+    return keycmd_judge_status(status, err);
 }
 
 error_code hookcmd_run(const char *command_line, const char *const *env, int out_fd,

@@ -172,7 +172,7 @@ static void stop_group(pid_t pid, reading *r)
     r->exited = true;
 }
 
-static error_code judge_status(int status, error_info *err)
+error_code keycmd_judge_status(int status, error_info *err)
 {
     if (status == -1)
         return error_set(err, ERROR_CONFIG, "lost track of it");
@@ -234,7 +234,7 @@ error_code keycmd_run(const char *command_line, bool quiet, double timeout_s, ch
             take_terminal_back();
         rc = r.late ? error_set(err, ERROR_CONFIG, "it did not finish within %g s (the "
                                 "key_command_timeout setting): stopped", timeout_s)
-                    : judge_status(r.status, err);
+                    : keycmd_judge_status(r.status, err);
     }
     close(fds[0]);
     if (rc == ERROR_OK)
