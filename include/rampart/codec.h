@@ -243,6 +243,10 @@ void codec_wipe_freed_memory(void);
 char *codec_rule_encode(const model_rule *rule, unsigned flags);
 char *codec_cred_encode(const model_cred *cred, unsigned flags);
 
+/* The keys an encoded object of `kind` holds when every field is set, in order:
+ * {"id", "uri", …} (heap text the caller frees; NULL when out of memory). */
+char *codec_object_keys(model_kind kind);
+
 /* Create request bodies: only the fields the API accepts, compact, in the order
  * description, metadata, then the kind's own fields (kind.h). Empty optional
  * fields (not KIND_FIELD_REQUIRED; an empty acl) are omitted. */

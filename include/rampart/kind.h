@@ -35,7 +35,8 @@ enum kind_field_flags {
     KIND_FIELD_EDIT = 1u << 1,     /* the API lets it change after creation */
     KIND_FIELD_REQUIRED = 1u << 2, /* a create without it is refused */
     KIND_FIELD_REMOTE = 1u << 3,   /* assigned by the remote (id, uri, created_at) */
-    KIND_FIELD_OPAQUE = 1u << 4    /* for machines (metadata): a text filter skips it */
+    KIND_FIELD_OPAQUE = 1u << 4,   /* for machines (metadata): a text filter skips it */
+    KIND_FIELD_CALLER = 1u << 5    /* a create that leaves it empty gets the caller's id */
 };
 
 /*

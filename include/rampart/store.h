@@ -282,7 +282,7 @@ error_code store_remove(store *st, model_kind kind, const char *id, error_info *
  * credential's token in `remote` (if any) is written in the same transaction; a
  * token stored with the local row follows it. Empty uri/created_at/policy uri in
  * `remote` keep the stored values; the others are checked as store_insert does. A
- * text field fixed at creation that the row left empty (a credential's owner_id,
+ * text field fixed at creation that the row left empty (a credential's owner,
  * which the remote fills in) takes the reply's value, unless its check refuses it.
  * Where the reply's editable fields differ from the row's (a credential's metadata
  * carrying the sync's creation marker), the row becomes edited with the reply's

@@ -73,8 +73,10 @@ error_code validate_action(const char *text, model_action *out, error_info *err)
 error_code validate_id(const char *text, const char *prefix, const char *what,
                        error_info *err);
 
-/* An owner id: "usr_…" or "bot_…". */
-error_code validate_owner_id(const char *text, error_info *err);
+/* An id with one of `count` prefixes ({"usr", "bot"}: "usr_…" or "bot_…"), checked
+ * as validate_id checks it; `what` names the field ("owner id"). */
+error_code validate_id_among(const char *text, const char *const *prefixes, size_t count,
+                             const char *what, error_info *err);
 
 /* A local id as made by ids_generate("local", …). */
 bool validate_is_local_id(const char *text);
@@ -124,8 +126,8 @@ error_code validate_acl(const model_acl *acl, error_info *err);
 error_code validate_rule(model_rule *rule, error_info *err);
 
 /*
- * A credential to create: description, metadata, ACL, owner id (empty: the
- * caller). Messages as from validate_text, validate_acl, validate_owner_id.
+ * A credential to create: description, metadata, ACL (the owner is checked by
+ * its field's check, kind.h). Messages as from validate_text, validate_acl.
  */
 error_code validate_cred(const model_cred *cred, error_info *err);
 

@@ -103,6 +103,12 @@ typedef struct cli_object_kind {
     void (*put_synced)(cli_ctx *ctx, const model_object *obj);
 } cli_object_kind;
 
+/* A kind's create made from its descriptor alone (objects_edit.c): an option per
+ * field the user sets at creation (kind_field flag), each value checked before it
+ * is copied, then the kind's validate. For kinds whose fields are text and ACLs. */
+int cli_object_create_fields(cli_ctx *ctx, const cli_object_call *call, int argc,
+                             char **argv, cli_object_new *c);
+
 /* The kinds' own parts (rules.c, creds.c). */
 extern const cli_object_kind cli_object_rules;
 extern const cli_object_kind cli_object_creds;

@@ -10,51 +10,8 @@
 
 #include "cli_object.h"
 #include "rampart/termsafe.h"
-#include "rampart/validate.h"
 
 /* ---- create ---- */
-
-/* Every value checked before anything is copied, so an over-long one is named
- * exactly. */
-static error_code fill_cred(model_cred *cred, const char *desc, const char *meta,
-                            const char *owner, const cli_list *acl, error_info *err)
-{
-    const kind_field *meta_field = kind_field_by_name(MODEL_KIND_CRED, "metadata");
-    if (validate_description(desc, err) != ERROR_OK ||
-        meta_field->check(meta, NULL, 0, err) != ERROR_OK)
-        return ERROR_INVALID;
-    if (owner && validate_owner_id(owner, err) != ERROR_OK)
-        return ERROR_INVALID;
-    model_copy_text(cred->description, sizeof cred->description, desc);
-    model_copy_text(cred->metadata, sizeof cred->metadata, meta);
-    model_copy_text(cred->owner_id, sizeof cred->owner_id, owner ? owner : "");
-    for (size_t i = 0; i < acl->count; i++) {
-        if (model_acl_add(&cred->acl, acl->items[i], err) != ERROR_OK)
-            return ERROR_NOMEM;
-    }
-    cred->state = MODEL_STATE_NEW;
-    return validate_cred(cred, err);
-}
-
-static int cred_create(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv,
-                       cli_object_new *c)
-{
-    const char *desc = "", *meta = "", *owner = NULL;
-    cli_list acl = {0};
-    const cli_opt opts[] = {
-        {"description", CLI_OPT_STRING, &desc}, {"metadata", CLI_OPT_STRING, &meta},
-        {"owner", CLI_OPT_STRING, &owner},      {"acl", CLI_OPT_LIST, &acl},
-        CLI_OBJECT_NEW_OPTS(c),
-    };
-    int first, rc;
-    if (!cli_parse(ctx, call->path, call->cmd, opts, sizeof opts / sizeof opts[0], argc,
-                   argv, &first, &rc))
-        return rc;
-    error_info e = {0};
-    if (fill_cred(&c->obj.cred, desc, meta, owner, &acl, &e) != ERROR_OK)
-        return cli_fail(ctx, &e);
-    return CLI_GO_ON;
-}
 
 static void cred_created(cli_ctx *ctx, const model_object *obj)
 {
@@ -85,7 +42,7 @@ static void cred_synced(cli_ctx *ctx, const model_object *obj)
 
 const cli_object_kind cli_object_creds = {
     .kind = MODEL_KIND_CRED,
-    .create = cred_create,
+    .create = cli_object_create_fields,
     .put_created = cred_created,
     .put_synced = cred_synced,
     .columns = {{"OWNER", "owner_id", 0}, {"DESCRIPTION", "description", 40},

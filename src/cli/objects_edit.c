@@ -82,9 +82,10 @@ typedef struct update_args {
     bool json, sync;
 } update_args;
 
-/* The options of `update`: every field the user sets at creation (the ones that
- * never change are refused by name after parsing), then --json and --sync. */
-static size_t update_opts(model_kind kind, update_args *a, cli_opt *opts)
+/* The options of every field the user sets at creation, then --json and --sync.
+ * For `update` (`create` false) the ones that never change are taken only to be
+ * refused by name after parsing. */
+static size_t field_opts(model_kind kind, update_args *a, cli_opt *opts, bool create)
 {
     const kind_desc *d = kind_get(kind);
     size_t n = 0;
@@ -96,7 +97,8 @@ static size_t update_opts(model_kind kind, update_args *a, cli_opt *opts)
             opts[n++] = (cli_opt){cli_object_flag(f), CLI_OPT_LIST, &a->list[i]};
         else
             opts[n++] = (cli_opt){cli_object_flag(f),
-                                  f->flags & KIND_FIELD_EDIT ? CLI_OPT_STRING : CLI_OPT_REFUSED,
+                                  create || f->flags & KIND_FIELD_EDIT ? CLI_OPT_STRING
+                                                                       : CLI_OPT_REFUSED,
                                   &a->text[i]};
     }
     opts[n++] = (cli_opt){"json", CLI_OPT_FLAG, &a->json};
@@ -135,14 +137,11 @@ static int update_fields(cli_ctx *ctx, const cli_object_call *call, const update
                                      flags, sizeof flags));
 }
 
-/* The given fields' values into `obj` (named by `id`), each checked as create
- * checks it. */
-static error_code update_values(const update_args *a, unsigned fields, const char *id,
-                                model_object *obj, error_info *err)
+/* The values of `fields` into `obj`, each checked before it is copied. */
+static error_code set_fields(const update_args *a, unsigned fields, model_object *obj,
+                             error_info *err)
 {
     const kind_desc *d = kind_get(obj->kind);
-    if (!model_copy_text(model_object_id_buf(obj), MODEL_ID_MAX + 1, id))
-        return error_set(err, ERROR_NOT_FOUND, "no %s %.*s…", d->noun, MODEL_ID_MAX, id);
     for (size_t i = 0; i < d->field_count && i < FIELDS_MAX; i++) {
         if (!(fields & (1u << i)))
             continue;
@@ -154,6 +153,41 @@ static error_code update_values(const update_args *a, unsigned fields, const cha
             return rc;
     }
     return ERROR_OK;
+}
+
+/* The given fields' values into `obj` (named by `id`), each checked as create
+ * checks it. */
+static error_code update_values(const update_args *a, unsigned fields, const char *id,
+                                model_object *obj, error_info *err)
+{
+    const kind_desc *d = kind_get(obj->kind);
+    if (!model_copy_text(model_object_id_buf(obj), MODEL_ID_MAX + 1, id))
+        return error_set(err, ERROR_NOT_FOUND, "no %s %.*s…", d->noun, MODEL_ID_MAX, id);
+    return set_fields(a, fields, obj, err);
+}
+
+/* ---- create, for a kind whose fields are text and ACLs ---- */
+
+int cli_object_create_fields(cli_ctx *ctx, const cli_object_call *call, int argc,
+                             char **argv, cli_object_new *c)
+{
+    update_args a = {.json = false};
+    cli_opt opts[FIELDS_MAX + 2];
+    size_t nopts = field_opts(call->kind, &a, opts, true);
+    int first, rc;
+    if (!cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, &first, &rc))
+        return rc;
+    c->json = a.json;
+    c->sync = a.sync;
+    unsigned fields = 0;
+    for (size_t i = 0; i < FIELDS_MAX; i++)
+        fields |= given(&a, i) ? 1u << i : 0u;
+    error_info e = {0};
+    *(model_state *)kind_at_mut(&c->obj, kind_get(call->kind)->head.state) = MODEL_STATE_NEW;
+    if (set_fields(&a, fields, &c->obj, &e) != ERROR_OK ||
+        kind_get(call->kind)->validate(&c->obj, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    return CLI_GO_ON;
 }
 
 /* "result" of update --json, by what store_edit did. */
@@ -254,7 +288,7 @@ int cli_object_update(cli_ctx *ctx, const cli_object_call *call, int argc, char 
 {
     update_args a = {.json = false};
     cli_opt opts[FIELDS_MAX + 2];
-    size_t nopts = update_opts(call->kind, &a, opts);
+    size_t nopts = field_opts(call->kind, &a, opts, false);
     int first, rc;
     if (!cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, &first, &rc))
         return rc;

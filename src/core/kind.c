@@ -46,7 +46,8 @@ static error_code check_owner(const char *text, char *canon, size_t canon_size,
 {
     (void)canon;
     (void)canon_size;
-    return text && text[0] ? validate_owner_id(text, err) : ERROR_OK;
+    static const char *const owners[] = {"usr", "bot"};
+    return text && text[0] ? validate_id_among(text, owners, 2, "owner id", err) : ERROR_OK;
 }
 
 #define RULE_TEXT(f, flags, check, label)                                                \
@@ -79,7 +80,7 @@ static const kind_field cred_fields[] = {
     CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_OPAQUE,
               check_metadata, "Metadata"),
     {"owner_id", KIND_FIELD_TEXT, offsetof(model_cred, owner_id),
-     sizeof(((model_cred *)0)->owner_id), KIND_FIELD_CREATE, check_owner, NULL, "owner", NULL,
+     sizeof(((model_cred *)0)->owner_id), KIND_FIELD_CREATE | KIND_FIELD_CALLER, check_owner, NULL, "owner", NULL,
      "Owner"},
 };
 
@@ -123,7 +124,8 @@ static error_code rule_validate(model_object *obj, error_info *err)
 
 static error_code cred_validate(model_object *obj, error_info *err)
 {
-    return validate_cred(&obj->cred, err);
+    error_code rc = validate_cred(&obj->cred, err);
+    return rc != ERROR_OK ? rc : check_owner(obj->cred.owner_id, NULL, 0, err);
 }
 
 static char *rule_encode(const model_object *obj, unsigned flags)
@@ -359,7 +361,8 @@ static error_code check_head(const kind_desc *d, const row_head *h, error_info *
 /*
  * The user's fields in the order the kind's validate checks them, each by the
  * check the gate applies (validate_rule: cidr, policy, action, description,
- * metadata; validate_cred: description, metadata, acl, owner). The gate's message
+ * metadata; a credential's: validate_cred's description, metadata, acl, then the
+ * owner's check). The gate's message
  * comes from the kind's validate; this says which field it was about.
  */
 static const size_t rule_gate_order[] = {0, 1, 2, 3, 4};

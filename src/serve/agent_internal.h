@@ -279,6 +279,8 @@ typedef enum agent_auth {
 typedef struct agent_route_info {
     agent_auth auth;
     const char *query, *reply, *note; /* as agent_route_doc's */
+    int object; /* a model_kind: the reply is one object of it, whose keys the codec
+                 * gives (codec_object_keys); -1: `reply` says them */
 } agent_route_info;
 
 /* The route table: one row per route, everything known about it (method,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "rampart/buf.h"
+#include "rampart/codec.h"
 #include "rampart/model.h"
 #include "rampart/validate.h"
 
@@ -373,34 +374,30 @@ static void health(void *ctx, const http_request *req, http_response *resp)
  * keys of a 200 reply (tests/e2e/docs_agree.sh compares them with the replies). */
 static const agent_route_info
     healthz_info = {AGENT_AUTH_ANY_UID, "", "{\"status\", \"service\", \"version\"}",
-                    "any uid may ask on a unix socket"},
+                    "any uid may ask on a unix socket", -1},
     token_id_info = {AGENT_AUTH_ALLOWED_UID, "", "{\"id\", \"token\", \"acl\"}",
                      "{id} may be a local id; 404 unknown, 409 token not held here, "
-                     "410 deleted"},
+                     "410 deleted", -1},
     token_name_info = {AGENT_AUTH_ALLOWED_UID, "", "{\"id\", \"token\", \"acl\"}",
                        "by description, among live credentials; 409 when several "
-                       "match"},
+                       "match", -1},
     token_query_info = {AGENT_AUTH_ALLOWED_UID, "name=NAME", "{\"id\", \"token\", \"acl\"}",
-                        "the same, for a name holding a '/'"},
+                        "the same, for a name holding a '/'", -1},
     check_info = {AGENT_AUTH_ALLOWED_UID, "ip=ADDR",
                   "{\"ip\", \"policy\", \"allowed\", \"policy_known\", \"action\", \"cidr\", "
                   "\"synced\", \"rule_id\"}",
-                  "decided as 'rampart check' does; 400 for a bad address"},
+                  "decided as 'rampart check' does; 400 for a bad address", -1},
     creds_info = {AGENT_AUTH_ALLOWED_UID, "", "{\"credentials\", \"uri\", \"next_page_uri\"}",
                   "the mirror: a page, newest first (limit, before_id); rows synced, deleting "
-                  "or orphaned"},
-    cred_info = {AGENT_AUTH_ALLOWED_UID, "",
-                 "{\"id\", \"uri\", \"created_at\", \"description\", \"metadata\", \"token\", "
-                 "\"acl\", \"owner_id\"}",
-                 "the mirror: as the remote API's, token null"},
+                  "or orphaned", -1},
+    cred_info = {AGENT_AUTH_ALLOWED_UID, "", NULL, "the mirror: as the remote API's, token null",
+                 MODEL_KIND_CRED},
     rules_info = {AGENT_AUTH_ALLOWED_UID, "",
                   "{\"ip_policy_rules\", \"uri\", \"next_page_uri\"}",
                   "the mirror: a page, newest first (limit, before_id); rows synced, deleting "
-                  "or orphaned"},
-    rule_info = {AGENT_AUTH_ALLOWED_UID, "",
-                 "{\"id\", \"uri\", \"created_at\", \"description\", \"metadata\", \"cidr\", "
-                 "\"ip_policy\", \"action\"}",
-                 "the mirror: as the remote API's"};
+                  "or orphaned", -1},
+    rule_info = {AGENT_AUTH_ALLOWED_UID, "", NULL, "the mirror: as the remote API's",
+                 MODEL_KIND_RULE};
 
 #define MIRROR_ROUTES                                                                      \
     {"GET", "/credentials",          agent_mirror_list_creds, &creds_info},                \
@@ -425,12 +422,25 @@ const http_route agent_mirror_routes[] = {MIRROR_ROUTES};
 
 const size_t agent_mirror_nroutes = sizeof agent_mirror_routes / sizeof agent_mirror_routes[0];
 
+/* The keys of one object of `kind` as the mirror sends it, made once (the help's
+ * caller is one thread). */
+static const char *object_keys(model_kind kind)
+{
+    static char keys[MODEL_KIND_COUNT][256];
+    char *made = keys[kind][0] ? NULL : codec_object_keys(kind);
+    if (made)
+        model_copy_text(keys[kind], sizeof keys[kind], made);
+    free(made);
+    return keys[kind];
+}
+
 bool agent_route_doc_get(size_t i, agent_route_doc *out)
 {
     if (i >= agent_nroutes)
         return false;
     const agent_route_info *info = agent_routes[i].data;
+    const char *reply = info->object >= 0 ? object_keys((model_kind)info->object) : info->reply;
     *out = (agent_route_doc){agent_routes[i].method, agent_routes[i].pattern, info->query,
-                             info->reply, info->note};
+                             reply, info->note};
     return true;
 }

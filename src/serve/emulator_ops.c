@@ -51,8 +51,8 @@ static error_code make_token(model_cred *cred, error_info *err)
 /*
  * Whatever the body said about them, the server decides these: no id yet (made
  * under the lock), no error, synced, created now (an empty created_at is stamped by
- * the store). A credential's token is the server's to make, and without an owner it
- * belongs to the API key's user.
+ * the store). A token is the server's to make (insert_new), and a field the caller
+ * fills (an owner) left empty is the API key's user.
  */
 static void server_fields(model_object *obj)
 {
@@ -61,12 +61,12 @@ static void server_fields(model_object *obj)
     *(char *)kind_at_mut(obj, d->head.created_at) = '\0';
     *(char *)kind_at_mut(obj, d->head.error) = '\0';
     *(model_state *)kind_at_mut(obj, d->head.state) = MODEL_STATE_SYNCED;
-    if (!d->has_token)
-        return;
-    model_cred *cred = &obj->cred;
-    model_cred_set_token(cred, NULL, NULL);
-    if (!cred->owner_id[0])
-        memcpy(cred->owner_id, EMULATOR_OWNER_ID, sizeof EMULATOR_OWNER_ID);
+    for (size_t i = 0; i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        char *v = f->flags & KIND_FIELD_CALLER ? kind_field_at_mut(obj, f) : NULL;
+        if (v && !v[0])
+            model_copy_text(v, f->size, EMULATOR_OWNER_ID);
+    }
 }
 
 /* Id, token and insert under one lock: ids are stored in the order they are made,

@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 2:
         for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
             validate_id(text, prefixes[i], "id", &err);
-        validate_owner_id(text, &err);
+        validate_id_among(text, (const char *const[]){"usr", "bot"}, 2, "owner id", &err);
         validate_is_local_id(text);
         break;
     case 3: validate_acl_rule(text, &err); break;

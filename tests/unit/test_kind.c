@@ -153,7 +153,7 @@ static void test_kind_field_by_name(void **state)
         {MODEL_KIND_RULE, "description", true, KIND_FIELD_TEXT,
          KIND_FIELD_CREATE | KIND_FIELD_EDIT},
         {MODEL_KIND_CRED, "acl", true, KIND_FIELD_ACL, KIND_FIELD_CREATE | KIND_FIELD_EDIT},
-        {MODEL_KIND_CRED, "owner_id", true, KIND_FIELD_TEXT, KIND_FIELD_CREATE},
+        {MODEL_KIND_CRED, "owner_id", true, KIND_FIELD_TEXT, KIND_FIELD_CREATE | KIND_FIELD_CALLER},
         {MODEL_KIND_RULE, "acl", false, 0, 0},
         {MODEL_KIND_RULE, "owner_id", false, 0, 0},
         {MODEL_KIND_CRED, "cidr", false, 0, 0},
@@ -486,7 +486,8 @@ static error_code judge_acl(model_kind kind, const char *v, error_info *why)
 static error_code judge_owner(model_kind kind, const char *v, error_info *why)
 {
     (void)kind;
-    return v[0] ? validate_owner_id(v, why) : ERROR_OK; /* empty: the caller */
+    static const char *const owners[] = {"usr", "bot"};
+    return v[0] ? validate_id_among(v, owners, 2, "owner id", why) : ERROR_OK; /* empty: the caller */
 }
 
 static error_code judge_id(model_kind kind, const char *v, error_info *why)

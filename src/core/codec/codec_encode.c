@@ -5,6 +5,7 @@
  */
 #include "codec_internal.h"
 
+#include "rampart/buf.h"
 #include "rampart/kind.h"
 #include "rampart/utf8.h"
 
@@ -179,6 +180,42 @@ char *codec_cred_encode(const model_cred *cred, unsigned flags)
     if (flags & CODEC_WITH_STATE)
         ok = ok && put_state(obj, cred->state, cred->error);
     return dump(obj, ok, flags);
+}
+
+/* Every text field of `fields` (count `n`) in `obj` set to a placeholder. */
+static void fill_texts(model_object *obj, const kind_field *fields, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (fields[i].type == KIND_FIELD_TEXT)
+            model_copy_text(kind_field_at_mut(obj, &fields[i]), fields[i].size, "x");
+    }
+}
+
+char *codec_object_keys(model_kind kind)
+{
+    const kind_desc *d = kind_get(kind);
+    model_object full;
+    model_object_init(&full, kind);
+    fill_texts(&full, d->head_fields, d->head_field_count);
+    fill_texts(&full, d->fields, d->field_count);
+    char *json = d->encode(&full, 0);
+    model_object_clear(&full);
+    json_t *root = json ? json_loads(json, 0, NULL) : NULL;
+    free(json);
+    buf_t b = {0};
+    bool ok = root && buf_puts(&b, "{");
+    const char *key, *sep = "";
+    json_t *value;
+    json_object_foreach(root, key, value) {
+        ok = ok && buf_puts(&b, sep) && buf_puts(&b, "\"") && buf_puts(&b, key) &&
+             buf_puts(&b, "\"");
+        sep = ", ";
+    }
+    ok = ok && buf_puts(&b, "}");
+    json_decref(root);
+    if (!ok)
+        buf_free(&b);
+    return ok ? buf_take(&b) : NULL;
 }
 
 /* A create body: description, metadata, then the kind's own fields, flat. */

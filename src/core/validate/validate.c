@@ -132,18 +132,25 @@ error_code validate_id(const char *text, const char *prefix, const char *what,
     return check_id_body(text, text + plen + 1, what, err);
 }
 
-error_code validate_owner_id(const char *text, error_info *err)
+error_code validate_id_among(const char *text, const char *const *prefixes, size_t count,
+                             const char *what, error_info *err)
 {
-    static const char *const owners[] = {"usr", "bot"};
-    const char *what = "owner id";
-    if (!text || !*text)
-        return error_set(err, ERROR_INVALID, "%s is empty: expected usr_… or bot_…", what);
-    for (size_t i = 0; i < sizeof owners / sizeof owners[0]; i++) {
-        size_t plen = strlen(owners[i]);
-        if (strncmp(text, owners[i], plen) == 0 && text[plen] == '_')
-            return validate_id(text, owners[i], what, err);
+    char expected[64] = "";
+    for (size_t i = 0, used = 0; i < count && used < sizeof expected; i++) {
+        int n = snprintf(expected + used, sizeof expected - used, "%s%s_",
+                         i == 0 ? "" : i + 1 == count ? " or " : ", ", prefixes[i]);
+        used += n > 0 ? (size_t)n : 0;
     }
-    return prefix_error(text, what, "usr_ or bot_", err);
+    if (!text || !*text)
+        return error_set(err, ERROR_INVALID,
+                         "%s is empty: expected %s followed by letters and digits", what,
+                         expected);
+    for (size_t i = 0; i < count; i++) {
+        size_t plen = strlen(prefixes[i]);
+        if (strncmp(text, prefixes[i], plen) == 0 && text[plen] == '_')
+            return validate_id(text, prefixes[i], what, err);
+    }
+    return prefix_error(text, what, expected, err);
 }
 
 bool validate_is_local_id(const char *text)
@@ -203,8 +210,6 @@ error_code validate_cred(const model_cred *cred, error_info *err)
         rc = validate_metadata(cred->metadata, err);
     if (!rc)
         rc = validate_acl(&cred->acl, err);
-    if (!rc && cred->owner_id[0])
-        rc = validate_owner_id(cred->owner_id, err);
     return rc;
 }
 
