@@ -17,7 +17,7 @@
 /* Whether rows of `kind` carry the marker. */
 static bool marked_kind(model_kind kind)
 {
-    return kind == MODEL_KIND_CRED;
+    return (kind_get(kind)->traits & KIND_MARKED) != 0;
 }
 
 /* The metadata a credential's create sends: the user's, a newline and the marker

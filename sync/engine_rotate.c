@@ -50,7 +50,7 @@ static bool in_scope(engine *e, const store_rotation *r)
         char canon[MODEL_ID_MAX + 1];
         model_state state;
         error_info err;
-        if (ref->kind != MODEL_KIND_CRED ||
+        if (!(kind_get(ref->kind)->traits & KIND_ROTATES) ||
             store_resolve_id(e->st, ref->kind, ref->id, canon, &state, &err) != ERROR_OK)
             continue;
         if (strcmp(canon, r->old_id) == 0 || strcmp(canon, r->new_id) == 0)

@@ -67,6 +67,18 @@ typedef struct kind_head {
     size_t id, uri, created_at, description, metadata, state, error;
 } kind_head;
 
+/* What a kind's rows do that the other kind's do not: the behaviour that truly
+ * differs, asked by trait rather than by kind. */
+enum kind_trait {
+    KIND_KEYED = 1u << 0,     /* a natural key (a rule's policy and CIDR): a second row
+                               * with it is refused, and an import finds rows by it */
+    KIND_MARKED = 1u << 1,    /* no natural key: a create carries a creation marker in
+                               * its metadata until the PATCH that takes it away */
+    KIND_OWNS_HEAP = 1u << 2, /* rows own heap memory (a token, an ACL) */
+    KIND_ROTATES = 1u << 3,   /* a row can be rotated: a successor with a new token */
+    KIND_IN_POLICY = 1u << 4  /* rows are kept in an IP policy: listings filter by it */
+};
+
 typedef struct kind_desc {
     model_kind kind;
     const char *noun;       /* "rule", "credential": in messages */
@@ -98,6 +110,7 @@ typedef struct kind_desc {
     size_t head_field_count;
     kind_head head;         /* the common fields' offsets */
     const char *api_noun;   /* the API's word in its messages: "ip policy rule" */
+    unsigned traits;        /* kind_trait */
 } kind_desc;
 
 /* The descriptor of `kind` (MODEL_KIND_RULE for an out-of-range value). */

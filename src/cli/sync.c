@@ -430,7 +430,7 @@ typedef struct plan_cost {
  * the look and PATCH that take its creation marker away. */
 static void count_requests(plan_requests *r, const model_object *obj)
 {
-    bool marked = kind_get(obj->kind)->has_token;
+    bool marked = kind_get(obj->kind)->traits & KIND_MARKED;
     switch (model_object_state(obj)) {
     case MODEL_STATE_ORPHANED: /* its remote copy deleted, then created again */
         r->del++, r->get++;

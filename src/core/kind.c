@@ -164,17 +164,19 @@ static error_code cred_decode(const char *json, size_t len, model_object *out,
 
 /* One row per kind: what differs, in the order of kind_desc. `fn` names the
  * kind's functions above (fn_label, fn_validate, …). */
-#define KIND(k, noun, plural, command, prefix, api, table, token, fields, fn, type, api_noun) \
-    [k] = {k, noun, plural, command, prefix, api, "/" api, table, token, fields,       \
-           sizeof(fields) / sizeof((fields)[0]), fn##_label, fn##_validate, fn##_encode, \
-           fn##_create_body, fn##_decode, fn##_head,                                   \
-           sizeof(fn##_head) / sizeof(fn##_head[0]), HEAD(type), api_noun}
+#define KIND(k, noun, plural, command, prefix, api, table, token, fields, fn, type, api_noun, \
+             traits)                                                                         \
+    [k] = {k, noun, plural, command, prefix, api, "/" api, table, token, fields,             \
+           sizeof(fields) / sizeof((fields)[0]), fn##_label, fn##_validate, fn##_encode,       \
+           fn##_create_body, fn##_decode, fn##_head,                                         \
+           sizeof(fn##_head) / sizeof(fn##_head[0]), HEAD(type), api_noun, traits}
 
 static const kind_desc kinds[MODEL_KIND_COUNT] = {
     KIND(MODEL_KIND_RULE, "rule", "rules", "rules", "ipr", "ip_policy_rules", "rules", false,
-         rule_fields, rule, model_rule, "ip policy rule"),
+         rule_fields, rule, model_rule, "ip policy rule", KIND_KEYED | KIND_IN_POLICY),
     KIND(MODEL_KIND_CRED, "credential", "credentials", "creds", "cr", "credentials",
-         "credentials", true, cred_fields, cred, model_cred, "credential"),
+         "credentials", true, cred_fields, cred, model_cred, "credential",
+         KIND_MARKED | KIND_OWNS_HEAP | KIND_ROTATES),
 };
 
 const kind_desc *kind_get(model_kind kind)

@@ -194,7 +194,7 @@ void model_cred_clear(model_cred *cred)
 
 bool model_kind_owns_heap(model_kind kind)
 {
-    return kind == MODEL_KIND_CRED;
+    return (kind_get(kind)->traits & KIND_OWNS_HEAP) != 0;
 }
 
 void model_object_init(model_object *obj, model_kind kind)

@@ -565,7 +565,7 @@ void ui_action_rotate(ui_app *app)
     if (refused_readonly(app, "rotating"))
         return;
     ui_row_ref ref;
-    if (!ui_app_current(app, &ref) || ref.kind != MODEL_KIND_CRED) {
+    if (!ui_app_current(app, &ref) || !(kind_get(ref.kind)->traits & KIND_ROTATES)) {
         ui_app_status(app, false, "nothing to rotate here: pick a credential");
         return;
     }

@@ -205,7 +205,8 @@ static error_code import_new(store_import *imp, model_object *obj, store_import_
     if (maybe_drop_indexes(imp, imp->added + 1, err) || kind_validate_row(obj, err))
         return err->code;
     error_code rc = store_insert_valid(imp->st, obj, err);
-    if (rc == ERROR_CONFLICT && obj->kind == MODEL_KIND_RULE && same_as_key_holder(imp, obj)) {
+    if (rc == ERROR_CONFLICT && kind_get(obj->kind)->traits & KIND_KEYED &&
+        same_as_key_holder(imp, obj)) {
         *result = STORE_IMPORT_UNCHANGED;
         return ERROR_OK;
     }

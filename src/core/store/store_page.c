@@ -209,7 +209,7 @@ static error_code like_pattern(const char *text, char **out, error_info *err)
 static unsigned query_variant(model_kind kind, const store_query *q)
 {
     unsigned v = 0;
-    if (q && kind == MODEL_KIND_RULE && has_text(q->policy_id))
+    if (q && kind_get(kind)->traits & KIND_IN_POLICY && has_text(q->policy_id))
         v |= STORE_PAGE_POLICY;
     if (q && has_text(q->filter))
         v |= STORE_PAGE_FILTER;

@@ -42,7 +42,7 @@ static error_code rule_conflict(store *st, const model_rule *rule, const char *i
 error_code store_row_conflict(store *st, const model_object *row, const char *id,
                               error_info *err)
 {
-    if (row->kind == MODEL_KIND_RULE) /* the natural key */
+    if (kind_get(row->kind)->traits & KIND_KEYED) /* the natural key */
         return rule_conflict(st, &row->rule, id, err);
     return error_set(err, ERROR_CONFLICT, "%s %s already exists", kind_get(row->kind)->noun,
                      id);
