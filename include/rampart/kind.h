@@ -59,6 +59,9 @@ typedef struct kind_field {
     const char *nested; /* in the API's objects, the value is this member's "id"
                          * ("ip_policy": {"id", "uri"}); create bodies send `name` */
     const char *label;  /* a form's label for it: "CIDR", "ACL rules" */
+    /* A generic create's --help (cli_object_create_fields): the option's
+     * placeholder ("ID") and what it takes, lines joined by '\n' (NULL: none). */
+    const char *arg, *help;
 } kind_field;
 
 /* Where the fields every kind has live in the kind's struct (offsets in model_rule

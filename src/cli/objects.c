@@ -431,16 +431,8 @@ static const object_command commands[] = {
       "  --sync              push it now (only it: the rest of the queue waits)\n"
       "  --json              print the new rule as JSON\n"},
      [MODEL_KIND_CRED] = {
-      "[--description S] [--metadata S] [--acl RULE]... [--owner ID] [--sync] [--json]",
+      NULL, /* the fields' options, from the descriptor (create_words) */
       "Queue a new tunnel credential; its token arrives with the sync that creates it.",
-      "Options:\n"
-      "  --description TEXT  who or what will use it (up to 255 bytes); agents can\n"
-      "                      fetch the token by this name\n"
-      "  --metadata TEXT     up to 4096 bytes\n"
-      "  --acl RULE          a bind rule, repeatable: bind:example.com,\n"
-      "                      bind:*.example.com, bind:env=prod, bind:host.example.net:20002,\n"
-      "                      bind:*; or '*' alone (no restriction, like no --acl)\n"
-      "  --owner ID          owner (usr_ID or bot_ID); default: the API key's owner\n"
       "  --sync              push it now (only it) and print its token (shown once;\n"
       "                      'creds token ID' prints it again on this machine)\n"
       "  --json              print the new credential as JSON\n"}}},
@@ -635,14 +627,60 @@ static bool asks_help(int argc, char **argv)
 
 /* The kind's view of the table, for the overview, --help and usage lines: its
  * commands into `view`, each one's row into `rows` (NULL: not wanted). */
+/* The words of a generic create (cli_object_create_fields; its row's args NULL):
+ * an option per field the user sets at creation, with the descriptor's
+ * placeholder and help, then --sync and --json (the row's help says those).
+ * Made once per kind (help is asked by one thread). */
+static object_words create_words(model_kind kind, const object_words *w)
+{
+    static char args[MODEL_KIND_COUNT][256], help[MODEL_KIND_COUNT][2048];
+    if (args[kind][0])
+        return (object_words){args[kind], w->summary, help[kind]};
+    buf_t a = {0}, h = {0};
+    buf_puts(&h, "Options:\n");
+    const kind_desc *d = kind_get(kind);
+    for (size_t i = 0; i < d->field_count; i++) {
+        const kind_field *f = &d->fields[i];
+        if (!(f->flags & KIND_FIELD_CREATE) || !f->arg)
+            continue;
+        const char *more = f->type == KIND_FIELD_ACL ? "..." : "";
+        char opt[64];
+        snprintf(opt, sizeof opt, "--%s %s", cli_object_flag(f), f->arg);
+        buf_puts(&a, "[");
+        buf_puts(&a, opt);
+        buf_puts(&a, "]");
+        buf_puts(&a, more);
+        buf_puts(&a, " ");
+        char line[sizeof opt + 4];
+        snprintf(line, sizeof line, "  %-19s ", opt);
+        buf_puts(&h, line);
+        for (const char *p = f->help; *p; p++) {
+            buf_append(&h, p, 1);
+            if (*p == '\n')
+                buf_puts(&h, "                      ");
+        }
+        buf_puts(&h, "\n");
+    }
+    buf_puts(&a, "[--sync] [--json]");
+    buf_puts(&h, w->help);
+    model_copy_text(args[kind], sizeof args[kind], a.data ? a.data : "");
+    model_copy_text(help[kind], sizeof help[kind], h.data ? h.data : "");
+    buf_free(&a);
+    buf_free(&h);
+    return (object_words){args[kind], w->summary, help[kind]};
+}
+
 static size_t kind_view(model_kind kind, cli_command *view, const object_command **rows,
                         size_t cap)
 {
     size_t n = 0;
     for (size_t i = 0; i < COMMAND_COUNT && n < cap; i++) {
+        object_words made;
         const object_words *w = &commands[i].words[kind];
         if (!w->summary)
             continue;
+        if (!w->args)
+            w = (made = create_words(kind, w), &made);
         view[n] = (cli_command){.name = commands[i].name,
                                 .args = w->args,
                                 .summary = w->summary,

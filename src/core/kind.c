@@ -52,10 +52,10 @@ static error_code check_owner(const char *text, char *canon, size_t canon_size,
 
 #define RULE_TEXT(f, flags, check, label)                                                \
     {#f, KIND_FIELD_TEXT, offsetof(model_rule, f), sizeof(((model_rule *)0)->f), flags, \
-     check, NULL, NULL, NULL, label}
-#define CRED_TEXT(f, flags, check, label)                                                \
+     check, NULL, NULL, NULL, label, NULL, NULL}
+#define CRED_TEXT(f, flags, check, label, arg, help)                                     \
     {#f, KIND_FIELD_TEXT, offsetof(model_cred, f), sizeof(((model_cred *)0)->f), flags, \
-     check, NULL, NULL, NULL, label}
+     check, NULL, NULL, NULL, label, arg, help}
 
 /* The user's fields in the order forms and `show` list them. */
 static const kind_field rule_fields[] = {
@@ -63,9 +63,9 @@ static const kind_field rule_fields[] = {
               "CIDR"),
     {"ip_policy_id", KIND_FIELD_TEXT, offsetof(model_rule, policy_id),
      sizeof(((model_rule *)0)->policy_id), KIND_FIELD_CREATE | KIND_FIELD_REQUIRED,
-     check_policy, "policy_id", "policy", "ip_policy", "Policy"},
+     check_policy, "policy_id", "policy", "ip_policy", "Policy", NULL, NULL},
     {"action", KIND_FIELD_ACTION, offsetof(model_rule, action), 0,
-     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL, NULL, NULL, "Action"},
+     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL, NULL, NULL, "Action", NULL, NULL},
     RULE_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description,
               "Description"),
     RULE_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_OPAQUE, check_metadata,
@@ -74,14 +74,19 @@ static const kind_field rule_fields[] = {
 
 static const kind_field cred_fields[] = {
     CRED_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description,
-              "Description"),
+              "Description", "TEXT",
+              "who or what will use it (up to 255 bytes); agents can\n"
+              "fetch the token by this name"),
     {"acl", KIND_FIELD_ACL, offsetof(model_cred, acl), 0, KIND_FIELD_CREATE | KIND_FIELD_EDIT,
-     NULL, NULL, NULL, NULL, "ACL rules"},
+     NULL, NULL, NULL, NULL, "ACL rules", "RULE",
+     "a bind rule, repeatable: bind:example.com,\n"
+     "bind:*.example.com, bind:env=prod, bind:host.example.net:20002,\n"
+     "bind:*; or '*' alone (no restriction, like no --acl)"},
     CRED_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_OPAQUE,
-              check_metadata, "Metadata"),
+              check_metadata, "Metadata", "TEXT", "up to 4096 bytes"),
     {"owner_id", KIND_FIELD_TEXT, offsetof(model_cred, owner_id),
-     sizeof(((model_cred *)0)->owner_id), KIND_FIELD_CREATE | KIND_FIELD_CALLER, check_owner, NULL, "owner", NULL,
-     "Owner"},
+     sizeof(((model_cred *)0)->owner_id), KIND_FIELD_CREATE | KIND_FIELD_CALLER, check_owner,
+     NULL, "owner", NULL, "Owner", "ID", "owner (usr_ID or bot_ID); default: the API key's owner"},
 };
 
 /* What every row has, and a rule's policy_uri: the store's columns. */
@@ -94,10 +99,10 @@ static const kind_field rule_head[] = {
 };
 
 static const kind_field cred_head[] = {
-    CRED_TEXT(id, KIND_FIELD_REMOTE, NULL, NULL),
-    CRED_TEXT(uri, KIND_FIELD_REMOTE, NULL, NULL),
-    CRED_TEXT(created_at, KIND_FIELD_REMOTE, NULL, NULL),
-    CRED_TEXT(error, 0, NULL, NULL),
+    CRED_TEXT(id, KIND_FIELD_REMOTE, NULL, NULL, NULL, NULL),
+    CRED_TEXT(uri, KIND_FIELD_REMOTE, NULL, NULL, NULL, NULL),
+    CRED_TEXT(created_at, KIND_FIELD_REMOTE, NULL, NULL, NULL, NULL),
+    CRED_TEXT(error, 0, NULL, NULL, NULL, NULL),
 };
 
 /* The offsets of what every row has, in the kind's struct `t`. */
