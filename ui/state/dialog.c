@@ -46,25 +46,11 @@ static void dialog_free(void *self)
     free(self);
 }
 
-/* Push `with` (what it holds is the overlay's from here, freed on failure). */
-static error_code dialog_push(ui_app *app, const ui_overlay_ops *ops, dialog_overlay with,
-                              error_info *err)
-{
-    dialog_overlay *o = malloc(sizeof *o);
-    if (!o) {
-        dialog_release(&with);
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    }
-    *o = with;
-    return ui_app_push(app, ops, o, err);
-}
+/* ---- keys ------------------------------------------------------------------- */
 
-/* ---- confirm ---------------------------------------------------------------- */
-
-static ui_overlay_result confirm_key(void *self, ui_app *app, int key, ui_request req)
+/* The confirmation runs its action on yes. */
+static ui_overlay_result confirm_key(dialog_overlay *o, ui_app *app, int key)
 {
-    (void)req;
-    dialog_overlay *o = self;
     ui_answer a = ui_confirm_key(o->confirm, key);
     if (a == UI_ANSWER_NONE)
         return UI_OVERLAY_KEEP;
@@ -75,24 +61,9 @@ static ui_overlay_result confirm_key(void *self, ui_app *app, int key, ui_reques
     return UI_OVERLAY_CLOSE;
 }
 
-static const ui_overlay_ops confirm_ops = {"confirm", NULL, dialog_draw, confirm_key,
-                                           dialog_free, NULL};
-
-error_code ui_dialog_confirm(ui_app *app, ui_confirm *d, ui_confirm_fn on_yes, void *ctx,
-                             void (*free_ctx)(void *), error_info *err)
+/* The choice hands its answer (or a cancel) over. */
+static ui_overlay_result choose_key(dialog_overlay *o, ui_app *app, int key)
 {
-    return dialog_push(app, &confirm_ops,
-                       (dialog_overlay){.confirm = d, .on_yes = on_yes, .ctx = ctx,
-                                        .free_ctx = free_ctx},
-                       err);
-}
-
-/* ---- choice ------------------------------------------------------------------ */
-
-static ui_overlay_result choose_key(void *self, ui_app *app, int key, ui_request req)
-{
-    (void)req;
-    dialog_overlay *o = self;
     int a = ui_choose_key(o->choose, key);
     if (a == UI_CHOOSE_NONE)
         return UI_OVERLAY_KEEP;
@@ -101,14 +72,43 @@ static ui_overlay_result choose_key(void *self, ui_app *app, int key, ui_request
     return UI_OVERLAY_CLOSE;
 }
 
-static const ui_overlay_ops choose_ops = {"choose", NULL, dialog_draw, choose_key,
+static ui_overlay_result dialog_key(void *self, ui_app *app, int key, ui_request req)
+{
+    (void)req;
+    dialog_overlay *o = self;
+    return o->confirm ? confirm_key(o, app, key) : choose_key(o, app, key);
+}
+
+/* ---- pushing ----------------------------------------------------------------- */
+
+/* The overlay's name for logs: "confirm", "choose". */
+static const ui_overlay_ops confirm_ops = {"confirm", NULL, dialog_draw, dialog_key,
+                                           dialog_free, NULL};
+static const ui_overlay_ops choose_ops = {"choose", NULL, dialog_draw, dialog_key,
                                           dialog_free, NULL};
+
+/* Push `with` (what it holds is the overlay's from here, freed on failure). */
+static error_code dialog_push(ui_app *app, dialog_overlay with, error_info *err)
+{
+    dialog_overlay *o = malloc(sizeof *o);
+    if (!o) {
+        dialog_release(&with);
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    }
+    *o = with;
+    return ui_app_push(app, o->confirm ? &confirm_ops : &choose_ops, o, err);
+}
+
+error_code ui_dialog_confirm(ui_app *app, ui_confirm *d, ui_confirm_fn on_yes, void *ctx,
+                             void (*free_ctx)(void *), error_info *err)
+{
+    dialog_overlay with = {.confirm = d, .on_yes = on_yes, .ctx = ctx, .free_ctx = free_ctx};
+    return dialog_push(app, with, err);
+}
 
 error_code ui_dialog_choose(ui_app *app, ui_choose *d, ui_choose_fn fn, void *ctx,
                             void (*free_ctx)(void *), error_info *err)
 {
-    return dialog_push(app, &choose_ops,
-                       (dialog_overlay){.choose = d, .on_answer = fn, .ctx = ctx,
-                                        .free_ctx = free_ctx},
-                       err);
+    dialog_overlay with = {.choose = d, .on_answer = fn, .ctx = ctx, .free_ctx = free_ctx};
+    return dialog_push(app, with, err);
 }
