@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rampart/kind_same.h"
+
 /* One edited row on its way. */
 typedef struct edit_job {
     engine_target t;          /* the row's kind and current id (`id`) */
@@ -81,31 +83,6 @@ static sync_outcome send_get(engine *e, void *arg, sync_result *res)
     return out;
 }
 
-static bool same_acl(const model_acl *a, const model_acl *b)
-{
-    if (a->count != b->count)
-        return false;
-    for (size_t i = 0; i < a->count; i++) {
-        if (strcmp(a->rules[i], b->rules[i]) != 0)
-            return false;
-    }
-    return true;
-}
-
-static bool same_value(const kind_field *f, const model_object *a, const model_object *b)
-{
-    const void *x = kind_field_at(a, f), *y = kind_field_at(b, f);
-    switch (f->type) {
-    case KIND_FIELD_ACL:
-        return same_acl(x, y);
-    case KIND_FIELD_ACTION:
-        return *(const model_action *)x == *(const model_action *)y;
-    case KIND_FIELD_TEXT:
-        break;
-    }
-    return strcmp(x, y) == 0;
-}
-
 /* The editable fields the PATCH did not carry whose value in its reply differs
  * from the look's: someone wrote between the two requests. Their names go to
  * `names`; 0 when none. */
@@ -119,7 +96,7 @@ static unsigned crossed_fields(edit_job *j, char *names, size_t size)
         const kind_field *f = &d->fields[i];
         unsigned bit = kind_field_bit(j->t.kind, f);
         if ((f->flags & KIND_FIELD_EDIT) && !(j->fields & bit) &&
-            !same_value(f, &j->looked, &j->reply))
+            !kind_field_same(f, &j->looked, &j->reply))
             crossed |= bit;
     }
     kind_field_names(j->t.kind, crossed, names, size);

@@ -4,25 +4,9 @@
  */
 #include "rampart/sync.h"
 
-#include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
 
-/* Append printf-style to the text in buf, cut at `size` (always terminated). */
-static void add(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void add(char *buf, size_t size, const char *fmt, ...)
-{
-    size_t n = strlen(buf);
-    if (n + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + n, size - n, fmt, ap);
-    va_end(ap);
-}
+#include "rampart/textcat.h"
 
 const char *sync_report_summary(const sync_report *r, char *buf, size_t size)
 {
@@ -31,31 +15,35 @@ const char *sync_report_summary(const sync_report *r, char *buf, size_t size)
     buf[0] = '\0';
     if (!r)
         return buf;
-    add(buf, size, "%zu created, %zu deleted, %zu failed", r->created, r->deleted, r->failed);
+    textcat_add(buf, size, "%zu created, %zu deleted, %zu failed", r->created, r->deleted,
+                r->failed);
     if (r->updated)
-        add(buf, size, "; %zu updated", r->updated);
+        textcat_add(buf, size, "; %zu updated", r->updated);
     if (r->conflicts)
-        add(buf, size, "; %zu new conflict%s", r->conflicts, r->conflicts == 1 ? "" : "s");
+        textcat_add(buf, size, "; %zu new conflict%s", r->conflicts,
+                    r->conflicts == 1 ? "" : "s");
     if (r->pulled_rules || r->pulled_creds)
-        add(buf, size, "; remote has %zu rules, %zu credentials", r->pulled_rules,
-            r->pulled_creds);
+        textcat_add(buf, size, "; remote has %zu rules, %zu credentials", r->pulled_rules,
+                    r->pulled_creds);
     if (r->remote_added || r->remote_deleted)
-        add(buf, size, "; %zu new there, %zu deleted there", r->remote_added,
-            r->remote_deleted);
+        textcat_add(buf, size, "; %zu new there, %zu deleted there", r->remote_added,
+                    r->remote_deleted);
     if (r->refused)
-        add(buf, size, "; %zu remote objects refused (see the warnings)", r->refused);
+        textcat_add(buf, size, "; %zu remote objects refused (see the warnings)", r->refused);
     if (r->adopted)
-        add(buf, size, "; %zu unsure creates found remotely", r->adopted);
+        textcat_add(buf, size, "; %zu unsure creates found remotely", r->adopted);
     if (r->orphans_deleted)
-        add(buf, size, "; %zu credentials without their token deleted and queued again",
-            r->orphans_deleted);
+        textcat_add(buf, size,
+                    "; %zu credentials without their token deleted and queued again",
+                    r->orphans_deleted);
     if (r->pending)
-        add(buf, size, "; %zu pending", r->pending);
+        textcat_add(buf, size, "; %zu pending", r->pending);
     size_t conflicted = r->conflicted < r->attention ? r->conflicted : r->attention;
     size_t failed = r->attention - conflicted;
     if (conflicted)
-        add(buf, size, "; %zu conflict%s to resolve", conflicted, conflicted == 1 ? "" : "s");
+        textcat_add(buf, size, "; %zu conflict%s to resolve", conflicted,
+                    conflicted == 1 ? "" : "s");
     if (failed)
-        add(buf, size, "; %zu failed row%s to fix", failed, failed == 1 ? "" : "s");
+        textcat_add(buf, size, "; %zu failed row%s to fix", failed, failed == 1 ? "" : "s");
     return buf;
 }

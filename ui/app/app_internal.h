@@ -1,7 +1,7 @@
 /*
  * app_internal: what the files of ui/app/ share. They are the console's top:
  * keys (keymap.c, app_keys.c, commands.c) -> actions (actions.c, edit.c,
- * form_create.c, form_edit.c)
+ * form_create.c, form_edit.c, form_overlay.c)
  * -> the views and the state below; the frame (app_draw.c) drawn from the state,
  * only reading it; the loop (loop.c) that assembles the console, brings the state
  * up to date before each frame and hands it the events of other threads; its two
@@ -113,17 +113,35 @@ typedef struct ui_hint_lines {
  * and how to clear it. None (n 0) while the view has rows or is being read. */
 void ui_hint_empty(const ui_app *app, ui_hint_lines *out);
 
-/* ---- actions (form_create.c, form_edit.c; the rest in ui_app.h) -------------- */
+/* ---- actions (form_create.c, form_edit.c, form_overlay.c; the rest in ui_app.h) ---- */
 
 /* Open the create form of `kind` as an overlay. What the kind offers goes with it
  * (the rule form: the cached policy ids, the view's policy first). */
 error_code ui_form_create_open(ui_app *app, model_kind kind, error_info *err);
 
-/* A form overlay's key (create and edit alike): Esc cancels, Enter saves through
- * `save` (false: the form stays open with the store's reason under its field),
- * a read-only console saves nothing. */
-ui_overlay_result ui_form_overlay_key(ui_form *form, ui_app *app, int key,
-                                      bool (*save)(void *self, ui_app *app), void *self);
+/* A form overlay, create and edit alike (form_overlay.c): its form, the row it
+ * is about (edit: the row as read when the form opened; create: the kind alone)
+ * and how Enter stores it (false: the form stays open with the store's reason
+ * under its field). Esc cancels; a read-only console saves nothing.
+ * ui_form_overlay_new gives one with no form yet (NULL: out of memory);
+ * ui_form_overlay_push pushes it (freed on failure), ui_form_overlay_free
+ * releases form, row and overlay. */
+typedef enum ui_form_overlay_use {
+    UI_FORM_OVERLAY_CREATE,
+    UI_FORM_OVERLAY_EDIT
+} ui_form_overlay_use;
+
+typedef struct ui_form_overlay {
+    ui_form *form;
+    model_object row;
+    bool (*save)(struct ui_form_overlay *o, ui_app *app);
+} ui_form_overlay;
+
+ui_form_overlay *ui_form_overlay_new(model_kind kind,
+                                     bool (*save)(ui_form_overlay *o, ui_app *app));
+error_code ui_form_overlay_push(ui_app *app, ui_form_overlay *o, ui_form_overlay_use use,
+                                error_info *err);
+void ui_form_overlay_free(ui_form_overlay *o);
 
 /* Open the edit form of `row` (as read from the store; copied) as an overlay. */
 error_code ui_form_edit_open(ui_app *app, const model_object *row, error_info *err);

@@ -27,10 +27,14 @@ static bool refused_readonly(ui_app *app, const char *what)
 }
 
 /* The record under the cursor, fresh from the store, into `row` (which holds no
- * heap before; cleared by the caller when this returns true). False (said in the
- * status line) when there is none. */
-static bool current_row(ui_app *app, const char *verb, model_object *row)
+ * heap before; cleared by the caller when this returns true), for a change
+ * (`gerund` "editing", `verb` "edit"). False (said in the status line) when the
+ * console is read-only or there is no such record. */
+static bool row_to_change(ui_app *app, const char *gerund, const char *verb,
+                          model_object *row)
 {
+    if (refused_readonly(app, gerund))
+        return false;
     ui_row_ref ref;
     if (!ui_app_view(app)->ops->records && ui_app_view_id(app) != UI_VIEW_PENDING) {
         ui_app_status(app, false, "nothing to %s here: no records in this view", verb);
@@ -53,10 +57,8 @@ static bool current_row(ui_app *app, const char *verb, model_object *row)
 
 void ui_action_edit(ui_app *app)
 {
-    if (refused_readonly(app, "editing"))
-        return;
     model_object row;
-    if (!current_row(app, "edit", &row))
+    if (!row_to_change(app, "editing", "edit", &row))
         return;
     const char *why;
     error_info e = {0};
@@ -166,10 +168,8 @@ static void ask_resolve(ui_app *app, const model_object *row, const store_edit_i
 
 void ui_action_resolve(ui_app *app)
 {
-    if (refused_readonly(app, "resolving"))
-        return;
     model_object row;
-    if (!current_row(app, "resolve", &row))
+    if (!row_to_change(app, "resolving", "resolve", &row))
         return;
     store_edit_info info;
     memset(&info, 0, sizeof info);

@@ -16,18 +16,6 @@
 #include "rampart/store.h"
 #include "rampart/ui_form.h"
 
-typedef struct edit_overlay {
-    ui_form *form;
-    model_object row; /* the row as it was read when the form opened */
-} edit_overlay;
-
-static void edit_draw(const void *self, const ui_app *app, ui_canvas *c, ui_rect area)
-{
-    (void)app;
-    const edit_overlay *o = self;
-    ui_form_draw(o->form, c, area);
-}
-
 /* The status line after store_edit: what happened, in the kind's words. */
 static void say_saved(ui_app *app, const model_object *obj, unsigned fields,
                       store_edit_result res)
@@ -58,7 +46,7 @@ static void say_saved(ui_app *app, const model_object *obj, unsigned fields,
 /* A refusal the user can fix stays in the form, under the field it is about: the
  * one the gate names (kind_check_row), or for a clash with another row
  * (ERROR_CONFLICT) the editable field of the natural key. */
-static void refused(edit_overlay *o, const kind_field *bad, const error_info *e)
+static void refused(ui_form_overlay *o, const kind_field *bad, const error_info *e)
 {
     model_kind kind = o->row.kind;
     const char *key = ui_record_kind_get(kind)->key_field;
@@ -70,7 +58,7 @@ static void refused(edit_overlay *o, const kind_field *bad, const error_info *e)
 
 /* Store the changed fields. Returns whether the form closes: saved, nothing
  * changed, or the row can no longer be edited (gone, its state moved on). */
-static bool save(edit_overlay *o, ui_app *app)
+static bool save(ui_form_overlay *o, ui_app *app)
 {
     model_object obj;
     unsigned fields = 0;
@@ -97,52 +85,17 @@ static bool save(edit_overlay *o, ui_app *app)
     return rc == ERROR_OK || rc == ERROR_STATE || rc == ERROR_NOT_FOUND;
 }
 
-static bool save_edit(void *self, ui_app *app)
-{
-    return save(self, app);
-}
-
-static ui_overlay_result edit_key(void *self, ui_app *app, int key, ui_request req)
-{
-    (void)req;
-    edit_overlay *o = self;
-    return ui_form_overlay_key(o->form, app, key, save_edit, o);
-}
-
-static size_t edit_hints(const void *self, ui_key_hint *out, size_t max)
-{
-    const edit_overlay *o = self;
-    return ui_form_hints(o->form, out, max);
-}
-
-static void edit_free(void *self)
-{
-    edit_overlay *o = self;
-    if (!o)
-        return;
-    ui_form_free(o->form);
-    model_object_clear(&o->row);
-    free(o);
-}
-
-/* The overlay's name for logs: "edit rule", "edit credential". */
-static const ui_overlay_ops edit_ops[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_RULE] = {"edit rule", NULL, edit_draw, edit_key, edit_free, edit_hints},
-    [MODEL_KIND_CRED] = {"edit credential", NULL, edit_draw, edit_key, edit_free, edit_hints},
-};
-
 error_code ui_form_edit_open(ui_app *app, const model_object *row, error_info *err)
 {
-    edit_overlay *o = calloc(1, sizeof *o);
+    ui_form_overlay *o = ui_form_overlay_new(row->kind, save);
     if (!o)
         return error_set(err, ERROR_NOMEM, "out of memory");
-    model_object_init(&o->row, row->kind);
     error_code rc = model_object_copy(&o->row, row, err);
     if (rc == ERROR_OK)
         rc = ui_form_record_edit(&o->row, &o->form, err);
     if (rc != ERROR_OK) {
-        edit_free(o);
+        ui_form_overlay_free(o);
         return rc;
     }
-    return ui_app_push(app, &edit_ops[row->kind], o, err);
+    return ui_form_overlay_push(app, o, UI_FORM_OVERLAY_EDIT, err);
 }

@@ -175,24 +175,26 @@ ui_impact *ui_impact_start(ui_app *app, const char *db_path, const char *logs)
     return w;
 }
 
-void ui_impact_request(ui_impact *w)
+/* Raise `flag` (w->wanted or w->stop) under the lock and wake the thread. */
+static void wake(ui_impact *w, bool *flag)
 {
-    if (!w)
-        return;
     pthread_mutex_lock(&w->mu);
-    w->wanted = true;
+    *flag = true;
     pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&w->mu);
+}
+
+void ui_impact_request(ui_impact *w)
+{
+    if (w)
+        wake(w, &w->wanted);
 }
 
 void ui_impact_stop(ui_impact *w)
 {
     if (!w)
         return;
-    pthread_mutex_lock(&w->mu);
-    w->stop = true;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->mu);
+    wake(w, &w->stop);
     pthread_join(w->thread, NULL);
     impact_free(w);
 }

@@ -4,26 +4,11 @@
  */
 #include "rampart/ui_sync_text.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rampart/duration.h"
-
-/* Append printf-style to the text in buf (cut at `size`). */
-static void add(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void add(char *buf, size_t size, const char *fmt, ...)
-{
-    size_t n = strlen(buf);
-    if (n + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + n, size - n, fmt, ap);
-    va_end(ap);
-}
+#include "rampart/textcat.h"
 
 /* The server's message, control characters as '?', at most 160 bytes. */
 static void clean(const char *msg, char *out, size_t size)
@@ -81,12 +66,12 @@ const char *ui_failure_text(const sync_failure *f, bool detail, char *buf, size_
     if (f->server_msg[0]) {
         char msg[161];
         clean(f->server_msg, msg, sizeof msg);
-        add(buf, size, ": %s", msg);
+        textcat_add(buf, size, ": %s", msg);
     }
     if (f->operation_id[0]) {
         char op[MODEL_ID_MAX + 1];
         clean(f->operation_id, op, sizeof op);
-        add(buf, size, " (%s)", op);
+        textcat_add(buf, size, " (%s)", op);
     }
     return buf;
 }
@@ -132,7 +117,7 @@ const char *ui_wait_text(sync_wait_cause wcause, const sync_failure *f, double r
         snprintf(buf, size, "paused %s", left);
         return buf;
     }
-    add(buf, size, ", retry in %s", left);
+    textcat_add(buf, size, ", retry in %s", left);
     return buf;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rampart/kind.h"
+#include "rampart/kind_same.h"
 #include "rampart/ui_form.h"
 #include "ui_record.h"
 
@@ -195,24 +196,6 @@ error_code ui_form_record_get(const ui_form *f, model_kind kind, model_object *o
 
 /* ---- what an edit changed --------------------------------------------------------- */
 
-/* Whether field `f` holds the same value in `a` and `b` (of one kind). */
-static bool same_value(const model_object *a, const model_object *b, const kind_field *f)
-{
-    const void *x = kind_field_at(a, f), *y = kind_field_at(b, f);
-    if (f->type == KIND_FIELD_ACTION)
-        return *(const model_action *)x == *(const model_action *)y;
-    if (f->type == KIND_FIELD_TEXT)
-        return strcmp(x, y) == 0;
-    const model_acl *p = x, *q = y;
-    if (p->count != q->count)
-        return false;
-    for (size_t i = 0; i < p->count; i++) {
-        if (strcmp(p->rules[i], q->rules[i]) != 0)
-            return false;
-    }
-    return true;
-}
-
 /* Field `f` of `from` into `to` (an ACL is swapped: `from` keeps the old one). */
 static void take_value(model_object *to, model_object *from, const kind_field *f)
 {
@@ -242,7 +225,7 @@ error_code ui_form_record_changes(const ui_form *f, const model_object *orig,
     const kind_desc *d = kind_get(orig->kind);
     for (size_t i = 0; i < d->field_count; i++) {
         const kind_field *kf = &d->fields[i];
-        if (!(kf->flags & KIND_FIELD_EDIT) || same_value(&got, out, kf))
+        if (!(kf->flags & KIND_FIELD_EDIT) || kind_field_same(kf, &got, out))
             continue;
         take_value(out, &got, kf);
         *fields |= kind_field_bit(orig->kind, kf);

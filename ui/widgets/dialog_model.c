@@ -15,10 +15,42 @@ static const ui_style plain = {UI_ATTR_NONE, UI_COLOR_DEFAULT};
 static const ui_style title_style = {UI_ATTR_BOLD, UI_COLOR_TITLE};
 static const ui_style selected_style = {UI_ATTR_REVERSE | UI_ATTR_BOLD, UI_COLOR_CURSOR};
 
-struct ui_confirm {
-    char *title, *yes_label;
-    char **lines;
+/* What both dialogs show above their buttons: a title and the body's lines. */
+typedef struct dialog_text {
+    char *title;
+    char **lines; /* room for CONFIRM_LINES_MAX */
     size_t count;
+} dialog_text;
+
+/* False when out of memory (what was allocated is left for text_free). */
+static bool text_init(dialog_text *t, const char *title)
+{
+    t->title = strdup(title);
+    t->lines = calloc(CONFIRM_LINES_MAX, sizeof *t->lines);
+    return t->title && t->lines;
+}
+
+static error_code text_add_line(dialog_text *t, const char *line, error_info *err)
+{
+    if (t->count == CONFIRM_LINES_MAX)
+        return ERROR_OK; /* callers summarise long lists; more would not fit anyway */
+    if (!(t->lines[t->count] = strdup(line)))
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    t->count++;
+    return ERROR_OK;
+}
+
+static void text_free(dialog_text *t)
+{
+    for (size_t i = 0; i < t->count; i++)
+        free(t->lines[i]);
+    free(t->lines);
+    free(t->title);
+}
+
+struct ui_confirm {
+    dialog_text text;
+    char *yes_label;
     bool yes;  /* the selected button; No at first */
 };
 
@@ -29,12 +61,7 @@ error_code ui_confirm_new(const char *title, const char *yes_label, ui_confirm *
 {
     *out = NULL;
     ui_confirm *d = calloc(1, sizeof *d);
-    if (d) {
-        d->title = strdup(title);
-        d->yes_label = strdup(yes_label);
-        d->lines = calloc(CONFIRM_LINES_MAX, sizeof *d->lines);
-    }
-    if (!d || !d->title || !d->yes_label || !d->lines) {
+    if (!d || !text_init(&d->text, title) || !(d->yes_label = strdup(yes_label))) {
         ui_confirm_free(d);
         return error_set(err, ERROR_NOMEM, "out of memory");
     }
@@ -44,22 +71,14 @@ error_code ui_confirm_new(const char *title, const char *yes_label, ui_confirm *
 
 error_code ui_confirm_add_line(ui_confirm *d, const char *line, error_info *err)
 {
-    if (d->count == CONFIRM_LINES_MAX)
-        return ERROR_OK; /* callers summarise long lists; more would not fit anyway */
-    if (!(d->lines[d->count] = strdup(line)))
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    d->count++;
-    return ERROR_OK;
+    return text_add_line(&d->text, line, err);
 }
 
 void ui_confirm_free(ui_confirm *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->count; i++)
-        free(d->lines[i]);
-    free(d->lines);
-    free(d->title);
+    text_free(&d->text);
     free(d->yes_label);
     free(d);
 }
@@ -121,28 +140,28 @@ static void draw_button(ui_canvas *c, int y, int x, const char *label, bool sele
 /* A dialog's box, wide enough for its title, its lines and `buttons_w`, with
  * the lines drawn (the last that fits says "…" when some do not): returns the
  * buttons' row; the box into *box. */
-static int draw_text_box(ui_canvas *c, ui_rect area, const char *title, char *const *lines,
-                         size_t count, int buttons_w, ui_rect *box)
+static int draw_text_box(ui_canvas *c, ui_rect area, const dialog_text *t, int buttons_w,
+                         ui_rect *box)
 {
-    int want = ui_canvas_width(c, title, BOX_MAX_W) + 2;
-    for (size_t i = 0; i < count; i++) {
-        int w = ui_canvas_width(c, lines[i], BOX_MAX_W);
+    int want = ui_canvas_width(c, t->title, BOX_MAX_W) + 2;
+    for (size_t i = 0; i < t->count; i++) {
+        int w = ui_canvas_width(c, t->lines[i], BOX_MAX_W);
         if (w > want)
             want = w;
     }
     if (buttons_w > want)
         want = buttons_w;
-    int rows = (int)count + 3; /* lines, blank, buttons, blank */
-    *box = ui_dialog_box(c, area, want, rows, title);
+    int rows = (int)t->count + 3; /* lines, blank, buttons, blank */
+    *box = ui_dialog_box(c, area, want, rows, t->title);
     int x = box->x + 2, w = box->width - 4, bottom = box->y + box->height - 2;
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < t->count; i++) {
         int y = box->y + 1 + (int)i;
         if (y > bottom - 2) {
             ui_canvas_text(c, y - 1 < box->y + 1 ? box->y + 1 : y - 1, x, w,
                            c->ascii ? "..." : "\xe2\x80\xa6", plain, false);
             break;
         }
-        ui_canvas_text(c, y, x, w, lines[i], plain, true);
+        ui_canvas_text(c, y, x, w, t->lines[i], plain, true);
     }
     return bottom - 1 < box->y + 1 ? box->y + 1 : bottom - 1;
 }
@@ -150,7 +169,7 @@ static int draw_text_box(ui_canvas *c, ui_rect area, const char *title, char *co
 void ui_confirm_draw(const ui_confirm *d, ui_canvas *c, ui_rect area)
 {
     ui_rect box;
-    int by = draw_text_box(c, area, d->title, d->lines, d->count, 0, &box);
+    int by = draw_text_box(c, area, &d->text, 0, &box);
     int no_w = ui_canvas_width(c, "No", 8) + 6;
     int yes_w = ui_canvas_width(c, d->yes_label, 40) + 6;
     int bx = box.x + (box.width - no_w - yes_w - 2) / 2;
@@ -161,9 +180,7 @@ void ui_confirm_draw(const ui_confirm *d, ui_canvas *c, ui_rect area)
 /* ---- choice -------------------------------------------------------------------- */
 
 struct ui_choose {
-    char *title;
-    char **lines;
-    size_t count;
+    dialog_text text;
     char *buttons[UI_CHOOSE_BUTTONS_MAX];
     size_t nbuttons, selected;
 };
@@ -172,11 +189,7 @@ error_code ui_choose_new(const char *title, ui_choose **out, error_info *err)
 {
     *out = NULL;
     ui_choose *d = calloc(1, sizeof *d);
-    if (d) {
-        d->title = strdup(title);
-        d->lines = calloc(CONFIRM_LINES_MAX, sizeof *d->lines);
-    }
-    if (!d || !d->title || !d->lines) {
+    if (!d || !text_init(&d->text, title)) {
         ui_choose_free(d);
         return error_set(err, ERROR_NOMEM, "out of memory");
     }
@@ -186,12 +199,7 @@ error_code ui_choose_new(const char *title, ui_choose **out, error_info *err)
 
 error_code ui_choose_add_line(ui_choose *d, const char *line, error_info *err)
 {
-    if (d->count == CONFIRM_LINES_MAX)
-        return ERROR_OK;
-    if (!(d->lines[d->count] = strdup(line)))
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    d->count++;
-    return ERROR_OK;
+    return text_add_line(&d->text, line, err);
 }
 
 error_code ui_choose_add_button(ui_choose *d, const char *label, error_info *err)
@@ -208,12 +216,9 @@ void ui_choose_free(ui_choose *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->count; i++)
-        free(d->lines[i]);
+    text_free(&d->text);
     for (size_t i = 0; i < d->nbuttons; i++)
         free(d->buttons[i]);
-    free(d->lines);
-    free(d->title);
     free(d);
 }
 
@@ -265,7 +270,7 @@ void ui_choose_draw(const ui_choose *d, ui_canvas *c, ui_rect area)
     for (size_t i = 0; i < d->nbuttons; i++)
         buttons_w += ui_canvas_width(c, d->buttons[i], 40) + 7;
     ui_rect box;
-    int by = draw_text_box(c, area, d->title, d->lines, d->count, buttons_w, &box);
+    int by = draw_text_box(c, area, &d->text, buttons_w, &box);
     int bx = box.x + (box.width - buttons_w) / 2;
     for (size_t i = 0; i < d->nbuttons; i++) {
         draw_button(c, by, bx, d->buttons[i], i == d->selected);

@@ -63,6 +63,15 @@ static bool at(json_scan *s, char c)
     return s->p < s->end && *s->p == c;
 }
 
+/* Step over `c` when it comes next (after white space); false when it does not. */
+static bool consume(json_scan *s, char c)
+{
+    if (!at(s, c))
+        return false;
+    s->p++;
+    return true;
+}
+
 /* ---- strings ---- */
 
 static int hex4(const char *p, const char *end)
@@ -299,10 +308,8 @@ static error_code once_per_object(json_scan *s, seen_names *seen, const json_pos
 static error_code object(json_scan *s, const json_pos *pos)
 {
     s->p++;
-    if (at(s, '}')) {
-        s->p++;
+    if (consume(s, '}'))
         return ERROR_OK;
-    }
     seen_names seen = {.n = 0};
     for (;;) {
         if (!at(s, '"'))
@@ -315,41 +322,32 @@ static error_code object(json_scan *s, const json_pos *pos)
             return rc;
         char name[64]; /* for the message that lists the top-level arrays */
         snprintf(name, sizeof name, "%s", s->str.data);
-        if (!at(s, ':'))
+        if (!consume(s, ':'))
             return syntax(s, "expected ':' after a member name");
-        s->p++;
         if (s->depth == 1 && at(s, '['))
             note_top_name(s, name);
         if ((rc = value(s, &child)) != ERROR_OK)
             return rc;
-        if (at(s, '}')) {
-            s->p++;
+        if (consume(s, '}'))
             return ERROR_OK;
-        }
-        if (!at(s, ','))
+        if (!consume(s, ','))
             return syntax(s, "expected ',' or '}' in an object");
-        s->p++;
     }
 }
 
 static error_code array(json_scan *s, const json_pos *pos)
 {
     s->p++;
-    if (at(s, ']')) {
-        s->p++;
+    if (consume(s, ']'))
         return ERROR_OK;
-    }
     for (;;) {
         error_code rc = value(s, pos); /* arrays are looked through */
         if (rc != ERROR_OK)
             return rc;
-        if (at(s, ']')) {
-            s->p++;
+        if (consume(s, ']'))
             return ERROR_OK;
-        }
-        if (!at(s, ','))
+        if (!consume(s, ','))
             return syntax(s, "expected ',' or ']' in an array");
-        s->p++;
     }
 }
 

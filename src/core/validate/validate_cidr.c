@@ -116,19 +116,23 @@ static error_code parse_octet(const char *s, size_t n, size_t index, unsigned ch
     return ERROR_OK;
 }
 
+/* Byte `c` at offset `i` has no place in an address; `rule` says what does. */
+static error_code bad_char(char c, size_t i, const char *rule, error_info *err)
+{
+    if (c >= 0x21 && c <= 0x7E)
+        return error_set(err, ERROR_INVALID,
+                         "unexpected character '%c' at byte offset %zu: %s", c, i, rule);
+    return error_set(err, ERROR_INVALID, "unexpected byte 0x%02X at byte offset %zu: %s",
+                     (unsigned char)c, i, rule);
+}
+
 static error_code check_v4_chars(const char *s, size_t n, error_info *err)
 {
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         if (is_digit(c) || c == '.')
             continue;
-        if (c >= 0x21 && c <= 0x7E)
-            return error_set(err, ERROR_INVALID,
-                             "unexpected character '%c' at byte offset %zu: an IPv4 "
-                             "address has digits and dots only", c, i);
-        return error_set(err, ERROR_INVALID,
-                         "unexpected byte 0x%02X at byte offset %zu: an IPv4 address "
-                         "has digits and dots only", (unsigned char)c, i);
+        return bad_char(c, i, "an IPv4 address has digits and dots only", err);
     }
     if (s[0] == '.')
         return error_set(err, ERROR_INVALID, "starts with a dot");
@@ -176,13 +180,7 @@ static error_code check_v6_chars(const char *s, size_t n, error_info *err)
         if (c == '[' || c == ']')
             return error_set(err, ERROR_INVALID,
                              "brackets are not part of the address: drop them");
-        if (c >= 0x21 && c <= 0x7E)
-            return error_set(err, ERROR_INVALID,
-                             "unexpected character '%c' at byte offset %zu: an IPv6 "
-                             "address has hex digits and colons", c, i);
-        return error_set(err, ERROR_INVALID,
-                         "unexpected byte 0x%02X at byte offset %zu: an IPv6 address has "
-                         "hex digits and colons", (unsigned char)c, i);
+        return bad_char(c, i, "an IPv6 address has hex digits and colons", err);
     }
     return ERROR_OK;
 }
