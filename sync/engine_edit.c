@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rampart/kind_same.h"
 
 /* One edited row on its way. */
 typedef struct edit_job {

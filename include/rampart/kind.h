@@ -149,6 +149,10 @@ const char *kind_field_names(model_kind kind, unsigned set, char *buf, size_t si
 const void *kind_at(const model_object *obj, size_t offset);
 void *kind_at_mut(model_object *obj, size_t offset);
 
+/* Whether `a` and `b` (of f's kind) hold the same value in field `f`: text byte
+ * for byte, an action as itself, an ACL rule by rule in order. */
+bool kind_field_same(const kind_field *f, const model_object *a, const model_object *b);
+
 /* Where field `f` of obj's kind lives in the object (f must be one of that kind's
  * fields): a char buffer, a model_action or a model_acl by f->type. */
 const void *kind_field_at(const model_object *obj, const kind_field *f);

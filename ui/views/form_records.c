@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "rampart/kind.h"
-#include "rampart/kind_same.h"
 #include "rampart/ui_form.h"
 #include "ui_record.h"
 
