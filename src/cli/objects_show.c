@@ -256,8 +256,8 @@ int cli_object_show(cli_ctx *ctx, store *st, const model_object *obj, bool json,
     if (edited && store_edit_get(st, obj->kind, model_object_id(obj), &info, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
     store_rotation rot;
-    bool rotating = obj->kind == MODEL_KIND_CRED &&
-                    store_rotation_get(st, obj->cred.id, &rot, NULL) == ERROR_OK;
+    bool rotating = kind_get(obj->kind)->traits & KIND_ROTATES &&
+                    store_rotation_get(st, model_object_id(obj), &rot, NULL) == ERROR_OK;
     long long now = (long long)time(NULL);
     long long quiet = config_number(&ctx->cfg, CONFIG_ROTATE_QUIET);
     int rc = CLI_EXIT_OK;
