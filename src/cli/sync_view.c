@@ -64,17 +64,10 @@ static const char *phase_name(sync_phase phase)
 
 static const char *cause_name(sync_wait_cause cause)
 {
-    switch (cause) {
-    case SYNC_WAIT_BUDGET:
-        return "budget";
-    case SYNC_WAIT_RATE_LIMITED:
-        return "rate_limited";
-    case SYNC_WAIT_BACKOFF:
-        return "backoff";
-    case SYNC_WAIT_NONE:
-    default:
-        return "none";
-    }
+    static const char *const names[] = {
+        [SYNC_WAIT_NONE] = "none", [SYNC_WAIT_BUDGET] = "budget",
+        [SYNC_WAIT_RATE_LIMITED] = "rate_limited", [SYNC_WAIT_BACKOFF] = "backoff"};
+    return (unsigned)cause < sizeof names / sizeof names[0] ? names[cause] : "none";
 }
 
 /* ---- text helpers ---- */
