@@ -270,6 +270,11 @@ int cli_fail(cli_ctx *ctx, const error_info *e);
 int cli_usage_error(cli_ctx *ctx, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* cli_usage_error for a command that also needs a policy: "<missing> (and
+ * --policy, unless the policy setting names one)"; `missing` is the sentence
+ * naming its absent required flags ("--action is required"). */
+int cli_usage_missing(cli_ctx *ctx, const char *path, const char *missing);
+
 /* Write `text` as termsafe shows it (controls, bidi and zero-width characters,
  * bytes that are not UTF-8: escaped), padded with spaces to `width` display
  * columns (0: no padding), cut with "…" past `max` columns (0: no cut); an escape
