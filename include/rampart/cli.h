@@ -325,12 +325,13 @@ typedef struct cli_report_line {
     int exit_code;            /* when cli_report_parse returned false */
 } cli_report_line;
 
+enum { CLI_REPORT_OWN_OPTS = 6 }; /* the options a report has besides -o and --json */
+
 /*
  * cli_parse for a report command: -o/--output FORMAT and --json, then its own
  * `opts` (at most CLI_REPORT_OWN_OPTS), then cli_output_choose. False when the
  * command must return line->exit_code now (as cli_parse, or CLI_EXIT_USAGE).
  */
-enum { CLI_REPORT_OWN_OPTS = 6 };
 bool cli_report_parse(cli_ctx *ctx, const char *path, const cli_command *cmd,
                       const cli_opt *opts, size_t nopts, int argc, char **argv,
                       cli_report_line *line);
