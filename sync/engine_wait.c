@@ -119,14 +119,11 @@ static void wait_until(engine *e, double until, sync_wait_cause cause)
 
 static const char *cause_text(sync_wait_cause cause)
 {
-    switch (cause) {
-    case SYNC_WAIT_RATE_LIMITED:
-        return "the queue is paused after a 429";
-    case SYNC_WAIT_BACKOFF:
-        return "the queue is backing off after a failure";
-    default:
-        return "the budget's next slot is later";
-    }
+    static const char *const texts[] = {
+        [SYNC_WAIT_RATE_LIMITED] = "the queue is paused after a 429",
+        [SYNC_WAIT_BACKOFF] = "the queue is backing off after a failure"};
+    const char *text = (unsigned)cause < sizeof texts / sizeof texts[0] ? texts[cause] : NULL;
+    return text ? text : "the budget's next slot is later";
 }
 
 /* The deadline passed, or comes before `start`: stop (what is left is counted

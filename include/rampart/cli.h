@@ -270,6 +270,11 @@ int cli_fail(cli_ctx *ctx, const error_info *e);
 int cli_usage_error(cli_ctx *ctx, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* cli_usage_error for a command that also needs a policy: "<missing> (and
+ * --policy, unless the policy setting names one)"; `missing` is the sentence
+ * naming its absent required flags ("--action is required"). */
+int cli_usage_missing(cli_ctx *ctx, const char *path, const char *missing);
+
 /* Write `text` as termsafe shows it (controls, bidi and zero-width characters,
  * bytes that are not UTF-8: escaped), padded with spaces to `width` display
  * columns (0: no padding), cut with "…" past `max` columns (0: no cut); an escape
@@ -313,11 +318,23 @@ bool cli_output_choose(cli_ctx *ctx, const char *path, const char *output, bool 
 /* A report's -o choices: table, json, yaml, one a line (a cli_choices_fn). */
 void cli_report_put_formats(FILE *out, const void *unused);
 
-/* A report's -o/--output FORMAT and --json, for a cli_opt array (a const char **
- * and a bool *). */
-#define CLI_REPORT_OPTS(outputp, jsonp)                                                    \
-    {"output", CLI_OPT_OUTPUT, &(cli_choice){(outputp), cli_report_put_formats, NULL}},   \
-        {"json", CLI_OPT_FLAG, (jsonp)}
+/* A report command's line once read: where its operands start, and its format. */
+typedef struct cli_report_line {
+    int first;                /* argv index of the first operand */
+    cli_output_format format; /* as cli_output_choose chose it for a report */
+    int exit_code;            /* when cli_report_parse returned false */
+} cli_report_line;
+
+enum { CLI_REPORT_OWN_OPTS = 6 }; /* the options a report has besides -o and --json */
+
+/*
+ * cli_parse for a report command: -o/--output FORMAT and --json, then its own
+ * `opts` (at most CLI_REPORT_OWN_OPTS), then cli_output_choose. False when the
+ * command must return line->exit_code now (as cli_parse, or CLI_EXIT_USAGE).
+ */
+bool cli_report_parse(cli_ctx *ctx, const char *path, const cli_command *cmd,
+                      const cli_opt *opts, size_t nopts, int argc, char **argv,
+                      cli_report_line *line);
 
 /* Whether a report in `format` is its JSON document (json or yaml), not its human
  * form. */

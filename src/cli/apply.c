@@ -93,8 +93,7 @@ static int check_args(cli_ctx *ctx, const char *path, const apply_args *a,
                       cli_apply_run *run)
 {
     if (!a->action)
-        return cli_usage_error(ctx, path, "--action is required (and --policy, unless the "
-                               "policy setting names one)");
+        return cli_usage_missing(ctx, path, "--action is required");
     error_info e = {0};
     if (validate_action(a->action, &run->req.action, &e) != ERROR_OK ||
         apply_name_check(run->req.name, &e) != ERROR_OK ||

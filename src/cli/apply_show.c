@@ -60,35 +60,46 @@ static void put_edit_description(cli_ctx *ctx, const cli_apply_run *run, const a
     cli_put_cell(ctx->out, now, 0, 40);
 }
 
+/* The reason of an op said in fixed words, by the rule's state; NULL for an op
+ * whose reason names a value (put_reason). */
+static const char *fixed_reason(const apply_op *op, const apply_rule *r)
+{
+    switch (op->kind) {
+    case APPLY_BLOCKED:
+        return r->state == MODEL_STATE_CONFLICT ? "a conflict: resolve it first"
+                                                : "its create is in flight: sync first";
+    case APPLY_DELETE:
+        return op->requests ? "the next sync deletes it" : "never sent: removed here";
+    case APPLY_DROP:
+        return "deleted remotely: removed here";
+    case APPLY_RETRY:
+        return r->state == MODEL_STATE_FAILED ? "refused before: sent again"
+                                              : "deleted remotely: created again";
+    default:
+        return NULL;
+    }
+}
+
 /* What the line says after the cidr and the rule or line. */
 static void put_reason(cli_ctx *ctx, const cli_apply_run *run, const apply_op *op,
                        const apply_rule *r)
 {
+    const char *fixed = fixed_reason(op, r);
+    if (fixed) {
+        fputs(fixed, ctx->out);
+        return;
+    }
     switch (op->kind) {
     case APPLY_CONFLICT:
         fprintf(ctx->out, "held by %s (%s%s%s%s)", r->id, model_action_name(r->action),
                 r->owner[0] ? ", apply '" : r->has_metadata ? ", its own metadata" : "",
                 r->owner, r->owner[0] ? "'" : "");
         break;
-    case APPLY_BLOCKED:
-        fputs(r->state == MODEL_STATE_CONFLICT ? "a conflict: resolve it first"
-                                               : "its create is in flight: sync first", ctx->out);
-        break;
-    case APPLY_DELETE:
-        fputs(op->requests ? "the next sync deletes it" : "never sent: removed here", ctx->out);
-        break;
-    case APPLY_DROP:
-        fputs("deleted remotely: removed here", ctx->out);
-        break;
     case APPLY_EDIT:
         put_edit_description(ctx, run, op, r);
         break;
     case APPLY_ADOPT:
         fprintf(ctx->out, "takes the name '%s'", run->req.name);
-        break;
-    case APPLY_RETRY:
-        fputs(r->state == MODEL_STATE_FAILED ? "refused before: sent again"
-                                             : "deleted remotely: created again", ctx->out);
         break;
     case APPLY_CREATE:
         cli_put_cell(ctx->out, apply_entry_description(&run->req, op->entry), 0, 40);

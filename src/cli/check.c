@@ -182,31 +182,26 @@ static const char *which_policy(cli_ctx *ctx, const char *path, const char *flag
 
 static int check_run(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
-    bool json = false;
-    const char *output = NULL, *flag = NULL;
-    const cli_opt opts[] = {CLI_REPORT_OPTS(&output, &json), {"policy", CLI_OPT_STRING, &flag}};
-    int first, rc;
-    cli_output_format format;
-    if (!cli_parse(ctx, path, &check_command, opts, sizeof opts / sizeof opts[0], argc, argv,
-                   &first, &rc))
-        return rc;
-    if (!cli_output_choose(ctx, path, output, json, true, &format))
-        return CLI_EXIT_USAGE;
-    const char *policy = which_policy(ctx, path, flag, argc, argv, &first,
-                                      !cli_report_is_document(format));
+    const char *flag = NULL;
+    const cli_opt opts[] = {{"policy", CLI_OPT_STRING, &flag}};
+    cli_report_line line;
+    if (!cli_report_parse(ctx, path, &check_command, opts, 1, argc, argv, &line))
+        return line.exit_code;
+    const char *policy = which_policy(ctx, path, flag, argc, argv, &line.first,
+                                      !cli_report_is_document(line.format));
     if (!policy)
         return CLI_EXIT_USAGE;
     error_info e = {0};
-    char **ips = argv + first;
-    size_t n = (size_t)(argc - first);
+    char **ips = argv + line.first;
+    size_t n = (size_t)(argc - line.first);
     policy_addr *addrs = calloc(n, sizeof *addrs);
     if (!addrs) {
         error_set(&e, ERROR_NOMEM, "out of memory");
         return cli_fail(ctx, &e);
     }
-    rc = parse_all(ctx, path, ips, n, addrs);
+    int rc = parse_all(ctx, path, ips, n, addrs);
     if (rc == CLI_EXIT_OK)
-        rc = decide(ctx, policy, ips, n, addrs, format);
+        rc = decide(ctx, policy, ips, n, addrs, line.format);
     free(addrs);
     return rc;
 }

@@ -247,6 +247,12 @@ int cli_usage_error(cli_ctx *ctx, const char *path, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
+int cli_usage_missing(cli_ctx *ctx, const char *path, const char *missing)
+{
+    return cli_usage_error(ctx, path, "%s (and --policy, unless the policy setting names one)",
+                           missing);
+}
+
 /* Whether `opts` defines an option called `name` (its own takes the place of a
  * global option of that name). */
 static bool defines(const cli_opt *opts, size_t nopts, const char *name)

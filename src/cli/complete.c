@@ -13,15 +13,10 @@
 
 enum { COMPLETE_MAX = 200 };
 
-static const struct {
-    const char *word;
-    store_complete_what what;
-} whats[] = {
-    {"rule-id", STORE_COMPLETE_RULE_ID},
-    {"cred-id", STORE_COMPLETE_CRED_ID},
-    {"policy-id", STORE_COMPLETE_POLICY_ID},
-    {"cidr", STORE_COMPLETE_CIDR},
-};
+/* The word naming each kind of value. */
+static const char *const whats[STORE_COMPLETE_COUNT] = {
+    [STORE_COMPLETE_RULE_ID] = "rule-id", [STORE_COMPLETE_CRED_ID] = "cred-id",
+    [STORE_COMPLETE_POLICY_ID] = "policy-id", [STORE_COMPLETE_CIDR] = "cidr"};
 
 /* A value a shell can take as a word: printable ASCII, no space (the store's ids
  * and cidrs always are; anything else is left out rather than mangled). */
@@ -44,9 +39,9 @@ static error_code put_value(void *out, const char *value, error_info *err)
 
 static bool find_what(const char *word, store_complete_what *out)
 {
-    for (size_t i = 0; i < sizeof whats / sizeof whats[0]; i++) {
-        if (strcmp(word, whats[i].word) == 0) {
-            *out = whats[i].what;
+    for (int w = 0; w < STORE_COMPLETE_COUNT; w++) {
+        if (whats[w] && strcmp(word, whats[w]) == 0) {
+            *out = (store_complete_what)w;
             return true;
         }
     }

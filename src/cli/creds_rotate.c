@@ -91,6 +91,16 @@ static void json_number(buf_t *b, long long n)
     buf_puts(b, text);
 }
 
+/* A member's start: the separator, `indent` and two spaces, then "name": . */
+static void json_key(buf_t *b, const char *indent, const char *name, bool first)
+{
+    buf_puts(b, first ? "\n" : ",\n");
+    buf_puts(b, indent);
+    buf_puts(b, "  ");
+    buf_json_string(b, name);
+    buf_puts(b, ": ");
+}
+
 void cli_rotation_json(buf_t *b, const store_rotation *r, long long now, long long quiet,
                        const char *indent)
 {
@@ -108,11 +118,7 @@ void cli_rotation_json(buf_t *b, const store_rotation *r, long long now, long lo
     };
     buf_puts(b, "{");
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-        buf_puts(b, i ? ",\n" : "\n");
-        buf_puts(b, indent);
-        buf_puts(b, "  ");
-        buf_json_string(b, texts[i].name);
-        buf_puts(b, ": ");
+        json_key(b, indent, texts[i].name, i == 0);
         if (texts[i].text)
             buf_json_string(b, texts[i].text);
         else
@@ -130,19 +136,14 @@ void cli_rotation_json(buf_t *b, const store_rotation *r, long long now, long lo
         {"new_last_served_at", r->new_served_at, true}, {"retired_at", r->retired_at, true},
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-        buf_puts(b, ",\n");
-        buf_puts(b, indent);
-        buf_puts(b, "  ");
-        buf_json_string(b, nums[i].name);
-        buf_puts(b, ": ");
+        json_key(b, indent, nums[i].name, false);
         if (nums[i].time)
             json_time(b, nums[i].n);
         else
             json_number(b, nums[i].n);
     }
-    buf_puts(b, ",\n");
-    buf_puts(b, indent);
-    buf_puts(b, due ? "  \"due\": true\n" : "  \"due\": false\n");
+    json_key(b, indent, "due", false);
+    buf_puts(b, due ? "true\n" : "false\n");
     buf_puts(b, indent);
     buf_puts(b, "}");
 }

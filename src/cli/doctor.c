@@ -366,19 +366,12 @@ static void put_json(cli_ctx *ctx, size_t i, const char *name, const doctor_resu
 
 static int doctor_run(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
-    bool json = false;
-    const char *output = NULL;
-    const cli_opt opts[] = {CLI_REPORT_OPTS(&output, &json)};
-    int first, rc;
-    cli_output_format format;
-    if (!cli_parse(ctx, path, &doctor_command, opts, sizeof opts / sizeof opts[0], argc, argv,
-                   &first, &rc))
-        return rc;
-    if (!cli_output_choose(ctx, path, output, json, true, &format))
-        return CLI_EXIT_USAGE;
-    bool document = cli_report_is_document(format);
+    cli_report_line line;
+    if (!cli_report_parse(ctx, path, &doctor_command, NULL, 0, argc, argv, &line))
+        return line.exit_code;
+    bool document = cli_report_is_document(line.format);
     cli_report report;
-    if (document && !cli_report_begin(ctx, &report, format))
+    if (document && !cli_report_begin(ctx, &report, line.format))
         return CLI_EXIT_FAILURE;
     doctor_state d = {.ctx = ctx, .db = config_get(&ctx->cfg, CONFIG_DB),
                       .cache_files_ok = true};
@@ -394,7 +387,7 @@ static int doctor_run(cli_ctx *ctx, const char *path, int argc, char **argv)
         fflush(ctx->out); /* the remote check may take seconds: show what is known */
     }
     store_close(d.st);
-    rc = failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+    int rc = failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
     if (!document)
         return rc;
     cli_json_array_end(ctx, CHECK_COUNT);

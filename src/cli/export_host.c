@@ -408,8 +408,7 @@ static int check_args(cli_ctx *ctx, const char *path, const export_words *w,
                       export_args *a)
 {
     if (!w->format)
-        return cli_usage_error(ctx, path, "--format is required (and --policy, unless the "
-                               "policy setting names one)");
+        return cli_usage_missing(ctx, path, "--format is required");
     error_info e = {0};
     if (!hostrules_format_parse(w->format, &a->format))
         return cli_usage_error(ctx, path, "--format: one of nftables, nginx, iptables, "

@@ -220,25 +220,18 @@ typedef struct batch {
     bool can_sync;       /* takes --sync: push these rows now */
 } batch;
 
-/* The line printed for each id. */
-static const char *batch_outcome(batch_result r)
-{
-    switch (r) {
-    case BATCH_REMOVED:
-        return "never synced: removed";
-    case BATCH_MARKED:
-        return "marked for deletion: the next sync deletes it remotely";
-    case BATCH_ALREADY:
-        return "already marked for deletion";
-    case BATCH_REVERTED:
-        return "edit discarded: back to the remote's values (synced)";
-    case BATCH_QUEUED:
-        return "queued for the next sync";
-    case BATCH_DROPPED:
-    default:
-        return "conflict dropped: removed here (nothing of it on the remote)";
-    }
-}
+/* Per result: the line printed for the id, and whether --sync pushes the row. */
+static const struct {
+    const char *text;
+    bool pushed;
+} batch_outcomes[] = {
+    [BATCH_REMOVED] = {"never synced: removed", false},
+    [BATCH_MARKED] = {"marked for deletion: the next sync deletes it remotely", true},
+    [BATCH_ALREADY] = {"already marked for deletion", true},
+    [BATCH_REVERTED] = {"edit discarded: back to the remote's values (synced)", false},
+    [BATCH_QUEUED] = {"queued for the next sync", false},
+    [BATCH_DROPPED] = {"conflict dropped: removed here (nothing of it on the remote)", false},
+};
 
 static batch_result from_delete(store_delete_result r)
 {
@@ -317,7 +310,7 @@ static int push_batch(cli_ctx *ctx, model_kind kind, char **ids, int count,
         return cli_fail(ctx, &(error_info){ERROR_NOMEM, "out of memory"});
     size_t n = 0;
     for (int i = 0; i < count; i++) {
-        if (results[i] != BATCH_MARKED && results[i] != BATCH_ALREADY)
+        if (!batch_outcomes[results[i]].pushed)
             continue;
         refs[n].kind = kind;
         model_copy_text(refs[n++].id, sizeof refs[n].id, ids[i]);
@@ -345,7 +338,7 @@ static int run_batch(cli_ctx *ctx, const cli_object_call *call, const batch *b, 
     error_info e = {0};
     error_code status = batch_all(st, call->kind, b->op, ids, count, results, &e);
     for (int i = 0; status == ERROR_OK && i < count; i++)
-        termsafe_fprintf(ctx->out, "%s: %s\n", ids[i], batch_outcome(results[i]));
+        termsafe_fprintf(ctx->out, "%s: %s\n", ids[i], batch_outcomes[results[i]].text);
     if (status == ERROR_OK && sync) {
         rc = push_batch(ctx, call->kind, ids, count, results);
         free(results);

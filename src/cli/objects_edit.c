@@ -193,17 +193,10 @@ int cli_object_create_fields(cli_ctx *ctx, const cli_object_call *call, int argc
 /* "result" of update --json, by what store_edit did. */
 static const char *edit_result_name(store_edit_result r)
 {
-    switch (r) {
-    case STORE_EDIT_CREATE:
-        return "create_changed";
-    case STORE_EDIT_EDITED:
-        return "edited";
-    case STORE_EDIT_UNCHANGED:
-        return "unchanged";
-    case STORE_EDIT_CONFLICT:
-    default:
-        return "conflict";
-    }
+    static const char *const names[] = {
+        [STORE_EDIT_CREATE] = "create_changed", [STORE_EDIT_EDITED] = "edited",
+        [STORE_EDIT_UNCHANGED] = "unchanged", [STORE_EDIT_CONFLICT] = "conflict"};
+    return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "conflict";
 }
 
 /* The line that says what an update did. */
@@ -331,18 +324,13 @@ static error_code resolve_check(store *st, model_kind kind, const char *id, erro
 /* What the next sync does with a row left in `state`. */
 static const char *next_step(model_state state)
 {
-    switch (state) {
-    case MODEL_STATE_EDITED:
-        return ": the next sync sends the edit";
-    case MODEL_STATE_NEW:
-        return ": the next sync creates it";
-    case MODEL_STATE_SYNCED:
-        return ": nothing to send";
-    case MODEL_STATE_DELETING:
-        return ": the next sync deletes it remotely";
-    default:
-        return "";
-    }
+    static const char *const steps[MODEL_STATE_COUNT] = {
+        [MODEL_STATE_EDITED] = ": the next sync sends the edit",
+        [MODEL_STATE_NEW] = ": the next sync creates it",
+        [MODEL_STATE_SYNCED] = ": nothing to send",
+        [MODEL_STATE_DELETING] = ": the next sync deletes it remotely",
+    };
+    return (unsigned)state < MODEL_STATE_COUNT && steps[state] ? steps[state] : "";
 }
 
 static int resolve_removed(cli_ctx *ctx, model_kind kind, const char *id, const char *side,

@@ -104,31 +104,22 @@ static void edit_value(buf_t *b, const kind_field *f, const char *v)
 /* Why a row is a conflict, in words. */
 static void conflict_why(buf_t *b, const store_edit_info *info)
 {
-    buf_puts(b, store_conflict_name(info->conflict));
-    switch (info->conflict) {
-    case STORE_CONFLICT_FIELDS:
-        buf_puts(b, ": the remote changed a field edited here");
-        break;
-    case STORE_CONFLICT_GONE:
-        buf_puts(b, ": the remote deleted it while it was edited here");
-        break;
-    case STORE_CONFLICT_KEY:
+    static const char *const why[STORE_CONFLICT_COUNT] = {
+        [STORE_CONFLICT_FIELDS] = ": the remote changed a field edited here",
+        [STORE_CONFLICT_GONE] = ": the remote deleted it while it was edited here",
+        [STORE_CONFLICT_REJECTED] = ": the server refused the edit (see error)",
+        [STORE_CONFLICT_CHANGED] = ": deleted here, changed remotely (each field: what this "
+                                   "cache had -> the remote's now)",
+        [STORE_CONFLICT_CROSSED] = ": someone else wrote while this edit was sent (see error)",
+    };
+    store_conflict c = info->conflict;
+    buf_puts(b, store_conflict_name(c));
+    if (c == STORE_CONFLICT_KEY) {
         buf_puts(b, ": the remote rule ");
         buf_puts(b, info->other_id[0] ? info->other_id : "(unknown)");
         buf_puts(b, " holds its policy and cidr");
-        break;
-    case STORE_CONFLICT_REJECTED:
-        buf_puts(b, ": the server refused the edit (see error)");
-        break;
-    case STORE_CONFLICT_CHANGED:
-        buf_puts(b, ": deleted here, changed remotely (each field: what this cache had -> "
-                    "the remote's now)");
-        break;
-    case STORE_CONFLICT_CROSSED:
-        buf_puts(b, ": someone else wrote while this edit was sent (see error)");
-        break;
-    default:
-        break;
+    } else if ((unsigned)c < STORE_CONFLICT_COUNT && why[c]) {
+        buf_puts(b, why[c]);
     }
 }
 

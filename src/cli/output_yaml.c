@@ -91,13 +91,9 @@ static error_code emit_number(cli_yaml *y, const json_t *v, error_info *err)
 
 static error_code emit_value(cli_yaml *y, const json_t *v, error_info *err);
 
-static error_code emit_object(cli_yaml *y, const json_t *v, error_info *err)
+/* An object's members: each key, then its value. */
+static error_code emit_members(cli_yaml *y, const json_t *v, error_info *err)
 {
-    yaml_event_t event;
-    if (!yaml_mapping_start_event_initialize(&event, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE))
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    if (emit(y, &event, err))
-        return err->code;
     const char *key;
     const json_t *member;
     /* jansson keeps the members' order (insertion order, since 2.8). */
@@ -105,24 +101,35 @@ static error_code emit_object(cli_yaml *y, const json_t *v, error_info *err)
         if (emit_string(y, key, strlen(key), err) || emit_value(y, member, err))
             return err->code;
     }
-    yaml_mapping_end_event_initialize(&event);
-    return emit(y, &event, err);
+    return ERROR_OK;
 }
 
-static error_code emit_array(cli_yaml *y, const json_t *v, error_info *err)
+/* An array's items, in order. */
+static error_code emit_items(cli_yaml *y, const json_t *v, error_info *err)
 {
-    yaml_event_t event;
-    if (!yaml_sequence_start_event_initialize(&event, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE))
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    if (emit(y, &event, err))
-        return err->code;
-    size_t i;
-    const json_t *item;
-    json_array_foreach (v, i, item) {
-        if (emit_value(y, item, err))
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        if (emit_value(y, json_array_get(v, i), err))
             return err->code;
     }
-    yaml_sequence_end_event_initialize(&event);
+    return ERROR_OK;
+}
+
+/* An object as a block mapping, an array as a block sequence. */
+static error_code emit_collection(cli_yaml *y, const json_t *v, error_info *err)
+{
+    bool mapping = json_is_object(v);
+    yaml_event_t event;
+    if (!(mapping ? yaml_mapping_start_event_initialize(&event, NULL, NULL, 1,
+                                                        YAML_BLOCK_MAPPING_STYLE)
+                  : yaml_sequence_start_event_initialize(&event, NULL, NULL, 1,
+                                                         YAML_BLOCK_SEQUENCE_STYLE)))
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    if (emit(y, &event, err) || (mapping ? emit_members : emit_items)(y, v, err))
+        return err->code;
+    if (mapping)
+        yaml_mapping_end_event_initialize(&event);
+    else
+        yaml_sequence_end_event_initialize(&event);
     return emit(y, &event, err);
 }
 
@@ -130,9 +137,8 @@ static error_code emit_value(cli_yaml *y, const json_t *v, error_info *err)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT:
-        return emit_object(y, v, err);
     case JSON_ARRAY:
-        return emit_array(y, v, err);
+        return emit_collection(y, v, err);
     case JSON_STRING:
         return emit_string(y, json_string_value(v), json_string_length(v), err);
     case JSON_INTEGER:

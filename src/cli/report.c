@@ -69,6 +69,25 @@ bool cli_output_choose(cli_ctx *ctx, const char *path, const char *output, bool 
     return true;
 }
 
+bool cli_report_parse(cli_ctx *ctx, const char *path, const cli_command *cmd,
+                      const cli_opt *opts, size_t nopts, int argc, char **argv,
+                      cli_report_line *line)
+{
+    const char *output = NULL;
+    bool json = false;
+    cli_opt all[2 + CLI_REPORT_OWN_OPTS] = {
+        {"output", CLI_OPT_OUTPUT, &(cli_choice){&output, cli_report_put_formats, NULL}},
+        {"json", CLI_OPT_FLAG, &json},
+    };
+    size_t n = 2;
+    for (size_t i = 0; i < nopts && n < sizeof all / sizeof all[0]; i++)
+        all[n++] = opts[i];
+    if (!cli_parse(ctx, path, cmd, all, n, argc, argv, &line->first, &line->exit_code))
+        return false;
+    line->exit_code = CLI_EXIT_USAGE;
+    return cli_output_choose(ctx, path, output, json, true, &line->format);
+}
+
 bool cli_report_begin(cli_ctx *ctx, cli_report *r, cli_output_format format)
 {
     *r = (cli_report){.format = format};

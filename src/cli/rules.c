@@ -34,8 +34,7 @@ static int rule_create(cli_ctx *ctx, const cli_object_call *call, int argc, char
                    argv, &first, &rc))
         return rc;
     if (!cidr || !action)
-        return cli_usage_error(ctx, call->path, "--cidr and --action are required (and "
-                               "--policy, unless the policy setting names one)");
+        return cli_usage_missing(ctx, call->path, "--cidr and --action are required");
     model_rule *rule = &c->obj.rule;
     error_info e = {0};
     /* Check the full strings before copying, so an over-long value is named exactly. */

@@ -230,23 +230,16 @@ static void put_json(cli_ctx *ctx, const status_counts *c, const status_pull *p)
 
 static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
-    bool json = false;
-    const char *output = NULL;
-    const cli_opt opts[] = {CLI_REPORT_OPTS(&output, &json)};
-    int first, rc;
-    cli_output_format format;
-    if (!cli_parse(ctx, path, &status_command, opts, sizeof opts / sizeof opts[0], argc, argv,
-                   &first, &rc))
-        return rc;
-    if (!cli_output_choose(ctx, path, output, json, true, &format))
-        return CLI_EXIT_USAGE;
+    cli_report_line line;
+    if (!cli_report_parse(ctx, path, &status_command, NULL, 0, argc, argv, &line))
+        return line.exit_code;
     store *st = cli_store_existing(ctx);
     if (!st) {
         /* No cache (said on stderr): the configuration is still worth showing. */
         cli_report report;
-        if (!cli_report_is_document(format))
+        if (!cli_report_is_document(line.format))
             put_config(ctx, NULL);
-        else if (cli_report_begin(ctx, &report, format)) {
+        else if (cli_report_begin(ctx, &report, line.format)) {
             put_json(ctx, NULL, NULL);
             cli_report_end(ctx, &report, CLI_EXIT_OK);
         }
@@ -258,12 +251,12 @@ static int status_run(cli_ctx *ctx, const char *path, int argc, char **argv)
         return cli_fail(ctx, &e);
     status_pull pull;
     last_pull(st, &pull);
-    if (!cli_report_is_document(format)) {
+    if (!cli_report_is_document(line.format)) {
         put_human(ctx, &counts, &pull);
         return CLI_EXIT_OK;
     }
     cli_report report;
-    if (!cli_report_begin(ctx, &report, format))
+    if (!cli_report_begin(ctx, &report, line.format))
         return CLI_EXIT_FAILURE;
     put_json(ctx, &counts, &pull);
     return cli_report_end(ctx, &report, CLI_EXIT_OK);

@@ -64,17 +64,10 @@ static const char *phase_name(sync_phase phase)
 
 static const char *cause_name(sync_wait_cause cause)
 {
-    switch (cause) {
-    case SYNC_WAIT_BUDGET:
-        return "budget";
-    case SYNC_WAIT_RATE_LIMITED:
-        return "rate_limited";
-    case SYNC_WAIT_BACKOFF:
-        return "backoff";
-    case SYNC_WAIT_NONE:
-    default:
-        return "none";
-    }
+    static const char *const names[] = {
+        [SYNC_WAIT_NONE] = "none", [SYNC_WAIT_BUDGET] = "budget",
+        [SYNC_WAIT_RATE_LIMITED] = "rate_limited", [SYNC_WAIT_BACKOFF] = "backoff"};
+    return (unsigned)cause < sizeof names / sizeof names[0] ? names[cause] : "none";
 }
 
 /* ---- text helpers ---- */
@@ -104,6 +97,12 @@ static void add_duration(line_buf *b, double s)
     add(b, "%s", duration_text(s, text, sizeof text));
 }
 
+/* The failures a backoff names in words; the others by sync_failure_name. */
+static const char *const wait_words[SYNC_FAILURE_COUNT] = {
+    [SYNC_FAILURE_SERVER_ERROR] = "server error", [SYNC_FAILURE_UNREACHABLE] = "unreachable",
+    [SYNC_FAILURE_TIMED_OUT] = "timed out", [SYNC_FAILURE_CONNECTION_LOST] = "connection lost",
+    [SYNC_FAILURE_RATE_LIMITED] = "rate limited"};
+
 void cli_sync_wait_words(const sync_progress *p, char *buf, size_t size)
 {
     line_buf b = {buf, size, 0};
@@ -121,26 +120,8 @@ void cli_sync_wait_words(const sync_progress *p, char *buf, size_t size)
         add(&b, "backoff");
         return;
     }
-    switch (f->kind) {
-    case SYNC_FAILURE_SERVER_ERROR:
-        add(&b, "server error");
-        break;
-    case SYNC_FAILURE_UNREACHABLE:
-        add(&b, "unreachable");
-        break;
-    case SYNC_FAILURE_TIMED_OUT:
-        add(&b, "timed out");
-        break;
-    case SYNC_FAILURE_CONNECTION_LOST:
-        add(&b, "connection lost");
-        break;
-    case SYNC_FAILURE_RATE_LIMITED:
-        add(&b, "rate limited");
-        break;
-    default:
-        add(&b, "%s", sync_failure_name(f->kind));
-        break;
-    }
+    const char *words = (unsigned)f->kind < SYNC_FAILURE_COUNT ? wait_words[f->kind] : NULL;
+    add(&b, "%s", words ? words : sync_failure_name(f->kind));
     if (f->http_status)
         add(&b, " %d", f->http_status);
     if (f->server_msg[0])
