@@ -36,7 +36,9 @@ enum kind_field_flags {
     KIND_FIELD_REQUIRED = 1u << 2, /* a create without it is refused */
     KIND_FIELD_REMOTE = 1u << 3,   /* assigned by the remote (id, uri, created_at) */
     KIND_FIELD_OPAQUE = 1u << 4,   /* for machines (metadata): a text filter skips it */
-    KIND_FIELD_CALLER = 1u << 5    /* a create that leaves it empty gets the caller's id */
+    KIND_FIELD_CALLER = 1u << 5,   /* a create that leaves it empty gets the caller's id */
+    KIND_FIELD_POLICY = 1u << 6    /* the IP policy the row is kept in (KIND_IN_POLICY):
+                                    * a create without it takes the policy setting */
 };
 
 /*

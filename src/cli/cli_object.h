@@ -4,23 +4,22 @@
  *
  * - objects.c: the groups' command table (each command's words for each kind; a
  *   kind without a command has none), the dispatch, and the commands whose logic is
- *   the same for every kind: create (but for the kind's own options), list, get,
- *   delete, retry, discard, export.
- * - objects_edit.c: update (an edit in place, store_edit) and resolve (the answer
- *   to a conflict, store_resolve), with the options the kind's fields give
+ *   the same for every kind: create, list, get, delete, retry, discard, export.
+ * - objects_edit.c: create, update (an edit in place, store_edit) and resolve (the
+ *   answer to a conflict, store_resolve), with the options the kind's fields give
  *   (kind_field flags: KIND_FIELD_CREATE fields are options, those without
- *   KIND_FIELD_EDIT are refused by name).
+ *   KIND_FIELD_EDIT are refused by update by name; a policy field takes the
+ *   policy setting).
  * - objects_show.c: how one row of any kind looks: the detail view, JSON (the
  *   API's wire format plus "state"), and an edited or conflicting row's edit
  *   (store_edit_get).
  * - objects_list.c: lists and the output forms for scripts (-o table, wide, json,
  *   yaml, name, csv; --no-headers, --sort, --limit): the options, the table, and
  *   the walk over the store's keyset pages in the order asked, for every kind.
- * - rules.c and creds.c: what is one kind's own, each in one place: the create
- *   options (a rule's policy and action; a credential's ACL and owner, and the room
- *   its creation marker takes in the metadata), the table's and the detail view's
- *   fields, rule import, the credential token command and token printing, told
- *   through the kind's cli_object_kind.
+ * - rules.c and creds.c: what is one kind's own, each in one place: the line a
+ *   create prints, the table's and the detail view's fields, rule import, the
+ *   credential token command and token printing, told through the kind's
+ *   cli_object_kind.
  * - What users see is rampart(1)'s; cli.h's contract holds for every command.
  */
 #ifndef RAMPART_CLI_OBJECT_H
@@ -72,10 +71,6 @@ typedef struct cli_object_new {
     bool json, sync;
 } cli_object_new;
 
-/* --json and --sync, for a kind's create options (cli_opt entries). */
-#define CLI_OBJECT_NEW_OPTS(c) \
-    {"json", CLI_OPT_FLAG, &(c)->json}, {"sync", CLI_OPT_FLAG, &(c)->sync}
-
 /* What one kind shows and takes on the command line. */
 typedef struct cli_object_kind {
     model_kind kind;
@@ -90,11 +85,6 @@ typedef struct cli_object_kind {
     /* Kinds kept in an IP policy: `list --policy ID` takes ids "<prefix>_…". NULL:
      * the kind's list has no --policy. */
     const char *policy_prefix;
-    /* create: parse argv with the kind's options and CLI_OBJECT_NEW_OPTS(c), and
-     * fill c->obj with every value checked (c->obj is initialised to the kind and
-     * cleared by the caller). CLI_GO_ON, or the exit status after printing why. */
-    int (*create)(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv,
-                  cli_object_new *c);
     /* The line that tells a create was queued (no --sync, no --json). */
     void (*put_created)(cli_ctx *ctx, const model_object *obj);
     /* What create --sync prints without --json, the row as it is after the sync (a
@@ -103,9 +93,11 @@ typedef struct cli_object_kind {
     void (*put_synced)(cli_ctx *ctx, const model_object *obj);
 } cli_object_kind;
 
-/* A kind's create made from its descriptor alone (objects_edit.c): an option per
- * field the user sets at creation (kind_field flag), each value checked before it
- * is copied, then the kind's validate. For kinds whose fields are text and ACLs. */
+/* create's options, made from the descriptor alone (objects_edit.c): an option
+ * per field the user sets at creation (kind_field flags), each value checked
+ * before it is copied, a policy field from the setting when not given, then the
+ * kind's validate; c->obj (initialised to the kind, cleared by the caller) takes
+ * them. CLI_GO_ON, or the exit status after printing why. */
 int cli_object_create_fields(cli_ctx *ctx, const cli_object_call *call, int argc,
                              char **argv, cli_object_new *c);
 

@@ -1,8 +1,7 @@
 /*
- * `rampart creds …`: what is a tunnel credential's own on the command line: its
- * create options (ACL rules, owner, and the room its creation marker takes in the
- * metadata), the fields its table and detail view show, and its token (printed by
- * `creds token` and after create --sync). The rest is one piece of code for every
+ * `rampart creds …`: what is a tunnel credential's own on the command line: the
+ * line a create prints, the fields its table and detail view show, and its token
+ * (printed by `creds token` and after create --sync). The rest is one piece of code for every
  * kind (objects.c, cli_object.h).
  */
 #include <stdlib.h>
@@ -42,7 +41,6 @@ static void cred_synced(cli_ctx *ctx, const model_object *obj)
 
 const cli_object_kind cli_object_creds = {
     .kind = MODEL_KIND_CRED,
-    .create = cli_object_create_fields,
     .put_created = cred_created,
     .put_synced = cred_synced,
     .columns = {{"OWNER", "owner_id", 0}, {"DESCRIPTION", "description", 40},

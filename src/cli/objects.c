@@ -123,7 +123,7 @@ static int object_create(cli_ctx *ctx, const cli_object_call *call, int argc, ch
     model_object_init(&c.obj, call->kind);
     /* The kind checks its options before the store opens: bad input must not leave
      * a new, empty database behind. */
-    int rc = k->create(ctx, call, argc, argv, &c);
+    int rc = cli_object_create_fields(ctx, call, argc, argv, &c);
     if (rc == CLI_GO_ON)
         rc = create_stored(ctx, k, &c);
     model_object_clear(&c.obj);
@@ -409,18 +409,8 @@ typedef struct object_command {
 static const object_command commands[] = {
     {"create", object_create, NULL, 0, 0, {
      [MODEL_KIND_RULE] = {
-      "--cidr CIDR [--policy ipp_ID] --action allow|deny [--description S] [--metadata S] "
-      "[--sync] [--json]",
+      NULL, /* the fields' options, from the descriptor (create_words) */
       "Queue a new rule for the next sync.",
-      "Options:\n"
-      "  --cidr CIDR         IPv4 or IPv6 range with its mask, at the network address\n"
-      "                      (10.0.0.0/8, 2001:db8::/32; one address: 10.1.2.3/32)\n"
-      "  --policy ID         the IP policy (ipp_ID); default: the policy setting\n"
-      "                      (config file, per profile, or RAMPART_POLICY), named on\n"
-      "                      stderr when used\n"
-      "  --action ACTION     allow or deny\n"
-      "  --description TEXT  up to 255 bytes\n"
-      "  --metadata TEXT     up to 4096 bytes\n"
       "  --sync              push it now (only it: the rest of the queue waits)\n"
       "  --json              print the new rule as JSON\n"},
      [MODEL_KIND_CRED] = {
@@ -636,14 +626,14 @@ static object_words create_words(model_kind kind, const object_words *w)
         const kind_field *f = &d->fields[i];
         if (!(f->flags & KIND_FIELD_CREATE) || !f->arg)
             continue;
-        const char *more = f->type == KIND_FIELD_ACL ? "..." : "";
+        /* A required option stands bare, but the policy, which the setting may give. */
+        bool bare = f->flags & KIND_FIELD_REQUIRED && !(f->flags & KIND_FIELD_POLICY);
         char opt[64];
         snprintf(opt, sizeof opt, "--%s %s", cli_object_flag(f), f->arg);
-        buf_puts(&a, "[");
+        buf_puts(&a, bare ? "" : "[");
         buf_puts(&a, opt);
-        buf_puts(&a, "]");
-        buf_puts(&a, more);
-        buf_puts(&a, " ");
+        buf_puts(&a, bare ? "" : "]");
+        buf_puts(&a, f->type == KIND_FIELD_ACL ? "... " : " ");
         char line[sizeof opt + 4];
         snprintf(line, sizeof line, "  %-19s ", opt);
         buf_puts(&h, line);

@@ -49,8 +49,10 @@ static error_code set_text(model_object *obj, const kind_field *f, const char *t
                            error_info *err)
 {
     if (f->check && f->check(text, NULL, 0, err) != ERROR_OK) {
-        if (strncmp(err->msg, f->name, strlen(f->name)) != 0)
-            error_prefix(err, "--%s", cli_object_flag(f));
+        const char *flag = cli_object_flag(f);
+        if (strncmp(err->msg, f->name, strlen(f->name)) != 0 &&
+            strncmp(err->msg, flag, strlen(flag)) != 0)
+            error_prefix(err, "--%s", flag);
         return ERROR_INVALID;
     }
     if (strlen(text) >= f->size)
@@ -79,6 +81,7 @@ static error_code set_acl(model_object *obj, const kind_field *f, const char *co
 typedef struct update_args {
     const char *text[FIELDS_MAX]; /* NULL: not given */
     cli_list list[FIELDS_MAX];    /* an ACL's values */
+    cli_choice choice[FIELDS_MAX]; /* an action's option: its set, into text[i] */
     bool json, sync;
 } update_args;
 
@@ -93,9 +96,12 @@ static size_t field_opts(model_kind kind, update_args *a, cli_opt *opts, bool cr
         const kind_field *f = &d->fields[i];
         if (!(f->flags & KIND_FIELD_CREATE))
             continue;
-        if (f->type == KIND_FIELD_ACL)
+        if (f->type == KIND_FIELD_ACL) {
             opts[n++] = (cli_opt){cli_object_flag(f), CLI_OPT_LIST, &a->list[i]};
-        else
+        } else if (create && f->type == KIND_FIELD_ACTION) {
+            a->choice[i] = (cli_choice){&a->text[i], cli_action_choices, NULL};
+            opts[n++] = (cli_opt){cli_object_flag(f), CLI_OPT_CHOICE, &a->choice[i]};
+        } else
             opts[n++] = (cli_opt){cli_object_flag(f),
                                   create || f->flags & KIND_FIELD_EDIT ? CLI_OPT_STRING
                                                                        : CLI_OPT_REFUSED,
@@ -148,6 +154,8 @@ static error_code set_fields(const update_args *a, unsigned fields, model_object
         const kind_field *f = &d->fields[i];
         error_code rc = f->type == KIND_FIELD_ACL
                             ? set_acl(obj, f, a->list[i].items, a->list[i].count, err)
+                        : f->type == KIND_FIELD_ACTION
+                            ? validate_action(a->text[i], kind_field_at_mut(obj, f), err)
                             : set_text(obj, f, a->text[i], err);
         if (rc != ERROR_OK)
             return rc;
@@ -166,7 +174,56 @@ static error_code update_values(const update_args *a, unsigned fields, const cha
     return set_fields(a, fields, obj, err);
 }
 
-/* ---- create, for a kind whose fields are text and ACLs ---- */
+/* ---- create ---- */
+
+/* The required fields not given, but a policy (which the setting may give):
+ * "--cidr and --action are required". CLI_GO_ON when none is missing. */
+static int create_required(cli_ctx *ctx, const cli_object_call *call, unsigned given_set)
+{
+    const kind_desc *d = kind_get(call->kind);
+    char names[128] = "";
+    size_t n = 0, used = 0, count = 0;
+    bool missing = false;
+    for (size_t i = 0; i < d->field_count && i < FIELDS_MAX; i++) {
+        unsigned flags = d->fields[i].flags;
+        if (flags & KIND_FIELD_REQUIRED && !(flags & KIND_FIELD_POLICY)) {
+            count++;
+            missing = missing || !(given_set & (1u << i));
+        }
+    }
+    if (!missing)
+        return CLI_GO_ON;
+    for (size_t i = 0; i < d->field_count && i < FIELDS_MAX && used < sizeof names; i++) {
+        unsigned flags = d->fields[i].flags;
+        if (!(flags & KIND_FIELD_REQUIRED) || flags & KIND_FIELD_POLICY)
+            continue;
+        int w = snprintf(names + used, sizeof names - used, "%s--%s",
+                         n == 0 ? "" : n + 1 == count ? " and " : ", ",
+                         cli_object_flag(&d->fields[i]));
+        used += w > 0 ? (size_t)w : 0;
+        n++;
+    }
+    char sentence[160];
+    snprintf(sentence, sizeof sentence, "%s %s required", names, count > 1 ? "are" : "is");
+    return cli_usage_missing(ctx, call->path, sentence);
+}
+
+/* The policy field, given or from the setting (KIND_FIELD_POLICY). */
+static int create_policy(cli_ctx *ctx, const cli_object_call *call, const update_args *a,
+                         model_object *obj)
+{
+    const kind_desc *d = kind_get(call->kind);
+    for (size_t i = 0; i < d->field_count && i < FIELDS_MAX; i++) {
+        const kind_field *f = &d->fields[i];
+        if (!(f->flags & KIND_FIELD_POLICY))
+            continue;
+        const char *policy = cli_policy(ctx, call->path, a->text[i], !a->json);
+        if (!policy)
+            return CLI_EXIT_USAGE;
+        model_copy_text(kind_field_at_mut(obj, f), f->size, policy);
+    }
+    return CLI_GO_ON;
+}
 
 int cli_object_create_fields(cli_ctx *ctx, const cli_object_call *call, int argc,
                              char **argv, cli_object_new *c)
@@ -182,10 +239,15 @@ int cli_object_create_fields(cli_ctx *ctx, const cli_object_call *call, int argc
     unsigned fields = 0;
     for (size_t i = 0; i < FIELDS_MAX; i++)
         fields |= given(&a, i) ? 1u << i : 0u;
+    if ((rc = create_required(ctx, call, fields)) != CLI_GO_ON)
+        return rc;
     error_info e = {0};
     *(model_state *)kind_at_mut(&c->obj, kind_get(call->kind)->head.state) = MODEL_STATE_NEW;
-    if (set_fields(&a, fields, &c->obj, &e) != ERROR_OK ||
-        kind_get(call->kind)->validate(&c->obj, &e) != ERROR_OK)
+    if (set_fields(&a, fields, &c->obj, &e) != ERROR_OK)
+        return cli_fail(ctx, &e);
+    if ((rc = create_policy(ctx, call, &a, &c->obj)) != CLI_GO_ON)
+        return rc;
+    if (kind_get(call->kind)->validate(&c->obj, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
     return CLI_GO_ON;
 }

@@ -1,7 +1,6 @@
 /*
- * `rampart rules …`: what is an IP policy rule's own on the command line: its create
- * options (cidr, policy, action), the fields its table and detail view show, and
- * import. The rest is one piece of code for every kind (objects.c, cli_object.h).
+ * `rampart rules …`: what is an IP policy rule's own on the command line: the line
+ * a create prints, the fields its table and detail view show, and import. The rest is one piece of code for every kind (objects.c, cli_object.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,47 +11,11 @@
 
 #include "cli_object.h"
 #include "rampart/codec.h"
-#include "rampart/validate.h"
 #include "rampart/termsafe.h"
 
 enum { PROGRESS_EVERY = 50000 };
 
 /* ---- create ---- */
-
-static int rule_create(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv,
-                       cli_object_new *c)
-{
-    const char *cidr = NULL, *policy = NULL, *action = NULL, *desc = "", *meta = "";
-    const cli_opt opts[] = {
-        {"cidr", CLI_OPT_STRING, &cidr},     {"policy", CLI_OPT_STRING, &policy},
-        {"action", CLI_OPT_CHOICE, &(cli_choice){&action, cli_action_choices, NULL}},
-        {"description", CLI_OPT_STRING, &desc},
-        {"metadata", CLI_OPT_STRING, &meta}, CLI_OBJECT_NEW_OPTS(c),
-    };
-    int first, rc;
-    if (!cli_parse(ctx, call->path, call->cmd, opts, sizeof opts / sizeof opts[0], argc,
-                   argv, &first, &rc))
-        return rc;
-    if (!cidr || !action)
-        return cli_usage_missing(ctx, call->path, "--cidr and --action are required");
-    model_rule *rule = &c->obj.rule;
-    error_info e = {0};
-    /* Check the full strings before copying, so an over-long value is named exactly. */
-    if (validate_cidr(cidr, NULL, rule->cidr, sizeof rule->cidr, &e) != ERROR_OK) {
-        error_prefix(&e, "--cidr");
-        return cli_fail(ctx, &e);
-    }
-    if (validate_action(action, &rule->action, &e) != ERROR_OK ||
-        validate_description(desc, &e) != ERROR_OK || validate_metadata(meta, &e) != ERROR_OK)
-        return cli_fail(ctx, &e);
-    if (!(policy = cli_policy(ctx, call->path, policy, !c->json)))
-        return CLI_EXIT_USAGE;
-    model_copy_text(rule->policy_id, sizeof rule->policy_id, policy);
-    model_copy_text(rule->description, sizeof rule->description, desc);
-    model_copy_text(rule->metadata, sizeof rule->metadata, meta);
-    rule->state = MODEL_STATE_NEW;
-    return CLI_GO_ON;
-}
 
 static void rule_created(cli_ctx *ctx, const model_object *obj)
 {
@@ -70,7 +33,6 @@ const cli_object_kind cli_object_rules = {
     .wide = {{"METADATA", "metadata", 40}, {"CREATED_AT", "created_at", 0}, {"URI", "uri", 0},
              {"POLICY_URI", "policy_uri", 0}, {"ERROR", "error", 0}},
     .policy_prefix = "ipp",
-    .create = rule_create,
     .put_created = rule_created,
 };
 

@@ -50,26 +50,34 @@ static error_code check_owner(const char *text, char *canon, size_t canon_size,
     return text && text[0] ? validate_id_among(text, owners, 2, "owner id", err) : ERROR_OK;
 }
 
-#define RULE_TEXT(f, flags, check, label)                                                \
+#define RULE_TEXT(f, flags, check, label, arg, help)                                     \
     {#f, KIND_FIELD_TEXT, offsetof(model_rule, f), sizeof(((model_rule *)0)->f), flags, \
-     check, NULL, NULL, NULL, label, NULL, NULL}
+     check, NULL, NULL, NULL, label, arg, help}
 #define CRED_TEXT(f, flags, check, label, arg, help)                                     \
     {#f, KIND_FIELD_TEXT, offsetof(model_cred, f), sizeof(((model_cred *)0)->f), flags, \
      check, NULL, NULL, NULL, label, arg, help}
 
 /* The user's fields in the order forms and `show` list them. */
 static const kind_field rule_fields[] = {
-    RULE_TEXT(cidr, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_REQUIRED, check_cidr,
-              "CIDR"),
+    {"cidr", KIND_FIELD_TEXT, offsetof(model_rule, cidr), sizeof(((model_rule *)0)->cidr),
+     KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_REQUIRED, check_cidr, NULL, NULL, NULL,
+     "CIDR", "CIDR",
+     "IPv4 or IPv6 range with its mask, at the network address\n"
+     "(10.0.0.0/8, 2001:db8::/32; one address: 10.1.2.3/32)"},
     {"ip_policy_id", KIND_FIELD_TEXT, offsetof(model_rule, policy_id),
-     sizeof(((model_rule *)0)->policy_id), KIND_FIELD_CREATE | KIND_FIELD_REQUIRED,
-     check_policy, "policy_id", "policy", "ip_policy", "Policy", NULL, NULL},
+     sizeof(((model_rule *)0)->policy_id),
+     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED | KIND_FIELD_POLICY, check_policy, "policy_id",
+     "policy", "ip_policy", "Policy", "ipp_ID",
+     "the IP policy; default: the policy setting (config\n"
+     "file, per profile, or RAMPART_POLICY), named on stderr\n"
+     "when used"},
     {"action", KIND_FIELD_ACTION, offsetof(model_rule, action), 0,
-     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL, NULL, NULL, "Action", NULL, NULL},
+     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL, NULL, NULL, "Action", "ACTION",
+     "allow or deny"},
     RULE_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description,
-              "Description"),
+              "Description", "TEXT", "up to 255 bytes"),
     RULE_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_OPAQUE, check_metadata,
-              "Metadata"),
+              "Metadata", "TEXT", "up to 4096 bytes"),
 };
 
 static const kind_field cred_fields[] = {
@@ -91,11 +99,11 @@ static const kind_field cred_fields[] = {
 
 /* What every row has, and a rule's policy_uri: the store's columns. */
 static const kind_field rule_head[] = {
-    RULE_TEXT(id, KIND_FIELD_REMOTE, NULL, NULL),
-    RULE_TEXT(uri, KIND_FIELD_REMOTE, NULL, NULL),
-    RULE_TEXT(created_at, KIND_FIELD_REMOTE, NULL, NULL),
-    RULE_TEXT(error, 0, NULL, NULL),
-    RULE_TEXT(policy_uri, KIND_FIELD_REMOTE, NULL, NULL),
+    RULE_TEXT(id, KIND_FIELD_REMOTE, NULL, NULL, NULL, NULL),
+    RULE_TEXT(uri, KIND_FIELD_REMOTE, NULL, NULL, NULL, NULL),
+    RULE_TEXT(created_at, KIND_FIELD_REMOTE, NULL, NULL, NULL, NULL),
+    RULE_TEXT(error, 0, NULL, NULL, NULL, NULL),
+    RULE_TEXT(policy_uri, KIND_FIELD_REMOTE, NULL, NULL, NULL, NULL),
 };
 
 static const kind_field cred_head[] = {

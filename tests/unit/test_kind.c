@@ -147,7 +147,7 @@ static void test_kind_field_by_name(void **state)
         {MODEL_KIND_RULE, "cidr", true, KIND_FIELD_TEXT,
          KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_REQUIRED},
         {MODEL_KIND_RULE, "ip_policy_id", true, KIND_FIELD_TEXT,
-         KIND_FIELD_CREATE | KIND_FIELD_REQUIRED},
+         KIND_FIELD_CREATE | KIND_FIELD_REQUIRED | KIND_FIELD_POLICY},
         {MODEL_KIND_RULE, "action", true, KIND_FIELD_ACTION,
          KIND_FIELD_CREATE | KIND_FIELD_REQUIRED},
         {MODEL_KIND_RULE, "description", true, KIND_FIELD_TEXT,
