@@ -51,18 +51,30 @@ typedef enum model_state {
     MODEL_STATE_COUNT
 } model_state;
 
+/*
+ * What every object has, whatever its kind: the first members of model_rule and
+ * model_cred, written once here, and model_head itself, so an object's common
+ * part is `obj->head` (model_object) whatever its kind.
+ */
+#define MODEL_HEAD_MEMBERS                                                              \
+    char id[MODEL_ID_MAX + 1];          /* ipr_…, cr_… or local_… */                    \
+    char uri[MODEL_URI_MAX + 1];        /* empty until the remote assigned one */        \
+    char created_at[MODEL_TIME_MAX + 1];                                                 \
+    char description[MODEL_DESCRIPTION_MAX + 1];                                         \
+    char metadata[MODEL_METADATA_MAX + 1];                                               \
+    model_state state;                                                                   \
+    char error[MODEL_ERROR_MAX + 1]; /* why the row is failed/orphaned; else empty */
+
+typedef struct model_head {
+    MODEL_HEAD_MEMBERS
+} model_head;
+
 typedef struct model_rule {
-    char id[MODEL_ID_MAX + 1];          /* ipr_… or local_… */
-    char uri[MODEL_URI_MAX + 1];        /* empty until the remote assigned one */
-    char created_at[MODEL_TIME_MAX + 1];
-    char description[MODEL_DESCRIPTION_MAX + 1];
-    char metadata[MODEL_METADATA_MAX + 1];
+    MODEL_HEAD_MEMBERS
     char cidr[MODEL_CIDR_MAX + 1];      /* canonical form once validated */
     char policy_id[MODEL_ID_MAX + 1];   /* ipp_… */
     char policy_uri[MODEL_URI_MAX + 1]; /* may be empty */
     model_action action;
-    model_state state;
-    char error[MODEL_ERROR_MAX + 1];    /* why the row is failed/orphaned; else empty */
 } model_rule;
 
 typedef struct model_acl {
@@ -71,16 +83,10 @@ typedef struct model_acl {
 } model_acl;
 
 typedef struct model_cred {
-    char id[MODEL_ID_MAX + 1];          /* cr_… or local_… */
-    char uri[MODEL_URI_MAX + 1];
-    char created_at[MODEL_TIME_MAX + 1];
-    char description[MODEL_DESCRIPTION_MAX + 1];
-    char metadata[MODEL_METADATA_MAX + 1];
+    MODEL_HEAD_MEMBERS
     char owner_id[MODEL_ID_MAX + 1];    /* usr_… or bot_…; empty: the caller */
     model_acl acl;                      /* empty: no restriction */
     char *token;                        /* heap, NULL unless held; secret */
-    model_state state;
-    char error[MODEL_ERROR_MAX + 1];
 } model_cred;
 
 /*
@@ -96,7 +102,8 @@ typedef enum model_kind {
 } model_kind;
 
 /*
- * One object of either kind: a tagged union. `kind` says which member is valid.
+ * One object of either kind: a tagged union. `kind` says which member is valid;
+ * `head`, what every kind has, is valid for both.
  * Ownership follows the member: a credential's ACL and token are heap; initialise
  * with model_object_init, release with model_object_clear, copy with
  * model_object_copy (never with `=` when it may hold a credential).
@@ -104,6 +111,7 @@ typedef enum model_kind {
 typedef struct model_object {
     model_kind kind;
     union {
+        model_head head; /* the common part: both kinds begin with it (C11 6.5.2.3) */
         model_rule rule;
         model_cred cred;
     };

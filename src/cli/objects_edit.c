@@ -242,7 +242,7 @@ int cli_object_create_fields(cli_ctx *ctx, const cli_object_call *call, int argc
     if ((rc = create_required(ctx, call, fields)) != CLI_GO_ON)
         return rc;
     error_info e = {0};
-    *(model_state *)kind_at_mut(&c->obj, kind_get(call->kind)->head.state) = MODEL_STATE_NEW;
+    c->obj.head.state = MODEL_STATE_NEW;
     if (set_fields(&a, fields, &c->obj, &e) != ERROR_OK)
         return cli_fail(ctx, &e);
     if ((rc = create_policy(ctx, call, &a, &c->obj)) != CLI_GO_ON)

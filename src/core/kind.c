@@ -204,8 +204,9 @@ const char *kind_label(const model_object *obj)
 
 bool kind_field_in_head(model_kind kind, const kind_field *f)
 {
-    const kind_head *h = &kind_get(kind)->head;
-    return f->offset == h->description || f->offset == h->metadata;
+    (void)kind;
+    return f->offset == offsetof(model_head, description) ||
+           f->offset == offsetof(model_head, metadata);
 }
 
 const kind_field *kind_field_by_name(model_kind kind, const char *name)
@@ -274,22 +275,17 @@ void *kind_field_at_mut(model_object *obj, const kind_field *f)
     return kind_at_mut(obj, f->offset);
 }
 
-/* What every row has, wherever its kind keeps it; NULL for another name. */
+/* What every row has (its head, and the kind's head fields: a rule's policy_uri);
+ * NULL for another name. */
 static const char *head_value(const model_object *obj, const char *name)
 {
-    const kind_head *h = &kind_get(obj->kind)->head;
-    if (strcmp(name, "id") == 0)
-        return kind_at(obj, h->id);
     if (strcmp(name, "state") == 0)
-        return model_state_name(model_object_state(obj));
-    if (strcmp(name, "error") == 0)
-        return kind_at(obj, h->error);
-    if (strcmp(name, "created_at") == 0)
-        return kind_at(obj, h->created_at);
-    if (strcmp(name, "uri") == 0)
-        return kind_at(obj, h->uri);
-    if (obj->kind == MODEL_KIND_RULE && strcmp(name, "policy_uri") == 0)
-        return obj->rule.policy_uri;
+        return model_state_name(obj->head.state);
+    const kind_desc *d = kind_get(obj->kind);
+    for (size_t i = 0; i < d->head_field_count; i++) {
+        if (strcmp(name, d->head_fields[i].name) == 0)
+            return kind_field_at(obj, &d->head_fields[i]);
+    }
     return NULL;
 }
 
@@ -347,20 +343,7 @@ static error_code check_field(const model_object *obj, const kind_field *f, erro
 
 /* ---- the store's gate ---------------------------------------------------- */
 
-/* The parts every row has, wherever the kind keeps them. */
-typedef struct row_head {
-    const char *id, *uri, *created_at, *error;
-    model_state state;
-} row_head;
-
-static row_head head_of(const model_object *obj)
-{
-    const kind_head *h = &kind_get(obj->kind)->head;
-    return (row_head){kind_at(obj, h->id), kind_at(obj, h->uri), kind_at(obj, h->created_at),
-                      kind_at(obj, h->error), model_object_state(obj)};
-}
-
-static error_code check_head(const kind_desc *d, const row_head *h, error_info *err)
+static error_code check_head(const kind_desc *d, const model_head *h, error_info *err)
 {
     if (h->id[0] && !validate_is_local_id(h->id) && validate_id(h->id, d->id_prefix, "id", err))
         return err->code;
@@ -412,8 +395,7 @@ error_code kind_check_row(model_object *obj, const kind_field **bad_field, error
     if ((unsigned)obj->kind >= MODEL_KIND_COUNT)
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)obj->kind);
     const kind_desc *d = kind_get(obj->kind);
-    row_head h = head_of(obj);
-    if (check_head(d, &h, err))
+    if (check_head(d, &obj->head, err))
         return err->code;
     if (obj->kind == MODEL_KIND_RULE &&
         validate_uri(obj->rule.policy_uri, "ip_policy.uri", err))

@@ -223,23 +223,23 @@ error_code model_object_copy(model_object *dst, const model_object *src, error_i
     return model_cred_copy(&dst->cred, &src->cred, err);
 }
 
-/* The fields every kind has: where the kind's descriptor says they are. */
+/* The fields every kind has: its head. */
 const char *model_object_id(const model_object *obj)
 {
-    return kind_at(obj, kind_get(obj->kind)->head.id);
+    return obj->head.id;
 }
 
 char *model_object_id_buf(model_object *obj)
 {
-    return kind_at_mut(obj, kind_get(obj->kind)->head.id);
+    return obj->head.id;
 }
 
 model_state model_object_state(const model_object *obj)
 {
-    return *(const model_state *)kind_at(obj, kind_get(obj->kind)->head.state);
+    return obj->head.state;
 }
 
 const char *model_object_error(const model_object *obj)
 {
-    return kind_at(obj, kind_get(obj->kind)->head.error);
+    return obj->head.error;
 }

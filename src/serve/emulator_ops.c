@@ -57,10 +57,10 @@ static error_code make_token(model_cred *cred, error_info *err)
 static void server_fields(model_object *obj)
 {
     const kind_desc *d = kind_get(obj->kind);
-    model_object_id_buf(obj)[0] = '\0';
-    *(char *)kind_at_mut(obj, d->head.created_at) = '\0';
-    *(char *)kind_at_mut(obj, d->head.error) = '\0';
-    *(model_state *)kind_at_mut(obj, d->head.state) = MODEL_STATE_SYNCED;
+    obj->head.id[0] = '\0';
+    obj->head.created_at[0] = '\0';
+    obj->head.error[0] = '\0';
+    obj->head.state = MODEL_STATE_SYNCED;
     for (size_t i = 0; i < d->field_count; i++) {
         const kind_field *f = &d->fields[i];
         char *v = f->flags & KIND_FIELD_CALLER ? kind_field_at_mut(obj, f) : NULL;

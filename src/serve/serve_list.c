@@ -99,8 +99,7 @@ const char *serve_list_noun(model_kind kind)
 void serve_list_uris(const char *base, model_object *obj)
 {
     const kind_desc *d = kind_get(obj->kind);
-    char *uri = kind_at_mut(obj, d->head.uri);
-    snprintf(uri, MODEL_URI_MAX + 1, "%s%s/%s", base, d->api_path, model_object_id(obj));
+    snprintf(obj->head.uri, sizeof obj->head.uri, "%s%s/%s", base, d->api_path, obj->head.id);
     if (obj->kind == MODEL_KIND_RULE) /* the rule's policy is a resource of its own */
         snprintf(obj->rule.policy_uri, sizeof obj->rule.policy_uri, "%s/ip_policies/%s", base,
                  obj->rule.policy_id);

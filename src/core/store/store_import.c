@@ -223,9 +223,9 @@ static error_code import_new(store_import *imp, model_object *obj, store_import_
 static void set_new_row(model_object *obj, model_state state)
 {
     if (state == MODEL_STATE_NEW)
-        store_row_head(obj, "uri")[0] = '\0';
-    store_row_head(obj, "error")[0] = '\0';
-    *store_row_state(obj) = state;
+        obj->head.uri[0] = '\0';
+    obj->head.error[0] = '\0';
+    obj->head.state = state;
 }
 
 /* What the file's id makes of the row: the cached row it names (read into

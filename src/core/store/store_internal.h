@@ -331,8 +331,6 @@ error_code store_row_insert_in_op(store *st, const model_object *obj, const char
                                   const char *created_at, error_info *err);
 /* Where `obj` keeps head column `column` ("uri", "error": kind_desc's
  * head_fields; NULL for another name), and its state. */
-char *store_row_head(model_object *obj, const char *column);
-model_state *store_row_state(model_object *obj);
 /* The token a row carries (a credential's; NULL for a kind that has none). */
 const char *store_row_token(const model_object *obj);
 /* Store a credential's token (a no-op for NULL or ""), inside the caller's op. */

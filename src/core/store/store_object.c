@@ -107,7 +107,7 @@ error_code store_insert_valid(store *st, model_object *obj, error_info *err)
     if (obj->kind == MODEL_KIND_RULE && obj->rule.state == MODEL_STATE_NEW &&
         validate_cidr_given(obj->rule.cidr, err) != ERROR_OK)
         return error_prefix(err, "cidr");
-    char *given_id = model_object_id_buf(obj), *given_at = store_row_head(obj, "created_at");
+    char *given_id = obj->head.id, *given_at = obj->head.created_at;
     char id[MODEL_ID_MAX + 1] = ""; /* zero-filled: copied whole into the caller's row */
     if (!given_id[0] && ids_generate(&st->idgen, "local", id, sizeof id, err))
         return err->code;

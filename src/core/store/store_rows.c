@@ -247,26 +247,10 @@ error_code store_row_read(sqlite3_stmt *s, model_kind kind, model_object *out,
         }
     }
     /* The schema's CHECK constraint keeps the state parseable. */
-    model_state *state = store_row_state(out);
+    model_state *state = &out->head.state;
     if (!model_state_parse((const char *)sqlite3_column_text(s, width - 1), state))
         *state = MODEL_STATE_NEW;
     return ERROR_OK;
-}
-
-char *store_row_head(model_object *obj, const char *column)
-{
-    const kind_desc *d = kind_get(obj->kind);
-    for (size_t i = 0; i < d->head_field_count; i++) {
-        if (strcmp(store_column(&d->head_fields[i]), column) == 0)
-            return kind_field_at_mut(obj, &d->head_fields[i]);
-    }
-    return NULL;
-}
-
-model_state *store_row_state(model_object *obj)
-{
-    const kind_field state = {.name = "state", .offset = kind_get(obj->kind)->head.state};
-    return kind_field_at_mut(obj, &state);
 }
 
 const char *store_row_token(const model_object *obj)
