@@ -12,6 +12,18 @@
 #include <string.h>
 #include <time.h>
 
+/* Swap in `fresh` (NULL: no index) as the one checks read, built from the rules
+ * at change counter `counter`, and free the one it replaces. */
+static void put_index(agent *ag, policy_index *fresh, long long counter)
+{
+    pthread_rwlock_wrlock(&ag->index_lock);
+    policy_index *old = ag->index;
+    ag->index = fresh;
+    pthread_rwlock_unlock(&ag->index_lock);
+    policy_index_free(old);
+    ag->watch_counter = counter;
+}
+
 error_code agent_index_refresh(agent *ag, error_info *err)
 {
     error_code rc = ERROR_OK;
@@ -43,12 +55,7 @@ error_code agent_index_refresh(agent *ag, error_info *err)
     if (rc == ERROR_OK)
         rc = policy_index_load(ag->watch, &fresh, err);
     if (rc == ERROR_OK) {
-        pthread_rwlock_wrlock(&ag->index_lock);
-        policy_index *old = ag->index;
-        ag->index = fresh;
-        pthread_rwlock_unlock(&ag->index_lock);
-        policy_index_free(old);
-        ag->watch_counter = tag.counter;
+        put_index(ag, fresh, tag.counter);
         ag->index_error.code = ERROR_OK;
         size_t n = atomic_fetch_add(&ag->index_builds, 1) + 1;
         agent_log(ag, "policy index built (%zu since start): %zu bytes", n,
@@ -62,12 +69,7 @@ error_code agent_index_refresh(agent *ag, error_info *err)
     if (rc == ERROR_INVALID) {
         /* A rule the index refuses: no decision rather than one that ignores it
          * (it may be a deny rule) until the rules change again. */
-        pthread_rwlock_wrlock(&ag->index_lock);
-        policy_index *old = ag->index;
-        ag->index = NULL;
-        pthread_rwlock_unlock(&ag->index_lock);
-        policy_index_free(old);
-        ag->watch_counter = tag.counter;
+        put_index(ag, NULL, tag.counter);
         if (ag->index_error.code != rc || strcmp(ag->index_error.msg, err->msg) != 0)
             agent_log(ag, "the policy index cannot be built: %s", err->msg);
         ag->index_error = *err;
