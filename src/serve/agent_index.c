@@ -81,20 +81,14 @@ static void *indexer(void *arg)
 {
     agent *ag = arg;
     pthread_mutex_lock(&ag->watch_lock);
-    while (!ag->index_stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += (long)AGENT_INDEX_POLL_MS * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec += 1;
-            until.tv_nsec -= 1000000000L;
-        }
-        while (!ag->index_stop &&
+    while (!ag->index_thread.stop) {
+        struct timespec until = thread_deadline(AGENT_INDEX_POLL_MS);
+        while (!ag->index_thread.stop &&
                pthread_cond_timedwait(&ag->index_wake, &ag->watch_lock, &until) != ETIMEDOUT)
             ;
         /* Only once a check asked for it: an agent that serves only tokens never
          * builds one. */
-        if (!ag->index_stop && (ag->index || ag->index_error.code)) {
+        if (!ag->index_thread.stop && (ag->index || ag->index_error.code)) {
             error_info err;
             (void)agent_index_refresh(ag, &err);
         }
@@ -105,21 +99,10 @@ static void *indexer(void *arg)
 
 error_code agent_index_start(agent *ag, error_info *err)
 {
-    int rc = pthread_create(&ag->index_thread, NULL, indexer, ag);
-    if (rc != 0)
-        return error_set(err, ERROR_IO, "cannot start the policy indexer: %s", strerror(rc));
-    ag->index_running = true;
-    return ERROR_OK;
+    return thread_start(&ag->index_thread, indexer, ag, "the policy indexer", err);
 }
 
 void agent_index_stop(agent *ag)
 {
-    if (!ag->index_running)
-        return;
-    pthread_mutex_lock(&ag->watch_lock);
-    ag->index_stop = true;
-    pthread_cond_signal(&ag->index_wake);
-    pthread_mutex_unlock(&ag->watch_lock);
-    pthread_join(ag->index_thread, NULL);
-    ag->index_running = false;
+    thread_stop(&ag->index_thread, &ag->watch_lock, &ag->index_wake);
 }
