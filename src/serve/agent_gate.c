@@ -35,19 +35,13 @@ static void no_store(http_response *resp)
     http_response_header(resp, "Cache-Control", "no-store");
 }
 
-void agent_verror(http_response *resp, int status, const char *code, const char *fmt,
-                  va_list ap)
-{
-    serve_error(resp, status, code, fmt, ap);
-    no_store(resp);
-}
-
 void agent_error(http_response *resp, int status, const char *code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    agent_verror(resp, status, code, fmt, ap);
+    serve_error(resp, status, code, fmt, ap);
     va_end(ap);
+    no_store(resp);
 }
 
 void agent_reply(http_response *resp, int status, char *json)

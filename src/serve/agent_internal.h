@@ -9,7 +9,6 @@
 #define RAMPART_AGENT_INTERNAL_H
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -242,12 +241,9 @@ void agent_layer_error(void *ctx, const http_request *req, int status, const cha
 
 /* An error reply in the remote API's shape ({"error_code","status_code","msg",
  * "details":{"operation_id"}} and an Operation-Id header). Like every reply of
- * the agent it carries Cache-Control: no-store. agent_verror: the same with the
- * arguments as a va_list. */
+ * the agent it carries Cache-Control: no-store. */
 void agent_error(http_response *resp, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-void agent_verror(http_response *resp, int status, const char *code, const char *fmt,
-                  va_list ap) __attribute__((format(printf, 4, 0)));
 
 /* A 200 (or `status`) with a heap JSON body (taken over), with Cache-Control:
  * no-store; NULL (out of memory): a 500. */

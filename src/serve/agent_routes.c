@@ -47,10 +47,12 @@ static void not_found(const lookup *lk, http_response *resp, const char *fmt, ..
 
 static void not_found(const lookup *lk, http_response *resp, const char *fmt, ...)
 {
+    char msg[ERROR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    agent_verror(resp, 404, "ERR_NOT_FOUND", fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    agent_error(resp, 404, "ERR_NOT_FOUND", "%s", msg);
     audit(lk, NULL, "not_found");
 }
 
