@@ -26,23 +26,6 @@ static const double DEFAULT_WINDOW_S = 60.0;
 static const double DEFAULT_SHARE = 0.8;
 static const double DEFAULT_GIVE_UP_WINDOWS = 2.0;
 
-static const char *const outcome_names[] = {
-    [SYNC_OK] = "ok",
-    [SYNC_NOT_SENT] = "not_sent",
-    [SYNC_AMBIGUOUS] = "ambiguous",
-    [SYNC_REJECTED] = "rejected",
-    [SYNC_RATE_LIMITED] = "rate_limited",
-    [SYNC_AUTH] = "auth",
-    [SYNC_NOT_FOUND] = "not_found",
-};
-
-const char *sync_outcome_name(sync_outcome outcome)
-{
-    if ((unsigned)outcome >= sizeof outcome_names / sizeof outcome_names[0])
-        return "unknown";
-    return outcome_names[outcome];
-}
-
 /* ---- the real clock ------------------------------------------------------- */
 
 static double real_now(void *ctx)

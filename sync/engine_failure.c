@@ -1,8 +1,9 @@
 /*
  * engine: why a run stopped, and why a row did not go through, as types the
  * console and the command line decide on (sync_failure in the report), beside the
- * sentence they show (last_error), and the log callback's lines (engine_log).
- * Nothing here reads a message to decide.
+ * sentence they show (last_error), and the log callback's lines (engine_log);
+ * what each call's outcome is called and stands for. Nothing here reads a
+ * message to decide.
  */
 #include "engine_internal.h"
 
@@ -46,23 +47,35 @@ const char *sync_failure_name(sync_failure_kind kind)
     return (unsigned)kind < SYNC_FAILURE_COUNT ? failure_names[kind] : "unknown";
 }
 
-/* An ambiguous outcome says only that the request may have happened: the
+/* Each outcome's name, and the failure it stands for when a result names none.
+ * An ambiguous outcome says only that the request may have happened: the
  * connection is the likeliest reason. */
-static const sync_failure_kind outcome_failures[] = {
-    [SYNC_OK] = SYNC_FAILURE_NONE,
-    [SYNC_NOT_SENT] = SYNC_FAILURE_UNREACHABLE,
-    [SYNC_AMBIGUOUS] = SYNC_FAILURE_CONNECTION_LOST,
-    [SYNC_REJECTED] = SYNC_FAILURE_REJECTED,
-    [SYNC_RATE_LIMITED] = SYNC_FAILURE_RATE_LIMITED,
-    [SYNC_AUTH] = SYNC_FAILURE_AUTH,
-    [SYNC_NOT_FOUND] = SYNC_FAILURE_NOT_FOUND,
+static const struct {
+    const char *name;
+    sync_failure_kind failure;
+} outcomes[] = {
+    [SYNC_OK] = {"ok", SYNC_FAILURE_NONE},
+    [SYNC_NOT_SENT] = {"not_sent", SYNC_FAILURE_UNREACHABLE},
+    [SYNC_AMBIGUOUS] = {"ambiguous", SYNC_FAILURE_CONNECTION_LOST},
+    [SYNC_REJECTED] = {"rejected", SYNC_FAILURE_REJECTED},
+    [SYNC_RATE_LIMITED] = {"rate_limited", SYNC_FAILURE_RATE_LIMITED},
+    [SYNC_AUTH] = {"auth", SYNC_FAILURE_AUTH},
+    [SYNC_NOT_FOUND] = {"not_found", SYNC_FAILURE_NOT_FOUND},
 };
+
+static bool outcome_known(sync_outcome outcome)
+{
+    return (unsigned)outcome < sizeof outcomes / sizeof outcomes[0];
+}
+
+const char *sync_outcome_name(sync_outcome outcome)
+{
+    return outcome_known(outcome) ? outcomes[outcome].name : "unknown";
+}
 
 sync_failure_kind sync_outcome_failure(sync_outcome outcome)
 {
-    if ((unsigned)outcome >= sizeof outcome_failures / sizeof outcome_failures[0])
-        return SYNC_FAILURE_SERVER_ERROR;
-    return outcome_failures[outcome];
+    return outcome_known(outcome) ? outcomes[outcome].failure : SYNC_FAILURE_SERVER_ERROR;
 }
 
 /* Only a remote that could not be reached at all heals by itself: every other

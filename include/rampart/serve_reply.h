@@ -28,6 +28,10 @@
 void serve_error(http_response *resp, int status, const char *code, const char *fmt,
                  va_list ap) __attribute__((format(printf, 4, 0)));
 
+/* The error_code of a reply the HTTP layer makes by itself (400, 404, 405, 413,
+ * 503); "ERR_INTERNAL" for any other status. */
+const char *serve_layer_code(int status);
+
 /* Set `resp` to `status` with the JSON body `json` (heap, taken over); NULL (the
  * encoder ran out of memory) becomes a 500 error reply instead. */
 void serve_json(http_response *resp, int status, char *json);

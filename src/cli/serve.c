@@ -145,14 +145,6 @@ static char *load_key(cli_ctx *ctx, const char *path, const char *file)
     return NULL;
 }
 
-static void wipe_key(char *key)
-{
-    if (!key)
-        return;
-    model_wipe(key, strlen(key));
-    free(key);
-}
-
 /* Control characters of a path must not reach the terminal. */
 static void log_line(void *ctx, const char *method, const char *rpath, int status,
                      const char *fault, double ms, const char *client)
@@ -260,6 +252,6 @@ static int serve_api(cli_ctx *ctx, const char *path, int argc, char **argv)
     if (!key)
         return CLI_EXIT_USAGE;
     rc = run_server(ctx, &o, key);
-    wipe_key(key);
+    model_free_wiped(key);
     return rc;
 }

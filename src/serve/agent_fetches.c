@@ -87,14 +87,12 @@ static void *flusher(void *arg)
 {
     agent *ag = arg;
     pthread_mutex_lock(&ag->fetch_lock);
-    while (!ag->fetch_stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += AGENT_FETCH_FLUSH_S;
-        while (!ag->fetch_stop && ag->nfetches < AGENT_FETCH_MAX &&
+    while (!ag->fetch_thread.stop) {
+        struct timespec until = thread_deadline(AGENT_FETCH_FLUSH_S * 1000L);
+        while (!ag->fetch_thread.stop && ag->nfetches < AGENT_FETCH_MAX &&
                pthread_cond_timedwait(&ag->fetch_wake, &ag->fetch_lock, &until) != ETIMEDOUT)
             ;
-        if (ag->fetch_stop)
+        if (ag->fetch_thread.stop)
             break;
         pthread_mutex_unlock(&ag->fetch_lock);
         flush(ag, false);
@@ -106,23 +104,12 @@ static void *flusher(void *arg)
 
 error_code agent_fetches_start(agent *ag, error_info *err)
 {
-    int rc = pthread_create(&ag->fetch_thread, NULL, flusher, ag);
-    if (rc != 0)
-        return error_set(err, ERROR_IO, "cannot start the fetch recorder: %s", strerror(rc));
-    ag->fetch_running = true;
-    return ERROR_OK;
+    return thread_start(&ag->fetch_thread, flusher, ag, "the fetch recorder", err);
 }
 
 void agent_fetches_stop(agent *ag)
 {
-    if (ag->fetch_running) {
-        pthread_mutex_lock(&ag->fetch_lock);
-        ag->fetch_stop = true;
-        pthread_cond_signal(&ag->fetch_wake);
-        pthread_mutex_unlock(&ag->fetch_lock);
-        pthread_join(ag->fetch_thread, NULL);
-        ag->fetch_running = false;
-    }
+    thread_stop(&ag->fetch_thread, &ag->fetch_lock, &ag->fetch_wake);
     flush(ag, true); /* after the listeners stopped: nothing is noted any more */
     store_close(ag->writer);
     ag->writer = NULL;

@@ -63,15 +63,9 @@ void agent_layer_error(void *ctx, const http_request *req, int status, const cha
                        http_response *resp)
 {
     (void)ctx, (void)req;
-    const char *code = status == 404   ? "ERR_NOT_FOUND"
-                       : status == 405 ? "ERR_METHOD_NOT_ALLOWED"
-                       : status == 413 ? "ERR_TOO_LARGE"
-                       : status == 400 ? "ERR_BAD_REQUEST"
-                       : status == 503 ? "ERR_UNAVAILABLE"
-                                       : "ERR_INTERNAL";
     if (status == 405)
         msg = "this endpoint is read-only: only GET is answered here";
-    agent_error(resp, status, code, "%s", msg);
+    agent_error(resp, status, serve_layer_code(status), "%s", msg);
 }
 
 /* ---- rate ---- */

@@ -12,6 +12,18 @@
 #include <string.h>
 #include <time.h>
 
+/* Swap in `fresh` (NULL: no index) as the one checks read, built from the rules
+ * at change counter `counter`, and free the one it replaces. */
+static void put_index(agent *ag, policy_index *fresh, long long counter)
+{
+    pthread_rwlock_wrlock(&ag->index_lock);
+    policy_index *old = ag->index;
+    ag->index = fresh;
+    pthread_rwlock_unlock(&ag->index_lock);
+    policy_index_free(old);
+    ag->watch_counter = counter;
+}
+
 error_code agent_index_refresh(agent *ag, error_info *err)
 {
     error_code rc = ERROR_OK;
@@ -43,12 +55,7 @@ error_code agent_index_refresh(agent *ag, error_info *err)
     if (rc == ERROR_OK)
         rc = policy_index_load(ag->watch, &fresh, err);
     if (rc == ERROR_OK) {
-        pthread_rwlock_wrlock(&ag->index_lock);
-        policy_index *old = ag->index;
-        ag->index = fresh;
-        pthread_rwlock_unlock(&ag->index_lock);
-        policy_index_free(old);
-        ag->watch_counter = tag.counter;
+        put_index(ag, fresh, tag.counter);
         ag->index_error.code = ERROR_OK;
         size_t n = atomic_fetch_add(&ag->index_builds, 1) + 1;
         agent_log(ag, "policy index built (%zu since start): %zu bytes", n,
@@ -62,12 +69,7 @@ error_code agent_index_refresh(agent *ag, error_info *err)
     if (rc == ERROR_INVALID) {
         /* A rule the index refuses: no decision rather than one that ignores it
          * (it may be a deny rule) until the rules change again. */
-        pthread_rwlock_wrlock(&ag->index_lock);
-        policy_index *old = ag->index;
-        ag->index = NULL;
-        pthread_rwlock_unlock(&ag->index_lock);
-        policy_index_free(old);
-        ag->watch_counter = tag.counter;
+        put_index(ag, NULL, tag.counter);
         if (ag->index_error.code != rc || strcmp(ag->index_error.msg, err->msg) != 0)
             agent_log(ag, "the policy index cannot be built: %s", err->msg);
         ag->index_error = *err;
@@ -79,20 +81,14 @@ static void *indexer(void *arg)
 {
     agent *ag = arg;
     pthread_mutex_lock(&ag->watch_lock);
-    while (!ag->index_stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += (long)AGENT_INDEX_POLL_MS * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec += 1;
-            until.tv_nsec -= 1000000000L;
-        }
-        while (!ag->index_stop &&
+    while (!ag->index_thread.stop) {
+        struct timespec until = thread_deadline(AGENT_INDEX_POLL_MS);
+        while (!ag->index_thread.stop &&
                pthread_cond_timedwait(&ag->index_wake, &ag->watch_lock, &until) != ETIMEDOUT)
             ;
         /* Only once a check asked for it: an agent that serves only tokens never
          * builds one. */
-        if (!ag->index_stop && (ag->index || ag->index_error.code)) {
+        if (!ag->index_thread.stop && (ag->index || ag->index_error.code)) {
             error_info err;
             (void)agent_index_refresh(ag, &err);
         }
@@ -103,21 +99,10 @@ static void *indexer(void *arg)
 
 error_code agent_index_start(agent *ag, error_info *err)
 {
-    int rc = pthread_create(&ag->index_thread, NULL, indexer, ag);
-    if (rc != 0)
-        return error_set(err, ERROR_IO, "cannot start the policy indexer: %s", strerror(rc));
-    ag->index_running = true;
-    return ERROR_OK;
+    return thread_start(&ag->index_thread, indexer, ag, "the policy indexer", err);
 }
 
 void agent_index_stop(agent *ag)
 {
-    if (!ag->index_running)
-        return;
-    pthread_mutex_lock(&ag->watch_lock);
-    ag->index_stop = true;
-    pthread_cond_signal(&ag->index_wake);
-    pthread_mutex_unlock(&ag->watch_lock);
-    pthread_join(ag->index_thread, NULL);
-    ag->index_running = false;
+    thread_stop(&ag->index_thread, &ag->watch_lock, &ag->index_wake);
 }

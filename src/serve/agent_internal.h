@@ -18,6 +18,7 @@
 #include "rampart/model.h"
 #include "rampart/policy.h"
 #include "rampart/store.h"
+#include "rampart/thread.h"
 
 enum {
     AGENT_KEY_MAX = 512,          /* bytes of the local key */
@@ -114,8 +115,7 @@ struct agent {
     pthread_rwlock_t index_lock;
     policy_index *index;
     error_info index_error;           /* the last build failed (code set): why */
-    bool index_stop, index_running;
-    pthread_t index_thread;
+    thread_ctl index_thread;          /* stop read under watch_lock */
     atomic_size_t index_builds;
     atomic_size_t index_looks;        /* writes seen by the indexer (data_version) */
 
@@ -136,9 +136,7 @@ struct agent {
     store_fetch fetches[AGENT_FETCH_MAX];
     size_t nfetches;
     size_t fetches_dropped;           /* not noted: the table was full */
-    bool fetch_stop;
-    bool fetch_running;               /* the flusher thread was started */
-    pthread_t fetch_thread;
+    thread_ctl fetch_thread;          /* stop read under fetch_lock */
     store_fetch flushing[AGENT_FETCH_MAX]; /* the flusher's copy */
     store *writer;                    /* the flusher's own writable handle */
 };

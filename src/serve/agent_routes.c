@@ -12,6 +12,7 @@
  */
 #include "agent_internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,21 @@ static void audit(const lookup *lk, const char *cred_id, const char *result)
 {
     agent_log(lk->ag, "token peer=%s by=%s %s=\"%s\" cred=%s result=%s", lk->peer, lk->by,
               lk->by, lk->asked, cred_id && *cred_id ? cred_id : "-", result);
+}
+
+/* A 404 for what was asked, audited. */
+static void not_found(const lookup *lk, http_response *resp, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void not_found(const lookup *lk, http_response *resp, const char *fmt, ...)
+{
+    char msg[ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    agent_error(resp, 404, "ERR_NOT_FOUND", "%s", msg);
+    audit(lk, NULL, "not_found");
 }
 
 static void start_lookup(lookup *lk, agent_listener *l, const http_request *req,
@@ -190,9 +206,12 @@ static bool batch_reply(const lookup *lk, http_response *resp)
     return true;
 }
 
-/* A handle for the lookup, or NULL after replying (and auditing) the failure. */
+/* A handle for the lookup, or NULL when `resp` holds the reply already: the
+ * batch's (batch_reply), or the failure to get a handle (audited). */
 static store *lookup_store(const lookup *lk, http_response *resp)
 {
+    if (batch_reply(lk, resp))
+        return NULL;
     error_info e = {0};
     store *st = agent_lookup_store(lk->l, lk->req, &e);
     if (!st) {
@@ -214,13 +233,10 @@ static void token_by_id(void *ctx, const http_request *req, http_response *resp)
     lookup lk;
     start_lookup(&lk, l, req, "id", id);
     if (!id_shape(id)) {
-        agent_error(resp, 404, "ERR_NOT_FOUND", "no credential %s in the cache (ids look like "
-                    "cr_… or local_…)", lk.asked);
-        audit(&lk, NULL, "not_found");
+        not_found(&lk, resp, "no credential %s in the cache (ids look like cr_… or local_…)",
+                  lk.asked);
         return;
     }
-    if (batch_reply(&lk, resp))
-        return;
     store *st = lookup_store(&lk, resp);
     if (!st)
         return;
@@ -258,13 +274,10 @@ static void send_token_named(agent_listener *l, const http_request *req, const c
     lookup lk;
     start_lookup(&lk, l, req, "name", name);
     if (!name || strlen(name) > MODEL_DESCRIPTION_MAX) {
-        agent_error(resp, 404, "ERR_NOT_FOUND", "no credential is named like that (names "
-                    "are descriptions, at most %d bytes)", MODEL_DESCRIPTION_MAX);
-        audit(&lk, NULL, "not_found");
+        not_found(&lk, resp, "no credential is named like that (names are descriptions, at "
+                  "most %d bytes)", MODEL_DESCRIPTION_MAX);
         return;
     }
-    if (batch_reply(&lk, resp))
-        return;
     store *st = lookup_store(&lk, resp);
     if (!st)
         return;
@@ -276,9 +289,7 @@ static void send_token_named(agent_listener *l, const http_request *req, const c
         agent_store_error(resp, &e);
         audit(&lk, NULL, "error");
     } else if (count == 0) {
-        agent_error(resp, 404, "ERR_NOT_FOUND", "no live credential is named \"%s\" in the "
-                    "cache", lk.asked);
-        audit(&lk, NULL, "not_found");
+        not_found(&lk, resp, "no live credential is named \"%s\" in the cache", lk.asked);
     } else if (count > 1) {
         ambiguous(&lk, ids, count > NAME_IDS_MAX ? NAME_IDS_MAX : count, count, resp);
     } else {

@@ -77,13 +77,7 @@ static void layer_error(void *ctx, const http_request *req, int status, const ch
                         http_response *resp)
 {
     (void)ctx, (void)req;
-    const char *code = status == 400   ? "ERR_BAD_REQUEST"
-                       : status == 404 ? "ERR_NOT_FOUND"
-                       : status == 405 ? "ERR_METHOD_NOT_ALLOWED"
-                       : status == 413 ? "ERR_TOO_LARGE"
-                       : status == 503 ? "ERR_UNAVAILABLE"
-                                       : "ERR_INTERNAL";
-    emu_error(resp, status, code, "%s", msg);
+    emu_error(resp, status, serve_layer_code(status), "%s", msg);
 }
 
 static void log_request(void *ctx, const http_request *req, const http_response *resp,

@@ -135,10 +135,16 @@ static void store_failed(http_response *resp, model_kind kind, const char *id,
         emu_store_error(resp, e);
 }
 
-/* A stored row as a 200 (its uris as served from this base). The store never
- * fills a token, so a credential's is null. */
-static void reply_row(emulator *em, model_object *obj, http_response *resp)
+/* The reply to a store call on `obj` (asked for as `id`) that ended with `rc`:
+ * the row as stored as a 200 (its uris as served from this base; the store never
+ * fills a token, so a credential's is null), or the failure. */
+static void reply_row(emulator *em, error_code rc, const error_info *e, const char *id,
+                      model_object *obj, http_response *resp)
 {
+    if (rc != ERROR_OK) {
+        store_failed(resp, obj->kind, id, e);
+        return;
+    }
     serve_list_uris(em->base_url, obj);
     emu_reply(resp, 200, kind_get(obj->kind)->encode(obj, 0));
 }
@@ -154,10 +160,7 @@ void emu_get(emulator *em, model_kind kind, const http_request *req, http_respon
     pthread_mutex_lock(&em->lock);
     error_code rc = store_get(em->st, kind, id, &obj, &e);
     pthread_mutex_unlock(&em->lock);
-    if (rc != ERROR_OK)
-        store_failed(resp, kind, id, &e);
-    else
-        reply_row(em, &obj, resp);
+    reply_row(em, rc, &e, id, &obj, resp);
     model_object_clear(&obj);
 }
 
@@ -198,10 +201,7 @@ void emu_patch(emulator *em, model_kind kind, const http_request *req, http_resp
     pthread_mutex_lock(&em->lock);
     error_code rc = store_update(em->st, &obj, fields, &e);
     pthread_mutex_unlock(&em->lock);
-    if (rc != ERROR_OK)
-        store_failed(resp, kind, id, &e);
-    else
-        reply_row(em, &obj, resp);
+    reply_row(em, rc, &e, id, &obj, resp);
     model_object_clear(&obj);
 }
 

@@ -30,6 +30,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "rampart/thread.h"
+
 enum {
     HEAD_PEEK_MAX = 2048, /* an agent's request head is far smaller */
     ROOM_PROBES = 8
@@ -47,8 +49,7 @@ struct http_guard_conn {
 struct http_guard {
     pthread_mutex_t lock;
     pthread_cond_t wake;       /* CLOCK_MONOTONIC; the watchdog waits on it */
-    pthread_t watchdog;
-    bool running, stopping;
+    thread_ctl watchdog;       /* stop read under lock */
     http_guard_conn *head, *tail; /* pending, in accept order = deadline order */
     size_t pending;            /* listed */
     size_t within;             /* open and not over: at most `limit` */
@@ -151,7 +152,7 @@ static void *watch(void *arg)
 {
     http_guard *g = arg;
     pthread_mutex_lock(&g->lock);
-    while (!g->stopping) {
+    while (!g->watchdog.stop) {
         double now = monotonic_ms();
         while (g->head && g->head->deadline <= now)
             cut(g, g->head, &g->stats.cut_slow);
@@ -183,13 +184,11 @@ error_code http_guard_new(const http_guard_limits *lim, http_guard **out, error_
     pthread_cond_init(&g->wake, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&g->lock, NULL);
-    int rc = pthread_create(&g->watchdog, NULL, watch, g);
-    if (rc != 0) {
+    error_code rc = thread_start(&g->watchdog, watch, g, "the connection watchdog", err);
+    if (rc != ERROR_OK) {
         http_guard_free(g);
-        return error_set(err, ERROR_IO, "cannot start the connection watchdog: %s",
-                         strerror(rc));
+        return rc;
     }
-    g->running = true;
     *out = g;
     return ERROR_OK;
 }
@@ -259,13 +258,7 @@ void http_guard_free(http_guard *g)
 {
     if (!g)
         return;
-    if (g->running) {
-        pthread_mutex_lock(&g->lock);
-        g->stopping = true;
-        pthread_cond_signal(&g->wake);
-        pthread_mutex_unlock(&g->lock);
-        pthread_join(g->watchdog, NULL);
-    }
+    thread_stop(&g->watchdog, &g->lock, &g->wake);
     /* The library closed every connection before (each CLOSED freed its entry);
      * whatever is left was never notified closed. */
     for (http_guard_conn *c = g->head, *next; c; c = next) {

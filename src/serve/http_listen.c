@@ -34,19 +34,25 @@ typedef union any_addr {
     struct sockaddr_un un;
 } any_addr;
 
+/* A whole number in 0..max: digits only, no sign, no leading zeros. */
+static bool parse_uint(const char *text, long max, long *out)
+{
+    size_t len = strlen(text);
+    if (len == 0 || len > 10 || (len > 1 && text[0] == '0') ||
+        strspn(text, "0123456789") != len)
+        return false;
+    long v = strtol(text, NULL, 10);
+    if (v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
 /* "0".."65535", digits only, no leading zeros. */
 static bool parse_port(const char *text, unsigned short *out)
 {
-    size_t len = strlen(text);
-    if (len == 0 || len > 5 || (len > 1 && text[0] == '0'))
-        return false;
-    unsigned long v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] < '0' || text[i] > '9')
-            return false;
-        v = v * 10 + (unsigned long)(text[i] - '0');
-    }
-    if (v > 65535)
+    long v;
+    if (!parse_uint(text, 65535, &v))
         return false;
     *out = (unsigned short)v;
     return true;
@@ -220,20 +226,6 @@ static error_code open_unix(const char *path, http_listener *lis, error_info *er
         return sys_error(err, "listen on", path);
     snprintf(lis->address, sizeof lis->address, "%s", path);
     return ERROR_OK;
-}
-
-/* A whole number in 0..max: digits only, no sign, no leading zeros. */
-static bool parse_uint(const char *text, long max, long *out)
-{
-    size_t len = strlen(text);
-    if (len == 0 || len > 10 || (len > 1 && text[0] == '0') ||
-        strspn(text, "0123456789") != len)
-        return false;
-    long v = strtol(text, NULL, 10);
-    if (v > max)
-        return false;
-    *out = v;
-    return true;
 }
 
 /* Why an inherited TCP socket may not be served, or NULL: the rule of

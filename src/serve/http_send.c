@@ -52,9 +52,25 @@ static ssize_t truncated_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void truncated_free(void *cls)
 {
     truncated *t = cls;
-    model_wipe(t->body, strlen(t->body)); /* a create reply carries the token */
-    free(t->body);
+    model_free_wiped(t->body); /* a create reply carries the token */
     free(t);
+}
+
+/* A response that reads resp's body through `state` (made for it and freed by
+ * `done`), `block` bytes at most at a time: the body is the state's from then on.
+ * NULL when the library refuses it: `state` is freed, the body stays resp's. */
+static struct MHD_Response *reader_response(http_response *resp, size_t block,
+                                            MHD_ContentReaderCallback reader, void *state,
+                                            MHD_ContentReaderFreeCallback done)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_callback((uint64_t)resp->body_len, block, reader, state, done);
+    if (!r) {
+        free(state);
+        return NULL;
+    }
+    resp->body = NULL; /* owned by the response now */
+    return r;
 }
 
 /* A reply that announces body_len bytes and sends about half. */
@@ -65,14 +81,7 @@ static struct MHD_Response *truncated_response(http_response *resp)
         return NULL;
     t->body = resp->body;
     t->cut = resp->body_len / 2;
-    struct MHD_Response *r = MHD_create_response_from_callback(
-        (uint64_t)resp->body_len, 4096, truncated_read, t, truncated_free);
-    if (!r) {
-        free(t);
-        return NULL;
-    }
-    resp->body = NULL; /* owned by the response now */
-    return r;
+    return reader_response(resp, 4096, truncated_read, t, truncated_free);
 }
 
 /* A body sent one byte at a time, trickle_ms apart (clients' low-speed limits).
@@ -100,8 +109,7 @@ static ssize_t trickled_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void trickled_free(void *cls)
 {
     trickled *t = cls;
-    model_wipe(t->body, t->len);
-    free(t->body);
+    model_free_wiped(t->body);
     free(t);
 }
 
@@ -112,34 +120,18 @@ static struct MHD_Response *trickled_response(http_server *srv, http_response *r
         return NULL;
     *t = (trickled){.srv = srv, .body = resp->body, .len = resp->body_len,
                     .ms = resp->trickle_ms};
-    struct MHD_Response *r = MHD_create_response_from_callback(
-        (uint64_t)resp->body_len, 1, trickled_read, t, trickled_free);
-    if (!r) {
-        free(t);
-        return NULL;
-    }
-    resp->body = NULL; /* owned by the response now */
-    return r;
+    return reader_response(resp, 1, trickled_read, t, trickled_free);
 }
 
-/* A reply body may carry a secret (a credential's token in a create reply, later
- * the agent's token replies): wiped before the memory goes back. Bodies are
- * NUL-terminated (http_response_set). */
-static void wipe_free(void *body)
-{
-    if (!body)
-        return;
-    model_wipe(body, strlen(body));
-    free(body);
-}
-
+/* A reply body may carry a secret (a credential's token in a create reply, the
+ * agent's token replies): wiped before the memory goes back. */
 static struct MHD_Response *plain_response(http_response *resp)
 {
     if (!resp->body || resp->body_len == 0)
         return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     struct MHD_Response *r =
         MHD_create_response_from_buffer_with_free_callback(resp->body_len, resp->body,
-                                                           wipe_free);
+                                                           model_free_wiped);
     if (r)
         resp->body = NULL;
     return r;

@@ -43,6 +43,22 @@ static void error_of(http_response *resp, int status, const char *code, const ch
     va_end(ap);
 }
 
+const char *serve_layer_code(int status)
+{
+    static const struct {
+        int status;
+        const char *code;
+    } codes[] = {
+        {400, "ERR_BAD_REQUEST"}, {404, "ERR_NOT_FOUND"}, {405, "ERR_METHOD_NOT_ALLOWED"},
+        {413, "ERR_TOO_LARGE"},   {503, "ERR_UNAVAILABLE"},
+    };
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        if (codes[i].status == status)
+            return codes[i].code;
+    }
+    return "ERR_INTERNAL";
+}
+
 void serve_json(http_response *resp, int status, char *json)
 {
     if (!json) {

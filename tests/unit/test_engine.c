@@ -1793,10 +1793,36 @@ static void test_rotate_successor_403_stops(void **state)
     assert_int_equal(f->remote->calls[OP_CRED_DELETE], 0);
 }
 
+/* Each outcome's name (for logs and --json) and the failure a result that names
+ * none stands for; a value out of range is neither a name nor a success. */
+static void test_outcome_names_and_failures(void **state)
+{
+    (void)state;
+    static const struct {
+        sync_outcome outcome;
+        const char *name;
+        sync_failure_kind failure;
+    } cases[] = {
+        {SYNC_OK, "ok", SYNC_FAILURE_NONE},
+        {SYNC_NOT_SENT, "not_sent", SYNC_FAILURE_UNREACHABLE},
+        {SYNC_AMBIGUOUS, "ambiguous", SYNC_FAILURE_CONNECTION_LOST},
+        {SYNC_REJECTED, "rejected", SYNC_FAILURE_REJECTED},
+        {SYNC_RATE_LIMITED, "rate_limited", SYNC_FAILURE_RATE_LIMITED},
+        {SYNC_AUTH, "auth", SYNC_FAILURE_AUTH},
+        {SYNC_NOT_FOUND, "not_found", SYNC_FAILURE_NOT_FOUND},
+        {(sync_outcome)99, "unknown", SYNC_FAILURE_SERVER_ERROR},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_string_equal(sync_outcome_name(cases[i].outcome), cases[i].name);
+        assert_int_equal(sync_outcome_failure(cases[i].outcome), cases[i].failure);
+    }
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_outcome_names_and_failures),
         T(test_creates_rules_and_creds),
         T(test_deletes_and_404_is_done),
         T(test_rejected_create_fails_with_message),
