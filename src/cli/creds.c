@@ -79,7 +79,6 @@ int cli_object_token(cli_ctx *ctx, const cli_object_call *call, int argc, char *
     /* Printed: seen, so the console does not offer it again as new. Best effort: a
      * cache it cannot write (read-only file system) still hands the token out. */
     store_token_mark_shown(st, argv[first], NULL, NULL);
-    model_wipe(token, strlen(token));
-    free(token);
+    model_free_wiped(token);
     return CLI_EXIT_OK;
 }

@@ -33,10 +33,7 @@ static void attach_token(store *st, model_object *obj)
     error_info e = {0};
     if (store_token_get(st, model_object_id(obj), &token, &e) == ERROR_OK)
         model_cred_set_token(&obj->cred, token, &e);
-    if (token) {
-        model_wipe(token, strlen(token));
-        free(token);
-    }
+    model_free_wiped(token);
 }
 
 /* --sync with no remote: the change is in the cache and queued; say so, and how to

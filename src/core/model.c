@@ -134,14 +134,6 @@ void *model_realloc_wiped(void *p, size_t n)
     return q;
 }
 
-static void free_secret(char *s)
-{
-    if (!s)
-        return;
-    model_wipe(s, strlen(s));
-    free(s);
-}
-
 error_code model_cred_set_token(model_cred *cred, const char *token, error_info *err)
 {
     char *copy = NULL;
@@ -150,7 +142,7 @@ error_code model_cred_set_token(model_cred *cred, const char *token, error_info 
         if (!copy)
             return error_set(err, ERROR_NOMEM, "out of memory");
     }
-    free_secret(cred->token);
+    model_free_wiped(cred->token);
     cred->token = copy;
     return ERROR_OK;
 }
@@ -188,7 +180,7 @@ void model_cred_clear(model_cred *cred)
     if (!cred)
         return;
     model_acl_clear(&cred->acl);
-    free_secret(cred->token);
+    model_free_wiped(cred->token);
     memset(cred, 0, sizeof *cred);
 }
 

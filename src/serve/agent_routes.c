@@ -187,10 +187,7 @@ static void send_token(const lookup *lk, store *st, const char *id, http_respons
             agent_batch_keep(lk->l, lk->req, lk->by[0], lk->raw, canon, resp);
         }
     }
-    if (token) {
-        model_wipe(token, strlen(token));
-        free(token);
-    }
+    model_free_wiped(token);
     model_acl_clear(&acl);
 }
 

@@ -203,10 +203,7 @@ static void token_free(void *self)
     token_overlay *o = self;
     if (!o)
         return;
-    if (o->token) {
-        model_wipe(o->token, strlen(o->token));
-        free(o->token);
-    }
+    model_free_wiped(o->token);
     free(o);
 }
 
@@ -236,14 +233,6 @@ error_code ui_dialog_token(ui_app *app, const char *cred_id, const char *descrip
 
 /* ---- the token of a cached credential ------------------------------------------ */
 
-static void wipe_free(char *token)
-{
-    if (!token)
-        return;
-    model_wipe(token, strlen(token));
-    free(token);
-}
-
 void ui_token_show(ui_app *app, const char *cred_id)
 {
     store *st = ui_app_store(app);
@@ -259,7 +248,7 @@ void ui_token_show(ui_app *app, const char *cred_id)
         ui_app_status(app, true, "no token to show: %s", e.msg);
     else if (ui_dialog_token(app, obj.cred.id, obj.cred.description, token, &e) != ERROR_OK)
         ui_app_status(app, true, "%s", e.msg);
-    wipe_free(token);
+    model_free_wiped(token);
     model_object_clear(&obj);
 }
 
@@ -290,6 +279,6 @@ const char *ui_token_status(store *st, const char *cred_id)
     error_info e = {0};
     if (store_token_get(st, cred_id, &token, &e) != ERROR_OK)
         return "not held on this machine";
-    wipe_free(token); /* the details never show it: 't' does, after asking */
+    model_free_wiped(token); /* the details never show it: 't' does, after asking */
     return "held on this machine ('t' shows it)";
 }

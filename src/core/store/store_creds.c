@@ -134,8 +134,7 @@ static error_code refuse_held(char **token, const char *canon, error_info *err)
 {
     error_info why;
     store_token_check(*token, &why);
-    model_wipe(*token, strlen(*token));
-    free(*token);
+    model_free_wiped(*token);
     *token = NULL;
     return error_set(err, ERROR_UNAVAILABLE, "credential %s: the token held here is "
                      "malformed (%s): not shown; delete the credential and create it "

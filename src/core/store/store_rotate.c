@@ -440,11 +440,8 @@ static error_code make_successor(const model_object *old, model_object *succ,
         return err->code;
     model_cred *c = &succ->cred;
     c->id[0] = c->uri[0] = c->created_at[0] = c->error[0] = '\0';
-    if (c->token) {
-        model_wipe(c->token, strlen(c->token));
-        free(c->token);
-        c->token = NULL;
-    }
+    model_free_wiped(c->token);
+    c->token = NULL;
     c->state = MODEL_STATE_NEW;
     return ERROR_OK;
 }
