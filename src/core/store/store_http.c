@@ -92,15 +92,22 @@ static error_code write_one(store *st, sqlite3_stmt *s, error_info *err)
     return store_op_end(st, op, store_exec(st, s, err), err);
 }
 
+/* write_one of statement `id` with a text ?1 and a time ?2 (milliseconds). */
+static error_code write_text_time(store *st, store_stmt_id id, const char *text,
+                                  long long ms, error_info *err)
+{
+    err = ERROR_OR_SCRATCH(err);
+    sqlite3_stmt *s = store_stmt(st, id, err);
+    if (!s || store_bind_texts(st, s, &text, 1, err))
+        return err->code;
+    sqlite3_bind_int64(s, 2, ms);
+    return write_one(st, s, err);
+}
+
 error_code store_http_page_reused(store *st, const char *url, long long now_ms,
                                   error_info *err)
 {
-    err = ERROR_OR_SCRATCH(err);
-    sqlite3_stmt *s = store_stmt(st, STMT_HTTP_TOUCH, err);
-    if (!s || store_bind_texts(st, s, &url, 1, err))
-        return err->code;
-    sqlite3_bind_int64(s, 2, now_ms);
-    return write_one(st, s, err);
+    return write_text_time(st, STMT_HTTP_TOUCH, url, now_ms, err);
 }
 
 error_code store_http_page_put(store *st, const char *url, const char *collection,
@@ -124,10 +131,5 @@ error_code store_http_page_put(store *st, const char *url, const char *collectio
 error_code store_http_page_prune(store *st, const char *collection, long long before_ms,
                                  error_info *err)
 {
-    err = ERROR_OR_SCRATCH(err);
-    sqlite3_stmt *s = store_stmt(st, STMT_HTTP_PRUNE, err);
-    if (!s || store_bind_texts(st, s, &collection, 1, err))
-        return err->code;
-    sqlite3_bind_int64(s, 2, before_ms);
-    return write_one(st, s, err);
+    return write_text_time(st, STMT_HTTP_PRUNE, collection, before_ms, err);
 }
