@@ -300,32 +300,25 @@ error_code store_edit_apply_side(store *st, model_object *row, const store_edit_
 
 /* ---- the user's edit -------------------------------------------------------- */
 
+/* Why a row in each state cannot be edited (NULL: the general words). */
+#define IN_FLIGHT "cannot be edited now: its create is in flight or its outcome unknown; sync first"
+static const char *const refusals[MODEL_STATE_COUNT] = {
+    [MODEL_STATE_CREATING] = IN_FLIGHT,
+    [MODEL_STATE_UNKNOWN] = IN_FLIGHT,
+    [MODEL_STATE_DELETING] = "is being deleted: nothing to edit",
+    [MODEL_STATE_CONFLICT] = "was deleted here and changed remotely: resolve it first "
+                             "(--keep-local deletes it, --take-remote keeps it)",
+    [MODEL_STATE_REMOTE_DELETED] = "was deleted remotely: retry it (a new create) or discard "
+                                   "it, then edit",
+};
+#undef IN_FLIGHT
+
 static error_code refuse_state(const store_edit_info *info, error_info *err)
 {
     const char *noun = kind_get(info->kind)->noun;
-    switch (info->state) {
-    case MODEL_STATE_CREATING:
-    case MODEL_STATE_UNKNOWN:
-        return error_set(err, ERROR_STATE,
-                         "%s %s cannot be edited now: its create is in "
-                         "flight or its outcome unknown; sync first",
-                         noun, info->id);
-    case MODEL_STATE_DELETING:
-        return error_set(err, ERROR_STATE, "%s %s is being deleted: nothing to edit", noun,
-                         info->id);
-    case MODEL_STATE_CONFLICT:
-        return error_set(err, ERROR_STATE,
-                         "%s %s was deleted here and changed remotely: resolve it first "
-                         "(--keep-local deletes it, --take-remote keeps it)",
-                         noun, info->id);
-    case MODEL_STATE_REMOTE_DELETED:
-        return error_set(err, ERROR_STATE,
-                         "%s %s was deleted remotely: retry it (a new "
-                         "create) or discard it, then edit",
-                         noun, info->id);
-    default:
-        break;
-    }
+    const char *why = (unsigned)info->state < MODEL_STATE_COUNT ? refusals[info->state] : NULL;
+    if (why)
+        return error_set(err, ERROR_STATE, "%s %s %s", noun, info->id, why);
     return error_set(err, ERROR_STATE, "%s %s is %s: it cannot be edited", noun, info->id,
                      model_state_name(info->state));
 }
