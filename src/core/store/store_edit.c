@@ -197,8 +197,8 @@ static error_code read_edits(store *st, const model_object *row, store_edit_info
 }
 
 /* Row `id` and its edit, inside an op: `row` initialised by the caller. */
-error_code store_edit_load(store *st, model_kind kind, const char *id, model_object *row,
-                           store_edit_info *info, error_info *err)
+static error_code load(store *st, model_kind kind, const char *id, model_object *row,
+                       store_edit_info *info, error_info *err)
 {
     if (store_get(st, kind, id, row, err))
         return err->code;
@@ -219,11 +219,25 @@ error_code store_edit_get(store *st, model_kind kind, const char *id, store_edit
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
     model_object row;
     model_object_init(&row, kind);
-    error_code rc = store_edit_load(st, kind, id, &row, out, err);
+    error_code rc = load(st, kind, id, &row, out, err);
     model_object_clear(&row);
     if (rc != ERROR_OK)
         store_edit_info_clear(out);
     return rc;
+}
+
+error_code store_edit_open(store *st, model_kind kind, const char *id, store_edit_row *e,
+                           error_info *err)
+{
+    memset(&e->info, 0, sizeof e->info);
+    model_object_init(&e->row, kind);
+    return load(st, kind, id, &e->row, &e->info, err);
+}
+
+void store_edit_close(store_edit_row *e)
+{
+    store_edit_info_clear(&e->info);
+    model_object_clear(&e->row);
 }
 
 /* ---- settling --------------------------------------------------------------- */
@@ -262,23 +276,35 @@ error_code store_edit_move(store *st, const store_edit_info *info, model_state s
     return store_row_set_state_in_op(st, info->kind, info->id, state, why ? why : "", err);
 }
 
+error_code store_edit_settle(store *st, model_kind kind, const char *id, store_settle_fn fn,
+                             void *ctx, error_info *err)
+{
+    store_edit_row e;
+    size_t left = 0, conflicting = 0;
+    error_code rc = store_edit_open(st, kind, id, &e, err);
+    if (rc == ERROR_OK)
+        rc = store_edit_drop_settled(st, &e.info, &left, &conflicting, err);
+    if (rc == ERROR_OK)
+        rc = fn(st, &e.info, left, conflicting, ctx, err);
+    store_edit_close(&e);
+    return rc;
+}
+
+/* store_settle_fn of store_edit_resettle: ctx is its `left`. */
+static error_code edited_or_synced(store *st, const store_edit_info *info, size_t left,
+                                   size_t conflicting, void *ctx, error_info *err)
+{
+    (void)conflicting;
+    *(size_t *)ctx = left;
+    return store_edit_move(st, info, left ? MODEL_STATE_EDITED : MODEL_STATE_SYNCED, NULL, err);
+}
+
 /* After the values or lines changed: re-read, drop settled lines, and make the
  * row edited (lines left) or synced (none). */
 error_code store_edit_resettle(store *st, model_kind kind, const char *id, size_t *left,
                                error_info *err)
 {
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, kind);
-    size_t conflicting = 0;
-    error_code rc = store_edit_load(st, kind, id, &row, &info, err);
-    if (rc == ERROR_OK)
-        rc = store_edit_drop_settled(st, &info, left, &conflicting, err);
-    if (rc == ERROR_OK)
-        rc = store_edit_move(st, &info, *left ? MODEL_STATE_EDITED : MODEL_STATE_SYNCED, NULL, err);
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
-    return rc;
+    return store_edit_settle(st, kind, id, edited_or_synced, left, err);
 }
 
 /* Set the row's fields named by the lines of `info` to their bases (or, with
@@ -367,41 +393,40 @@ static error_code edit_in_op(store *st, model_object *given, unsigned fields, mo
         return error_prefix(err, "cidr");
     store_edit_result *result = ctx;
     model_kind kind = given->kind;
-    model_object before;
-    store_edit_info info = {0};
-    model_object_init(&before, kind);
-    error_code rc = store_edit_load(st, kind, model_object_id(given), &before, &info, err);
-    bool create = rc == ERROR_OK && is_queued_create(&info);
-    bool editable = create || info.state == MODEL_STATE_SYNCED ||
-                    info.state == MODEL_STATE_EDITED ||
-                    (info.state == MODEL_STATE_CONFLICT && info.conflict != STORE_CONFLICT_CHANGED);
+    store_edit_row before;
+    error_code rc = store_edit_open(st, kind, model_object_id(given), &before, err);
+    const store_edit_info *info = &before.info;
+    bool create = rc == ERROR_OK && is_queued_create(info);
+    bool editable = create || info->state == MODEL_STATE_SYNCED ||
+                    info->state == MODEL_STATE_EDITED ||
+                    (info->state == MODEL_STATE_CONFLICT &&
+                     info->conflict != STORE_CONFLICT_CHANGED);
     if (rc == ERROR_OK && !editable)
-        rc = refuse_state(&info, err);
+        rc = refuse_state(info, err);
     if (rc == ERROR_OK)
         rc = store_update_in_op(st, given, fields, row, err);
     if (rc == ERROR_OK && create) {
         *result = STORE_EDIT_CREATE;
-        rc = store_edit_move(st, &info, MODEL_STATE_NEW, info.state == MODEL_STATE_NEW ? NULL : "",
+        rc = store_edit_move(st, info, MODEL_STATE_NEW, info->state == MODEL_STATE_NEW ? NULL : "",
                              err);
     } else if (rc == ERROR_OK) {
-        rc = put_bases(st, &before, row, fields, &info, err);
+        rc = put_bases(st, &before.row, row, fields, info, err);
     }
     /* A conflict about what the server holds waits for the user; one the edit
      * answers (a refused edit, a clashing cidr) is an edit again. */
-    bool waits = info.state == MODEL_STATE_CONFLICT &&
-                 (info.conflict == STORE_CONFLICT_FIELDS || info.conflict == STORE_CONFLICT_GONE);
+    bool waits = info->state == MODEL_STATE_CONFLICT &&
+                 (info->conflict == STORE_CONFLICT_FIELDS || info->conflict == STORE_CONFLICT_GONE);
     if (rc == ERROR_OK && !create && waits)
         *result = STORE_EDIT_CONFLICT;
     if (rc == ERROR_OK && !create && !waits) {
         size_t left = 0;
-        rc = store_edit_resettle(st, kind, info.id, &left, err);
+        rc = store_edit_resettle(st, kind, info->id, &left, err);
         *result = left ? STORE_EDIT_EDITED : STORE_EDIT_UNCHANGED;
     }
     model_object_clear(row);
     if (rc == ERROR_OK)
-        rc = store_get(st, kind, info.id, row, err);
-    store_edit_info_clear(&info);
-    model_object_clear(&before);
+        rc = store_get(st, kind, info->id, row, err);
+    store_edit_close(&before);
     return rc;
 }
 
@@ -490,44 +515,42 @@ typedef struct resolve_call {
 
 static error_code resolve_in_op(store *st, const resolve_call *c, error_info *err)
 {
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, c->kind);
-    error_code rc = store_edit_load(st, c->kind, c->id, &row, &info, err);
-    if (rc == ERROR_OK && info.state != MODEL_STATE_CONFLICT)
+    store_edit_row e;
+    error_code rc = store_edit_open(st, c->kind, c->id, &e, err);
+    const store_edit_info *info = &e.info;
+    if (rc == ERROR_OK && info->state != MODEL_STATE_CONFLICT)
         rc = error_set(err, ERROR_STATE, "%s %s is %s, not a conflict: nothing to resolve",
-                       kind_get(c->kind)->noun, info.id, model_state_name(info.state));
+                       kind_get(c->kind)->noun, info->id, model_state_name(info->state));
     if (rc == ERROR_OK)
-        model_copy_text(c->out_id, MODEL_ID_MAX + 1, info.id);
+        model_copy_text(c->out_id, MODEL_ID_MAX + 1, info->id);
     if (rc == ERROR_OK) {
-        switch (info.conflict) {
+        switch (info->conflict) {
         case STORE_CONFLICT_GONE:
-            rc = resolve_gone(st, &info, c->side, c->out_id, err);
+            rc = resolve_gone(st, info, c->side, c->out_id, err);
             break;
         case STORE_CONFLICT_KEY:
-            rc = resolve_key(st, &row, &info, c->side, c->out_id, err);
+            rc = resolve_key(st, &e.row, info, c->side, c->out_id, err);
             break;
         case STORE_CONFLICT_REJECTED:
             rc = c->side == STORE_KEEP_LOCAL
-                     ? store_edit_move(st, &info, MODEL_STATE_EDITED, "", err)
-                     : revert(st, &row, &info, err);
+                     ? store_edit_move(st, info, MODEL_STATE_EDITED, "", err)
+                     : revert(st, &e.row, info, err);
             break;
         case STORE_CONFLICT_CHANGED:
-            rc = store_edit_move(st, &info, c->side == STORE_KEEP_LOCAL ? MODEL_STATE_DELETING
+            rc = store_edit_move(st, info, c->side == STORE_KEEP_LOCAL ? MODEL_STATE_DELETING
                                                                        : MODEL_STATE_SYNCED,
                                  "", err);
             break;
         case STORE_CONFLICT_CROSSED:
-            rc = store_edit_move(st, &info, MODEL_STATE_SYNCED, "", err);
+            rc = store_edit_move(st, info, MODEL_STATE_SYNCED, "", err);
             break;
         case STORE_CONFLICT_FIELDS:
         default:
-            rc = resolve_fields(st, &row, &info, c->side, err);
+            rc = resolve_fields(st, &e.row, info, c->side, err);
             break;
         }
     }
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
+    store_edit_close(&e);
     return rc;
 }
 
@@ -580,22 +603,20 @@ static error_code leave_edit(store *st, model_kind kind, const char *canon, mode
                              store_delete_result outcome, store_delete_result *result,
                              error_info *err)
 {
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, kind);
-    error_code rc = store_edit_load(st, kind, canon, &row, &info, err);
-    if (rc == ERROR_OK && nothing_remote(&info)) {
+    store_edit_row e;
+    error_code rc = store_edit_open(st, kind, canon, &e, err);
+    const store_edit_info *info = &e.info;
+    if (rc == ERROR_OK && nothing_remote(info)) {
         *result = STORE_DELETE_REMOVED;
-        rc = store_row_remove_in_op(st, kind, info.id, err);
+        rc = store_row_remove_in_op(st, kind, info->id, err);
     } else if (rc == ERROR_OK) {
         *result = outcome;
-        rc = store_edit_move(st, &info, state, "", err);
+        rc = store_edit_move(st, info, state, "", err);
         /* A conflict that holds the remote's values has no edit to take back. */
-        if (rc == ERROR_OK && !holds_remote(&info))
-            rc = store_edit_apply_side(st, &row, &info, false, err);
+        if (rc == ERROR_OK && !holds_remote(info))
+            rc = store_edit_apply_side(st, &e.row, info, false, err);
     }
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
+    store_edit_close(&e);
     return rc;
 }
 

@@ -89,8 +89,9 @@ static error_code write_taken(store *st, const model_object *row, error_info *er
  * conflict about a key or a refusal keeps its own reason while lines are left.
  */
 static error_code settle_lines(store *st, const store_edit_info *info, size_t left,
-                               size_t conflicting, size_t *conflicts, error_info *err)
+                               size_t conflicting, void *ctx, error_info *err)
 {
+    size_t *conflicts = ctx; /* NULL: not counted */
     if (!left) {
         error_code rc = store_edit_move(st, info, MODEL_STATE_SYNCED, "", err);
         return rc == ERROR_CONFLICT ? ERROR_OK : rc; /* a rule whose key is still held */
@@ -108,40 +109,20 @@ static error_code settle_lines(store *st, const store_edit_info *info, size_t le
                            err);
 }
 
-/* After the comparison: the state the lines left say. */
-static error_code settle_after_compare(store *st, model_kind kind, const char *id,
-                                       size_t *conflicts, error_info *err)
-{
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, kind);
-    size_t left = 0, conflicting = 0;
-    error_code rc = store_edit_load(st, kind, id, &row, &info, err);
-    if (rc == ERROR_OK)
-        rc = store_edit_drop_settled(st, &info, &left, &conflicting, err);
-    if (rc == ERROR_OK)
-        rc = settle_lines(st, &info, left, conflicting, conflicts, err);
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
-    return rc;
-}
-
 /* One edited row against a remote copy, inside an op. */
 static error_code compare_row(store *st, model_kind kind, const char *id, compare *c,
                               size_t *conflicts, error_info *err)
 {
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, kind);
-    error_code rc = store_edit_load(st, kind, id, &row, &info, err);
+    store_edit_row e;
+    error_code rc = store_edit_open(st, kind, id, &e, err);
     if (rc == ERROR_OK)
-        rc = compare_fields(st, &row, &info, c, err);
+        rc = compare_fields(st, &e.row, &e.info, c, err);
     if (rc == ERROR_OK && c->dirty)
-        rc = write_taken(st, &row, err);
+        rc = write_taken(st, &e.row, err);
+    /* After the comparison: the state the lines left say. */
     if (rc == ERROR_OK)
-        rc = settle_after_compare(st, kind, info.id, conflicts, err);
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
+        rc = store_edit_settle(st, kind, e.info.id, settle_lines, conflicts, err);
+    store_edit_close(&e);
     return rc;
 }
 
@@ -510,17 +491,14 @@ static error_code follow_line(store *st, model_object *row, size_t i, const char
 static error_code follow_remote(store *st, model_kind kind, const char *id,
                                 const model_object *remote, error_info *err)
 {
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, kind);
+    store_edit_row e;
     size_t changed = 0;
-    error_code rc = store_edit_load(st, kind, id, &row, &info, err);
+    error_code rc = store_edit_open(st, kind, id, &e, err);
     if (rc == ERROR_OK)
-        rc = take_differing(st, &row, remote, follow_line, &info, &changed, err);
+        rc = take_differing(st, &e.row, remote, follow_line, &e.info, &changed, err);
     if (rc == ERROR_OK && changed)
-        rc = write_taken(st, &row, err);
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
+        rc = write_taken(st, &e.row, err);
+    store_edit_close(&e);
     return rc;
 }
 
