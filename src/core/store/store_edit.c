@@ -357,29 +357,31 @@ static bool is_queued_create(const store_edit_info *info)
             store_is_local_id(info->id));
 }
 
-/* Record the base of each field in `fields` not edited yet whose value changed.
- */
-static error_code put_bases(store *st, const model_object *before, const model_object *after,
-                            unsigned fields, const store_edit_info *info, error_info *err)
+/* Where put_changed records a base. */
+typedef struct base_put {
+    store *st;
+    model_kind kind;
+    const char *id;
+    bool skip_empty;
+} base_put;
+
+/* store_compare_fn: a line whose base is `old` for a field whose value changed. */
+static error_code put_changed(size_t i, const char *old, const char *now, void *ctx,
+                              error_info *err)
 {
-    const kind_desc *d = kind_get(before->kind);
-    for (size_t i = 0; i < d->field_count; i++) {
-        if (!(fields & (1u << i)) || (info->fields & (1u << i)))
-            continue;
-        char *h1 = NULL, *h2 = NULL;
-        const char *old = store_field_text(before, &d->fields[i], &h1, err);
-        const char *now = old ? store_field_text(after, &d->fields[i], &h2, err) : NULL;
-        error_code rc = ERROR_OK;
-        if (!old || !now)
-            rc = err->code;
-        else if (!store_edit_same(old, now))
-            rc = store_edit_line_put(st, before->kind, info->id, &d->fields[i], old, err);
-        free(h1);
-        free(h2);
-        if (rc != ERROR_OK)
-            return rc;
-    }
-    return ERROR_OK;
+    const base_put *p = ctx;
+    (void)now;
+    if (p->skip_empty && !old[0])
+        return ERROR_OK;
+    return store_edit_line_put(p->st, p->kind, p->id, &kind_get(p->kind)->fields[i], old, err);
+}
+
+error_code store_edit_put_bases(store *st, const model_object *from, const model_object *row,
+                                const char *id, unsigned fields, bool skip_empty,
+                                error_info *err)
+{
+    base_put p = {st, from->kind, id, skip_empty};
+    return store_compare_fields(from, row, fields, true, put_changed, &p, err);
 }
 
 /* store_update_fn: the edit inside its op; `ctx` the store_edit_result. */
@@ -410,7 +412,8 @@ static error_code edit_in_op(store *st, model_object *given, unsigned fields, mo
         rc = store_edit_move(st, info, MODEL_STATE_NEW, info->state == MODEL_STATE_NEW ? NULL : "",
                              err);
     } else if (rc == ERROR_OK) {
-        rc = put_bases(st, &before.row, row, fields, info, err);
+        rc = store_edit_put_bases(st, &before.row, row, info->id, fields & ~info->fields,
+                                  false, err);
     }
     /* A conflict about what the server holds waits for the user; one the edit
      * answers (a refused edit, a clashing cidr) is an edit again. */

@@ -7,6 +7,7 @@
 #ifndef RAMPART_STORE_EDIT_INTERNAL_H
 #define RAMPART_STORE_EDIT_INTERNAL_H
 
+#include "store_compare.h"
 #include "store_internal.h"
 
 /* The kind's name in the edits and conflicts tables (as in aliases). */
@@ -40,6 +41,12 @@ typedef struct store_edit_row {
 error_code store_edit_open(store *st, model_kind kind, const char *id, store_edit_row *e,
                            error_info *err);
 void store_edit_close(store_edit_row *e);
+/* A line for each field in `fields` (a kind_field_bit set) where `from`
+ * differs from `row`, its base from's value; with `skip_empty`, none where that
+ * value is empty (a reply that leaves a field empty says nothing of it). */
+error_code store_edit_put_bases(store *st, const model_object *from, const model_object *row,
+                                const char *id, unsigned fields, bool skip_empty,
+                                error_info *err);
 /* The descriptor's field of info's line i. */
 const kind_field *store_edit_field_of(const store_edit_info *info, size_t i);
 /* Drop the lines back at their base (and not in conflict); count what is left

@@ -44,37 +44,39 @@ static error_code merge_line(store *st, const store_edit_info *info, size_t i, c
                                store_edit_same(rv, e->base) ? NULL : rv, err);
 }
 
+/* The walk of compare_fields: `line` is the first edit line not behind the
+ * field compared. */
+typedef struct compare_walk {
+    store *st;
+    model_object *row;
+    const store_edit_info *info;
+    compare *c;
+    size_t line;
+} compare_walk;
+
+/* store_compare_fn: field i's remote text `rv` against the row's `lv`. */
+static error_code compare_one(size_t i, const char *rv, const char *lv, void *ctx,
+                              error_info *err)
+{
+    compare_walk *w = ctx;
+    const store_edit_info *info = w->info;
+    while (w->line < info->count && info->field[w->line].field < i)
+        w->line++;
+    if (w->line < info->count && info->field[w->line].field == i)
+        return merge_line(w->st, info, w->line, w->c, rv, err);
+    if (store_edit_same(rv, lv))
+        return ERROR_OK;
+    w->c->dirty = true;
+    return store_field_set_text(w->row, &kind_get(w->row->kind)->fields[i], rv, err);
+}
+
 /* Every editable field of the row against `c->remote`. */
 static error_code compare_fields(store *st, model_object *row, const store_edit_info *info,
                                  compare *c, error_info *err)
 {
-    const kind_desc *d = kind_get(row->kind);
-    size_t line = 0;
-    for (size_t i = 0; i < d->field_count; i++) {
-        const kind_field *f = &d->fields[i];
-        if (!(f->flags & KIND_FIELD_EDIT))
-            continue;
-        char *h1 = NULL, *h2 = NULL;
-        const char *rv = store_field_text(c->remote, f, &h1, err);
-        const char *lv = rv ? store_field_text(row, f, &h2, err) : NULL;
-        while (line < info->count && info->field[line].field < i)
-            line++;
-        bool edited = line < info->count && info->field[line].field == i;
-        error_code rc = ERROR_OK;
-        if (!rv || !lv) {
-            rc = err->code;
-        } else if (edited) {
-            rc = merge_line(st, info, line, c, rv, err);
-        } else if (!store_edit_same(rv, lv)) {
-            rc = store_field_set_text(row, f, rv, err);
-            c->dirty = true;
-        }
-        free(h1);
-        free(h2);
-        if (rc != ERROR_OK)
-            return rc;
-    }
-    return ERROR_OK;
+    compare_walk w = {st, row, info, c, 0};
+    return store_compare_fields(c->remote, row, kind_field_set(row->kind, KIND_FIELD_EDIT),
+                                false, compare_one, &w, err);
 }
 
 /* Write the remote values taken into a row; a rule whose new remote cidr a live
@@ -206,33 +208,36 @@ error_code store_edit_conflict(store *st, model_kind kind, const char *id, store
 typedef error_code (*differ_fn)(store *st, model_object *row, size_t i, const char *rv,
                                 const char *lv, void *ctx, error_info *err);
 
+/* The walk of take_differing. */
+typedef struct differ_walk {
+    store *st;
+    model_object *row;
+    differ_fn fn;
+    void *ctx;
+    size_t *count;
+} differ_walk;
+
+/* store_compare_fn: a differing field, counted, seen by the walk's `fn`, takes
+ * the remote value `rv`. */
+static error_code take_one(size_t i, const char *rv, const char *lv, void *ctx,
+                           error_info *err)
+{
+    const differ_walk *w = ctx;
+    ++*w->count;
+    if (w->fn(w->st, w->row, i, rv, lv, w->ctx, err))
+        return err->code;
+    return store_field_set_text(w->row, &kind_get(w->row->kind)->fields[i], rv, err);
+}
+
 /* The row takes the remote's value of every differing user field, `fn` seeing
  * each first; *count says how many differed. */
 static error_code take_differing(store *st, model_object *row, const model_object *remote,
                                  differ_fn fn, void *ctx, size_t *count, error_info *err)
 {
-    const kind_desc *d = kind_get(row->kind);
+    differ_walk w = {st, row, fn, ctx, count};
     *count = 0;
-    error_code rc = ERROR_OK;
-    for (size_t i = 0; rc == ERROR_OK && i < d->field_count; i++) {
-        const kind_field *f = &d->fields[i];
-        if (!(f->flags & KIND_FIELD_EDIT))
-            continue;
-        char *h1 = NULL, *h2 = NULL;
-        const char *rv = store_field_text(remote, f, &h1, err);
-        const char *lv = rv ? store_field_text(row, f, &h2, err) : NULL;
-        if (!rv || !lv) {
-            rc = err->code;
-        } else if (!store_edit_same(rv, lv)) {
-            ++*count;
-            rc = fn(st, row, i, rv, lv, ctx, err);
-            if (rc == ERROR_OK)
-                rc = store_field_set_text(row, f, rv, err);
-        }
-        free(h1);
-        free(h2);
-    }
-    return rc;
+    return store_compare_fields(remote, row, kind_field_set(row->kind, KIND_FIELD_EDIT), true,
+                                take_one, &w, err);
 }
 
 /* A changed field of a deleted row: its line keeps what this cache had. */
@@ -375,32 +380,6 @@ error_code store_edit_crossed(store *st, model_kind kind, const char *id, const 
     return store_op_end(st, op, crossed_in_op(st, kind, id ? id : "", why, err), err);
 }
 
-/* Bases for the fields where the reply differs from the row. A field the reply
- * left empty is taken as not said (a minimal reply is no edit). */
-static error_code put_reply_bases(store *st, const model_object *reply, const model_object *row,
-                                  error_info *err)
-{
-    const kind_desc *d = kind_get(row->kind);
-    for (size_t i = 0; i < d->field_count; i++) {
-        const kind_field *f = &d->fields[i];
-        if (!(f->flags & KIND_FIELD_EDIT))
-            continue;
-        char *h1 = NULL, *h2 = NULL;
-        const char *rv = store_field_text(reply, f, &h1, err);
-        const char *lv = rv ? store_field_text(row, f, &h2, err) : NULL;
-        error_code rc = ERROR_OK;
-        if (!rv || !lv)
-            rc = err->code;
-        else if (rv[0] && !store_edit_same(rv, lv))
-            rc = store_edit_line_put(st, row->kind, model_object_id(row), f, rv, err);
-        free(h1);
-        free(h2);
-        if (rc != ERROR_OK)
-            return rc;
-    }
-    return ERROR_OK;
-}
-
 error_code store_edit_after_confirm(store *st, const model_object *remote, const char *canon,
                                     error_info *err)
 {
@@ -409,12 +388,14 @@ error_code store_edit_after_confirm(store *st, const model_object *remote, const
     if (model_object_copy(&reply, remote, err))
         return err->code;
     error_info ignored;
-    /* Compared in canonical form; a reply the gate refuses says nothing. */
+    /* Compared in canonical form; a reply the gate refuses says nothing. A field
+     * the reply left empty is taken as not said (a minimal reply is no edit). */
     error_code rc = ERROR_OK;
     if (kind_validate_row(&reply, &ignored) == ERROR_OK) {
         rc = store_get(st, remote->kind, canon, &row, err);
         if (rc == ERROR_OK)
-            rc = put_reply_bases(st, &reply, &row, err);
+            rc = store_edit_put_bases(st, &reply, &row, model_object_id(&row),
+                                      kind_field_set(row.kind, KIND_FIELD_EDIT), true, err);
         size_t left = 0;
         if (rc == ERROR_OK)
             rc = store_edit_resettle(st, remote->kind, canon, &left, err);
