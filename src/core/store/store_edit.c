@@ -80,10 +80,7 @@ error_code store_edit_nomem(error_info *err)
 static error_code exec_args(store *st, store_stmt_id id, const char *const *args, int n,
                             error_info *err)
 {
-    sqlite3_stmt *s = store_stmt(st, id, err);
-    if (!s || store_bind_texts(st, s, args, n, err))
-        return err->code;
-    return store_exec(st, s, err);
+    return store_stmt_run(st, store_stmt(st, id, err), args, n, NULL, err);
 }
 
 error_code store_edit_line_put(store *st, model_kind kind, const char *id, const kind_field *f,
@@ -121,8 +118,8 @@ error_code store_edit_read_conflict(store *st, model_kind kind, const char *id,
 {
     const char *args[] = {store_edit_kind_key(kind), id};
     sqlite3_stmt *s = store_stmt(st, STMT_CONFLICT_GET, err);
-    bool row = false;
-    if (!s || store_bind_texts(st, s, args, 2, err) || store_step(st, s, &row, err))
+    bool row;
+    if (store_stmt_first(st, s, args, 2, &row, err))
         return err->code;
     info->conflict = STORE_CONFLICT_NONE;
     info->other_id[0] = '\0';

@@ -9,6 +9,7 @@
 
 #include "store_compare.h"
 #include "store_internal.h"
+#include "store_stmt.h"
 
 /* The kind's name in the edits and conflicts tables (as in aliases). */
 const char *store_edit_kind_key(model_kind kind);

@@ -413,7 +413,7 @@ static error_code staged_row(store *st, model_kind kind, const char *id, model_o
                              bool *found, bool *kept, error_info *err)
 {
     sqlite3_stmt *s = store_kind_stmt(st, kind, KSTMT_PULL_ROW, err);
-    if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, found, err))
+    if (store_stmt_first(st, s, &id, 1, found, err))
         return err->code;
     error_code rc = ERROR_OK;
     if (*found) {

@@ -5,6 +5,7 @@
  * page the remote answers 304 for is read from here.
  */
 #include "store_internal.h"
+#include "store_stmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,8 @@ error_code store_change_tag_get(store *st, model_kind kind, store_change_tag *ou
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
     sqlite3_stmt *s = store_stmt(st, STMT_CHANGE_TAG, err);
     const char *name = kind_name(kind);
-    bool row = false;
-    if (!s || store_bind_texts(st, s, &name, 1, err) || store_step(st, s, &row, err))
+    bool row;
+    if (store_stmt_first(st, s, &name, 1, &row, err))
         return err->code;
     if (row) {
         out->counter = sqlite3_column_int64(s, 0);
@@ -57,8 +58,8 @@ error_code store_http_page_get(store *st, const char *url, char *etag, size_t et
     if (etag_size)
         etag[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_HTTP_GET, err);
-    bool row = false;
-    if (!s || store_bind_texts(st, s, &url, 1, err) || store_step(st, s, &row, err))
+    bool row;
+    if (store_stmt_first(st, s, &url, 1, &row, err))
         return err->code;
     error_code rc = ERROR_OK;
     if (!row) {

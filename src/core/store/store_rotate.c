@@ -5,6 +5,7 @@
  * and when the old one retires.
  */
 #include "store_internal.h"
+#include "store_stmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,7 +424,7 @@ error_code store_rotation_successor(store *st, const char *id, char succ[MODEL_I
     *found = false;
     succ[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_ROTATION_SUCCESSOR, err);
-    if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, found, err))
+    if (store_stmt_first(st, s, &id, 1, found, err))
         return err->code;
     if (*found)
         store_col_copy(s, 0, succ, MODEL_ID_MAX + 1);
