@@ -55,11 +55,9 @@ error_code store_http_page_get(store *st, const char *url, char *etag, size_t et
     err = ERROR_OR_SCRATCH(err);
     *body = NULL;
     *len = 0;
-    if (etag_size)
-        etag[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_HTTP_GET, err);
     bool row;
-    if (store_stmt_first(st, s, &url, 1, &row, err))
+    if (store_stmt_text(st, s, url, etag, etag_size, &row, err))
         return err->code;
     error_code rc = ERROR_OK;
     if (!row) {
@@ -75,7 +73,6 @@ error_code store_http_page_get(store *st, const char *url, char *etag, size_t et
                 memcpy(*body, blob, n);
             (*body)[n] = '\0';
             *len = n;
-            store_col_copy(s, 0, etag, etag_size);
         }
     }
     store_reset(s);

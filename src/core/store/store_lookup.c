@@ -105,14 +105,10 @@ error_code store_meta_get(store *st, const char *key, char *value, size_t size,
                           error_info *err)
 {
     err = ERROR_OR_SCRATCH(err);
-    if (size)
-        value[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_META_GET, err);
     bool row;
-    if (store_stmt_first(st, s, &key, 1, &row, err))
+    if (store_stmt_text(st, s, key, value, size, &row, err))
         return err->code;
-    if (row)
-        store_col_copy(s, 0, value, size);
     store_reset(s);
     return row ? ERROR_OK : error_set(err, ERROR_NOT_FOUND, "no %s in the cache yet", key);
 }

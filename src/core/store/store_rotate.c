@@ -422,12 +422,9 @@ error_code store_rotation_successor(store *st, const char *id, char succ[MODEL_I
 {
     err = ERROR_OR_SCRATCH(err);
     *found = false;
-    succ[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_ROTATION_SUCCESSOR, err);
-    if (store_stmt_first(st, s, &id, 1, found, err))
+    if (store_stmt_text(st, s, id, succ, MODEL_ID_MAX + 1, found, err))
         return err->code;
-    if (*found)
-        store_col_copy(s, 0, succ, MODEL_ID_MAX + 1);
     store_reset(s);
     return ERROR_OK;
 }

@@ -10,6 +10,18 @@ error_code store_stmt_first(store *st, sqlite3_stmt *s, const char *const *args,
     return ERROR_OK;
 }
 
+error_code store_stmt_text(store *st, sqlite3_stmt *s, const char *key, char *out, size_t size,
+                           bool *row, error_info *err)
+{
+    if (size)
+        out[0] = '\0';
+    if (store_stmt_first(st, s, &key, 1, row, err))
+        return err->code;
+    if (*row)
+        store_col_copy(s, 0, out, size);
+    return ERROR_OK;
+}
+
 error_code store_stmt_int(store *st, sqlite3_stmt *s, long long *out, error_info *err)
 {
     bool row;

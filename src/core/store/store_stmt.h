@@ -12,6 +12,10 @@
  * then store_reset). */
 error_code store_stmt_first(store *st, sqlite3_stmt *s, const char *const *args, int n,
                             bool *row, error_info *err);
+/* store_stmt_first with ?1 `key`, the row's first column copied into `out`
+ * (`size` bytes; "" when no row came back). */
+error_code store_stmt_text(store *st, sqlite3_stmt *s, const char *key, char *out, size_t size,
+                           bool *row, error_info *err);
 /* The first column of the first row as an integer (0: no row), reset. */
 error_code store_stmt_int(store *st, sqlite3_stmt *s, long long *out, error_info *err);
 /* Bind, then run a statement that returns no rows; *changes (NULL: not wanted)
