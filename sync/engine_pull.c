@@ -7,6 +7,7 @@
  */
 #include "engine_internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,47 +190,64 @@ static bool list_all(engine *e, model_kind kind)
 
 /* ---- the pull ------------------------------------------------------------- */
 
+/* One line of the merge's report, said when its count is not 0: `before`, the
+ * count, a space, `after`. The count adds up the kinds in `of`. */
+enum { OF_RULES = 1, OF_CREDS = 2, OF_BOTH = 3 };
+enum { ANY_ROLE, FOLLOWER, NOT_FOLLOWER };
+typedef struct merge_line {
+    size_t offset; /* of a size_t in store_pull_stats */
+    unsigned of;
+    unsigned role; /* whose report says it: any, a follower's, another's */
+    sync_log_level level;
+    const char *before, *after;
+} merge_line;
+
+#define STAT(field) offsetof(store_pull_stats, field)
+static const merge_line merge_lines[] = {
+    {STAT(added), OF_BOTH, ANY_ROLE, SYNC_LOG_INFO, "", "added remotely"},
+    {STAT(remote_deleted), OF_BOTH, FOLLOWER, SYNC_LOG_INFO, "", "deleted upstream: removed"},
+    {STAT(remote_deleted), OF_BOTH, NOT_FOLLOWER, SYNC_LOG_WARN, "",
+     "deleted remotely: kept for review (rampart plan shows them with ~)"},
+    {STAT(adopted), OF_RULES, ANY_ROLE, SYNC_LOG_INFO, "",
+     "rules found remotely by their policy, cidr and action: synced"},
+    {STAT(conflicts), OF_BOTH, ANY_ROLE, SYNC_LOG_ERROR, "",
+     "rules clash with a remote rule holding their cidr: conflicts to resolve (rampart plan "
+     "shows them with !)"},
+    {STAT(edit_conflicts), OF_BOTH, ANY_ROLE, SYNC_LOG_ERROR, "",
+     "edited rows were changed or deleted remotely: conflicts to resolve (rampart plan shows "
+     "them with !)"},
+    {STAT(orphaned), OF_CREDS, ANY_ROLE, SYNC_LOG_WARN, "",
+     "credentials were created remotely but their tokens were lost: they are deleted there "
+     "and created again"},
+    {STAT(strays), OF_CREDS, ANY_ROLE, SYNC_LOG_WARN, "",
+     "extra remote copies of our credentials: deleted by the next push"},
+    {STAT(twice), OF_BOTH, ANY_ROLE, SYNC_LOG_WARN, "the remote's listing held ",
+     "ids twice (a page shifted while it was read?): each is cached once, as last listed"},
+    {STAT(same_key), OF_RULES, ANY_ROLE, SYNC_LOG_WARN, "the remote's listing held ",
+     "rules whose policy and cidr another listed rule has: one of each is cached, the other "
+     "left out (the remote holds both: look there)"},
+    {STAT(requeued), OF_BOTH, ANY_ROLE, SYNC_LOG_INFO, "",
+     "creates not found remotely: queued again"},
+};
+#undef STAT
+
+static size_t stat_of(const store_pull_stats *s, size_t offset)
+{
+    return *(const size_t *)((const char *)s + offset);
+}
+
 static void log_merge(engine *e, const store_pull_stats *r, const store_pull_stats *c)
 {
     engine_log(e, SYNC_LOG_INFO, "pulled %zu rules and %zu credentials", r->pulled,
                c->pulled);
-    if (r->added + c->added)
-        engine_log(e, SYNC_LOG_INFO, "%zu added remotely", r->added + c->added);
-    if (r->remote_deleted + c->remote_deleted && e->opt.follower)
-        engine_log(e, SYNC_LOG_INFO, "%zu deleted upstream: removed",
-                   r->remote_deleted + c->remote_deleted);
-    else if (r->remote_deleted + c->remote_deleted)
-        engine_log(e, SYNC_LOG_WARN, "%zu deleted remotely: kept for review "
-                   "(rampart plan shows them with ~)", r->remote_deleted + c->remote_deleted);
-    if (r->adopted)
-        engine_log(e, SYNC_LOG_INFO, "%zu rules found remotely by their policy, cidr "
-                   "and action: synced", r->adopted);
-    if (r->conflicts + c->conflicts)
-        engine_log(e, SYNC_LOG_ERROR, "%zu rules clash with a remote rule holding their "
-                   "cidr: conflicts to resolve (rampart plan shows them with !)",
-                   r->conflicts + c->conflicts);
-    if (r->edit_conflicts + c->edit_conflicts)
-        engine_log(e, SYNC_LOG_ERROR, "%zu edited rows were changed or deleted remotely: "
-                   "conflicts to resolve (rampart plan shows them with !)",
-                   r->edit_conflicts + c->edit_conflicts);
-    if (c->orphaned)
-        engine_log(e, SYNC_LOG_WARN, "%zu credentials were created remotely but their "
-                   "tokens were lost: they are deleted there and created again",
-                   c->orphaned);
-    if (c->strays)
-        engine_log(e, SYNC_LOG_WARN, "%zu extra remote copies of our credentials: "
-                   "deleted by the next push", c->strays);
-    if (r->twice + c->twice)
-        engine_log(e, SYNC_LOG_WARN, "the remote's listing held %zu ids twice (a page "
-                   "shifted while it was read?): each is cached once, as last listed",
-                   r->twice + c->twice);
-    if (r->same_key)
-        engine_log(e, SYNC_LOG_WARN, "the remote's listing held %zu rules whose policy "
-                   "and cidr another listed rule has: one of each is cached, the other "
-                   "left out (the remote holds both: look there)", r->same_key);
-    if (r->requeued + c->requeued)
-        engine_log(e, SYNC_LOG_INFO, "%zu creates not found remotely: queued again",
-                   r->requeued + c->requeued);
+    unsigned skip = e->opt.follower ? NOT_FOLLOWER : FOLLOWER;
+    for (size_t i = 0; i < sizeof merge_lines / sizeof merge_lines[0]; i++) {
+        const merge_line *l = &merge_lines[i];
+        size_t n = (l->of & OF_RULES ? stat_of(r, l->offset) : 0) +
+                   (l->of & OF_CREDS ? stat_of(c, l->offset) : 0);
+        if (n && l->role != skip)
+            engine_log(e, l->level, "%s%zu %s", l->before, n, l->after);
+    }
 }
 
 static error_code count_edited(engine *e, size_t *out, error_info *err)

@@ -215,39 +215,38 @@ static void describe_key(const store_edit_info *info, plan_text *t)
     add(t, "%s: " RESOLVE, info->fields == 0 ? " with the other action" : "");
 }
 
+/* What the plan says of each kind of conflict: a describer, or a text (which the
+ * row's own error text replaces where `own_text` and it has one). */
+typedef struct conflict_text {
+    void (*describe)(const store_edit_info *info, plan_text *t);
+    bool own_text;
+    const char *text;
+} conflict_text;
+
+static const conflict_text conflict_texts[STORE_CONFLICT_COUNT] = {
+    [STORE_CONFLICT_NONE] = {NULL, true, "a conflict: " RESOLVE},
+    [STORE_CONFLICT_FIELDS] = {describe_fields, false, NULL},
+    [STORE_CONFLICT_GONE] = {NULL, false, "deleted remotely while edited here: " RESOLVE},
+    [STORE_CONFLICT_KEY] = {describe_key, false, NULL},
+    [STORE_CONFLICT_REJECTED] = {NULL, true, "the server refused the edit: " RESOLVE},
+    [STORE_CONFLICT_CHANGED] = {describe_changed, false, NULL},
+    [STORE_CONFLICT_CROSSED] = {NULL, true,
+                                "someone else wrote while this edit was sent: check it, then "
+                                "resolve"},
+};
+
 static void describe_conflict(const store_edit_info *info, const char *error_text,
                               plan_text *t)
 {
-    switch (info->conflict) {
-    case STORE_CONFLICT_FIELDS:
-        describe_fields(info, t);
+    unsigned reason = (unsigned)info->conflict;
+    if (reason >= STORE_CONFLICT_COUNT)
+        reason = STORE_CONFLICT_NONE;
+    const conflict_text *c = &conflict_texts[reason];
+    if (c->describe) {
+        c->describe(info, t);
         return;
-    case STORE_CONFLICT_GONE:
-        add(t, "deleted remotely while edited here: " RESOLVE);
-        return;
-    case STORE_CONFLICT_KEY:
-        describe_key(info, t);
-        return;
-    case STORE_CONFLICT_REJECTED:
-        if (error_text && error_text[0])
-            add(t, "%s", error_text);
-        else
-            add(t, "the server refused the edit: " RESOLVE);
-        return;
-    case STORE_CONFLICT_CHANGED:
-        describe_changed(info, t);
-        return;
-    case STORE_CONFLICT_CROSSED:
-        add(t, "%s", error_text && error_text[0]
-                         ? error_text
-                         : "someone else wrote while this edit was sent: check it, then "
-                           "resolve");
-        return;
-    case STORE_CONFLICT_NONE:
-    case STORE_CONFLICT_COUNT:
-        break;
     }
-    add(t, "%s", error_text && error_text[0] ? error_text : "a conflict: " RESOLVE);
+    add(t, "%s", c->own_text && error_text && error_text[0] ? error_text : c->text);
 }
 
 const char *sync_edit_describe(const store_edit_info *info, const char *error_text, char *buf,

@@ -89,6 +89,21 @@ error_code codec_need_object(const json_t *value, error_info *err)
                      codec_type_name(value));
 }
 
+/* Member `key` of obj into *out: NULL when absent or null; a value of another
+ * type than `type` is refused, `want` naming the type in the message. */
+static error_code get_member(const json_t *obj, const char *key, json_type type,
+                             const char *want, const json_t **out, error_info *err)
+{
+    const json_t *value = json_object_get(obj, key);
+    *out = NULL;
+    if (!value || json_is_null(value))
+        return ERROR_OK;
+    if (json_typeof(value) != type)
+        return wrong_type(err, key, want, value);
+    *out = value;
+    return ERROR_OK;
+}
+
 /* A string value that fits `max` bytes and holds no NUL (which C text cannot keep). */
 static error_code check_string(const json_t *value, const char *field, size_t max,
                                error_info *err)
@@ -164,12 +179,11 @@ static error_code get_fields(const json_t *obj, model_kind kind, void *out, erro
 static error_code get_word(const json_t *obj, const char *key, const char **out,
                            error_info *err)
 {
-    const json_t *value = json_object_get(obj, key);
+    const json_t *value;
     *out = NULL;
-    if (!value || json_is_null(value))
-        return ERROR_OK;
-    if (!json_is_string(value))
-        return wrong_type(err, key, "a string", value);
+    error_code rc = get_member(obj, key, JSON_STRING, "a string", &value, err);
+    if (rc != ERROR_OK || !value)
+        return rc;
     /* An embedded NUL would let "allow\u0000x" pass a strcmp as "allow". */
     if (strlen(json_string_value(value)) == json_string_length(value))
         *out = json_string_value(value);
@@ -234,51 +248,81 @@ static error_code get_policy(const json_t *obj, model_rule *out, error_info *err
     return rc;
 }
 
-error_code codec_rule_from_json(const json_t *value, model_rule *out, error_info *err)
+/* What a kind reads beyond the common part, into its struct `out`. */
+typedef error_code (*kind_part_fn)(const json_t *obj, void *out, error_info *err);
+
+/* An object of `kind` into its struct `out`: the flat text members, the kind's
+ * own part, then the state (which depends on whether the id is known). */
+static error_code object_fill(const json_t *value, model_kind kind, kind_part_fn part,
+                              void *out, error_info *err)
 {
+    const kind_head *h = &kind_get(kind)->head;
     error_code rc = codec_need_object(value, err);
     if (rc == ERROR_OK)
-        rc = get_fields(value, MODEL_KIND_RULE, out, err);
+        rc = get_fields(value, kind, out, err);
     if (rc == ERROR_OK)
-        rc = get_policy(value, out, err);
+        rc = part(value, out, err);
     if (rc == ERROR_OK)
-        rc = codec_get_action(value, &out->action, err);
+        rc = get_state(value, ((const char *)out + h->id)[0] != '\0',
+                       (model_state *)((char *)out + h->state), err);
+    return rc;
+}
+
+/* A rule's own part: its policy and its action. */
+static error_code rule_part(const json_t *obj, void *out, error_info *err)
+{
+    model_rule *rule = out;
+    error_code rc = get_policy(obj, rule, err);
+    return rc == ERROR_OK ? codec_get_action(obj, &rule->action, err) : rc;
+}
+
+static error_code rule_fill(const json_t *value, void *out, error_info *err)
+{
+    return object_fill(value, MODEL_KIND_RULE, rule_part, out, err);
+}
+
+error_code codec_rule_from_json(const json_t *value, model_rule *out, error_info *err)
+{
+    return rule_fill(value, out, err);
+}
+
+/* Reads a loaded document's root into `out`. */
+typedef error_code (*root_fn)(const json_t *root, void *out, error_info *err);
+
+/* `json` loaded and read by `fill` into `out`, whose `size` bytes are zeroed
+ * when that fails (for a struct that owns no heap). */
+static error_code decode_flat(const char *json, size_t len, root_fn fill, void *out,
+                              size_t size, error_info *err)
+{
+    json_t *root;
+    error_code rc = codec_load(json, len, &root, err);
     if (rc == ERROR_OK)
-        rc = get_state(value, out->id[0] != '\0', &out->state, err);
+        rc = fill(root, out, err);
+    json_decref(root);
+    if (rc != ERROR_OK)
+        memset(out, 0, size);
     return rc;
 }
 
 error_code codec_rule_decode(const char *json, size_t len, model_rule *out,
                              error_info *err)
 {
-    json_t *root;
-    error_code rc = codec_load(json, len, &root, err);
-    if (rc == ERROR_OK)
-        rc = codec_rule_from_json(root, out, err);
-    json_decref(root);
-    if (rc != ERROR_OK)
-        memset(out, 0, sizeof *out);
-    return rc;
+    return decode_flat(json, len, rule_fill, out, sizeof *out, err);
 }
 
 error_code codec_get_acl(const json_t *obj, model_acl *acl, error_info *err)
 {
-    const json_t *list = json_object_get(obj, "acl");
-    if (!list || json_is_null(list))
-        return ERROR_OK;
-    if (!json_is_array(list))
-        return wrong_type(err, "acl", "an array", list);
-    for (size_t i = 0; i < json_array_size(list); i++) {
+    const json_t *list;
+    error_code rc = get_member(obj, "acl", JSON_ARRAY, "an array", &list, err);
+    for (size_t i = 0; rc == ERROR_OK && i < json_array_size(list); i++) {
         const json_t *item = json_array_get(list, i);
         char field[32];
         snprintf(field, sizeof field, "acl[%zu]", i);
-        error_code rc = check_string(item, field, MODEL_ACL_RULE_MAX, err);
+        rc = check_string(item, field, MODEL_ACL_RULE_MAX, err);
         if (rc == ERROR_OK)
             rc = model_acl_add(acl, json_string_value(item), err);
-        if (rc != ERROR_OK)
-            return rc;
     }
-    return ERROR_OK;
+    return rc;
 }
 
 void codec_wipe_freed_memory(void)
@@ -307,25 +351,19 @@ static error_code get_token(const json_t *obj, model_cred *out, error_info *err)
     return model_cred_set_token(out, json_string_value(token), err);
 }
 
-static error_code cred_fill(const json_t *value, model_cred *out, error_info *err)
+/* A credential's own part: its token and its ACL. */
+static error_code cred_part(const json_t *obj, void *out, error_info *err)
 {
-    error_code rc = codec_need_object(value, err);
-    if (rc == ERROR_OK)
-        rc = get_fields(value, MODEL_KIND_CRED, out, err);
-    if (rc == ERROR_OK)
-        rc = get_token(value, out, err);
-    if (rc == ERROR_OK)
-        rc = codec_get_acl(value, &out->acl, err);
-    if (rc == ERROR_OK)
-        rc = get_state(value, out->id[0] != '\0', &out->state, err);
-    return rc;
+    model_cred *cred = out;
+    error_code rc = get_token(obj, cred, err);
+    return rc == ERROR_OK ? codec_get_acl(obj, &cred->acl, err) : rc;
 }
 
 /* `out` ends cleared on failure, so it never holds half an ACL or a stray token. */
 error_code codec_cred_from_json(const json_t *value, model_cred *out, error_info *err)
 {
     model_cred_clear(out);
-    error_code rc = cred_fill(value, out, err);
+    error_code rc = object_fill(value, MODEL_KIND_CRED, cred_part, out, err);
     if (rc != ERROR_OK)
         model_cred_clear(out);
     return rc;
@@ -345,58 +383,62 @@ error_code codec_cred_decode(const char *json, size_t len, model_cred *out,
     return rc;
 }
 
-static error_code get_status(const json_t *obj, int *out, error_info *err)
+static error_code read_status(const json_t *value, codec_api_error *out, error_info *err)
 {
-    const json_t *value = json_object_get(obj, "status_code");
-    *out = 0;
-    if (!value || json_is_null(value))
-        return ERROR_OK;
-    if (!json_is_integer(value))
-        return wrong_type(err, "status_code", "an integer", value);
     json_int_t n = json_integer_value(value);
     if (n < 0 || n > INT_MAX)
         return error_set(err, ERROR_FORMAT, "status_code: out of range");
-    *out = (int)n;
+    out->status_code = (int)n;
     return ERROR_OK;
 }
 
-/* A long message is cut rather than refused: part of the reason beats none. */
-static error_code get_msg(const json_t *obj, char *dst, size_t size, error_info *err)
+static error_code read_error_code(const json_t *value, codec_api_error *out, error_info *err)
 {
-    const json_t *value = json_object_get(obj, "msg");
-    dst[0] = '\0';
-    if (!value || json_is_null(value))
-        return ERROR_OK;
-    error_code rc = check_string(value, "msg", SIZE_MAX, err);
+    error_code rc = check_string(value, "error_code", sizeof out->error_code - 1, err);
     if (rc == ERROR_OK)
-        model_copy_text(dst, size, json_string_value(value));
+        memcpy(out->error_code, json_string_value(value), json_string_length(value) + 1);
     return rc;
 }
 
-static error_code get_details(const json_t *obj, codec_api_error *out, error_info *err)
+/* A long message is cut rather than refused: part of the reason beats none. */
+static error_code read_msg(const json_t *value, codec_api_error *out, error_info *err)
 {
-    const json_t *details = json_object_get(obj, "details");
-    if (!details || json_is_null(details))
-        return ERROR_OK;
-    if (!json_is_object(details))
-        return wrong_type(err, "details", "an object", details);
-    return codec_get_text(details, "operation_id", "details.operation_id", out->operation_id,
-                    sizeof out->operation_id, false, err);
+    error_code rc = check_string(value, "msg", SIZE_MAX, err);
+    if (rc == ERROR_OK)
+        model_copy_text(out->msg, sizeof out->msg, json_string_value(value));
+    return rc;
 }
 
-static error_code api_error_fill(const json_t *root, codec_api_error *out,
-                                 error_info *err)
+static error_code read_details(const json_t *value, codec_api_error *out, error_info *err)
+{
+    return codec_get_text(value, "operation_id", "details.operation_id", out->operation_id,
+                          sizeof out->operation_id, false, err);
+}
+
+/* The members of an error reply, each optional (absent and null read as
+ * nothing), in the order they are checked. */
+static const struct {
+    const char *key;
+    json_type type;
+    const char *want;
+    error_code (*read)(const json_t *value, codec_api_error *out, error_info *err);
+} api_error_members[] = {
+    {"status_code", JSON_INTEGER, "an integer", read_status},
+    {"error_code", JSON_STRING, "a string", read_error_code},
+    {"msg", JSON_STRING, "a string", read_msg},
+    {"details", JSON_OBJECT, "an object", read_details},
+};
+
+static error_code api_error_fill(const json_t *root, void *out, error_info *err)
 {
     error_code rc = codec_need_object(root, err);
-    if (rc == ERROR_OK)
-        rc = get_status(root, &out->status_code, err);
-    if (rc == ERROR_OK)
-        rc = codec_get_text(root, "error_code", "error_code", out->error_code,
-                      sizeof out->error_code, false, err);
-    if (rc == ERROR_OK)
-        rc = get_msg(root, out->msg, sizeof out->msg, err);
-    if (rc == ERROR_OK)
-        rc = get_details(root, out, err);
+    for (size_t i = 0; rc == ERROR_OK && i < COUNT(api_error_members); i++) {
+        const json_t *value;
+        rc = get_member(root, api_error_members[i].key, api_error_members[i].type,
+                        api_error_members[i].want, &value, err);
+        if (rc == ERROR_OK && value)
+            rc = api_error_members[i].read(value, out, err);
+    }
     return rc;
 }
 
@@ -404,12 +446,5 @@ error_code codec_api_error_decode(const char *json, size_t len, codec_api_error 
                                   error_info *err)
 {
     memset(out, 0, sizeof *out);
-    json_t *root;
-    error_code rc = codec_load(json, len, &root, err);
-    if (rc == ERROR_OK)
-        rc = api_error_fill(root, out, err);
-    json_decref(root);
-    if (rc != ERROR_OK)
-        memset(out, 0, sizeof *out);
-    return rc;
+    return decode_flat(json, len, api_error_fill, out, sizeof *out, err);
 }

@@ -131,39 +131,62 @@ static bool scan_value(cursor *c, value *out)
     return false;
 }
 
-/* Reads one member's value at c; ctx is the caller's (a fast_rule, a fast_page). */
-typedef bool (*member_fn)(void *ctx, const value *key, cursor *c);
+/* Reads one element of a container at c (an object's member, an array's item). */
+typedef bool (*element_fn)(void *ctx, cursor *c);
 
-/* The members of the object at c->p, each handed to `member` to read its value. */
-static bool scan_object(cursor *c, void *ctx, member_fn member)
+/* The elements of the container opened at c->p, each read by `element`,
+ * separated by commas, up to `close`. */
+static bool scan_elements(cursor *c, unsigned char close, void *ctx, element_fn element)
 {
     c->p++;
     skip_space(c);
-    if (at(c, '}')) {
+    if (at(c, close)) {
         c->p++;
         return true;
     }
     for (;;) {
-        value key;
-        if (!at(c, '"') || !scan_string(c, &key))
+        if (!element(ctx, c))
             return false;
         skip_space(c);
-        if (!at(c, ':'))
-            return false;
-        c->p++;
-        skip_space(c);
-        if (!member(ctx, &key, c))
-            return false;
-        skip_space(c);
-        if (!at(c, ',')) {
-            if (!at(c, '}'))
-                return false;
+        if (at(c, close)) {
             c->p++;
             return true;
         }
+        if (!at(c, ','))
+            return false;
         c->p++;
         skip_space(c);
     }
+}
+
+/* Reads one member's value at c; ctx is the caller's (a fast_rule, a fast_page). */
+typedef bool (*member_fn)(void *ctx, const value *key, cursor *c);
+
+typedef struct object_scan {
+    void *ctx;
+    member_fn member;
+} object_scan;
+
+/* One member: its key, ':', and its value, read by the scan's `member`. */
+static bool object_member(void *ctx, cursor *c)
+{
+    const object_scan *o = ctx;
+    value key;
+    if (!at(c, '"') || !scan_string(c, &key))
+        return false;
+    skip_space(c);
+    if (!at(c, ':'))
+        return false;
+    c->p++;
+    skip_space(c);
+    return o->member(o->ctx, &key, c);
+}
+
+/* The members of the object at c->p, each handed to `member` to read its value. */
+static bool scan_object(cursor *c, void *ctx, member_fn member)
+{
+    object_scan o = {ctx, member};
+    return scan_elements(c, '}', &o, object_member);
 }
 
 static bool key_is(const value *key, const char *name, size_t len)
@@ -325,36 +348,25 @@ static bool page_room(fast_page *f)
     return buf_grow_array((void **)&page->items, &f->cap, page->count + 1, sizeof *page->items);
 }
 
+/* One rule of the page's array, appended to the page. */
+static bool page_item(void *ctx, cursor *c)
+{
+    fast_page *f = ctx;
+    if (!page_room(f))
+        return false;
+    model_object *item = &f->page->items[f->page->count];
+    size_t used;
+    item->kind = MODEL_KIND_RULE;
+    if (!codec_rule_fast((const char *)c->p, (size_t)(c->end - c->p), &used, &item->rule))
+        return false;
+    f->page->count++;
+    c->p += used;
+    return true;
+}
+
 static bool page_items(fast_page *f, cursor *c)
 {
-    if (!at(c, '['))
-        return false;
-    c->p++;
-    skip_space(c);
-    if (at(c, ']')) {
-        c->p++;
-        return true;
-    }
-    for (;;) {
-        if (!page_room(f))
-            return false;
-        model_object *item = &f->page->items[f->page->count];
-        size_t used;
-        item->kind = MODEL_KIND_RULE;
-        if (!codec_rule_fast((const char *)c->p, (size_t)(c->end - c->p), &used, &item->rule))
-            return false;
-        f->page->count++;
-        c->p += used;
-        skip_space(c);
-        if (at(c, ']')) {
-            c->p++;
-            return true;
-        }
-        if (!at(c, ','))
-            return false;
-        c->p++;
-        skip_space(c);
-    }
+    return at(c, '[') && scan_elements(c, ']', f, page_item);
 }
 
 static bool page_member(void *ctx, const value *key, cursor *c)

@@ -262,15 +262,28 @@ error_code codec_split_parse(const codec_split_item *item, json_t **out, error_i
                      line, column, codec_jansson_text(&jerr));
 }
 
-/* The range just read, as an item. */
-static void take_item(const codec_split *sp, size_t line, size_t column,
-                      codec_split_item *item)
+/* The value at sp->pos read into `item`: its range and the place it began
+ * (item->line is set for a failure's message too). */
+static error_code read_item(codec_split *sp, codec_split_item *item, error_info *err)
 {
+    item->line = sp->line;
+    item->column = column_at(sp, sp->pos);
+    if (read_value(sp, err))
+        return err->code;
     item->json = sp->buf + sp->mark;
     item->len = sp->pos - sp->mark;
     item->index = sp->index;
-    item->line = line;
-    item->column = column;
+    return ERROR_OK;
+}
+
+/* A member's name or value, read and parsed into *value (the caller's); `what`
+ * names it in a failure's message. */
+static error_code parse_item(codec_split *sp, const char *what, json_t **value, error_info *err)
+{
+    codec_split_item item;
+    if (read_item(sp, &item, err))
+        return error_prefix(err, "%s at line %zu", what, item.line);
+    return codec_split_parse(&item, value, err);
 }
 
 /* ---- the document around the elements -------------------------------------- */
@@ -308,10 +321,9 @@ static error_code start(codec_split *sp, error_info *err)
 /* An element of the array: buf[mark, pos) and its place. */
 static error_code element(codec_split *sp, codec_split_item *item, error_info *err)
 {
-    size_t line = sp->line, column = column_at(sp, sp->pos);
-    if (read_value(sp, err))
-        return error_prefix(err, "%s %zu (line %zu)", sp->kind->noun, sp->index + 1, line);
-    take_item(sp, line, column, item);
+    if (read_item(sp, item, err))
+        return error_prefix(err, "%s %zu (line %zu)", sp->kind->noun, sp->index + 1,
+                            item->line);
     sp->index++;
     sp->phase = PHASE_ITEMS_NEXT;
     return ERROR_OK;
@@ -353,13 +365,8 @@ static error_code items(codec_split *sp, codec_split_item *item, bool *got, erro
 /* A member name of the list object, decoded; true when it is the array's. */
 static error_code member_name(codec_split *sp, bool *is_list, error_info *err)
 {
-    size_t line = sp->line, column = column_at(sp, sp->pos);
-    if (read_value(sp, err))
-        return error_prefix(err, "a member name at line %zu", line);
-    codec_split_item name;
-    take_item(sp, line, column, &name);
     json_t *value;
-    if (codec_split_parse(&name, &value, err))
+    if (parse_item(sp, "a member name", &value, err))
         return err->code;
     const char *key = sp->kind->api_plural;
     *is_list = json_is_string(value) && json_string_length(value) == strlen(key) &&
@@ -421,13 +428,8 @@ static error_code member(codec_split *sp, error_info *err)
     }
     if (c == -1)
         return error_set(err, ERROR_FORMAT, "unexpected end of input in the list object");
-    size_t line = sp->line, column = column_at(sp, sp->pos);
-    if (read_value(sp, err))
-        return error_prefix(err, "a member at line %zu", line);
-    codec_split_item value_at;
-    take_item(sp, line, column, &value_at);
     json_t *value;
-    if (codec_split_parse(&value_at, &value, err))
+    if (parse_item(sp, "a member", &value, err))
         return err->code;
     json_decref(value);
     sp->phase = PHASE_MEMBERS_NEXT;

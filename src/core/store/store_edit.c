@@ -80,10 +80,7 @@ error_code store_edit_nomem(error_info *err)
 static error_code exec_args(store *st, store_stmt_id id, const char *const *args, int n,
                             error_info *err)
 {
-    sqlite3_stmt *s = store_stmt(st, id, err);
-    if (!s || store_bind_texts(st, s, args, n, err))
-        return err->code;
-    return store_exec(st, s, err);
+    return store_stmt_run(st, store_stmt(st, id, err), args, n, NULL, err);
 }
 
 error_code store_edit_line_put(store *st, model_kind kind, const char *id, const kind_field *f,
@@ -121,8 +118,8 @@ error_code store_edit_read_conflict(store *st, model_kind kind, const char *id,
 {
     const char *args[] = {store_edit_kind_key(kind), id};
     sqlite3_stmt *s = store_stmt(st, STMT_CONFLICT_GET, err);
-    bool row = false;
-    if (!s || store_bind_texts(st, s, args, 2, err) || store_step(st, s, &row, err))
+    bool row;
+    if (store_stmt_first(st, s, args, 2, &row, err))
         return err->code;
     info->conflict = STORE_CONFLICT_NONE;
     info->other_id[0] = '\0';
@@ -197,8 +194,8 @@ static error_code read_edits(store *st, const model_object *row, store_edit_info
 }
 
 /* Row `id` and its edit, inside an op: `row` initialised by the caller. */
-error_code store_edit_load(store *st, model_kind kind, const char *id, model_object *row,
-                           store_edit_info *info, error_info *err)
+static error_code load(store *st, model_kind kind, const char *id, model_object *row,
+                       store_edit_info *info, error_info *err)
 {
     if (store_get(st, kind, id, row, err))
         return err->code;
@@ -219,11 +216,25 @@ error_code store_edit_get(store *st, model_kind kind, const char *id, store_edit
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
     model_object row;
     model_object_init(&row, kind);
-    error_code rc = store_edit_load(st, kind, id, &row, out, err);
+    error_code rc = load(st, kind, id, &row, out, err);
     model_object_clear(&row);
     if (rc != ERROR_OK)
         store_edit_info_clear(out);
     return rc;
+}
+
+error_code store_edit_open(store *st, model_kind kind, const char *id, store_edit_row *e,
+                           error_info *err)
+{
+    memset(&e->info, 0, sizeof e->info);
+    model_object_init(&e->row, kind);
+    return load(st, kind, id, &e->row, &e->info, err);
+}
+
+void store_edit_close(store_edit_row *e)
+{
+    store_edit_info_clear(&e->info);
+    model_object_clear(&e->row);
 }
 
 /* ---- settling --------------------------------------------------------------- */
@@ -262,23 +273,35 @@ error_code store_edit_move(store *st, const store_edit_info *info, model_state s
     return store_row_set_state_in_op(st, info->kind, info->id, state, why ? why : "", err);
 }
 
+error_code store_edit_settle(store *st, model_kind kind, const char *id, store_settle_fn fn,
+                             void *ctx, error_info *err)
+{
+    store_edit_row e;
+    size_t left = 0, conflicting = 0;
+    error_code rc = store_edit_open(st, kind, id, &e, err);
+    if (rc == ERROR_OK)
+        rc = store_edit_drop_settled(st, &e.info, &left, &conflicting, err);
+    if (rc == ERROR_OK)
+        rc = fn(st, &e.info, left, conflicting, ctx, err);
+    store_edit_close(&e);
+    return rc;
+}
+
+/* store_settle_fn of store_edit_resettle: ctx is its `left`. */
+static error_code edited_or_synced(store *st, const store_edit_info *info, size_t left,
+                                   size_t conflicting, void *ctx, error_info *err)
+{
+    (void)conflicting;
+    *(size_t *)ctx = left;
+    return store_edit_move(st, info, left ? MODEL_STATE_EDITED : MODEL_STATE_SYNCED, NULL, err);
+}
+
 /* After the values or lines changed: re-read, drop settled lines, and make the
  * row edited (lines left) or synced (none). */
 error_code store_edit_resettle(store *st, model_kind kind, const char *id, size_t *left,
                                error_info *err)
 {
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, kind);
-    size_t conflicting = 0;
-    error_code rc = store_edit_load(st, kind, id, &row, &info, err);
-    if (rc == ERROR_OK)
-        rc = store_edit_drop_settled(st, &info, left, &conflicting, err);
-    if (rc == ERROR_OK)
-        rc = store_edit_move(st, &info, *left ? MODEL_STATE_EDITED : MODEL_STATE_SYNCED, NULL, err);
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
-    return rc;
+    return store_edit_settle(st, kind, id, edited_or_synced, left, err);
 }
 
 /* Set the row's fields named by the lines of `info` to their bases (or, with
@@ -300,32 +323,25 @@ error_code store_edit_apply_side(store *st, model_object *row, const store_edit_
 
 /* ---- the user's edit -------------------------------------------------------- */
 
+/* Why a row in each state cannot be edited (NULL: the general words). */
+#define IN_FLIGHT "cannot be edited now: its create is in flight or its outcome unknown; sync first"
+static const char *const refusals[MODEL_STATE_COUNT] = {
+    [MODEL_STATE_CREATING] = IN_FLIGHT,
+    [MODEL_STATE_UNKNOWN] = IN_FLIGHT,
+    [MODEL_STATE_DELETING] = "is being deleted: nothing to edit",
+    [MODEL_STATE_CONFLICT] = "was deleted here and changed remotely: resolve it first "
+                             "(--keep-local deletes it, --take-remote keeps it)",
+    [MODEL_STATE_REMOTE_DELETED] = "was deleted remotely: retry it (a new create) or discard "
+                                   "it, then edit",
+};
+#undef IN_FLIGHT
+
 static error_code refuse_state(const store_edit_info *info, error_info *err)
 {
     const char *noun = kind_get(info->kind)->noun;
-    switch (info->state) {
-    case MODEL_STATE_CREATING:
-    case MODEL_STATE_UNKNOWN:
-        return error_set(err, ERROR_STATE,
-                         "%s %s cannot be edited now: its create is in "
-                         "flight or its outcome unknown; sync first",
-                         noun, info->id);
-    case MODEL_STATE_DELETING:
-        return error_set(err, ERROR_STATE, "%s %s is being deleted: nothing to edit", noun,
-                         info->id);
-    case MODEL_STATE_CONFLICT:
-        return error_set(err, ERROR_STATE,
-                         "%s %s was deleted here and changed remotely: resolve it first "
-                         "(--keep-local deletes it, --take-remote keeps it)",
-                         noun, info->id);
-    case MODEL_STATE_REMOTE_DELETED:
-        return error_set(err, ERROR_STATE,
-                         "%s %s was deleted remotely: retry it (a new "
-                         "create) or discard it, then edit",
-                         noun, info->id);
-    default:
-        break;
-    }
+    const char *why = (unsigned)info->state < MODEL_STATE_COUNT ? refusals[info->state] : NULL;
+    if (why)
+        return error_set(err, ERROR_STATE, "%s %s %s", noun, info->id, why);
     return error_set(err, ERROR_STATE, "%s %s is %s: it cannot be edited", noun, info->id,
                      model_state_name(info->state));
 }
@@ -338,29 +354,31 @@ static bool is_queued_create(const store_edit_info *info)
             store_is_local_id(info->id));
 }
 
-/* Record the base of each field in `fields` not edited yet whose value changed.
- */
-static error_code put_bases(store *st, const model_object *before, const model_object *after,
-                            unsigned fields, const store_edit_info *info, error_info *err)
+/* Where put_changed records a base. */
+typedef struct base_put {
+    store *st;
+    model_kind kind;
+    const char *id;
+    bool skip_empty;
+} base_put;
+
+/* store_compare_fn: a line whose base is `old` for a field whose value changed. */
+static error_code put_changed(size_t i, const char *old, const char *now, void *ctx,
+                              error_info *err)
 {
-    const kind_desc *d = kind_get(before->kind);
-    for (size_t i = 0; i < d->field_count; i++) {
-        if (!(fields & (1u << i)) || (info->fields & (1u << i)))
-            continue;
-        char *h1 = NULL, *h2 = NULL;
-        const char *old = store_field_text(before, &d->fields[i], &h1, err);
-        const char *now = old ? store_field_text(after, &d->fields[i], &h2, err) : NULL;
-        error_code rc = ERROR_OK;
-        if (!old || !now)
-            rc = err->code;
-        else if (!store_edit_same(old, now))
-            rc = store_edit_line_put(st, before->kind, info->id, &d->fields[i], old, err);
-        free(h1);
-        free(h2);
-        if (rc != ERROR_OK)
-            return rc;
-    }
-    return ERROR_OK;
+    const base_put *p = ctx;
+    (void)now;
+    if (p->skip_empty && !old[0])
+        return ERROR_OK;
+    return store_edit_line_put(p->st, p->kind, p->id, &kind_get(p->kind)->fields[i], old, err);
+}
+
+error_code store_edit_put_bases(store *st, const model_object *from, const model_object *row,
+                                const char *id, unsigned fields, bool skip_empty,
+                                error_info *err)
+{
+    base_put p = {st, from->kind, id, skip_empty};
+    return store_compare_fields(from, row, fields, true, put_changed, &p, err);
 }
 
 /* store_update_fn: the edit inside its op; `ctx` the store_edit_result. */
@@ -374,41 +392,41 @@ static error_code edit_in_op(store *st, model_object *given, unsigned fields, mo
         return error_prefix(err, "cidr");
     store_edit_result *result = ctx;
     model_kind kind = given->kind;
-    model_object before;
-    store_edit_info info = {0};
-    model_object_init(&before, kind);
-    error_code rc = store_edit_load(st, kind, model_object_id(given), &before, &info, err);
-    bool create = rc == ERROR_OK && is_queued_create(&info);
-    bool editable = create || info.state == MODEL_STATE_SYNCED ||
-                    info.state == MODEL_STATE_EDITED ||
-                    (info.state == MODEL_STATE_CONFLICT && info.conflict != STORE_CONFLICT_CHANGED);
+    store_edit_row before;
+    error_code rc = store_edit_open(st, kind, model_object_id(given), &before, err);
+    const store_edit_info *info = &before.info;
+    bool create = rc == ERROR_OK && is_queued_create(info);
+    bool editable = create || info->state == MODEL_STATE_SYNCED ||
+                    info->state == MODEL_STATE_EDITED ||
+                    (info->state == MODEL_STATE_CONFLICT &&
+                     info->conflict != STORE_CONFLICT_CHANGED);
     if (rc == ERROR_OK && !editable)
-        rc = refuse_state(&info, err);
+        rc = refuse_state(info, err);
     if (rc == ERROR_OK)
         rc = store_update_in_op(st, given, fields, row, err);
     if (rc == ERROR_OK && create) {
         *result = STORE_EDIT_CREATE;
-        rc = store_edit_move(st, &info, MODEL_STATE_NEW, info.state == MODEL_STATE_NEW ? NULL : "",
+        rc = store_edit_move(st, info, MODEL_STATE_NEW, info->state == MODEL_STATE_NEW ? NULL : "",
                              err);
     } else if (rc == ERROR_OK) {
-        rc = put_bases(st, &before, row, fields, &info, err);
+        rc = store_edit_put_bases(st, &before.row, row, info->id, fields & ~info->fields,
+                                  false, err);
     }
     /* A conflict about what the server holds waits for the user; one the edit
      * answers (a refused edit, a clashing cidr) is an edit again. */
-    bool waits = info.state == MODEL_STATE_CONFLICT &&
-                 (info.conflict == STORE_CONFLICT_FIELDS || info.conflict == STORE_CONFLICT_GONE);
+    bool waits = info->state == MODEL_STATE_CONFLICT &&
+                 (info->conflict == STORE_CONFLICT_FIELDS || info->conflict == STORE_CONFLICT_GONE);
     if (rc == ERROR_OK && !create && waits)
         *result = STORE_EDIT_CONFLICT;
     if (rc == ERROR_OK && !create && !waits) {
         size_t left = 0;
-        rc = store_edit_resettle(st, kind, info.id, &left, err);
+        rc = store_edit_resettle(st, kind, info->id, &left, err);
         *result = left ? STORE_EDIT_EDITED : STORE_EDIT_UNCHANGED;
     }
     model_object_clear(row);
     if (rc == ERROR_OK)
-        rc = store_get(st, kind, info.id, row, err);
-    store_edit_info_clear(&info);
-    model_object_clear(&before);
+        rc = store_get(st, kind, info->id, row, err);
+    store_edit_close(&before);
     return rc;
 }
 
@@ -497,44 +515,42 @@ typedef struct resolve_call {
 
 static error_code resolve_in_op(store *st, const resolve_call *c, error_info *err)
 {
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, c->kind);
-    error_code rc = store_edit_load(st, c->kind, c->id, &row, &info, err);
-    if (rc == ERROR_OK && info.state != MODEL_STATE_CONFLICT)
+    store_edit_row e;
+    error_code rc = store_edit_open(st, c->kind, c->id, &e, err);
+    const store_edit_info *info = &e.info;
+    if (rc == ERROR_OK && info->state != MODEL_STATE_CONFLICT)
         rc = error_set(err, ERROR_STATE, "%s %s is %s, not a conflict: nothing to resolve",
-                       kind_get(c->kind)->noun, info.id, model_state_name(info.state));
+                       kind_get(c->kind)->noun, info->id, model_state_name(info->state));
     if (rc == ERROR_OK)
-        model_copy_text(c->out_id, MODEL_ID_MAX + 1, info.id);
+        model_copy_text(c->out_id, MODEL_ID_MAX + 1, info->id);
     if (rc == ERROR_OK) {
-        switch (info.conflict) {
+        switch (info->conflict) {
         case STORE_CONFLICT_GONE:
-            rc = resolve_gone(st, &info, c->side, c->out_id, err);
+            rc = resolve_gone(st, info, c->side, c->out_id, err);
             break;
         case STORE_CONFLICT_KEY:
-            rc = resolve_key(st, &row, &info, c->side, c->out_id, err);
+            rc = resolve_key(st, &e.row, info, c->side, c->out_id, err);
             break;
         case STORE_CONFLICT_REJECTED:
             rc = c->side == STORE_KEEP_LOCAL
-                     ? store_edit_move(st, &info, MODEL_STATE_EDITED, "", err)
-                     : revert(st, &row, &info, err);
+                     ? store_edit_move(st, info, MODEL_STATE_EDITED, "", err)
+                     : revert(st, &e.row, info, err);
             break;
         case STORE_CONFLICT_CHANGED:
-            rc = store_edit_move(st, &info, c->side == STORE_KEEP_LOCAL ? MODEL_STATE_DELETING
+            rc = store_edit_move(st, info, c->side == STORE_KEEP_LOCAL ? MODEL_STATE_DELETING
                                                                        : MODEL_STATE_SYNCED,
                                  "", err);
             break;
         case STORE_CONFLICT_CROSSED:
-            rc = store_edit_move(st, &info, MODEL_STATE_SYNCED, "", err);
+            rc = store_edit_move(st, info, MODEL_STATE_SYNCED, "", err);
             break;
         case STORE_CONFLICT_FIELDS:
         default:
-            rc = resolve_fields(st, &row, &info, c->side, err);
+            rc = resolve_fields(st, &e.row, info, c->side, err);
             break;
         }
     }
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
+    store_edit_close(&e);
     return rc;
 }
 
@@ -587,22 +603,20 @@ static error_code leave_edit(store *st, model_kind kind, const char *canon, mode
                              store_delete_result outcome, store_delete_result *result,
                              error_info *err)
 {
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, kind);
-    error_code rc = store_edit_load(st, kind, canon, &row, &info, err);
-    if (rc == ERROR_OK && nothing_remote(&info)) {
+    store_edit_row e;
+    error_code rc = store_edit_open(st, kind, canon, &e, err);
+    const store_edit_info *info = &e.info;
+    if (rc == ERROR_OK && nothing_remote(info)) {
         *result = STORE_DELETE_REMOVED;
-        rc = store_row_remove_in_op(st, kind, info.id, err);
+        rc = store_row_remove_in_op(st, kind, info->id, err);
     } else if (rc == ERROR_OK) {
         *result = outcome;
-        rc = store_edit_move(st, &info, state, "", err);
+        rc = store_edit_move(st, info, state, "", err);
         /* A conflict that holds the remote's values has no edit to take back. */
-        if (rc == ERROR_OK && !holds_remote(&info))
-            rc = store_edit_apply_side(st, &row, &info, false, err);
+        if (rc == ERROR_OK && !holds_remote(info))
+            rc = store_edit_apply_side(st, &e.row, info, false, err);
     }
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
+    store_edit_close(&e);
     return rc;
 }
 

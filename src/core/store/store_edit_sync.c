@@ -44,37 +44,39 @@ static error_code merge_line(store *st, const store_edit_info *info, size_t i, c
                                store_edit_same(rv, e->base) ? NULL : rv, err);
 }
 
+/* The walk of compare_fields: `line` is the first edit line not behind the
+ * field compared. */
+typedef struct compare_walk {
+    store *st;
+    model_object *row;
+    const store_edit_info *info;
+    compare *c;
+    size_t line;
+} compare_walk;
+
+/* store_compare_fn: field i's remote text `rv` against the row's `lv`. */
+static error_code compare_one(size_t i, const char *rv, const char *lv, void *ctx,
+                              error_info *err)
+{
+    compare_walk *w = ctx;
+    const store_edit_info *info = w->info;
+    while (w->line < info->count && info->field[w->line].field < i)
+        w->line++;
+    if (w->line < info->count && info->field[w->line].field == i)
+        return merge_line(w->st, info, w->line, w->c, rv, err);
+    if (store_edit_same(rv, lv))
+        return ERROR_OK;
+    w->c->dirty = true;
+    return store_field_set_text(w->row, &kind_get(w->row->kind)->fields[i], rv, err);
+}
+
 /* Every editable field of the row against `c->remote`. */
 static error_code compare_fields(store *st, model_object *row, const store_edit_info *info,
                                  compare *c, error_info *err)
 {
-    const kind_desc *d = kind_get(row->kind);
-    size_t line = 0;
-    for (size_t i = 0; i < d->field_count; i++) {
-        const kind_field *f = &d->fields[i];
-        if (!(f->flags & KIND_FIELD_EDIT))
-            continue;
-        char *h1 = NULL, *h2 = NULL;
-        const char *rv = store_field_text(c->remote, f, &h1, err);
-        const char *lv = rv ? store_field_text(row, f, &h2, err) : NULL;
-        while (line < info->count && info->field[line].field < i)
-            line++;
-        bool edited = line < info->count && info->field[line].field == i;
-        error_code rc = ERROR_OK;
-        if (!rv || !lv) {
-            rc = err->code;
-        } else if (edited) {
-            rc = merge_line(st, info, line, c, rv, err);
-        } else if (!store_edit_same(rv, lv)) {
-            rc = store_field_set_text(row, f, rv, err);
-            c->dirty = true;
-        }
-        free(h1);
-        free(h2);
-        if (rc != ERROR_OK)
-            return rc;
-    }
-    return ERROR_OK;
+    compare_walk w = {st, row, info, c, 0};
+    return store_compare_fields(c->remote, row, kind_field_set(row->kind, KIND_FIELD_EDIT),
+                                false, compare_one, &w, err);
 }
 
 /* Write the remote values taken into a row; a rule whose new remote cidr a live
@@ -89,8 +91,9 @@ static error_code write_taken(store *st, const model_object *row, error_info *er
  * conflict about a key or a refusal keeps its own reason while lines are left.
  */
 static error_code settle_lines(store *st, const store_edit_info *info, size_t left,
-                               size_t conflicting, size_t *conflicts, error_info *err)
+                               size_t conflicting, void *ctx, error_info *err)
 {
+    size_t *conflicts = ctx; /* NULL: not counted */
     if (!left) {
         error_code rc = store_edit_move(st, info, MODEL_STATE_SYNCED, "", err);
         return rc == ERROR_CONFLICT ? ERROR_OK : rc; /* a rule whose key is still held */
@@ -108,40 +111,20 @@ static error_code settle_lines(store *st, const store_edit_info *info, size_t le
                            err);
 }
 
-/* After the comparison: the state the lines left say. */
-static error_code settle_after_compare(store *st, model_kind kind, const char *id,
-                                       size_t *conflicts, error_info *err)
-{
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, kind);
-    size_t left = 0, conflicting = 0;
-    error_code rc = store_edit_load(st, kind, id, &row, &info, err);
-    if (rc == ERROR_OK)
-        rc = store_edit_drop_settled(st, &info, &left, &conflicting, err);
-    if (rc == ERROR_OK)
-        rc = settle_lines(st, &info, left, conflicting, conflicts, err);
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
-    return rc;
-}
-
 /* One edited row against a remote copy, inside an op. */
 static error_code compare_row(store *st, model_kind kind, const char *id, compare *c,
                               size_t *conflicts, error_info *err)
 {
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, kind);
-    error_code rc = store_edit_load(st, kind, id, &row, &info, err);
+    store_edit_row e;
+    error_code rc = store_edit_open(st, kind, id, &e, err);
     if (rc == ERROR_OK)
-        rc = compare_fields(st, &row, &info, c, err);
+        rc = compare_fields(st, &e.row, &e.info, c, err);
     if (rc == ERROR_OK && c->dirty)
-        rc = write_taken(st, &row, err);
+        rc = write_taken(st, &e.row, err);
+    /* After the comparison: the state the lines left say. */
     if (rc == ERROR_OK)
-        rc = settle_after_compare(st, kind, info.id, conflicts, err);
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
+        rc = store_edit_settle(st, kind, e.info.id, settle_lines, conflicts, err);
+    store_edit_close(&e);
     return rc;
 }
 
@@ -225,33 +208,36 @@ error_code store_edit_conflict(store *st, model_kind kind, const char *id, store
 typedef error_code (*differ_fn)(store *st, model_object *row, size_t i, const char *rv,
                                 const char *lv, void *ctx, error_info *err);
 
+/* The walk of take_differing. */
+typedef struct differ_walk {
+    store *st;
+    model_object *row;
+    differ_fn fn;
+    void *ctx;
+    size_t *count;
+} differ_walk;
+
+/* store_compare_fn: a differing field, counted, seen by the walk's `fn`, takes
+ * the remote value `rv`. */
+static error_code take_one(size_t i, const char *rv, const char *lv, void *ctx,
+                           error_info *err)
+{
+    const differ_walk *w = ctx;
+    ++*w->count;
+    if (w->fn(w->st, w->row, i, rv, lv, w->ctx, err))
+        return err->code;
+    return store_field_set_text(w->row, &kind_get(w->row->kind)->fields[i], rv, err);
+}
+
 /* The row takes the remote's value of every differing user field, `fn` seeing
  * each first; *count says how many differed. */
 static error_code take_differing(store *st, model_object *row, const model_object *remote,
                                  differ_fn fn, void *ctx, size_t *count, error_info *err)
 {
-    const kind_desc *d = kind_get(row->kind);
+    differ_walk w = {st, row, fn, ctx, count};
     *count = 0;
-    error_code rc = ERROR_OK;
-    for (size_t i = 0; rc == ERROR_OK && i < d->field_count; i++) {
-        const kind_field *f = &d->fields[i];
-        if (!(f->flags & KIND_FIELD_EDIT))
-            continue;
-        char *h1 = NULL, *h2 = NULL;
-        const char *rv = store_field_text(remote, f, &h1, err);
-        const char *lv = rv ? store_field_text(row, f, &h2, err) : NULL;
-        if (!rv || !lv) {
-            rc = err->code;
-        } else if (!store_edit_same(rv, lv)) {
-            ++*count;
-            rc = fn(st, row, i, rv, lv, ctx, err);
-            if (rc == ERROR_OK)
-                rc = store_field_set_text(row, f, rv, err);
-        }
-        free(h1);
-        free(h2);
-    }
-    return rc;
+    return store_compare_fields(remote, row, kind_field_set(row->kind, KIND_FIELD_EDIT), true,
+                                take_one, &w, err);
 }
 
 /* A changed field of a deleted row: its line keeps what this cache had. */
@@ -394,32 +380,6 @@ error_code store_edit_crossed(store *st, model_kind kind, const char *id, const 
     return store_op_end(st, op, crossed_in_op(st, kind, id ? id : "", why, err), err);
 }
 
-/* Bases for the fields where the reply differs from the row. A field the reply
- * left empty is taken as not said (a minimal reply is no edit). */
-static error_code put_reply_bases(store *st, const model_object *reply, const model_object *row,
-                                  error_info *err)
-{
-    const kind_desc *d = kind_get(row->kind);
-    for (size_t i = 0; i < d->field_count; i++) {
-        const kind_field *f = &d->fields[i];
-        if (!(f->flags & KIND_FIELD_EDIT))
-            continue;
-        char *h1 = NULL, *h2 = NULL;
-        const char *rv = store_field_text(reply, f, &h1, err);
-        const char *lv = rv ? store_field_text(row, f, &h2, err) : NULL;
-        error_code rc = ERROR_OK;
-        if (!rv || !lv)
-            rc = err->code;
-        else if (rv[0] && !store_edit_same(rv, lv))
-            rc = store_edit_line_put(st, row->kind, model_object_id(row), f, rv, err);
-        free(h1);
-        free(h2);
-        if (rc != ERROR_OK)
-            return rc;
-    }
-    return ERROR_OK;
-}
-
 error_code store_edit_after_confirm(store *st, const model_object *remote, const char *canon,
                                     error_info *err)
 {
@@ -428,12 +388,14 @@ error_code store_edit_after_confirm(store *st, const model_object *remote, const
     if (model_object_copy(&reply, remote, err))
         return err->code;
     error_info ignored;
-    /* Compared in canonical form; a reply the gate refuses says nothing. */
+    /* Compared in canonical form; a reply the gate refuses says nothing. A field
+     * the reply left empty is taken as not said (a minimal reply is no edit). */
     error_code rc = ERROR_OK;
     if (kind_validate_row(&reply, &ignored) == ERROR_OK) {
         rc = store_get(st, remote->kind, canon, &row, err);
         if (rc == ERROR_OK)
-            rc = put_reply_bases(st, &reply, &row, err);
+            rc = store_edit_put_bases(st, &reply, &row, model_object_id(&row),
+                                      kind_field_set(row.kind, KIND_FIELD_EDIT), true, err);
         size_t left = 0;
         if (rc == ERROR_OK)
             rc = store_edit_resettle(st, remote->kind, canon, &left, err);
@@ -451,7 +413,7 @@ static error_code staged_row(store *st, model_kind kind, const char *id, model_o
                              bool *found, bool *kept, error_info *err)
 {
     sqlite3_stmt *s = store_kind_stmt(st, kind, KSTMT_PULL_ROW, err);
-    if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, found, err))
+    if (store_stmt_first(st, s, &id, 1, found, err))
         return err->code;
     error_code rc = ERROR_OK;
     if (*found) {
@@ -510,17 +472,14 @@ static error_code follow_line(store *st, model_object *row, size_t i, const char
 static error_code follow_remote(store *st, model_kind kind, const char *id,
                                 const model_object *remote, error_info *err)
 {
-    model_object row;
-    store_edit_info info = {0};
-    model_object_init(&row, kind);
+    store_edit_row e;
     size_t changed = 0;
-    error_code rc = store_edit_load(st, kind, id, &row, &info, err);
+    error_code rc = store_edit_open(st, kind, id, &e, err);
     if (rc == ERROR_OK)
-        rc = take_differing(st, &row, remote, follow_line, &info, &changed, err);
+        rc = take_differing(st, &e.row, remote, follow_line, &e.info, &changed, err);
     if (rc == ERROR_OK && changed)
-        rc = write_taken(st, &row, err);
-    store_edit_info_clear(&info);
-    model_object_clear(&row);
+        rc = write_taken(st, &e.row, err);
+    store_edit_close(&e);
     return rc;
 }
 

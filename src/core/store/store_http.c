@@ -5,6 +5,7 @@
  * page the remote answers 304 for is read from here.
  */
 #include "store_internal.h"
+#include "store_stmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,8 @@ error_code store_change_tag_get(store *st, model_kind kind, store_change_tag *ou
         return error_set(err, ERROR_INVALID, "object of unknown kind %d", (int)kind);
     sqlite3_stmt *s = store_stmt(st, STMT_CHANGE_TAG, err);
     const char *name = kind_name(kind);
-    bool row = false;
-    if (!s || store_bind_texts(st, s, &name, 1, err) || store_step(st, s, &row, err))
+    bool row;
+    if (store_stmt_first(st, s, &name, 1, &row, err))
         return err->code;
     if (row) {
         out->counter = sqlite3_column_int64(s, 0);
@@ -54,11 +55,9 @@ error_code store_http_page_get(store *st, const char *url, char *etag, size_t et
     err = ERROR_OR_SCRATCH(err);
     *body = NULL;
     *len = 0;
-    if (etag_size)
-        etag[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_HTTP_GET, err);
-    bool row = false;
-    if (!s || store_bind_texts(st, s, &url, 1, err) || store_step(st, s, &row, err))
+    bool row;
+    if (store_stmt_text(st, s, url, etag, etag_size, &row, err))
         return err->code;
     error_code rc = ERROR_OK;
     if (!row) {
@@ -74,7 +73,6 @@ error_code store_http_page_get(store *st, const char *url, char *etag, size_t et
                 memcpy(*body, blob, n);
             (*body)[n] = '\0';
             *len = n;
-            store_col_copy(s, 0, etag, etag_size);
         }
     }
     store_reset(s);
@@ -92,15 +90,22 @@ static error_code write_one(store *st, sqlite3_stmt *s, error_info *err)
     return store_op_end(st, op, store_exec(st, s, err), err);
 }
 
+/* write_one of statement `id` with a text ?1 and a time ?2 (milliseconds). */
+static error_code write_text_time(store *st, store_stmt_id id, const char *text,
+                                  long long ms, error_info *err)
+{
+    err = ERROR_OR_SCRATCH(err);
+    sqlite3_stmt *s = store_stmt(st, id, err);
+    if (!s || store_bind_texts(st, s, &text, 1, err))
+        return err->code;
+    sqlite3_bind_int64(s, 2, ms);
+    return write_one(st, s, err);
+}
+
 error_code store_http_page_reused(store *st, const char *url, long long now_ms,
                                   error_info *err)
 {
-    err = ERROR_OR_SCRATCH(err);
-    sqlite3_stmt *s = store_stmt(st, STMT_HTTP_TOUCH, err);
-    if (!s || store_bind_texts(st, s, &url, 1, err))
-        return err->code;
-    sqlite3_bind_int64(s, 2, now_ms);
-    return write_one(st, s, err);
+    return write_text_time(st, STMT_HTTP_TOUCH, url, now_ms, err);
 }
 
 error_code store_http_page_put(store *st, const char *url, const char *collection,
@@ -124,10 +129,5 @@ error_code store_http_page_put(store *st, const char *url, const char *collectio
 error_code store_http_page_prune(store *st, const char *collection, long long before_ms,
                                  error_info *err)
 {
-    err = ERROR_OR_SCRATCH(err);
-    sqlite3_stmt *s = store_stmt(st, STMT_HTTP_PRUNE, err);
-    if (!s || store_bind_texts(st, s, &collection, 1, err))
-        return err->code;
-    sqlite3_bind_int64(s, 2, before_ms);
-    return write_one(st, s, err);
+    return write_text_time(st, STMT_HTTP_PRUNE, collection, before_ms, err);
 }

@@ -15,6 +15,7 @@
  * change counter's triggers (migration 9) go with the browsing indexes: such an
  * import counts once at its finish instead of once per row.
  */
+#include "store_compare.h"
 #include "store_internal.h"
 
 #include <stdio.h>
@@ -128,29 +129,23 @@ error_code store_import_begin(store *st, model_kind kind, size_t expected_rows,
 
 /* ---- one row ------------------------------------------------------------------ */
 
+/* store_compare_fn: a differing field's bit into the set at ctx. */
+static error_code note_differing(size_t i, const char *a, const char *b, void *ctx,
+                                 error_info *err)
+{
+    (void)a, (void)b, (void)err;
+    *(unsigned *)ctx |= 1u << i;
+    return ERROR_OK;
+}
+
 /* The user's fields (KIND_FIELD_CREATE) where `a` and `b` differ, as a
  * kind_field_bit set, compared in the store's column form. */
 static error_code differing_fields(const model_object *a, const model_object *b,
                                    unsigned *out, error_info *err)
 {
-    const kind_desc *d = kind_get(a->kind);
     *out = 0;
-    for (size_t i = 0; i < d->field_count; i++) {
-        const kind_field *f = &d->fields[i];
-        if (!(f->flags & KIND_FIELD_CREATE))
-            continue;
-        char *h1 = NULL, *h2 = NULL;
-        const char *va = store_field_text(a, f, &h1, err);
-        const char *vb = va ? store_field_text(b, f, &h2, err) : NULL;
-        bool same = vb && strcmp(va, vb) == 0;
-        free(h1);
-        free(h2);
-        if (!vb)
-            return err->code;
-        if (!same)
-            *out |= kind_field_bit(a->kind, f);
-    }
-    return ERROR_OK;
+    return store_compare_fields(a, b, kind_field_set(a->kind, KIND_FIELD_CREATE), true,
+                                note_differing, out, err);
 }
 
 /* A row whose id (or local alias) the cache holds as `cached`: equal, nothing to

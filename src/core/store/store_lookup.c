@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "store_internal.h"
+#include "store_stmt.h"
 
 /* One index seek per policy (min over rules_policy_id) instead of a DISTINCT
  * scan: a cache of a million rules in a handful of policies answers at once. */
@@ -97,27 +98,17 @@ error_code store_cred_find_by_name(store *st, const char *name,
 error_code store_data_version(store *st, long long *out, error_info *err)
 {
     err = ERROR_OR_SCRATCH(err);
-    sqlite3_stmt *s = store_stmt(st, STMT_DATA_VERSION, err);
-    bool row;
-    if (!s || store_step(st, s, &row, err))
-        return err->code;
-    *out = row ? (long long)sqlite3_column_int64(s, 0) : 0;
-    store_reset(s);
-    return ERROR_OK;
+    return store_stmt_int(st, store_stmt(st, STMT_DATA_VERSION, err), out, err);
 }
 
 error_code store_meta_get(store *st, const char *key, char *value, size_t size,
                           error_info *err)
 {
     err = ERROR_OR_SCRATCH(err);
-    if (size)
-        value[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_META_GET, err);
-    bool row = false;
-    if (!s || store_bind_texts(st, s, &key, 1, err) || store_step(st, s, &row, err))
+    bool row;
+    if (store_stmt_text(st, s, key, value, size, &row, err))
         return err->code;
-    if (row)
-        store_col_copy(s, 0, value, size);
     store_reset(s);
     return row ? ERROR_OK : error_set(err, ERROR_NOT_FOUND, "no %s in the cache yet", key);
 }

@@ -4,6 +4,7 @@
  * store_sql.c, one set-based statement per step, all in one transaction.
  */
 #include "store_internal.h"
+#include "store_stmt.h"
 
 #include "rampart/validate.h"
 
@@ -18,11 +19,7 @@ static error_code exec_stmt(store *st, sqlite3_stmt *s, const char *const *args,
 {
     if (s && sqlite3_bind_parameter_count(s) < n)
         n = sqlite3_bind_parameter_count(s);
-    if (!s || store_bind_texts(st, s, args, n, err) || store_exec(st, s, err))
-        return err->code;
-    if (changes)
-        *changes = (size_t)sqlite3_changes(st->db);
-    return ERROR_OK;
+    return store_stmt_run(st, s, args, n, changes, err);
 }
 
 static error_code exec_id(store *st, store_stmt_id id, const char *const *args, int n,
@@ -282,12 +279,10 @@ static const merge_step merge_steps[] = {
 
 static error_code count_staged(store *st, store_stmt_id id, size_t *out, error_info *err)
 {
-    sqlite3_stmt *s = store_stmt(st, id, err);
-    bool row;
-    if (!s || store_step(st, s, &row, err))
+    long long n;
+    if (store_stmt_int(st, store_stmt(st, id, err), &n, err))
         return err->code;
-    *out = row ? (size_t)sqlite3_column_int64(s, 0) : 0;
-    store_reset(s);
+    *out = (size_t)n;
     return ERROR_OK;
 }
 
@@ -295,7 +290,7 @@ static error_code count_staged(store *st, store_stmt_id id, size_t *out, error_i
 static error_code exists(store *st, store_stmt_id id, bool *out, error_info *err)
 {
     sqlite3_stmt *s = store_stmt(st, id, err);
-    if (!s || store_step(st, s, out, err))
+    if (store_stmt_first(st, s, NULL, 0, out, err))
         return err->code;
     store_reset(s);
     return ERROR_OK;

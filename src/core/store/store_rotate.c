@@ -5,6 +5,7 @@
  * and when the old one retires.
  */
 #include "store_internal.h"
+#include "store_stmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,67 +333,88 @@ static error_code get_going(store *st, const char *id, store_rotation *r, error_
     return rc;
 }
 
-error_code store_rotation_retire(store *st, const char *id, error_info *err)
+/* What a change does to the rotation it was given, inside the transaction. */
+typedef error_code (*rotation_fn)(store *st, const store_rotation *r, void *ctx,
+                                  error_info *err);
+
+/* Read the rotation of `id` (with `going`, refused unless under way with a live
+ * successor) and change it with `fn`, in a transaction of its own when the caller
+ * has none. */
+static error_code change_rotation(store *st, const char *id, bool going, rotation_fn fn,
+                                  void *ctx, error_info *err)
 {
     err = ERROR_OR_SCRATCH(err);
     bool own;
     if (tx_begin(st, &own, err))
         return err->code;
     store_rotation r;
-    error_code rc = get_going(st, id, &r, err);
-    if (rc == ERROR_OK && !r.new_held)
-        rc = error_set(err, ERROR_STATE, "the successor %s of %s holds no token here yet: "
-                       "the old one stays until it does", r.new_id, r.old_id);
+    error_code rc = going ? get_going(st, id, &r, err) : store_rotation_get(st, id, &r, err);
     if (rc == ERROR_OK)
-        rc = retire_in_op(st, &r, err);
+        rc = fn(st, &r, ctx, err);
     return tx_end(st, own, rc, err);
+}
+
+static error_code retire_held(store *st, const store_rotation *r, void *ctx, error_info *err)
+{
+    (void)ctx;
+    if (!r->new_held)
+        return error_set(err, ERROR_STATE, "the successor %s of %s holds no token here yet: "
+                         "the old one stays until it does", r->new_id, r->old_id);
+    return retire_in_op(st, r, err);
+}
+
+error_code store_rotation_retire(store *st, const char *id, error_info *err)
+{
+    return change_rotation(st, id, true, retire_held, NULL, err);
+}
+
+/* ctx: the caller's `retired`. */
+static error_code finish_now(store *st, const store_rotation *r, void *ctx, error_info *err)
+{
+    bool *retired = ctx;
+    const char *args[] = {r->old_id};
+    error_code rc = run(st, "UPDATE rotations SET mode = 'finish' WHERE old_id = ?1 AND mode = "
+                        "'grace'", args, 1, NULL, 0, NULL, err);
+    if (rc == ERROR_OK && r->new_held && r->exec_state != STORE_EXEC_PENDING) {
+        rc = retire_in_op(st, r, err);
+        *retired = rc == ERROR_OK;
+    }
+    return rc;
 }
 
 error_code store_rotation_finish(store *st, const char *id, bool *retired, error_info *err)
 {
-    err = ERROR_OR_SCRATCH(err);
     retired = retired ? retired : &(bool){false};
     *retired = false;
-    bool own;
-    if (tx_begin(st, &own, err))
-        return err->code;
-    store_rotation r;
-    error_code rc = get_going(st, id, &r, err);
-    const char *args[] = {r.old_id};
+    return change_rotation(st, id, true, finish_now, retired, err);
+}
+
+/* ctx: the caller's `new_id` (NULL: not wanted). */
+static error_code cancel_in_op(store *st, const store_rotation *r, void *ctx, error_info *err)
+{
+    char *new_id = ctx;
+    error_code rc = ERROR_OK;
+    if (!active(r) && r->state != STORE_ROTATION_STOPPED)
+        rc = error_set(err, ERROR_STATE, "the rotation of %s to %s is %s: the old credential "
+                       "is %s", r->old_id, r->new_id, store_rotation_state_name(r->state),
+                       r->state == STORE_ROTATION_RETIRED ? "deleted" : "being deleted");
+    store_delete_result result = STORE_DELETE_REMOVED;
     if (rc == ERROR_OK)
-        rc = run(st, "UPDATE rotations SET mode = 'finish' WHERE old_id = ?1 AND mode = "
-                 "'grace'", args, 1, NULL, 0, NULL, err);
-    if (rc == ERROR_OK && r.new_held && r.exec_state != STORE_EXEC_PENDING) {
-        rc = retire_in_op(st, &r, err);
-        *retired = rc == ERROR_OK;
-    }
-    return tx_end(st, own, rc, err);
+        rc = store_delete(st, MODEL_KIND_CRED, r->new_id, &result, err);
+    if (rc == ERROR_STATE)
+        error_prefix(err, "successor %s", r->new_id);
+    const char *args[] = {r->old_id};
+    if (rc == ERROR_OK) /* a successor removed took its link along already */
+        rc = run(st, "DELETE FROM rotations WHERE old_id = ?1", args, 1, NULL, 0, NULL, err);
+    if (rc == ERROR_OK && new_id)
+        snprintf(new_id, MODEL_ID_MAX + 1, "%s", r->new_id);
+    return rc;
 }
 
 error_code store_rotation_cancel(store *st, const char *id, char new_id[MODEL_ID_MAX + 1],
                                  error_info *err)
 {
-    err = ERROR_OR_SCRATCH(err);
-    bool own;
-    if (tx_begin(st, &own, err))
-        return err->code;
-    store_rotation r;
-    error_code rc = store_rotation_get(st, id, &r, err);
-    if (rc == ERROR_OK && !active(&r) && r.state != STORE_ROTATION_STOPPED)
-        rc = error_set(err, ERROR_STATE, "the rotation of %s to %s is %s: the old credential "
-                       "is %s", r.old_id, r.new_id, store_rotation_state_name(r.state),
-                       r.state == STORE_ROTATION_RETIRED ? "deleted" : "being deleted");
-    store_delete_result result = STORE_DELETE_REMOVED;
-    if (rc == ERROR_OK)
-        rc = store_delete(st, MODEL_KIND_CRED, r.new_id, &result, err);
-    if (rc == ERROR_STATE)
-        error_prefix(err, "successor %s", r.new_id);
-    const char *args[] = {r.old_id};
-    if (rc == ERROR_OK) /* a successor removed took its link along already */
-        rc = run(st, "DELETE FROM rotations WHERE old_id = ?1", args, 1, NULL, 0, NULL, err);
-    if (rc == ERROR_OK && new_id)
-        snprintf(new_id, MODEL_ID_MAX + 1, "%s", r.new_id);
-    return tx_end(st, own, rc, err);
+    return change_rotation(st, id, false, cancel_in_op, new_id, err);
 }
 
 error_code store_rotation_successor(store *st, const char *id, char succ[MODEL_ID_MAX + 1],
@@ -400,12 +422,9 @@ error_code store_rotation_successor(store *st, const char *id, char succ[MODEL_I
 {
     err = ERROR_OR_SCRATCH(err);
     *found = false;
-    succ[0] = '\0';
     sqlite3_stmt *s = store_stmt(st, STMT_ROTATION_SUCCESSOR, err);
-    if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, found, err))
+    if (store_stmt_text(st, s, id, succ, MODEL_ID_MAX + 1, found, err))
         return err->code;
-    if (*found)
-        store_col_copy(s, 0, succ, MODEL_ID_MAX + 1);
     store_reset(s);
     return ERROR_OK;
 }
