@@ -112,6 +112,15 @@ static size_t field_opts(model_kind kind, update_args *a, cli_opt *opts, bool cr
     return n;
 }
 
+/* argv by field_opts' options into `a`, as cli_parse (false: *rc says how it ended). */
+static bool parse_fields(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv,
+                         update_args *a, bool create, int *first, int *rc)
+{
+    cli_opt opts[FIELDS_MAX + 2];
+    size_t nopts = field_opts(call->kind, a, opts, create);
+    return cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, first, rc);
+}
+
 static bool given(const update_args *a, size_t i)
 {
     return a->text[i] != NULL || a->list[i].count > 0;
@@ -229,10 +238,8 @@ int cli_object_create_fields(cli_ctx *ctx, const cli_object_call *call, int argc
                              char **argv, cli_object_new *c)
 {
     update_args a = {.json = false};
-    cli_opt opts[FIELDS_MAX + 2];
-    size_t nopts = field_opts(call->kind, &a, opts, true);
     int first, rc;
-    if (!cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, &first, &rc))
+    if (!parse_fields(ctx, call, argc, argv, &a, true, &first, &rc))
         return rc;
     c->json = a.json;
     c->sync = a.sync;
@@ -342,10 +349,8 @@ static int update_run(cli_ctx *ctx, const cli_object_call *call, const update_ar
 int cli_object_update(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv)
 {
     update_args a = {.json = false};
-    cli_opt opts[FIELDS_MAX + 2];
-    size_t nopts = field_opts(call->kind, &a, opts, false);
     int first, rc;
-    if (!cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, &first, &rc))
+    if (!parse_fields(ctx, call, argc, argv, &a, false, &first, &rc))
         return rc;
     unsigned fields;
     rc = update_fields(ctx, call, &a, &fields);

@@ -278,19 +278,8 @@ static error_code discard_in_op(store *st, model_kind kind, const char *id,
                      model_state_name(state));
 }
 
-static error_code discard(store *st, model_kind kind, const char *id,
-                          store_delete_result *result, error_info *err)
-{
-    store_delete_result ignored;
-    store_op op;
-    if (store_op_begin(st, true, &op, err))
-        return err->code;
-    error_code rc = discard_in_op(st, kind, id, result ? result : &ignored, err);
-    return store_op_end(st, op, rc, err);
-}
-
 error_code store_discard(store *st, model_kind kind, const char *id,
                          store_delete_result *result, error_info *err)
 {
-    return discard(st, kind, id, result, ERROR_OR_SCRATCH(err));
+    return store_row_in_op(st, kind, id, result, discard_in_op, ERROR_OR_SCRATCH(err));
 }

@@ -133,15 +133,22 @@ static error_code delete_in_op(store *st, model_kind kind, const char *id,
                                                    : "the outcome of its create is unknown");
 }
 
-error_code store_row_delete(store *st, model_kind kind, const char *id,
-                            store_delete_result *result, error_info *err)
+error_code store_row_in_op(store *st, model_kind kind, const char *id,
+                           store_delete_result *result, store_row_change_fn fn,
+                           error_info *err)
 {
     store_delete_result ignored;
     store_op op;
     if (store_op_begin(st, true, &op, err))
         return err->code;
-    error_code rc = delete_in_op(st, kind, id, result ? result : &ignored, err);
+    error_code rc = fn(st, kind, id, result ? result : &ignored, err);
     return store_op_end(st, op, rc, err);
+}
+
+error_code store_row_delete(store *st, model_kind kind, const char *id,
+                            store_delete_result *result, error_info *err)
+{
+    return store_row_in_op(st, kind, id, result, delete_in_op, err);
 }
 
 error_code store_row_remove(store *st, model_kind kind, const char *id, error_info *err)
