@@ -260,10 +260,12 @@ error_code store_change_bump(store *st, model_kind kind, error_info *err);
 error_code store_row_resolve(store *st, model_kind kind, const char *id,
                              char canon[MODEL_ID_MAX + 1], model_state *state,
                              error_info *err);
-/* A change to one row in one transaction: `fn` (a delete or a discard, in the
- * op) with a result the caller may not want (NULL). */
-typedef error_code (*store_row_change_fn)(store *st, model_kind kind, const char *id,
-                                          store_delete_result *result, error_info *err);
+/* A change to one row in one transaction: `id` resolved to the row's id and
+ * state, then `fn` (a delete or a discard, in the op) with a result the caller
+ * may not want (NULL). */
+typedef error_code (*store_row_change_fn)(store *st, model_kind kind, const char *canon,
+                                          model_state state, store_delete_result *result,
+                                          error_info *err);
 error_code store_row_in_op(store *st, model_kind kind, const char *id,
                            store_delete_result *result, store_row_change_fn fn,
                            error_info *err);

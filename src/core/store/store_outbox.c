@@ -241,13 +241,10 @@ static error_code undelete_in_op(store *st, model_kind kind, const char *canon,
     return ERROR_OK;
 }
 
-static error_code discard_in_op(store *st, model_kind kind, const char *id,
-                                store_delete_result *result, error_info *err)
+static error_code discard_in_op(store *st, model_kind kind, const char *canon,
+                                model_state state, store_delete_result *result,
+                                error_info *err)
 {
-    char canon[MODEL_ID_MAX + 1];
-    model_state state;
-    if (store_row_resolve(st, kind, id, canon, &state, err))
-        return err->code;
     const char *noun = kind_get(kind)->noun;
     switch (state) {
     case MODEL_STATE_NEW:

@@ -104,14 +104,10 @@ static const delete_action delete_actions[MODEL_STATE_COUNT] = {
     [MODEL_STATE_CONFLICT] = DELETE_EDITED,
 };
 
-static error_code delete_in_op(store *st, model_kind kind, const char *id,
-                               store_delete_result *result, error_info *err)
+static error_code delete_in_op(store *st, model_kind kind, const char *canon,
+                               model_state state, store_delete_result *result,
+                               error_info *err)
 {
-    char canon[MODEL_ID_MAX + 1];
-    model_state state;
-    if (store_row_resolve(st, kind, id, canon, &state, err))
-        return err->code;
-    // NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript): set on ERROR_OK
     switch (delete_actions[state]) {
     case DELETE_REMOVE:
         *result = STORE_DELETE_REMOVED;
@@ -138,10 +134,14 @@ error_code store_row_in_op(store *st, model_kind kind, const char *id,
                            error_info *err)
 {
     store_delete_result ignored;
+    char canon[MODEL_ID_MAX + 1];
+    model_state state = MODEL_STATE_NEW;
     store_op op;
     if (store_op_begin(st, true, &op, err))
         return err->code;
-    error_code rc = fn(st, kind, id, result ? result : &ignored, err);
+    error_code rc = store_row_resolve(st, kind, id, canon, &state, err);
+    if (rc == ERROR_OK)
+        rc = fn(st, kind, canon, state, result ? result : &ignored, err);
     return store_op_end(st, op, rc, err);
 }
 
