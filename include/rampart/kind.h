@@ -66,12 +66,6 @@ typedef struct kind_field {
     const char *arg, *help;
 } kind_field;
 
-/* Where the fields every kind has live in the kind's struct (offsets in model_rule
- * or model_cred): char buffers but `state`, a model_state. */
-typedef struct kind_head {
-    size_t id, uri, created_at, description, metadata, state, error;
-} kind_head;
-
 /* What a kind's rows do that the other kind's do not: the behaviour that truly
  * differs, asked by trait rather than by kind. */
 enum kind_trait {
@@ -113,7 +107,6 @@ typedef struct kind_desc {
      * policy_uri), as text fields named by their column. */
     const kind_field *head_fields;
     size_t head_field_count;
-    kind_head head;         /* the common fields' offsets */
     const char *api_noun;   /* the API's word in its messages: "ip policy rule" */
     unsigned traits;        /* kind_trait */
 } kind_desc;
@@ -124,7 +117,7 @@ const kind_desc *kind_get(model_kind kind);
 /* Shorthand for kind_get(obj->kind)->label(obj). */
 const char *kind_label(const model_object *obj);
 
-/* Whether `f` is one of the fields every kind has (kind_head: description,
+/* Whether `f` is one of the fields every kind has (model_head: description,
  * metadata), which the wire format writes with the head. */
 bool kind_field_in_head(model_kind kind, const kind_field *f);
 
@@ -146,7 +139,7 @@ unsigned kind_field_set(model_kind kind, unsigned flags);
  * `buf` (cut to fit `size`), for messages: "cidr, description, metadata". */
 const char *kind_field_names(model_kind kind, unsigned set, char *buf, size_t size);
 
-/* What lies `offset` bytes into obj's kind struct (an offset of a kind_head or a
+/* What lies `offset` bytes into obj's kind struct (an offset in model_head or of a
  * kind_field of obj's kind). */
 const void *kind_at(const model_object *obj, size_t offset);
 void *kind_at_mut(model_object *obj, size_t offset);

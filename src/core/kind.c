@@ -113,10 +113,18 @@ static const kind_field cred_head[] = {
     CRED_TEXT(error, 0, NULL, NULL, NULL, NULL),
 };
 
-/* The offsets of what every row has, in the kind's struct `t`. */
-#define HEAD(t)                                                                        \
-    {offsetof(t, id), offsetof(t, uri), offsetof(t, created_at), offsetof(t, description), \
-     offsetof(t, metadata), offsetof(t, state), offsetof(t, error)}
+/* Each kind's struct begins with model_head (model.h): the same offsets. */
+#define SAME_HEAD(t, m) _Static_assert(offsetof(t, m) == offsetof(model_head, m), #t "." #m)
+#define SAME_HEADS(t)                                                                  \
+    SAME_HEAD(t, id);                                                                  \
+    SAME_HEAD(t, uri);                                                                 \
+    SAME_HEAD(t, created_at);                                                          \
+    SAME_HEAD(t, description);                                                         \
+    SAME_HEAD(t, metadata);                                                            \
+    SAME_HEAD(t, state);                                                               \
+    SAME_HEAD(t, error)
+SAME_HEADS(model_rule);
+SAME_HEADS(model_cred);
 
 /* ---- per-kind functions -------------------------------------------------- */
 
@@ -177,18 +185,17 @@ static error_code cred_decode(const char *json, size_t len, model_object *out,
 
 /* One row per kind: what differs, in the order of kind_desc. `fn` names the
  * kind's functions above (fn_label, fn_validate, …). */
-#define KIND(k, noun, plural, command, prefix, api, table, token, fields, fn, type, api_noun, \
-             traits)                                                                         \
+#define KIND(k, noun, plural, command, prefix, api, table, token, fields, fn, api_noun, traits) \
     [k] = {k, noun, plural, command, prefix, api, "/" api, table, token, fields,             \
            sizeof(fields) / sizeof((fields)[0]), fn##_label, fn##_validate, fn##_encode,       \
            fn##_create_body, fn##_decode, fn##_head,                                         \
-           sizeof(fn##_head) / sizeof(fn##_head[0]), HEAD(type), api_noun, traits}
+           sizeof(fn##_head) / sizeof(fn##_head[0]), api_noun, traits}
 
 static const kind_desc kinds[MODEL_KIND_COUNT] = {
     KIND(MODEL_KIND_RULE, "rule", "rules", "rules", "ipr", "ip_policy_rules", "rules", false,
-         rule_fields, rule, model_rule, "ip policy rule", KIND_KEYED | KIND_IN_POLICY),
+         rule_fields, rule, "ip policy rule", KIND_KEYED | KIND_IN_POLICY),
     KIND(MODEL_KIND_CRED, "credential", "credentials", "creds", "cr", "credentials",
-         "credentials", true, cred_fields, cred, model_cred, "credential",
+         "credentials", true, cred_fields, cred, "credential",
          KIND_MARKED | KIND_OWNS_HEAP | KIND_ROTATES),
 };
 

@@ -88,9 +88,10 @@ static void test_head_offsets(void **state)
     assert_string_equal(model_object_error(&c), "lost");
     assert_ptr_equal(kind_value(&c, "uri", NULL, 0), c.cred.uri);
     assert_ptr_equal(kind_value(&r, "created_at", NULL, 0), r.rule.created_at);
-    assert_ptr_equal(kind_at(&c, kind_get(MODEL_KIND_CRED)->head.metadata), c.cred.metadata);
-    assert_ptr_equal(kind_at(&r, kind_get(MODEL_KIND_RULE)->head.description),
-                     r.rule.description);
+    /* The common part is the same memory whichever member names it. */
+    assert_ptr_equal(c.head.metadata, c.cred.metadata);
+    assert_ptr_equal(r.head.description, r.rule.description);
+    assert_ptr_equal(kind_at(&c, offsetof(model_head, state)), &c.cred.state);
     model_object_clear(&c);
 }
 

@@ -151,15 +151,14 @@ static error_code get_field(const json_t *obj, const char *key, void *out, size_
 static error_code get_fields(const json_t *obj, model_kind kind, void *out, error_info *err)
 {
     const kind_desc *d = kind_get(kind);
-    const kind_head *h = &d->head;
-    const struct {
+    static const struct {
         const char *key;
         size_t offset, max;
-    } head[] = {{"id", h->id, MODEL_ID_MAX},
-                {"uri", h->uri, MODEL_URI_MAX},
-                {"created_at", h->created_at, MODEL_TIME_MAX},
-                {"description", h->description, MODEL_DESCRIPTION_MAX},
-                {"metadata", h->metadata, MODEL_METADATA_MAX}};
+    } head[] = {{"id", offsetof(model_head, id), MODEL_ID_MAX},
+                {"uri", offsetof(model_head, uri), MODEL_URI_MAX},
+                {"created_at", offsetof(model_head, created_at), MODEL_TIME_MAX},
+                {"description", offsetof(model_head, description), MODEL_DESCRIPTION_MAX},
+                {"metadata", offsetof(model_head, metadata), MODEL_METADATA_MAX}};
     error_code rc = ERROR_OK;
     for (size_t i = 0; rc == ERROR_OK && i < COUNT(head); i++)
         rc = get_field(obj, head[i].key, out, head[i].offset, head[i].max + 1, false, err);
@@ -171,7 +170,8 @@ static error_code get_fields(const json_t *obj, model_kind kind, void *out, erro
                        err);
     }
     if (rc == ERROR_OK)
-        rc = get_field(obj, "error", out, h->error, MODEL_ERROR_MAX + 1, false, err);
+        rc = get_field(obj, "error", out, offsetof(model_head, error), MODEL_ERROR_MAX + 1,
+                       false, err);
     return rc;
 }
 
@@ -256,15 +256,15 @@ typedef error_code (*kind_part_fn)(const json_t *obj, void *out, error_info *err
 static error_code object_fill(const json_t *value, model_kind kind, kind_part_fn part,
                               void *out, error_info *err)
 {
-    const kind_head *h = &kind_get(kind)->head;
+    char *at = out;
     error_code rc = codec_need_object(value, err);
     if (rc == ERROR_OK)
         rc = get_fields(value, kind, out, err);
     if (rc == ERROR_OK)
         rc = part(value, out, err);
     if (rc == ERROR_OK)
-        rc = get_state(value, ((const char *)out + h->id)[0] != '\0',
-                       (model_state *)((char *)out + h->state), err);
+        rc = get_state(value, at[offsetof(model_head, id)] != '\0',
+                       (model_state *)(at + offsetof(model_head, state)), err);
     return rc;
 }
 

@@ -221,10 +221,11 @@ char *codec_object_keys(model_kind kind)
 /* A create body: description, metadata, then the kind's own fields, flat. */
 static char *create_body(model_kind kind, const void *base)
 {
-    const kind_head *h = &kind_get(kind)->head;
+    const char *at = base;
     json_t *obj = json_object();
-    bool ok = obj && put_nonempty(obj, "description", (const char *)base + h->description) &&
-              put_nonempty(obj, "metadata", (const char *)base + h->metadata) &&
+    bool ok = obj &&
+              put_nonempty(obj, "description", at + offsetof(model_head, description)) &&
+              put_nonempty(obj, "metadata", at + offsetof(model_head, metadata)) &&
               put_own_fields(obj, kind, base, true);
     return dump(obj, ok, 0);
 }
