@@ -95,14 +95,14 @@ static sync_outcome api_create(void *ctx, const model_object *in, model_object *
     api_client *c = ctx;
     const kind_desc *d = kind_get(in->kind);
     model_object_init(out, in->kind);
-    char *payload = d->create_body(in);
+    char *payload = codec_object_create_body(in);
     if (!payload)
         return out_of_memory(res);
     api_call call;
     post(c, d->api_path, payload, &call);
     if (is_2xx(&call)) {
         error_info err = {0};
-        bool ok = d->decode(c->body.data, c->body.len, out, &err) == ERROR_OK &&
+        bool ok = codec_object_decode(d->kind, c->body.data, c->body.len, out, &err) == ERROR_OK &&
                   check_created(d, out, &err) == ERROR_OK;
         set_decoded(&call, ok, &err);
     }
@@ -277,7 +277,7 @@ static void decode_object(api_client *c, const char *id, model_object *out, api_
         return;
     const kind_desc *d = kind_get(out->kind);
     error_info err = {0};
-    bool ok = d->decode(c->body.data, c->body.len, out, &err) == ERROR_OK;
+    bool ok = codec_object_decode(d->kind, c->body.data, c->body.len, out, &err) == ERROR_OK;
     if (ok && strcmp(model_object_id(out), id) != 0) {
         error_set(&err, ERROR_FORMAT, "the reply is about another %s", d->noun);
         ok = false;

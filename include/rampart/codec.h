@@ -243,6 +243,14 @@ void codec_wipe_freed_memory(void);
 char *codec_rule_encode(const model_rule *rule, unsigned flags);
 char *codec_cred_encode(const model_cred *cred, unsigned flags);
 
+/* An object of either kind (obj->kind says which), as codec_rule_encode /
+ * codec_cred_encode, codec_*_create_body, codec_*_decode; a decode initialises
+ * `out` to `kind` (the caller clears it whatever the result). */
+char *codec_object_encode(const model_object *obj, unsigned flags);
+char *codec_object_create_body(const model_object *obj);
+error_code codec_object_decode(model_kind kind, const char *json, size_t len,
+                               model_object *out, error_info *err);
+
 /* The keys an encoded object of `kind` holds when every field is set, in order:
  * {"id", "uri", …} (heap text the caller frees; NULL when out of memory). */
 char *codec_object_keys(model_kind kind);

@@ -6,7 +6,8 @@
  *   and safe from any thread.
  * - A descriptor says what differs between the kinds: names (for messages, the
  *   command line, the API, the database), the fields with their checks, how a row
- *   is named in a plan or a message, and the codec functions for the wire format.
+ *   is named in a plan or a message, and what its rows do (traits). The codec
+ *   reads it (codec_object_*); it never calls the codec.
  * - What is truly one kind's own stays in one place each: tokens (store_token_*,
  *   the create reply), policy membership and the natural key (store_rule_find, the
  *   pull merge), ACL lists (validate_acl, the store's one-rule-per-line column).
@@ -73,9 +74,8 @@ enum kind_trait {
                                * with it is refused, and an import finds rows by it */
     KIND_MARKED = 1u << 1,    /* no natural key: a create carries a creation marker in
                                * its metadata until the PATCH that takes it away */
-    KIND_OWNS_HEAP = 1u << 2, /* rows own heap memory (a token, an ACL) */
-    KIND_ROTATES = 1u << 3,   /* a row can be rotated: a successor with a new token */
-    KIND_IN_POLICY = 1u << 4  /* rows are kept in an IP policy: listings filter by it */
+    KIND_ROTATES = 1u << 2,   /* a row can be rotated: a successor with a new token */
+    KIND_IN_POLICY = 1u << 3  /* rows are kept in an IP policy: listings filter by it */
 };
 
 typedef struct kind_desc {
@@ -96,12 +96,6 @@ typedef struct kind_desc {
     /* The user's fields of a create: checked, canonicalised in place on success
      * only (validate_rule / validate_cred). */
     error_code (*validate)(model_object *obj, error_info *err);
-    /* Wire format (codec.h): heap JSON the caller frees, NULL when out of memory. */
-    char *(*encode)(const model_object *obj, unsigned codec_flags);
-    char *(*create_body)(const model_object *obj);
-    /* One object from JSON into `out` (initialised to this kind by the call; the
-     * caller clears it whatever the result). */
-    error_code (*decode)(const char *json, size_t len, model_object *out, error_info *err);
     /* The store's row beside the user's fields: what every row has (id, uri,
      * created_at, error) and what the remote assigns to one kind (a rule's
      * policy_uri), as text fields named by their column. */

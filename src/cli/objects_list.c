@@ -249,7 +249,7 @@ static error_code writer_open(writer *w, cli_ctx *ctx, model_kind kind,
 
 static error_code put_encoded(writer *w, const model_object *obj, error_info *err)
 {
-    char *text = kind_get(obj->kind)->encode(obj, w->out->codec_flags);
+    char *text = codec_object_encode(obj, w->out->codec_flags);
     error_code rc = ERROR_OK;
     if (w->yaml) {
         rc = text ? cli_yaml_add(w->yaml, text, strlen(text), err)

@@ -66,7 +66,7 @@ static void put_detail(cli_ctx *ctx, const model_object *obj)
 int cli_object_put(cli_ctx *ctx, const model_object *obj, bool json)
 {
     if (json)
-        return cli_put_json(ctx, kind_get(obj->kind)->encode(obj, CODEC_WITH_STATE |
+        return cli_put_json(ctx, codec_object_encode(obj, CODEC_WITH_STATE |
                                                                       CODEC_PRETTY));
     put_detail(ctx, obj);
     return CLI_EXIT_OK;
@@ -270,7 +270,7 @@ int cli_object_show(cli_ctx *ctx, store *st, const model_object *obj, bool json,
             buf_puts(&extra, extra.len ? ",\n  \"result\": " : "  \"result\": ");
             buf_json_string(&extra, result);
         }
-        rc = put_json_with(ctx, kind_get(obj->kind)->encode(obj, CODEC_WITH_STATE |
+        rc = put_json_with(ctx, codec_object_encode(obj, CODEC_WITH_STATE |
                                                                     CODEC_PRETTY),
                            &extra);
         buf_free(&extra);

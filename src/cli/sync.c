@@ -549,7 +549,7 @@ static void put_plan_human(cli_ctx *ctx, const sync_plan_item *it)
 static void put_plan_json(plan_view *v, const sync_plan_item *it, size_t index)
 {
     const kind_desc *d = kind_get(it->object->kind);
-    char *obj = d->encode(it->object, CODEC_WITH_STATE);
+    char *obj = codec_object_encode(it->object, CODEC_WITH_STATE);
     fputs(index == 0 ? "\n  " : ",\n  ", v->ctx->out);
     fprintf(v->ctx->out, "{\"action\": \"%c\", \"kind\": \"%s\", \"why\": ", it->sign,
             d->noun);

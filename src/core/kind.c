@@ -149,46 +149,11 @@ static error_code cred_validate(model_object *obj, error_info *err)
     return rc != ERROR_OK ? rc : check_owner(obj->cred.owner_id, NULL, 0, err);
 }
 
-static char *rule_encode(const model_object *obj, unsigned flags)
-{
-    return codec_rule_encode(&obj->rule, flags);
-}
-
-static char *cred_encode(const model_object *obj, unsigned flags)
-{
-    return codec_cred_encode(&obj->cred, flags);
-}
-
-static char *rule_create_body(const model_object *obj)
-{
-    return codec_rule_create_body(&obj->rule);
-}
-
-static char *cred_create_body(const model_object *obj)
-{
-    return codec_cred_create_body(&obj->cred);
-}
-
-static error_code rule_decode(const char *json, size_t len, model_object *out,
-                              error_info *err)
-{
-    model_object_init(out, MODEL_KIND_RULE);
-    return codec_rule_decode(json, len, &out->rule, err);
-}
-
-static error_code cred_decode(const char *json, size_t len, model_object *out,
-                              error_info *err)
-{
-    model_object_init(out, MODEL_KIND_CRED);
-    return codec_cred_decode(json, len, &out->cred, err);
-}
-
 /* One row per kind: what differs, in the order of kind_desc. `fn` names the
  * kind's functions above (fn_label, fn_validate, …). */
 #define KIND(k, noun, plural, command, prefix, api, table, token, fields, fn, api_noun, traits) \
     [k] = {k, noun, plural, command, prefix, api, "/" api, table, token, fields,             \
-           sizeof(fields) / sizeof((fields)[0]), fn##_label, fn##_validate, fn##_encode,       \
-           fn##_create_body, fn##_decode, fn##_head,                                         \
+           sizeof(fields) / sizeof((fields)[0]), fn##_label, fn##_validate, fn##_head,        \
            sizeof(fn##_head) / sizeof(fn##_head[0]), api_noun, traits}
 
 static const kind_desc kinds[MODEL_KIND_COUNT] = {
@@ -196,7 +161,7 @@ static const kind_desc kinds[MODEL_KIND_COUNT] = {
          rule_fields, rule, "ip policy rule", KIND_KEYED | KIND_IN_POLICY),
     KIND(MODEL_KIND_CRED, "credential", "credentials", "creds", "cr", "credentials",
          "credentials", true, cred_fields, cred, "credential",
-         KIND_MARKED | KIND_OWNS_HEAP | KIND_ROTATES),
+         KIND_MARKED | KIND_ROTATES),
 };
 
 const kind_desc *kind_get(model_kind kind)

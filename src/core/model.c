@@ -1,5 +1,4 @@
 #include "rampart/model.h"
-#include "rampart/kind.h"
 
 #include "rampart/utf8.h"
 
@@ -186,7 +185,9 @@ void model_cred_clear(model_cred *cred)
 
 bool model_kind_owns_heap(model_kind kind)
 {
-    return (kind_get(kind)->traits & KIND_OWNS_HEAP) != 0;
+    /* The model's own fact (kind.h builds on the model, not the other way). */
+    static const bool owns[MODEL_KIND_COUNT] = {[MODEL_KIND_CRED] = true};
+    return (unsigned)kind < MODEL_KIND_COUNT && owns[kind];
 }
 
 void model_object_init(model_object *obj, model_kind kind)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rampart/codec.h"
 #include "rampart/serve_list.h"
 #include "rampart/serve_reply.h"
 #include "rampart/url.h"
@@ -247,7 +248,7 @@ static void get(const agent_listener *l, model_kind kind, const http_request *re
         not_modified(l, etag, resp);
     else {
         serve_list_uris(mirror_base(l), &obj);
-        cacheable(l, etag, kind_get(kind)->encode(&obj, 0), resp);
+        cacheable(l, etag, codec_object_encode(&obj, 0), resp);
     }
     model_object_clear(&obj);
 }

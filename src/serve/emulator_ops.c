@@ -99,14 +99,14 @@ static void create_row(emulator *em, model_object *obj, http_response *resp)
     else if (insert_new(em, obj, &e) != ERROR_OK)
         emu_store_error(resp, &e);
     else
-        emu_reply(resp, 201, d->encode(obj, 0)); /* the one reply with a token */
+        emu_reply(resp, 201, codec_object_encode(obj, 0)); /* the one reply with a token */
 }
 
 void emu_create(emulator *em, model_kind kind, const http_request *req, http_response *resp)
 {
     model_object obj;
     error_info e = {0};
-    if (kind_get(kind)->decode(body_of(req), req->body_len, &obj, &e) != ERROR_OK)
+    if (codec_object_decode(kind, body_of(req), req->body_len, &obj, &e) != ERROR_OK)
         emu_error(resp, 400, "ERR_INVALID_BODY", "%s", e.msg);
     else
         create_row(em, &obj, resp);
@@ -146,7 +146,7 @@ static void reply_row(emulator *em, error_code rc, const error_info *e, const ch
         return;
     }
     serve_list_uris(em->base_url, obj);
-    emu_reply(resp, 200, kind_get(obj->kind)->encode(obj, 0));
+    emu_reply(resp, 200, codec_object_encode(obj, 0));
 }
 
 void emu_get(emulator *em, model_kind kind, const http_request *req, http_response *resp)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rampart/buf.h"
+#include "rampart/codec.h"
 #include "rampart/validate.h"
 
 /* ---- query ---- */
@@ -147,7 +148,7 @@ static char *encode_page(const kind_desc *d, const char *base, const serve_list_
     size_t count = 0;
     for (size_t i = n; encoded && i-- > first;) {
         serve_list_uris(base, &rows[i]);
-        items[count] = d->encode(&rows[i], 0); /* a credential's token: null */
+        items[count] = codec_object_encode(&rows[i], 0); /* a credential's token: null */
         encoded = items[count++] != NULL;
     }
     char *body = encoded ? assemble(d, base, q, items, count,

@@ -141,7 +141,7 @@ static void object_of(const reply *r, long status, model_kind kind, model_object
     error_info err;
     if (r->status != status)
         fail_msg("want %ld, got %ld: %s", status, r->status, r->body);
-    if (kind_get(kind)->decode(r->body, r->len, out, &err) != ERROR_OK)
+    if (codec_object_decode(kind, r->body, r->len, out, &err) != ERROR_OK)
         fail_msg("reply: %s: %s", err.msg, r->body);
 }
 

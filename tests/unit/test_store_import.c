@@ -564,7 +564,7 @@ static error_code collect_export(void *ctx, model_object *rows, size_t count, er
     (void)err;
     char *out = ctx;
     for (size_t i = 0; i < count; i++) {
-        char *json = kind_get(MODEL_KIND_RULE)->encode(&rows[i], 0);
+        char *json = codec_object_encode(&rows[i], 0);
         assert_non_null(json);
         strcat(out, strlen(out) > 2 ? ",\n" : "");
         strcat(out, json);

@@ -448,3 +448,29 @@ error_code codec_api_error_decode(const char *json, size_t len, codec_api_error 
     memset(out, 0, sizeof *out);
     return decode_flat(json, len, api_error_fill, out, sizeof *out, err);
 }
+
+static error_code rule_decode(const char *json, size_t len, model_object *out,
+                              error_info *err)
+{
+    return codec_rule_decode(json, len, &out->rule, err);
+}
+
+static error_code cred_decode(const char *json, size_t len, model_object *out,
+                              error_info *err)
+{
+    return codec_cred_decode(json, len, &out->cred, err);
+}
+
+error_code codec_object_decode(model_kind kind, const char *json, size_t len,
+                               model_object *out, error_info *err)
+{
+    typedef error_code (*decode_fn)(const char *, size_t, model_object *, error_info *);
+    static const decode_fn decode[MODEL_KIND_COUNT] = {
+        [MODEL_KIND_RULE] = rule_decode,
+        [MODEL_KIND_CRED] = cred_decode,
+    };
+    if ((unsigned)kind >= MODEL_KIND_COUNT)
+        kind = MODEL_KIND_RULE;
+    model_object_init(out, kind);
+    return decode[kind](json, len, out, err);
+}

@@ -198,7 +198,7 @@ char *codec_object_keys(model_kind kind)
     model_object_init(&full, kind);
     fill_texts(&full, d->head_fields, d->head_field_count);
     fill_texts(&full, d->fields, d->field_count);
-    char *json = d->encode(&full, 0);
+    char *json = codec_object_encode(&full, 0);
     model_object_clear(&full);
     json_t *root = json ? json_loads(json, 0, NULL) : NULL;
     free(json);
@@ -253,4 +253,29 @@ char *codec_api_error_encode(const codec_api_error *e)
     }
     ok = ok && put_text(details, "operation_id", e->operation_id);
     return dump(obj, ok, 0);
+}
+
+static char *rule_encode(const model_object *obj, unsigned flags)
+{
+    return codec_rule_encode(&obj->rule, flags);
+}
+
+static char *cred_encode(const model_object *obj, unsigned flags)
+{
+    return codec_cred_encode(&obj->cred, flags);
+}
+
+char *codec_object_encode(const model_object *obj, unsigned flags)
+{
+    static char *(*const encode[MODEL_KIND_COUNT])(const model_object *, unsigned) = {
+        [MODEL_KIND_RULE] = rule_encode,
+        [MODEL_KIND_CRED] = cred_encode,
+    };
+    return encode[(unsigned)obj->kind < MODEL_KIND_COUNT ? obj->kind : MODEL_KIND_RULE](obj,
+                                                                                      flags);
+}
+
+char *codec_object_create_body(const model_object *obj)
+{
+    return create_body(obj->kind, &obj->rule);
 }
