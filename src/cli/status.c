@@ -1,6 +1,7 @@
 /* `rampart status`: what is cached, in which sync state, where things live and
  * when it last synced; on a follower (read_only), what it follows and how old its
  * data is. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -35,14 +36,23 @@ typedef struct status_counts {
     size_t total[MODEL_KIND_COUNT];
 } status_counts;
 
-/* The table's column of each kind: its header and width. */
-static const struct {
-    const char *header;
-    int width;
-} columns[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_RULE] = {"RULES", 10},
-    [MODEL_KIND_CRED] = {"CREDENTIALS", 12},
-};
+/* The table's column of a kind: headed by its plural in capitals, one column
+ * wider than that and at least 10 wide. */
+enum { COLUMN_MIN = 10 };
+
+static int column_width(model_kind kind)
+{
+    int w = (int)strlen(kind_get(kind)->plural) + 1;
+    return w > COLUMN_MIN ? w : COLUMN_MIN;
+}
+
+static void put_header(cli_ctx *ctx, model_kind kind)
+{
+    const char *plural = kind_get(kind)->plural;
+    fprintf(ctx->out, " %*s", column_width(kind) - (int)strlen(plural), "");
+    for (const char *c = plural; *c; c++)
+        fputc(toupper((unsigned char)*c), ctx->out);
+}
 
 static error_code gather(store *st, status_counts *c, error_info *e)
 {
@@ -138,7 +148,7 @@ static void put_counts_line(cli_ctx *ctx, const char *name,
 {
     fprintf(ctx->out, "%-16s", name);
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
-        fprintf(ctx->out, " %*zu", columns[k].width, counts[k]);
+        fprintf(ctx->out, " %*zu", column_width((model_kind)k), counts[k]);
     fputc('\n', ctx->out);
 }
 
@@ -168,7 +178,7 @@ static void put_human(cli_ctx *ctx, const status_counts *c, const status_pull *p
     fputc('\n', ctx->out);
     fprintf(ctx->out, "%-16s", "STATE");
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
-        fprintf(ctx->out, " %*s", columns[k].width, columns[k].header);
+        put_header(ctx, (model_kind)k);
     fputc('\n', ctx->out);
     for (int s = 0; s < MODEL_STATE_COUNT; s++) {
         size_t line[MODEL_KIND_COUNT];
