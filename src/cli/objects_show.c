@@ -108,8 +108,8 @@ static void conflict_why(buf_t *b, const store_edit_info *info)
         [STORE_CONFLICT_FIELDS] = ": the remote changed a field edited here",
         [STORE_CONFLICT_GONE] = ": the remote deleted it while it was edited here",
         [STORE_CONFLICT_REJECTED] = ": the server refused the edit (see error)",
-        [STORE_CONFLICT_CHANGED] = ": deleted here, changed remotely (each field: what this "
-                                   "cache had -> the remote's now)",
+        [STORE_CONFLICT_CHANGED] = (": deleted here, changed remotely (each field: what "
+                                    "this cache had -> the remote's now)"),
         [STORE_CONFLICT_CROSSED] = ": someone else wrote while this edit was sent (see error)",
     };
     store_conflict c = info->conflict;

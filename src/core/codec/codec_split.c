@@ -280,7 +280,8 @@ static error_code read_item(codec_split *sp, codec_split_item *item, error_info 
  * names it in a failure's message. */
 static error_code parse_item(codec_split *sp, const char *what, json_t **value, error_info *err)
 {
-    codec_split_item item;
+    codec_split_item item = {0};
+    *value = NULL;
     if (read_item(sp, &item, err))
         return error_prefix(err, "%s at line %zu", what, item.line);
     return codec_split_parse(&item, value, err);
@@ -365,7 +366,7 @@ static error_code items(codec_split *sp, codec_split_item *item, bool *got, erro
 /* A member name of the list object, decoded; true when it is the array's. */
 static error_code member_name(codec_split *sp, bool *is_list, error_info *err)
 {
-    json_t *value;
+    json_t *value = NULL;
     if (parse_item(sp, "a member name", &value, err))
         return err->code;
     const char *key = sp->kind->api_plural;
@@ -428,7 +429,7 @@ static error_code member(codec_split *sp, error_info *err)
     }
     if (c == -1)
         return error_set(err, ERROR_FORMAT, "unexpected end of input in the list object");
-    json_t *value;
+    json_t *value = NULL;
     if (parse_item(sp, "a member", &value, err))
         return err->code;
     json_decref(value);

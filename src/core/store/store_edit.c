@@ -329,10 +329,10 @@ static const char *const refusals[MODEL_STATE_COUNT] = {
     [MODEL_STATE_CREATING] = IN_FLIGHT,
     [MODEL_STATE_UNKNOWN] = IN_FLIGHT,
     [MODEL_STATE_DELETING] = "is being deleted: nothing to edit",
-    [MODEL_STATE_CONFLICT] = "was deleted here and changed remotely: resolve it first "
-                             "(--keep-local deletes it, --take-remote keeps it)",
-    [MODEL_STATE_REMOTE_DELETED] = "was deleted remotely: retry it (a new create) or discard "
-                                   "it, then edit",
+    [MODEL_STATE_CONFLICT] = ("was deleted here and changed remotely: resolve it first "
+                              "(--keep-local deletes it, --take-remote keeps it)"),
+    [MODEL_STATE_REMOTE_DELETED] = ("was deleted remotely: retry it (a new create) or "
+                                    "discard it, then edit"),
 };
 #undef IN_FLIGHT
 
