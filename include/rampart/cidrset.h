@@ -56,6 +56,13 @@ void cidrset_free(cidrset *set);
  * "2001:db8::/32"), into `out` (MODEL_CIDR_MAX + 1 bytes). */
 void cidrset_format(const validate_prefix *pfx, char out[MODEL_CIDR_MAX + 1]);
 
+/*
+ * One entry's text: a CIDR ("10.0.0.0/8", checked by validate_cidr) or a bare
+ * address ("10.1.2.3" -> 10.1.2.3/32, "2001:db8::1" -> /128). ERROR_INVALID with
+ * the validator's reason.
+ */
+error_code cidrset_parse_entry(const char *text, validate_prefix *out, error_info *err);
+
 /* Order of cidrset_sort: < 0, 0 (the same prefix), > 0. */
 int cidrset_compare(const validate_prefix *a, const validate_prefix *b);
 
@@ -118,13 +125,6 @@ void cidrset_problems_free(cidrset_problems *p);
 /* Record a problem at `line` (printf-style). ERROR_NOMEM. */
 error_code cidrset_problem_add(cidrset_problems *p, size_t line, error_info *err,
                                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-/*
- * One entry's text: a CIDR ("10.0.0.0/8", checked by validate_cidr) or a bare
- * address ("10.1.2.3" -> 10.1.2.3/32, "2001:db8::1" -> /128). ERROR_INVALID with
- * the validator's reason.
- */
-error_code cidrset_parse_entry(const char *text, validate_prefix *out, error_info *err);
 
 typedef struct cidrset_parse_opts {
     /* JSON only: paths of members naming the arrays ("prefixes", "a.b"); arrays on

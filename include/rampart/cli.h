@@ -128,11 +128,11 @@ int cli_sync_now(cli_ctx *ctx, bool push, bool pull, bool verbose, bool json,
 
 /*
  * --sandbox: start a private serve-api on a loopback port (its files under
- * <data dir>/sandbox/) and point ctx->cfg at it, unpaced. Returns CLI_EXIT_OK or
- * the exit status after printing why. cli_sandbox_stop ends the server (no-op
- * without one); main calls it on every exit path.
+ * <data dir>/sandbox/) and point ctx->cfg at it, unpaced. Prints nothing: on
+ * failure `e` says why (cli_parse prints it). cli_sandbox_stop ends the server
+ * (no-op without one); main calls it on every exit path.
  */
-int cli_sandbox_start(cli_ctx *ctx);
+error_code cli_sandbox_start(cli_ctx *ctx, error_info *e);
 void cli_sandbox_stop(cli_ctx *ctx);
 
 /* The cache --sandbox works on, found as cli_sandbox_start finds it but starting

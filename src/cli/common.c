@@ -375,8 +375,11 @@ static bool start_sandbox(cli_ctx *ctx, const cli_opt *opts, size_t nopts, int *
 {
     if (!ctx->sandbox_wanted || ctx->sandbox_pid || defines(opts, nopts, "sandbox"))
         return true;
-    *exit_code = cli_sandbox_start(ctx);
-    return *exit_code == CLI_EXIT_OK;
+    error_info e = {0};
+    if (cli_sandbox_start(ctx, &e) == ERROR_OK)
+        return true;
+    *exit_code = cli_fail(ctx, &e);
+    return false;
 }
 
 bool cli_parse(cli_ctx *ctx, const char *path, const cli_command *cmd, const cli_opt *opts,

@@ -167,13 +167,12 @@ static error_code point_at(cli_ctx *ctx, const char *addr, const char *key, erro
     return ERROR_OK;
 }
 
-int cli_sandbox_start(cli_ctx *ctx)
+error_code cli_sandbox_start(cli_ctx *ctx, error_info *e)
 {
     sandbox_paths p;
     char key[KEY_CHARS + 1], addr[128];
-    error_info e = {0};
-    if (make_paths(ctx, &p, &e) != ERROR_OK || ids_random_base62(key, KEY_CHARS, &e))
-        return cli_fail(ctx, &e);
+    if (make_paths(ctx, &p, e) != ERROR_OK || ids_random_base62(key, KEY_CHARS, e))
+        return e->code;
     unlink(p.ready);
     sandbox_env env;
     build_env(&env, key);
@@ -184,20 +183,17 @@ int cli_sandbox_start(cli_ctx *ctx)
     model_wipe(env.key_var, sizeof env.key_var);
     if (pid < 0) {
         model_wipe(key, sizeof key);
-        error_set(&e, ERROR_IO, "cannot start the sandbox server: %s", strerror(errno));
-        return cli_fail(ctx, &e);
+        return error_set(e, ERROR_IO, "cannot start the sandbox server: %s", strerror(errno));
     }
     ctx->sandbox_pid = pid;
-    error_code rc = wait_ready(ctx, &p, addr, sizeof addr, &e);
+    error_code rc = wait_ready(ctx, &p, addr, sizeof addr, e);
     unlink(p.ready);
     if (rc == ERROR_OK)
-        rc = point_at(ctx, addr, key, &e);
+        rc = point_at(ctx, addr, key, e);
     model_wipe(key, sizeof key);
-    if (rc != ERROR_OK) {
+    if (rc != ERROR_OK)
         cli_sandbox_stop(ctx);
-        return cli_fail(ctx, &e);
-    }
-    return CLI_EXIT_OK;
+    return rc;
 }
 
 void cli_sandbox_stop(cli_ctx *ctx)

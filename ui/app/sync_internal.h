@@ -2,11 +2,13 @@
  * sync_internal: the console's sync state, shared by its two files. Private.
  * - sync_worker.c: the worker thread (sync_run with its own store handle and API
  *   client, retries of an unreachable remote) and the ui thread's side of it:
- *   starting a run, joining it, handling its events, showing new tokens.
+ *   starting a run (the user's, or the idle auto-pull), joining it, handling its
+ *   events, showing new tokens.
  * - sync_status.c: what the console says about the sync (the header's texts, the
  *   log lines of waits and failures, all from the engine's typed progress and
  *   report through rampart/ui_sync_text.h), the last sync the cache knows of
- *   (STORE_META_LAST_SYNC), and the idle auto-pull.
+ *   (STORE_META_LAST_SYNC), whether a run is going and the monotonic clock.
+ *   The calls run one way: sync_worker.c calls sync_status.c, never back.
  * Fields under `lock` are shared with the worker; the rest is the ui thread's.
  */
 #ifndef RAMPART_UI_SYNC_INTERNAL_H
@@ -66,15 +68,10 @@ struct ui_sync {
     double logged_end;
 };
 
+/* ---- sync_status.c --------------------------------------------------------- */
+
 /* Monotonic seconds (the worker's retry times). */
 double ui_sync_mono_now(void);
-
-/* Start a run: `automatic` for an idle auto-pull (pull only, no status line, no
- * retries), else the user's 's'. Refusals go to the status line (never for an
- * automatic run, whose caller checked first). */
-void ui_sync_start_run(ui_app *app, bool automatic);
-
-/* ---- sync_status.c --------------------------------------------------------- */
 
 /* A progress event: keep it for the header (copying the failure behind a wait) and
  * log a wait for a 429 or a failure once when it starts. */
@@ -98,6 +95,8 @@ int ui_sync_texts(ui_app *app, char (*texts)[UI_SYNC_TEXT_MAX], int max);
 /* Whether the header's text changes with time (an age, a countdown, a running
  * sync) or an auto-pull may come: the terminal then wakes every second. */
 bool ui_sync_ticking(ui_app *app);
+
+/* ---- sync_worker.c --------------------------------------------------------- */
 
 /* Start an idle auto-pull when one is due (see ui.h): true when it started. */
 bool ui_sync_idle(ui_app *app);

@@ -3,21 +3,37 @@
  * the log's lines about waits and failures, every cause named from the engine's
  * typed progress and report (rampart/ui_sync_text.h), never from a message's
  * text; the last sync the cache knows of (STORE_META_LAST_SYNC), so the header's
- * age survives a restart; and the idle auto-pull.
+ * age survives a restart; whether a run is going (ui_sync_running) and the
+ * clock of the worker's retries. It reads the worker's state and never starts,
+ * stops or joins a run: sync_worker.c calls it, never the other way.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "rampart/duration.h"
 #include "rampart/kind.h"
 #include "rampart/ui_sync_text.h"
 #include "sync_internal.h"
 
-/* A key may have come this recently before an auto-pull (a user between keys). */
-#define IDLE_QUIET_S 5.0
-
 enum { PIECE = 400 };
+
+/* ---- the worker's state ------------------------------------------------------- */
+
+static bool worker_finished(ui_sync *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool f = s->finished;
+    pthread_mutex_unlock(&s->lock);
+    return f;
+}
+
+bool ui_sync_running(ui_app *app)
+{
+    ui_sync *s = ui_app_sync(app);
+    return s && s->active && !worker_finished(s);
+}
 
 /* ---- texts, longest first ---------------------------------------------------- */
 
@@ -373,7 +389,14 @@ void ui_sync_read_last_sync(ui_app *app)
     }
 }
 
-/* ---- the clock and the idle auto-pull ------------------------------------------- */
+/* ---- the clock ------------------------------------------------------------------- */
+
+double ui_sync_mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 bool ui_sync_ticking(ui_app *app)
 {
@@ -383,35 +406,4 @@ bool ui_sync_ticking(ui_app *app)
         return false;
     return ui_sync_running(app) || s->have_result || s->stored_known ||
            (o->remote && !o->readonly && o->auto_pull_s > 0);
-}
-
-static double later(double a, double b)
-{
-    return a > b ? a : b;
-}
-
-bool ui_sync_idle(ui_app *app)
-{
-    ui_sync *s = ui_app_sync(app);
-    const ui_options *o = ui_app_options(app);
-    if (!s || !o->remote || o->readonly || !(o->auto_pull_s > 0) || !o->db_path)
-        return false;
-    double now = ui_app_now(app);
-    if (!s->idle_started) {
-        s->idle_started = true;
-        s->idle_since = now;
-    }
-    if (ui_sync_running(app) || ui_app_busy(app) || ui_app_too_small(app))
-        return false;
-    if (app->last_key_at > 0 && now - app->last_key_at < IDLE_QUIET_S)
-        return false;
-    double from = s->idle_since;
-    if (s->have_result)
-        from = later(from, s->last_at);
-    if (s->stored_known)
-        from = later(from, s->stored_at);
-    if (now - from < o->auto_pull_s)
-        return false;
-    ui_sync_start_run(app, true);
-    return true;
 }

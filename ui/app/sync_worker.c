@@ -13,6 +13,9 @@
  *
  * After each attempt the tokens not yet shown (this sync's creates, or an earlier
  * one's nobody saw) are shown, once (the token dialog; store_token_unseen).
+ *
+ * The idle auto-pull starts here too (ui_sync_idle). What the console says about
+ * a run is sync_status.c's: this file hands it each event.
  */
 #include <poll.h>
 #include <pthread.h>
@@ -28,13 +31,6 @@
 #include "rampart/ui_dialog.h"
 
 enum { RETRIES_MAX = 4, FIRST_RETRY_S = 30, POST_TRIES = 2500 };
-
-double ui_sync_mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void nap_ms(long ms)
 {
@@ -211,14 +207,6 @@ static void *worker(void *arg)
 
 /* ---- the ui thread's side --------------------------------------------------------- */
 
-static bool worker_finished(ui_sync *s)
-{
-    pthread_mutex_lock(&s->lock);
-    bool f = s->finished;
-    pthread_mutex_unlock(&s->lock);
-    return f;
-}
-
 static double retry_at(ui_sync *s)
 {
     pthread_mutex_lock(&s->lock);
@@ -227,18 +215,10 @@ static double retry_at(ui_sync *s)
     return at;
 }
 
-bool ui_sync_running(ui_app *app)
-{
-    ui_sync *s = ui_app_sync(app);
-    return s && s->active && !worker_finished(s);
-}
-
-void ui_sync_start(ui_app *app)
-{
-    ui_sync_start_run(app, false);
-}
-
-void ui_sync_start_run(ui_app *app, bool automatic)
+/* Start a run: `automatic` for an idle auto-pull (pull only, no status line, no
+ * retries), else the user's 's'. Refusals go to the status line (never for an
+ * automatic run, whose caller checked first). */
+static void start_run(ui_app *app, bool automatic)
 {
     ui_sync *s = ui_app_sync(app);
     const ui_options *opt = ui_app_options(app);
@@ -259,7 +239,7 @@ void ui_sync_start_run(ui_app *app, bool automatic)
         ui_app_status(app, false, "retrying the sync now");
         return;
     }
-    if (s->active && !worker_finished(s)) {
+    if (ui_sync_running(app)) {
         ui_app_status(app, false, s->automatic ? "an automatic pull is running (progress in "
                       "the header): press s again when it ends" : "a sync is already "
                       "running (progress in the header)");
@@ -289,6 +269,11 @@ void ui_sync_start_run(ui_app *app, bool automatic)
         ui_app_log(app, SYNC_LOG_INFO, "automatic pull (idle): started");
     else
         ui_app_status(app, false, "sync started: keys keep working, progress in the header");
+}
+
+void ui_sync_start(ui_app *app)
+{
+    start_run(app, false);
 }
 
 /* The status line after a user's run: why it stopped, or the one summary the
@@ -400,4 +385,40 @@ void ui_sync_join(ui_app *app, bool cancel)
     pthread_mutex_unlock(&s->lock);
     handle_done(app, s, &last);
     s->final_handled = true;
+}
+
+/* ---- the idle auto-pull ------------------------------------------------------------ */
+
+/* A key may have come this recently before an auto-pull (a user between keys). */
+#define IDLE_QUIET_S 5.0
+
+static double later(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+bool ui_sync_idle(ui_app *app)
+{
+    ui_sync *s = ui_app_sync(app);
+    const ui_options *o = ui_app_options(app);
+    if (!s || !o->remote || o->readonly || !(o->auto_pull_s > 0) || !o->db_path)
+        return false;
+    double now = ui_app_now(app);
+    if (!s->idle_started) {
+        s->idle_started = true;
+        s->idle_since = now;
+    }
+    if (ui_sync_running(app) || ui_app_busy(app) || ui_app_too_small(app))
+        return false;
+    if (app->last_key_at > 0 && now - app->last_key_at < IDLE_QUIET_S)
+        return false;
+    double from = s->idle_since;
+    if (s->have_result)
+        from = later(from, s->last_at);
+    if (s->stored_known)
+        from = later(from, s->stored_at);
+    if (now - from < o->auto_pull_s)
+        return false;
+    start_run(app, true);
+    return true;
 }

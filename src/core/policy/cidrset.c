@@ -1,7 +1,9 @@
 /*
- * cidrset: ordering, overlaps and aggregation of a list of prefixes. See
- * rampart/cidrset.h. Addresses are compared as 16 bytes in network order (an
- * IPv4 address uses the first 4), so one piece of code serves both families.
+ * cidrset: one entry's text read and written, ordering, overlaps and aggregation
+ * of a list of prefixes, and the problems both readers (cidrset_parse.c,
+ * cidrset_json.c) record. See rampart/cidrset.h. Addresses are compared as 16
+ * bytes in network order (an IPv4 address uses the first 4), so one piece of
+ * code serves both families.
  */
 #include "rampart/cidrset.h"
 
@@ -67,6 +69,13 @@ void cidrset_format(const validate_prefix *pfx, char out[MODEL_CIDR_MAX + 1])
     else if (!inet_ntop(AF_INET6, pfx->addr, addr, sizeof addr))
         addr[0] = '\0';
     snprintf(out, MODEL_CIDR_MAX + 1, "%s/%u", addr, pfx->bits);
+}
+
+error_code cidrset_parse_entry(const char *text, validate_prefix *out, error_info *err)
+{
+    error_code rc = strchr(text, '/') ? validate_cidr(text, out, NULL, 0, err)
+                                      : validate_ip(text, out, err);
+    return rc == ERROR_OK ? validate_prefix_given(out, err) : rc;
 }
 
 int cidrset_compare(const validate_prefix *a, const validate_prefix *b)

@@ -1,6 +1,7 @@
 /*
  * cidrset_parse: reading a list of CIDRs as people publish them: plain text, one
- * entry per line with comments, or JSON (cidrset_json.c). See rampart/cidrset.h.
+ * entry per line with comments, or JSON (handed to cidrset_json.c, which never
+ * calls back here). See rampart/cidrset.h.
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,13 +29,6 @@ static const char *quoted(const char *text, char *buf, size_t size)
         return "";
     snprintf(buf, size, "'%.64s': ", text);
     return buf;
-}
-
-error_code cidrset_parse_entry(const char *text, validate_prefix *out, error_info *err)
-{
-    error_code rc = strchr(text, '/') ? validate_cidr(text, out, NULL, 0, err)
-                                      : validate_ip(text, out, err);
-    return rc == ERROR_OK ? validate_prefix_given(out, err) : rc;
 }
 
 /* One entry's text: added, or a problem naming its line. */
