@@ -1,5 +1,5 @@
-/* config: the table of settings, precedence and profiles; see rampart/config.h.
- * Reading the file is config_file.c's. */
+/* config: the table of settings, their checks and values, and the key; see
+ * rampart/config.h. Loading a profile (file, environment) is config_load.c's. */
 #include "rampart/duration.h"
 #include "rampart/config.h"
 
@@ -68,8 +68,6 @@ static const struct {
     [CONFIG_ROTATE_EXEC] = {"rotate_exec", "RAMPART_ROTATE_EXEC", "", 0, 0, NULL, false},
 };
 
-#define DEFAULT_PROFILE "default"
-
 const char *config_key_name(config_key key) { return settings[key].file_key; }
 const char *config_env_name(config_key key) { return settings[key].env; }
 
@@ -91,7 +89,7 @@ const char *config_get(const config *cfg, config_key key) { return cfg->values[k
 
 const char *config_profile(const config *cfg)
 {
-    return cfg->profile[0] ? cfg->profile : DEFAULT_PROFILE;
+    return cfg->profile[0] ? cfg->profile : CONFIG_DEFAULT_PROFILE;
 }
 
 bool config_remote_configured(const config *cfg)
@@ -103,6 +101,13 @@ bool config_remote_configured(const config *cfg)
 void config_clear(config *cfg)
 {
     model_wipe(cfg->values[CONFIG_API_KEY], sizeof cfg->values[CONFIG_API_KEY]);
+}
+
+void config_defaults(config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (int k = 0; k < CONFIG_KEY_COUNT; k++)
+        model_copy_text(cfg->values[k], sizeof cfg->values[k], settings[k].fallback);
 }
 
 bool config_profile_name_valid(const char *name)
@@ -315,166 +320,6 @@ bool config_lookup_key(const char *name, config_key *out)
         }
     }
     return false;
-}
-
-static const char *env(config_getenv_fn fn, void *ctx, const char *name)
-{
-    const char *v = fn ? fn(ctx, name) : NULL;
-    return v && *v ? v : NULL;
-}
-
-/* $XDG_<kind>_HOME/rampart/<leaf>, or ~/<fallback>/rampart/<leaf>. */
-static error_code xdg_path(config_getenv_fn fn, void *ctx, const char *xdg_var,
-                           const char *home_fallback, const char *leaf, char *out,
-                           size_t size, error_info *err)
-{
-    const char *base = env(fn, ctx, xdg_var);
-    const char *home = env(fn, ctx, "HOME");
-    int n;
-    if (base && base[0] == '/')
-        n = snprintf(out, size, "%s/rampart/%s", base, leaf);
-    else if (home)
-        n = snprintf(out, size, "%s/%s/rampart/%s", home, home_fallback, leaf);
-    else
-        return error_set(err, ERROR_CONFIG,
-                         "neither %s nor HOME is set: set RAMPART_DB to choose where the "
-                         "database lives",
-                         xdg_var);
-    if (n < 0 || (size_t)n >= size)
-        return error_set(err, ERROR_CONFIG, "%s path is too long", leaf);
-    return ERROR_OK;
-}
-
-static error_code apply_env(config *cfg, config_getenv_fn fn, void *ctx, error_info *err)
-{
-    if (env(fn, ctx, settings[CONFIG_API_KEY].env) &&
-        env(fn, ctx, settings[CONFIG_KEY_COMMAND].env))
-        return error_set(err, ERROR_CONFIG,
-                         "both RAMPART_API_KEY and RAMPART_KEY_COMMAND are set: unset one");
-    for (int k = 0; k < CONFIG_KEY_COUNT; k++) {
-        const char *v = env(fn, ctx, settings[k].env);
-        if (v && config_set(cfg, (config_key)k, v, CONFIG_SRC_ENV, err) != ERROR_OK) {
-            error_prefix(err, "%s", settings[k].env);
-            return err->code;
-        }
-    }
-    return ERROR_OK;
-}
-
-/* A profile that names its own remote sends it only its own key: the top
- * level's api_key or key_command (or one from the environment) is meant for the
- * top level's remote, and is withheld (cfg->key_withheld says so). */
-static void own_key_only(config *cfg)
-{
-    if (cfg->sources[CONFIG_API_URL] != CONFIG_SRC_PROFILE)
-        return;
-    const config_key keys[] = {CONFIG_API_KEY, CONFIG_KEY_COMMAND};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        config_key k = keys[i];
-        if (!cfg->values[k][0] || cfg->sources[k] == CONFIG_SRC_PROFILE ||
-            cfg->sources[k] == CONFIG_SRC_FLAG)
-            continue;
-        model_wipe(cfg->values[k], sizeof cfg->values[k]);
-        cfg->sources[k] = CONFIG_SRC_DEFAULT;
-        cfg->key_withheld = true;
-    }
-}
-
-/* The profile asked for, checked; "default" is the top level (""). */
-static error_code select_profile(config *cfg, const char *profile, config_getenv_fn fn,
-                                 void *ctx, error_info *err)
-{
-    cfg->profile_from_flag = profile != NULL;
-    const char *name = profile ? profile : env(fn, ctx, "RAMPART_PROFILE");
-    if (!name || strcmp(name, DEFAULT_PROFILE) == 0)
-        return ERROR_OK;
-    if (!config_profile_name_valid(name))
-        return error_set(err, ERROR_CONFIG,
-                         "%s'%.80s' is not a profile name: 1 to %d letters, digits, '-' or "
-                         "'_'",
-                         profile ? "" : "RAMPART_PROFILE: ", name, CONFIG_PROFILE_NAME_MAX);
-    model_copy_text(cfg->profile, sizeof cfg->profile, name);
-    return ERROR_OK;
-}
-
-/* "default, staging, prod": the profiles there are, for an unknown one's message. */
-static void profile_list(const config *cfg, char *out, size_t size)
-{
-    size_t n = (size_t)snprintf(out, size, "%s", DEFAULT_PROFILE);
-    for (int i = 0; i < cfg->nprofiles && n < size; i++)
-        n += (size_t)snprintf(out + n, size - n, ", %s", cfg->profiles[i]);
-}
-
-static error_code check_profile_known(const config *cfg, error_info *err)
-{
-    if (!cfg->profile[0])
-        return ERROR_OK;
-    for (int i = 0; i < cfg->nprofiles; i++) {
-        if (strcmp(cfg->profiles[i], cfg->profile) == 0)
-            return ERROR_OK;
-    }
-    /* The environment is easy to forget: say so when the name came from there. */
-    const char *from = cfg->profile_from_flag ? "" : "RAMPART_PROFILE: ";
-    if (!cfg->config_file_found)
-        return error_set(err, ERROR_CONFIG,
-                         "%sunknown profile '%s': there is no config file (%s) to define it; "
-                         "add a [profile.%s] section there (rampart(1), CONFIGURATION)",
-                         from, cfg->profile, cfg->config_path[0] ? cfg->config_path : "no HOME",
-                         cfg->profile);
-    char names[CONFIG_PROFILES_MAX * (CONFIG_PROFILE_NAME_MAX + 2) + 16];
-    profile_list(cfg, names, sizeof names);
-    return error_set(err, ERROR_CONFIG, "%sunknown profile '%s' (profiles in %s: %s)", from,
-                     cfg->profile, cfg->config_path, names);
-}
-
-/* The default cache: rampart.db, or rampart-NAME.db for a named profile, so two
- * accounts never share one. */
-static void default_db(config *cfg, config_getenv_fn fn, void *ctx)
-{
-    char leaf[CONFIG_PROFILE_NAME_MAX + 16];
-    if (cfg->profile[0])
-        snprintf(leaf, sizeof leaf, "rampart-%s.db", cfg->profile);
-    else
-        snprintf(leaf, sizeof leaf, "rampart.db");
-    xdg_path(fn, ctx, "XDG_DATA_HOME", ".local/share", leaf, cfg->values[CONFIG_DB],
-             sizeof cfg->values[CONFIG_DB], NULL);
-}
-
-error_code config_load_profile(config *cfg, const char *profile, config_getenv_fn getenv_fn,
-                               void *ctx, error_info *err)
-{
-    err = ERROR_OR_SCRATCH(err); /* error_prefix needs somewhere to keep the code */
-    memset(cfg, 0, sizeof *cfg);
-    for (int k = 0; k < CONFIG_KEY_COUNT; k++)
-        model_copy_text(cfg->values[k], sizeof cfg->values[k], settings[k].fallback);
-    if (select_profile(cfg, profile, getenv_fn, ctx, err) != ERROR_OK)
-        return err->code;
-
-    const char *explicit_path = env(getenv_fn, ctx, "RAMPART_CONFIG");
-    if (explicit_path) {
-        if (!model_copy_text(cfg->config_path, sizeof cfg->config_path, explicit_path))
-            return error_set(err, ERROR_CONFIG, "RAMPART_CONFIG path is too long");
-    } else if (xdg_path(getenv_fn, ctx, "XDG_CONFIG_HOME", ".config", "config",
-                        cfg->config_path, sizeof cfg->config_path, NULL) != ERROR_OK) {
-        cfg->config_path[0] = '\0'; /* no HOME: no config file, which is allowed */
-    }
-    if (cfg->config_path[0] && config_file_load(cfg, explicit_path != NULL, err) != ERROR_OK)
-        return err->code;
-    if (check_profile_known(cfg, err) != ERROR_OK)
-        return err->code;
-    if (apply_env(cfg, getenv_fn, ctx, err) != ERROR_OK)
-        return err->code;
-    own_key_only(cfg);
-    /* No HOME and no RAMPART_DB: left empty, so a --db flag can still supply it. */
-    if (!cfg->values[CONFIG_DB][0])
-        default_db(cfg, getenv_fn, ctx);
-    return ERROR_OK;
-}
-
-error_code config_load(config *cfg, config_getenv_fn getenv_fn, void *ctx,
-                       error_info *err)
-{
-    return config_load_profile(cfg, NULL, getenv_fn, ctx, err);
 }
 
 error_code config_copy_flags(config *dst, const config *src, error_info *err)

@@ -1,7 +1,7 @@
 /*
- * config_internal: what config.c (the table of settings, precedence, the key)
- * and config_file.c (reading the file, its profile sections) share. Private to
- * src/core.
+ * config_internal: what the loader (config_load.c: the file, the environment,
+ * precedence) takes from the table of settings (config.c). Calls run one way:
+ * config.c never calls the loader. Private to src/core.
  */
 #ifndef RAMPART_CONFIG_INTERNAL_H
 #define RAMPART_CONFIG_INTERNAL_H
@@ -9,6 +9,12 @@
 #include <stdbool.h>
 
 #include "rampart/config.h"
+
+/* The top level's name as a profile. */
+#define CONFIG_DEFAULT_PROFILE "default"
+
+/* Zero `cfg`, then every value its default (source CONFIG_SRC_DEFAULT). */
+void config_defaults(config *cfg);
 
 /* The key whose file name is `name`; false when there is none. */
 bool config_lookup_key(const char *name, config_key *out);
@@ -19,14 +25,5 @@ const char *config_known_keys(void);
 /* Check `value` for `key` as config_set does, without setting it (the sections
  * of profiles that are not selected). */
 error_code config_check_value(config_key key, const char *value, error_info *err);
-
-/*
- * Read cfg->config_path: every line checked; the top-level settings set with
- * source CONFIG_SRC_FILE, then those of the section of cfg->profile ("" none)
- * with CONFIG_SRC_PROFILE; cfg->profiles, cfg->config_file_found and
- * cfg->config_file_holds_key filled; then the file's owner and mode judged
- * (fileperm). A missing file is ERROR_OK unless `must_exist`.
- */
-error_code config_file_load(config *cfg, bool must_exist, error_info *err);
 
 #endif

@@ -1,28 +1,13 @@
-/* store: opening, transactions and the statement cache (the files: store_files.c;
- * what a file is and its schema: store_schema.c). */
+/* store: statements, errors and transactions, under every other store_*.c
+ * (opening and closing a file, its schema: store_schema.c; the files:
+ * store_files.c). */
 #include "store_internal.h"
 
 #include "rampart/validate.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-enum {
-    BUSY_TIMEOUT_MS = 5000,
-    BUSY_RETRY_MS = 20,
-    /* KiB of page cache for a writer: keeps the index pages an import touches
-     * hot. Readers keep SQLite's default. */
-    WRITER_CACHE_KIB = 16384,
-    /* A large import grows the WAL; truncate it back after checkpoints. */
-    WAL_LIMIT_BYTES = 64 << 20
-};
-
-int store_schema_version(void)
-{
-    return store_sql_migration_count();
-}
 
 bool store_is_local_id(const char *id)
 {
@@ -170,6 +155,26 @@ error_code store_plan(store *st, const char *sql, char *out, size_t size, error_
     return rc;
 }
 
+error_code store_exec_sql(store *st, const char *sql, error_info *err)
+{
+    int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
+}
+
+error_code store_query_text(store *st, const char *sql, char *out, size_t size,
+                            error_info *err)
+{
+    sqlite3_stmt *s;
+    if (store_prepare(st, sql, &s, err))
+        return err->code;
+    bool row;
+    error_code rc = store_step(st, s, &row, err);
+    if (rc == ERROR_OK)
+        model_copy_text(out, size, row ? (const char *)sqlite3_column_text(s, 0) : "");
+    sqlite3_finalize(s);
+    return rc;
+}
+
 error_code store_run(store *st, store_stmt_id id, error_info *err)
 {
     sqlite3_stmt *s = store_stmt(st, id, err);
@@ -279,118 +284,3 @@ void store_now(store *st, char out[MODEL_TIME_MAX + 1])
     memcpy(out, st->now_text, MODEL_TIME_MAX + 1);
 }
 
-error_code store_retry_busy(store *st, store_attempt fn, void *arg, error_info *err)
-{
-    const struct timespec step = {0, BUSY_RETRY_MS * 1000000L};
-    for (int waited = 0;; waited += BUSY_RETRY_MS) {
-        error_code rc = fn(st, arg, err);
-        int code = sqlite3_errcode(st->db) & 0xff;
-        if (rc == ERROR_OK || (code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
-            waited >= BUSY_TIMEOUT_MS)
-            return rc;
-        nanosleep(&step, NULL);
-    }
-}
-
-typedef struct wal_answer {
-    char *mode;
-    size_t size;
-} wal_answer;
-
-static error_code switch_to_wal(store *st, void *arg, error_info *err)
-{
-    wal_answer *a = arg;
-    return store_query_text(st, "PRAGMA journal_mode = WAL", a->mode, a->size, err);
-}
-
-static error_code configure(store *st, const char *path, error_info *err)
-{
-    if (store_exec_sql(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", err))
-        return err->code;
-    if (st->readonly)
-        return ERROR_OK;
-    char cache[96];
-    snprintf(cache, sizeof cache, "PRAGMA cache_size = -%d; PRAGMA journal_size_limit = %d",
-             WRITER_CACHE_KIB, WAL_LIMIT_BYTES);
-    if (store_exec_sql(st, cache, err))
-        return err->code;
-    if (store_is_memory(path))
-        return ERROR_OK;
-    /* On a new file another process may be switching or migrating at the same
-     * moment, and SQLite calls no busy handler for that lock. */
-    char mode[16];
-    wal_answer answer = {mode, sizeof mode};
-    if (store_retry_busy(st, switch_to_wal, &answer, err))
-        return err->code;
-    if (strcmp(mode, "wal") != 0)
-        return error_set(err, ERROR_IO, "cannot use WAL mode for %s (got %s)", path, mode);
-    return ERROR_OK;
-}
-
-/* ---- open / close -------------------------------------------------------- */
-
-static error_code open_db(store *st, const char *path, error_info *err)
-{
-    /* A file path was created (0600) by store_prepare_path: never let SQLite
-     * create it. */
-    int flags = SQLITE_OPEN_NOMUTEX |
-                (st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
-                (store_is_memory(path) ? SQLITE_OPEN_CREATE : 0);
-    int rc = sqlite3_open_v2(path, &st->db, flags, NULL);
-    if (rc != SQLITE_OK)
-        return error_set(err, rc == SQLITE_NOMEM ? ERROR_NOMEM : ERROR_IO,
-                         "cannot open database %s: %s", path,
-                         st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
-    sqlite3_extended_result_codes(st->db, 1);
-    sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-    /* Before anything writes to the file (the switch to WAL does): another
-     * program's database is refused as it is. */
-    if (store_check_identity(st, err) || configure(st, path, err))
-        return err->code;
-    if (st->readonly)
-        return store_check_schema(st, err);
-    return store_add_functions(st, err) ? err->code : store_migrate(st, err);
-}
-
-error_code store_open(const char *path, unsigned flags, store **out, error_info *err)
-{
-    *out = NULL;
-    if (!path || !*path)
-        return error_set(err, ERROR_INVALID, "database path is empty");
-    store *st = calloc(1, sizeof *st);
-    if (!st)
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    st->readonly = (flags & STORE_READONLY) != 0;
-    if (!model_copy_text(st->path, sizeof st->path, path)) {
-        free(st);
-        return error_set(err, ERROR_INVALID, "database path is too long");
-    }
-    if (store_prepare_path(path, st->readonly, err) || open_db(st, path, err)) {
-        store_close(st);
-        return err->code;
-    }
-    *out = st;
-    return ERROR_OK;
-}
-
-static void finalize_all(sqlite3_stmt **stmts, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        sqlite3_finalize(stmts[i]);
-        stmts[i] = NULL;
-    }
-}
-
-void store_close(store *st)
-{
-    if (!st)
-        return;
-    if (st->db)
-        store_rollback(st);
-    finalize_all(st->stmts, STMT_COUNT);
-    finalize_all(&st->kstmts[0][0], MODEL_KIND_COUNT * KSTMT_COUNT);
-    finalize_all(&st->pages[0][0], MODEL_KIND_COUNT * STORE_PAGE_SLOTS);
-    finalize_all(&st->counts[0][0], MODEL_KIND_COUNT * STORE_COUNT_VARIANTS);
-    sqlite3_close(st->db);
-    free(st);
-}

@@ -192,32 +192,17 @@ error_code store_prepare_path(const char *path, bool readonly, error_info *err);
 error_code store_check_files(const char *path, error_info *err);
 bool store_is_memory(const char *path);
 
-/* store_schema.c: what the file is and its schema. */
-/* ERROR_CONFIG when the file is not a rampart cache: another application id, or
- * none with objects that are not an older rampart's tables (a new, empty file and
- * an older rampart's cache pass). Reads only. */
-error_code store_check_identity(store *st, error_info *err);
-/* Migrate to the current schema and stamp the application id, one transaction
- * per step (writers). */
-error_code store_migrate(store *st, error_info *err);
-/* Read-only handles: the schema must be the current one. */
-error_code store_check_schema(store *st, error_info *err);
-error_code store_add_functions(store *st, error_info *err);
-/* First column of the first row of `sql` as text into `out` ("" for NULL or no row). */
-error_code store_query_text(store *st, const char *sql, char *out, size_t size,
-                            error_info *err);
-
 /* store.c: statements, steps, errors */
 /* Run a cached statement that returns no rows. */
 error_code store_run(store *st, store_stmt_id id, error_info *err);
 /* The same without reporting (an undo: the failure that led here is the one to
  * report). */
 void store_run_quiet(store *st, store_stmt_id id);
-/* Call `fn` again while SQLite answers busy or locked without calling the busy
- * handler (a lock another process takes while it makes a file a cache), for as
- * long as the busy timeout. */
-typedef error_code (*store_attempt)(store *st, void *arg, error_info *err);
-error_code store_retry_busy(store *st, store_attempt fn, void *arg, error_info *err);
+/* First column of the first row of `sql` as text into `out` ("" for NULL or no row). */
+error_code store_query_text(store *st, const char *sql, char *out, size_t size,
+                            error_info *err);
+/* Run SQL text with no result rows (several statements allowed). */
+error_code store_exec_sql(store *st, const char *sql, error_info *err);
 sqlite3_stmt *store_stmt(store *st, store_stmt_id id, error_info *err);
 /* Kind `kind`'s statement `which`, prepared on first use and cached. */
 sqlite3_stmt *store_kind_stmt(store *st, model_kind kind, store_kstmt which,
@@ -326,8 +311,6 @@ error_code store_row_conflict(store *st, const model_object *row, const char *id
 /* The current time as RFC 3339 UTC into `out`, formatted at most once a second
  * per handle (a bulk import stamps a million rows in a few seconds). */
 void store_now(store *st, char out[MODEL_TIME_MAX + 1]);
-/* Run SQL text with no result rows (several statements allowed). */
-error_code store_exec_sql(store *st, const char *sql, error_info *err);
 
 /* store_insert for a row that passed the gate (kind_validate_row) already. */
 error_code store_insert_valid(store *st, model_object *obj, error_info *err);

@@ -1,6 +1,8 @@
 /*
- * store: what a database file is (rampart's, an older rampart's, new, or someone
- * else's), the schema migrations, and the health checks of `rampart doctor`.
+ * store: a database file's life. Opening it (what it is: rampart's, an older
+ * rampart's, new, or someone else's; its connection settings; the schema
+ * migrations), closing it, and the health checks of `rampart doctor`. Built on
+ * store.c's statements and transactions, which never call back here.
  */
 #include "store_internal.h"
 
@@ -9,6 +11,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+enum {
+    BUSY_TIMEOUT_MS = 5000,
+    BUSY_RETRY_MS = 20,
+    /* KiB of page cache for a writer: keeps the index pages an import touches
+     * hot. Readers keep SQLite's default. */
+    WRITER_CACHE_KIB = 16384,
+    /* A large import grows the WAL; truncate it back after checkpoints. */
+    WAL_LIMIT_BYTES = 64 << 20
+};
+
+int store_schema_version(void)
+{
+    return store_sql_migration_count();
+}
 
 /* canon_cidr(text): the canonical form of a CIDR (validate_cidr's), or the text
  * itself when it is not a valid CIDR, so a migration can bring rows an older
@@ -55,7 +73,7 @@ static void sql_cidr_sort_key(sqlite3_context *ctx, int argc, sqlite3_value **ar
     sqlite3_result_blob(ctx, key, (int)len, SQLITE_TRANSIENT);
 }
 
-error_code store_add_functions(store *st, error_info *err)
+static error_code add_functions(store *st, error_info *err)
 {
     int rc = sqlite3_create_function(st->db, "canon_cidr", 1,
                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
@@ -67,24 +85,22 @@ error_code store_add_functions(store *st, error_info *err)
     return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
 }
 
-error_code store_exec_sql(store *st, const char *sql, error_info *err)
-{
-    int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
-    return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
-}
+/* Call `fn` again while SQLite answers busy or locked without calling the busy
+ * handler (a lock another process takes while it makes a file a cache), for as
+ * long as the busy timeout. */
+typedef error_code (*attempt_fn)(store *st, void *arg, error_info *err);
 
-error_code store_query_text(store *st, const char *sql, char *out, size_t size,
-                            error_info *err)
+static error_code retry_busy(store *st, attempt_fn fn, void *arg, error_info *err)
 {
-    sqlite3_stmt *s;
-    if (store_prepare(st, sql, &s, err))
-        return err->code;
-    bool row;
-    error_code rc = store_step(st, s, &row, err);
-    if (rc == ERROR_OK)
-        model_copy_text(out, size, row ? (const char *)sqlite3_column_text(s, 0) : "");
-    sqlite3_finalize(s);
-    return rc;
+    const struct timespec step = {0, BUSY_RETRY_MS * 1000000L};
+    for (int waited = 0;; waited += BUSY_RETRY_MS) {
+        error_code rc = fn(st, arg, err);
+        int code = sqlite3_errcode(st->db) & 0xff;
+        if (rc == ERROR_OK || (code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
+            waited >= BUSY_TIMEOUT_MS)
+            return rc;
+        nanosleep(&step, NULL);
+    }
 }
 
 static error_code query_int(store *st, const char *sql, long long *out, error_info *err)
@@ -148,11 +164,14 @@ static error_code not_ours(store *st, const file_facts *f, error_info *err)
                      st->path, (unsigned)(f->app & 0xFFFFFFFF), why, STORE_APPLICATION_ID);
 }
 
-error_code store_check_identity(store *st, error_info *err)
+/* ERROR_CONFIG when the file is not a rampart cache: another application id, or
+ * none with objects that are not an older rampart's tables (a new, empty file and
+ * an older rampart's cache pass). Reads only. */
+static error_code check_identity(store *st, error_info *err)
 {
     file_facts f = {0};
     /* Another process may be making this file a cache at the same moment. */
-    if (store_retry_busy(st, read_facts_attempt, &f, err))
+    if (retry_busy(st, read_facts_attempt, &f, err))
         return err->code;
     bool fresh = f.app == 0 && f.version == 0 && f.objects == 0;
     if (f.app == STORE_APPLICATION_ID || fresh)
@@ -219,7 +238,9 @@ static error_code migrate_step(store *st, bool *done, error_info *err)
     return rc;
 }
 
-error_code store_migrate(store *st, error_info *err)
+/* Migrate to the current schema and stamp the application id, one transaction
+ * per step (writers). */
+static error_code migrate(store *st, error_info *err)
 {
     long long v = 0, app = 0;
     if (query_int(st, "PRAGMA user_version", &v, err) ||
@@ -235,7 +256,8 @@ error_code store_migrate(store *st, error_info *err)
     return ERROR_OK;
 }
 
-error_code store_check_schema(store *st, error_info *err)
+/* Read-only handles: the schema must be the current one. */
+static error_code check_schema(store *st, error_info *err)
 {
     long long v = 0;
     if (query_int(st, "PRAGMA user_version", &v, err))
@@ -248,6 +270,111 @@ error_code store_check_schema(store *st, error_info *err)
                          "open it read-write once to migrate it", v,
                          store_schema_version());
     return ERROR_OK;
+}
+
+/* ---- connection settings ------------------------------------------------- */
+
+typedef struct wal_answer {
+    char *mode;
+    size_t size;
+} wal_answer;
+
+static error_code switch_to_wal(store *st, void *arg, error_info *err)
+{
+    wal_answer *a = arg;
+    return store_query_text(st, "PRAGMA journal_mode = WAL", a->mode, a->size, err);
+}
+
+static error_code configure(store *st, const char *path, error_info *err)
+{
+    if (store_exec_sql(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", err))
+        return err->code;
+    if (st->readonly)
+        return ERROR_OK;
+    char cache[96];
+    snprintf(cache, sizeof cache, "PRAGMA cache_size = -%d; PRAGMA journal_size_limit = %d",
+             WRITER_CACHE_KIB, WAL_LIMIT_BYTES);
+    if (store_exec_sql(st, cache, err))
+        return err->code;
+    if (store_is_memory(path))
+        return ERROR_OK;
+    /* On a new file another process may be switching or migrating at the same
+     * moment, and SQLite calls no busy handler for that lock. */
+    char mode[16];
+    wal_answer answer = {mode, sizeof mode};
+    if (retry_busy(st, switch_to_wal, &answer, err))
+        return err->code;
+    if (strcmp(mode, "wal") != 0)
+        return error_set(err, ERROR_IO, "cannot use WAL mode for %s (got %s)", path, mode);
+    return ERROR_OK;
+}
+
+/* ---- open / close -------------------------------------------------------- */
+
+static error_code open_db(store *st, const char *path, error_info *err)
+{
+    /* A file path was created (0600) by store_prepare_path: never let SQLite
+     * create it. */
+    int flags = SQLITE_OPEN_NOMUTEX |
+                (st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
+                (store_is_memory(path) ? SQLITE_OPEN_CREATE : 0);
+    int rc = sqlite3_open_v2(path, &st->db, flags, NULL);
+    if (rc != SQLITE_OK)
+        return error_set(err, rc == SQLITE_NOMEM ? ERROR_NOMEM : ERROR_IO,
+                         "cannot open database %s: %s", path,
+                         st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+    /* Before anything writes to the file (the switch to WAL does): another
+     * program's database is refused as it is. */
+    if (check_identity(st, err) || configure(st, path, err))
+        return err->code;
+    if (st->readonly)
+        return check_schema(st, err);
+    return add_functions(st, err) ? err->code : migrate(st, err);
+}
+
+error_code store_open(const char *path, unsigned flags, store **out, error_info *err)
+{
+    *out = NULL;
+    if (!path || !*path)
+        return error_set(err, ERROR_INVALID, "database path is empty");
+    store *st = calloc(1, sizeof *st);
+    if (!st)
+        return error_set(err, ERROR_NOMEM, "out of memory");
+    st->readonly = (flags & STORE_READONLY) != 0;
+    if (!model_copy_text(st->path, sizeof st->path, path)) {
+        free(st);
+        return error_set(err, ERROR_INVALID, "database path is too long");
+    }
+    if (store_prepare_path(path, st->readonly, err) || open_db(st, path, err)) {
+        store_close(st);
+        return err->code;
+    }
+    *out = st;
+    return ERROR_OK;
+}
+
+static void finalize_all(sqlite3_stmt **stmts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_finalize(stmts[i]);
+        stmts[i] = NULL;
+    }
+}
+
+void store_close(store *st)
+{
+    if (!st)
+        return;
+    if (st->db)
+        store_rollback(st);
+    finalize_all(st->stmts, STMT_COUNT);
+    finalize_all(&st->kstmts[0][0], MODEL_KIND_COUNT * KSTMT_COUNT);
+    finalize_all(&st->pages[0][0], MODEL_KIND_COUNT * STORE_PAGE_SLOTS);
+    finalize_all(&st->counts[0][0], MODEL_KIND_COUNT * STORE_COUNT_VARIANTS);
+    sqlite3_close(st->db);
+    free(st);
 }
 
 /* ---- health -------------------------------------------------------------- */
