@@ -118,7 +118,8 @@ typedef enum store_kstmt {
     KSTMT_COUNT,
     /* parts of other queries (store_page.c) */
     KSQL_COLS = KSTMT_COUNT, /* the row's columns */
-    KSQL_FILTER              /* the text filter over ?3 */
+    KSQL_FILTER,             /* the text filter over ?3 */
+    KSQL_STAGING             /* the pull's staging table (store_pull.c), if missing */
 } store_kstmt;
 
 /* Page query variants: one bit per optional clause. */
@@ -172,6 +173,8 @@ int store_row_width(model_kind kind);
  * error text, nor the state), then what the kind's staging adds. */
 int store_pull_width(model_kind kind);
 const kind_field *store_row_field(model_kind kind, int i);
+/* Whether column i is one a listing carries: not the error text, nor the state. */
+bool store_row_staged(model_kind kind, int i);
 int store_sql_migration_count(void);
 const char *store_sql_migration(int index);
 /* The rules table's secondary indexes but the natural key's: the SQL that creates
@@ -181,8 +184,6 @@ const char *store_sql_rule_indexes(bool create);
 /* The rules table's change triggers (migration 9): the SQL that makes them (true)
  * or drops them (false), for a bulk import that counts once instead of per row. */
 const char *store_sql_rule_change_triggers(bool create);
-/* The pull staging tables (TEMP, this connection), created if missing. */
-const char *store_sql_staging(void);
 
 /* store_files.c: the files before SQLite opens them. Create the missing
  * directories and file (writers), then refuse a cache or companion file

@@ -70,9 +70,15 @@ static error_code ensure_staging(store *st, error_info *err)
 {
     if (st->staging_ready)
         return ERROR_OK;
-    int rc = sqlite3_exec(st->db, store_sql_staging(), NULL, NULL, NULL);
-    if (rc != SQLITE_OK)
-        return store_db_error(st, rc, err);
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        char sql[2048];
+        if (!store_kind_sql((model_kind)k, KSQL_STAGING, sql, sizeof sql))
+            return error_set(err, ERROR_IO, "database: the %s staging is too long",
+                             kind_get((model_kind)k)->noun);
+        int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+        if (rc != SQLITE_OK)
+            return store_db_error(st, rc, err);
+    }
     /* Made inside a caller's transaction they may yet be rolled back. */
     st->staging_ready = !st->in_tx;
     return ERROR_OK;
@@ -104,16 +110,15 @@ static error_code put_row(store *st, const model_object *obj, const char *marker
                           const char *raw_metadata, error_info *err)
 {
     model_kind kind = obj->kind;
-    int width = store_row_width(kind), heads = (int)kind_get(kind)->head_field_count;
+    int width = store_row_width(kind);
     const char *texts[PUT_MAX];
     char *heaps[PUT_MAX] = {0};
     int n = 0;
     error_code rc = ERROR_OK;
-    for (int i = 0; rc == ERROR_OK && i < width - 1 && n < PUT_MAX - 2; i++) {
-        const kind_field *f = store_row_field(kind, i);
-        if (i < heads && !(f->flags & KIND_FIELD_REMOTE))
+    for (int i = 0; rc == ERROR_OK && i < width && n < PUT_MAX - 2; i++) {
+        if (!store_row_staged(kind, i))
             continue;
-        texts[n] = store_field_text(obj, f, &heaps[n], err);
+        texts[n] = store_field_text(obj, store_row_field(kind, i), &heaps[n], err);
         rc = texts[n++] ? ERROR_OK : err->code;
     }
     texts[n++] = marker ? marker : "";

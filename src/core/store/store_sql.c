@@ -285,52 +285,6 @@ static const char *const migrations[] = {
     "  WHERE old_id = old.id AND state <> 'retired'; END;",
 };
 
-/*
- * Staging for pulls: TEMP tables of this connection. A pull writes the remote
- * listings here page by page and merges them into rules/credentials in one
- * transaction, so an interrupted pull never touches the cache. Staged rows need
- * no durability (a crash discards them, as it should), so they stay out of the
- * WAL: no fsync per page, no checkpoint copying them (measured on 100,000 rules:
- * staging took 1.2 s in the main database, 0.4 s here). Their
- * page cache is SQLite's default for the temp schema; the rest spills to an
- * unlinked temp file, so memory stays bounded. No index on (policy_id, cidr): the
- * natural-key join probes rules_live_key instead. `marker` is the local id from a
- * credential's creation marker ('' when none), looked up by the orphan join;
- * `raw_metadata` the metadata as the server has it when it carried a marker
- * (`metadata` is the user's, marker stripped). `kept`: the row is the cached copy
- * standing in for a refused one (it says nothing about the remote's values).
- * Keyed by id DESC: listings come newest first, so each staged row lands at the
- * B-tree's right edge (an append, full pages) rather than its left (a split per
- * page, half-empty pages: twice the memory and twice the time). The merge's adds
- * read them back ORDER BY id, so the cache's tables still grow in id order.
- */
-static const char staging_schema[] =
-    "CREATE TEMP TABLE IF NOT EXISTS pull_rules ("
-    " id TEXT NOT NULL,"
-    " uri TEXT NOT NULL,"
-    " created_at TEXT NOT NULL,"
-    " description TEXT NOT NULL,"
-    " metadata TEXT NOT NULL,"
-    " cidr TEXT NOT NULL,"
-    " policy_id TEXT NOT NULL,"
-    " policy_uri TEXT NOT NULL,"
-    " action TEXT NOT NULL CHECK (action IN ('allow', 'deny')),"
-    " kept INTEGER NOT NULL DEFAULT 0,"
-    " PRIMARY KEY (id DESC)) WITHOUT ROWID;"
-    "CREATE TEMP TABLE IF NOT EXISTS pull_creds ("
-    " id TEXT NOT NULL,"
-    " uri TEXT NOT NULL,"
-    " created_at TEXT NOT NULL,"
-    " description TEXT NOT NULL,"
-    " metadata TEXT NOT NULL,"
-    " owner_id TEXT NOT NULL,"
-    " acl TEXT NOT NULL,"
-    " marker TEXT NOT NULL,"
-    " raw_metadata TEXT NOT NULL DEFAULT '',"
-    " kept INTEGER NOT NULL DEFAULT 0,"
-    " PRIMARY KEY (id DESC)) WITHOUT ROWID;"
-    "CREATE INDEX IF NOT EXISTS temp.pull_creds_marker ON pull_creds(marker);";
-
 /* An id or a local alias, as ?1: the row's current id. */
 #define RESOLVED_ID "coalesce((SELECT remote_id FROM aliases WHERE local_id = ?1), ?1)"
 /* Same text as rules_live_key's WHERE, so the planner can use that index. */
@@ -661,31 +615,32 @@ const char *store_sql_rule_change_triggers(bool create)
     return create ? CHANGE_TRIGGERS("rule", "rules") : CHANGE_TRIGGERS_DROP("rules");
 }
 
-const char *store_sql_staging(void)
-{
-    return staging_schema;
-}
-
 /* ---- one statement family per operation, made from the kind's descriptor ---- */
 
 /* What the store keeps per kind beside the descriptor: an index key it derives
  * from a field (a rule's cidr in address order, for the console's sort), the
  * pull's staging table, and what a credential's staging adds (the metadata as the
  * server had it, read in place of the column; the creation marker, which a kept
- * copy sets to ''). */
+ * copy sets to '', and its index). Every other column of the staging and of the
+ * merge's statements comes from the descriptor. */
 typedef struct kind_sql {
     const char *key_field, *key_column, *key_fn;
     const char *staging;
     const char *staged_column, *staged_expr;
     const char *keep_cols, *keep_values;
-    const char *put_cols; /* what a staged row carries beside its columns */
+    const char *put_cols;     /* what a staged row carries beside its columns */
+    const char *staging_cols; /* their definitions in the staging table */
+    const char *staging_index; /* the staging's indexed column (NULL: none) */
 } kind_sql;
 
 static const kind_sql kind_sqls[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_RULE] = {"cidr", "cidr_key", "cidr_sort_key", "pull_rules", "", "", "", "", ""},
+    [MODEL_KIND_RULE] = {"cidr", "cidr_key", "cidr_sort_key", "pull_rules", "", "", "", "", "",
+                         "", NULL},
     [MODEL_KIND_CRED] = {NULL, NULL, NULL, "pull_creds", "metadata",
                          "CASE raw_metadata WHEN '' THEN metadata ELSE raw_metadata END",
-                         ", marker", ", ''", ", marker, raw_metadata"},
+                         ", marker", ", ''", ", marker, raw_metadata",
+                         " marker TEXT NOT NULL, raw_metadata TEXT NOT NULL DEFAULT '',",
+                         "marker"},
 };
 
 typedef struct sql_out {
@@ -747,26 +702,26 @@ static void add_cols(sql_out *o, model_kind kind, bool staged)
     }
 }
 
-/* The columns a listing stages (what the remote has: not the error text, nor
- * the state). */
-static void add_staged_cols(sql_out *o, model_kind kind)
+bool store_row_staged(model_kind kind, int i)
 {
-    int heads = (int)kind_get(kind)->head_field_count;
-    for (int i = 0, n = 0; i < store_row_width(kind) - 1; i++) {
-        const kind_field *f = store_row_field(kind, i);
-        if (i < heads && !(f->flags & KIND_FIELD_REMOTE))
-            continue;
-        add(o, "%s%s", n++ ? ", " : "", store_column(f));
+    const kind_field *f = store_row_field(kind, i);
+    return f && (i >= (int)kind_get(kind)->head_field_count || (f->flags & KIND_FIELD_REMOTE));
+}
+
+/* The columns a listing stages, each after `prefix`. */
+static void add_staged_cols(sql_out *o, model_kind kind, const char *prefix)
+{
+    for (int i = 0, n = 0; i < store_row_width(kind); i++) {
+        if (store_row_staged(kind, i))
+            add(o, "%s%s%s", n++ ? ", " : "", prefix, store_column(store_row_field(kind, i)));
     }
 }
 
 int store_pull_width(model_kind kind)
 {
-    int heads = (int)kind_get(kind)->head_field_count, n = 0;
-    for (int i = 0; i < store_row_width(kind) - 1; i++) {
-        const kind_field *f = store_row_field(kind, i);
-        n += i >= heads || (f->flags & KIND_FIELD_REMOTE);
-    }
+    int n = 0;
+    for (int i = 0; i < store_row_width(kind); i++)
+        n += store_row_staged(kind, i);
     const char *extra = kind_sqls[kind].put_cols;
     for (; *extra; extra++)
         n += *extra == ',';
@@ -850,6 +805,46 @@ static void add_filter(sql_out *o, model_kind kind)
     add(o, " OR state LIKE ?3 ESCAPE '\\')");
 }
 
+/*
+ * Staging for pulls: TEMP tables of this connection, one per kind (its staged
+ * columns, what kind_sqls adds, `kept`). A pull writes the remote
+ * listings here page by page and merges them into rules/credentials in one
+ * transaction, so an interrupted pull never touches the cache. Staged rows need
+ * no durability (a crash discards them, as it should), so they stay out of the
+ * WAL: no fsync per page, no checkpoint copying them (measured on 100,000 rules:
+ * staging took 1.2 s in the main database, 0.4 s here). Their
+ * page cache is SQLite's default for the temp schema; the rest spills to an
+ * unlinked temp file, so memory stays bounded. No index on (policy_id, cidr): the
+ * natural-key join probes rules_live_key instead. `marker` is the local id from a
+ * credential's creation marker ('' when none), looked up by the orphan join;
+ * `raw_metadata` the metadata as the server has it when it carried a marker
+ * (`metadata` is the user's, marker stripped). `kept`: the row is the cached copy
+ * standing in for a refused one (it says nothing about the remote's values).
+ * Keyed by id DESC: listings come newest first, so each staged row lands at the
+ * B-tree's right edge (an append, full pages) rather than its left (a split per
+ * page, half-empty pages: twice the memory and twice the time). The merge's adds
+ * read them back ORDER BY id, so the cache's tables still grow in id order.
+ */
+static void add_staging(sql_out *o, model_kind kind)
+{
+    const kind_sql *k = &kind_sqls[kind];
+    add(o, "CREATE TEMP TABLE IF NOT EXISTS %s (", k->staging);
+    for (int i = 0; i < store_row_width(kind); i++) {
+        const kind_field *f = store_row_field(kind, i);
+        if (!store_row_staged(kind, i))
+            continue;
+        add(o, " %s TEXT NOT NULL", store_column(f));
+        if (f->type == KIND_FIELD_ACTION)
+            add(o, " CHECK (%s IN ('allow', 'deny'))", store_column(f));
+        add(o, ",");
+    }
+    add(o, "%s kept INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (id DESC)) WITHOUT ROWID;",
+        k->staging_cols);
+    if (k->staging_index)
+        add(o, "CREATE INDEX IF NOT EXISTS temp.%s_%s ON %s(%s);", k->staging,
+            k->staging_index, k->staging, k->staging_index);
+}
+
 bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size)
 {
     const kind_desc *d = kind_get(kind);
@@ -906,7 +901,7 @@ bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size)
         break;
     case KSTMT_PULL_PUT: {
         add(&o, "INSERT OR REPLACE INTO %s (", k->staging);
-        add_staged_cols(&o, kind);
+        add_staged_cols(&o, kind, "");
         add(&o, "%s) VALUES (", k->put_cols);
         int n = store_pull_width(kind);
         for (int i = 0; i < n; i++)
@@ -918,9 +913,9 @@ bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size)
         /* A refused pulled row: the cached copy of its id stands in for it, so the
          * merge neither changes that row nor takes it for deleted remotely. */
         add(&o, "INSERT OR REPLACE INTO %s (", k->staging);
-        add_staged_cols(&o, kind);
+        add_staged_cols(&o, kind, "");
         add(&o, "%s, kept) SELECT ", k->keep_cols);
-        add_staged_cols(&o, kind);
+        add_staged_cols(&o, kind, "");
         add(&o, "%s, 1 FROM %s WHERE id = ?1", k->keep_values, t);
         break;
     case KSTMT_PULL_ROW:
@@ -935,6 +930,9 @@ bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size)
         break;
     case KSQL_FILTER:
         add_filter(&o, kind);
+        break;
+    case KSQL_STAGING:
+        add_staging(&o, kind);
         break;
     }
     return !o.cut;
