@@ -68,7 +68,6 @@ typedef enum store_stmt_id {
     STMT_MERGE_RULE_GONE_ALIASES,
     STMT_MERGE_RULE_GONE,
     STMT_MERGE_RULE_REMOTE_DELETED,
-    STMT_MERGE_RULE_UPDATE,
     STMT_MERGE_RULE_ADOPT_ALIASES,
     STMT_MERGE_RULE_ADOPT_EDITS,
     STMT_MERGE_RULE_ADOPT_CONFLICTS,
@@ -76,20 +75,16 @@ typedef enum store_stmt_id {
     STMT_MERGE_RULE_KEY_CONFLICTS,
     STMT_MERGE_RULE_CONFLICT,
     STMT_MERGE_RULE_REQUEUE,
-    STMT_MERGE_RULE_ADD,
     STMT_MERGE_CRED_GONE_ALIASES,
     STMT_MERGE_CRED_GONE,
     STMT_MERGE_CRED_REMOTE_DELETED,
     STMT_MERGE_CRED_UNORPHAN,
     STMT_MERGE_CRED_STALE_ALIASES,
-    STMT_MERGE_CRED_UPDATE,
     STMT_MERGE_CRED_MARKED_EDITS,
     STMT_MERGE_CRED_MARKED,
     STMT_MERGE_CRED_ORPHAN_ALIASES,
     STMT_MERGE_CRED_ORPHAN,
     STMT_MERGE_CRED_REQUEUE,
-    STMT_MERGE_CRED_STRAYS,
-    STMT_MERGE_CRED_ADD,
     STMT_COUNT
 } store_stmt_id;
 
@@ -115,6 +110,10 @@ typedef enum store_kstmt {
                          * credential's marker and raw metadata */
     KSTMT_PULL_KEEP,    /* ?1 id: stage the cached copy of a refused pulled row */
     KSTMT_PULL_ROW,     /* ?1 id -> a staged row, then `kept` */
+    /* the pull merge's steps (store_pull.c), ?1 now -> rows changed */
+    KSTMT_MERGE_UPDATE, /* listed rows cached already take the remote's values */
+    KSTMT_MERGE_ADD,    /* listed rows not cached are added, synced */
+    KSTMT_MERGE_STRAYS, /* a marked kind's second copies, queued for deletion */
     KSTMT_COUNT,
     /* parts of other queries (store_page.c) */
     KSQL_COLS = KSTMT_COUNT, /* the row's columns */

@@ -297,10 +297,6 @@ static const char *const migrations[] = {
 #define LOCAL_OF(id) \
     "coalesce((SELECT a.local_id FROM aliases AS a WHERE a.remote_id = " id \
     " AND a.kind = 'credential' ORDER BY a.local_id DESC LIMIT 1), " id ")"
-/* A listed row that is back in the listing after remote_deleted is synced again. */
-#define BACK_TO_SYNCED(t) \
-    "CASE " t ".state WHEN 'remote_deleted' THEN 'synced' ELSE " t ".state END"
-#define CHANGED(t, col) " OR " t "." col " IS NOT p." col
 /* Local rows a listing can settle: sent or about to be, never confirmed. */
 #define ADOPTABLE "('new', 'creating', 'unknown', 'failed')"
 /* Natural key of a local row that never got a remote id; the LIVE term lets the
@@ -315,9 +311,6 @@ static const char *const migrations[] = {
  * alias insert and the rename must agree); the other is a stray. */
 #define FIRST_COPY(p) \
     p ".id = (SELECT min(q.id) FROM pull_creds AS q WHERE q.marker = " p ".marker)"
-#define CRED_FROM_PULL(state, error) \
-    "SELECT p.id, p.uri, p.created_at, p.description, p.metadata, p.owner_id, p.acl, " \
-    state ", " error ", ?1 FROM pull_creds AS p WHERE " UNSEEN_CRED("p")
 static const char *const statements[STMT_COUNT] = {
     [STMT_BEGIN] = "BEGIN IMMEDIATE",
     [STMT_COMMIT] = "COMMIT",
@@ -433,20 +426,6 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_MERGE_RULE_REMOTE_DELETED] = "UPDATE rules SET state = 'remote_deleted', error = '',"
                                        " updated_at = ?1 WHERE state = 'synced'"
                                        " AND id NOT IN (SELECT id FROM pull_rules)",
-    /* Only rows that changed are written: a pull of an unchanged 100,000-row
-     * listing rewrites nothing. OR IGNORE: a remote cidr change that would collide
-     * with a local live rule keeps the cached row as it was. */
-    [STMT_MERGE_RULE_UPDATE] = "UPDATE OR IGNORE rules SET uri = p.uri,"
-                               " created_at = p.created_at, description = p.description,"
-                               " metadata = p.metadata, cidr = p.cidr,"
-                               " cidr_key = cidr_sort_key(p.cidr),"
-                               " policy_uri = p.policy_uri, state = " BACK_TO_SYNCED("rules")
-                               ", updated_at = ?1 FROM pull_rules AS p WHERE p.id = rules.id"
-                               " AND rules.state IN ('synced', 'deleting', 'remote_deleted')"
-                               " AND (rules.state = 'remote_deleted'" CHANGED("rules", "uri")
-                               CHANGED("rules", "created_at") CHANGED("rules", "description")
-                               CHANGED("rules", "metadata") CHANGED("rules", "cidr")
-                               CHANGED("rules", "policy_uri") ")",
     /* Aliases first: the adopt below renames the rows. */
     [STMT_MERGE_RULE_ADOPT_ALIASES] = "INSERT OR IGNORE INTO aliases (local_id, remote_id, kind)"
                                       " SELECT r.id, p.id, 'rule' FROM pull_rules AS p"
@@ -509,12 +488,6 @@ static const char *const statements[STMT_COUNT] = {
                                  " AND c.reason = 'key' AND rules.state <> 'conflict'",
     [STMT_MERGE_RULE_REQUEUE] = "UPDATE rules SET state = 'new', error = '', updated_at = ?1"
                                 " WHERE state IN ('creating', 'unknown')",
-    [STMT_MERGE_RULE_ADD] = "INSERT OR IGNORE INTO rules (id, uri, created_at, description,"
-                            " metadata, cidr, policy_id, policy_uri, action, state, error,"
-                            " updated_at, cidr_key) SELECT p.id, p.uri, p.created_at,"
-                            " p.description, p.metadata, p.cidr, p.policy_id, p.policy_uri,"
-                            " p.action, 'synced', '', ?1, cidr_sort_key(p.cidr)"
-                            " FROM pull_rules AS p WHERE " UNSEEN("p") " ORDER BY p.id",
 
     /* ---- merge: credentials (?1 = now) ---- */
     [STMT_MERGE_CRED_GONE_ALIASES] = "DELETE FROM aliases WHERE kind = 'credential' AND"
@@ -533,18 +506,6 @@ static const char *const statements[STMT_COUNT] = {
     /* An alias named after a row's own id would hijack lookups of that row. */
     [STMT_MERGE_CRED_STALE_ALIASES] = "DELETE FROM aliases WHERE kind = 'credential'"
                                       " AND local_id IN (SELECT id FROM credentials)",
-    [STMT_MERGE_CRED_UPDATE] = "UPDATE credentials SET uri = p.uri, created_at = p.created_at,"
-                               " description = p.description, metadata = p.metadata,"
-                               " owner_id = p.owner_id, acl = p.acl,"
-                               " state = " BACK_TO_SYNCED("credentials") ", updated_at = ?1"
-                               " FROM pull_creds AS p WHERE p.id = credentials.id AND"
-                               " credentials.state IN ('synced', 'deleting', 'remote_deleted',"
-                               " 'orphaned') AND (credentials.state = 'remote_deleted'"
-                               CHANGED("credentials", "uri") CHANGED("credentials", "created_at")
-                               CHANGED("credentials", "description")
-                               CHANGED("credentials", "metadata")
-                               CHANGED("credentials", "owner_id")
-                               CHANGED("credentials", "acl") ")",
     /* Our own credential whose remote copy still carries its creation marker (a
      * create confirmed, its PATCH not yet through; or an older rampart's): the
      * server's metadata becomes the base of an edit, so the next push sends the
@@ -575,17 +536,6 @@ static const char *const statements[STMT_COUNT] = {
                                " AND " UNSEEN_CRED("p"),
     [STMT_MERGE_CRED_REQUEUE] = "UPDATE credentials SET state = 'new', error = '',"
                                 " updated_at = ?1 WHERE state IN ('creating', 'unknown')",
-    [STMT_MERGE_CRED_STRAYS] = "INSERT OR IGNORE INTO credentials (id, uri, created_at,"
-                               " description, metadata, owner_id, acl, state, error,"
-                               " updated_at) " CRED_FROM_PULL("'deleting'", "'a second copy"
-                               " of ' || p.marker || ' created by an earlier sync: deleted"
-                               " remotely by the next sync'") " AND p.marker <> '' AND"
-                               " (EXISTS (SELECT 1 FROM aliases AS a WHERE a.local_id ="
-                               " p.marker AND a.kind = 'credential') OR EXISTS (SELECT 1"
-                               " FROM credentials AS c WHERE c.id = p.marker)) ORDER BY p.id",
-    [STMT_MERGE_CRED_ADD] = "INSERT OR IGNORE INTO credentials (id, uri, created_at,"
-                            " description, metadata, owner_id, acl, state, error,"
-                            " updated_at) " CRED_FROM_PULL("'synced'", "''") " ORDER BY p.id",
 };
 
 const char *store_sql_text(store_stmt_id id)
@@ -805,6 +755,83 @@ static void add_filter(sql_out *o, model_kind kind)
     add(o, " OR state LIKE ?3 ESCAPE '\\')");
 }
 
+/* Whether the merge takes column i from a listed row that is cached already:
+ * what the remote assigns but the id (the match), and the user's fields but one
+ * that is required and fixed at creation (a rule's policy and action: the row's
+ * for good, never rewritten). */
+static bool merged(model_kind kind, int i)
+{
+    const kind_field *f = store_row_field(kind, i);
+    if (i == 0 || !store_row_staged(kind, i))
+        return false;
+    return i < (int)kind_get(kind)->head_field_count || (f->flags & KIND_FIELD_EDIT) ||
+           !(f->flags & KIND_FIELD_REQUIRED);
+}
+
+/*
+ * A listed row cached already takes the remote's values (?1 now). Only rows that
+ * changed are written: a pull of an unchanged 100,000-row listing rewrites
+ * nothing. A row back in the listing after remote_deleted is synced again. A
+ * marked kind's orphan (created remotely, its reply lost) is updated too. OR
+ * IGNORE for a keyed kind: a remote change that would collide with a local live
+ * row's natural key keeps the cached row as it was.
+ */
+static void add_merge_update(sql_out *o, model_kind kind, const char *t)
+{
+    const kind_desc *d = kind_get(kind);
+    const kind_sql *k = &kind_sqls[kind];
+    add(o, "UPDATE %s%s SET ", d->traits & KIND_KEYED ? "OR IGNORE " : "", t);
+    for (int i = 0; i < store_row_width(kind); i++) {
+        const kind_field *f = store_row_field(kind, i);
+        if (!merged(kind, i))
+            continue;
+        add(o, "%s = p.%s, ", store_column(f), store_column(f));
+        if (k->key_field && strcmp(f->name, k->key_field) == 0)
+            add(o, "%s = %s(p.%s), ", k->key_column, k->key_fn, store_column(f));
+    }
+    add(o, "state = CASE %s.state WHEN 'remote_deleted' THEN 'synced' ELSE %s.state END,"
+           " updated_at = ?1 FROM %s AS p WHERE p.id = %s.id AND %s.state IN ('synced',"
+           " 'deleting', 'remote_deleted'%s) AND (%s.state = 'remote_deleted'",
+        t, t, k->staging, t, t, d->traits & KIND_MARKED ? ", 'orphaned'" : "", t);
+    for (int i = 0; i < store_row_width(kind); i++) {
+        if (!merged(kind, i))
+            continue;
+        const char *c = store_column(store_row_field(kind, i));
+        add(o, " OR %s.%s IS NOT p.%s", t, c, c);
+    }
+    add(o, ")");
+}
+
+/* Listed rows not cached, inserted in id order as `state` with `error` (?1 now);
+ * the caller may add to the WHERE, then orders them (ORDER BY p.id). */
+static void add_merge_insert(sql_out *o, model_kind kind, const char *t, const char *state,
+                             const char *error)
+{
+    const kind_sql *k = &kind_sqls[kind];
+    const kind_field *key = k->key_field ? kind_field_by_name(kind, k->key_field) : NULL;
+    add(o, "INSERT OR IGNORE INTO %s (", t);
+    add_staged_cols(o, kind, "");
+    add(o, ", state, error, updated_at%s%s) SELECT ", key ? ", " : "",
+        key ? k->key_column : "");
+    add_staged_cols(o, kind, "p.");
+    add(o, ", %s, %s, ?1", state, error);
+    if (key)
+        add(o, ", %s(p.%s)", k->key_fn, store_column(key));
+    add(o, " FROM %s AS p WHERE NOT EXISTS (SELECT 1 FROM %s AS x WHERE x.id = p.id)",
+        k->staging, t);
+}
+
+/* A marked kind's second remote copy of one of our creates (its marker names a
+ * cached row or alias): cached as queued for deletion, with why. */
+static void add_merge_strays(sql_out *o, model_kind kind, const char *t)
+{
+    add_merge_insert(o, kind, t, "'deleting'", "'a second copy of ' || p.marker || ' created"
+                     " by an earlier sync: deleted remotely by the next sync'");
+    add(o, " AND p.marker <> '' AND (EXISTS (SELECT 1 FROM aliases AS a WHERE a.local_id ="
+           " p.marker AND a.kind = '%s') OR EXISTS (SELECT 1 FROM %s AS c WHERE c.id ="
+           " p.marker))", kind_get(kind)->noun, t);
+}
+
 /*
  * Staging for pulls: TEMP tables of this connection, one per kind (its staged
  * columns, what kind_sqls adds, `kept`). A pull writes the remote
@@ -917,6 +944,19 @@ bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size)
         add(&o, "%s, kept) SELECT ", k->keep_cols);
         add_staged_cols(&o, kind, "");
         add(&o, "%s, 1 FROM %s WHERE id = ?1", k->keep_values, t);
+        break;
+    case KSTMT_MERGE_UPDATE:
+        add_merge_update(&o, kind, t);
+        break;
+    case KSTMT_MERGE_ADD:
+        add_merge_insert(&o, kind, t, "'synced'", "''");
+        add(&o, " ORDER BY p.id");
+        break;
+    case KSTMT_MERGE_STRAYS:
+        if (!(d->traits & KIND_MARKED))
+            return false; /* no marker: no strays */
+        add_merge_strays(&o, kind, t);
+        add(&o, " ORDER BY p.id");
         break;
     case KSTMT_PULL_ROW:
         /* A staged row as store_row_read reads it, then `kept`: what
