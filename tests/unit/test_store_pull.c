@@ -467,6 +467,114 @@ static void test_cred_update_and_remote_delete(void **state)
     model_object_clear(&listing[0]);
 }
 
+/* Field `f` of `o` set to another value its check takes. */
+static void change_field(model_object *o, const kind_field *f)
+{
+    static const struct {
+        const char *name, *value;
+    } valid[] = {
+        {"uri", "http://127.0.0.1/changed"},
+        {"policy_uri", "http://127.0.0.1/ip_policies/changed"},
+        {"created_at", "2025-10-01T00:00:00Z"},
+        {"cidr", "10.99.0.0/16"},
+        {"ip_policy_id", "ipp_3Zz1lqOxDdQyVpYcAAAAAAAAAAA"},
+        {"owner_id", "usr_2Zz1lqOxDdQyVpYcAAAAAAAAAAA"},
+    };
+    void *at = kind_field_at_mut(o, f);
+    error_info err;
+    if (f->type == KIND_FIELD_ACTION) {
+        model_action *a = at;
+        *a = *a == MODEL_ACTION_ALLOW ? MODEL_ACTION_DENY : MODEL_ACTION_ALLOW;
+        return;
+    }
+    if (f->type == KIND_FIELD_ACL) {
+        assert_int_equal(model_acl_add(at, "bind:changed.example.com", &err), ERROR_OK);
+        return;
+    }
+    const char *value = "changed remotely";
+    for (size_t i = 0; i < sizeof valid / sizeof valid[0]; i++) {
+        if (strcmp(f->name, valid[i].name) == 0)
+            value = valid[i].value;
+    }
+    snprintf(at, f->size, "%s", value);
+}
+
+/* A cached synced row whose remote copy changed in column i alone: the merge
+ * takes the remote's value, but a rule's policy and action (fixed at creation,
+ * never rewritten). Over every column the descriptor gives a listed row, so a
+ * new field is checked too. */
+static void check_merge_takes_column(model_kind kind, int i)
+{
+    const kind_field *f = store_row_field(kind, i);
+    bool kept = strcmp(f->name, "ip_policy_id") == 0 || f->type == KIND_FIELD_ACTION;
+    store *st = NULL;
+    error_info err;
+    assert_int_equal(store_open(":memory:", 0, &st, &err), ERROR_OK);
+    model_object cached = kind == MODEL_KIND_RULE ? remote_rule(1, "10.0.0.0/8", MODEL_ACTION_ALLOW)
+                                                  : remote_cred(1, "a");
+    insert_as(st, &cached, MODEL_STATE_SYNCED);
+    model_object listed;
+    assert_int_equal(model_object_copy(&listed, &cached, &err), ERROR_OK);
+    change_field(&listed, f);
+    assert_false(kind_field_same(f, &listed, &cached));
+    store_pull_stats stats;
+    if (kind == MODEL_KIND_RULE)
+        merge(st, &listed, 1, NULL, NULL, 0, &stats, NULL);
+    else
+        merge(st, NULL, 0, &listed, NULL, 1, NULL, &stats);
+    assert_int_equal(stats.updated, kept ? 0 : 1);
+    model_object got = get_row(st, kind, model_object_id(&cached));
+    if (!kind_field_same(f, &got, kept ? &cached : &listed))
+        fail_msg("%s %s: the merge %s it", kind_get(kind)->noun, f->name,
+                 kept ? "rewrote" : "did not take");
+    model_object_clear(&got);
+    model_object_clear(&listed);
+    model_object_clear(&cached);
+    store_close(st);
+}
+
+/* A listed row not cached arrives with every column a listing carries. */
+static void check_merge_adds_columns(model_kind kind)
+{
+    store *st = NULL;
+    error_info err;
+    assert_int_equal(store_open(":memory:", 0, &st, &err), ERROR_OK);
+    model_object listed = kind == MODEL_KIND_RULE ? remote_rule(1, "10.0.0.0/8", MODEL_ACTION_ALLOW)
+                                                  : remote_cred(1, "a");
+    for (int i = 1; i < store_row_width(kind); i++) {
+        if (store_row_staged(kind, i))
+            change_field(&listed, store_row_field(kind, i));
+    }
+    store_pull_stats stats;
+    if (kind == MODEL_KIND_RULE)
+        merge(st, &listed, 1, NULL, NULL, 0, &stats, NULL);
+    else
+        merge(st, NULL, 0, &listed, NULL, 1, NULL, &stats);
+    assert_int_equal(stats.added, 1);
+    model_object got = get_row(st, kind, model_object_id(&listed));
+    assert_int_equal(model_object_state(&got), MODEL_STATE_SYNCED);
+    for (int i = 0; i < store_row_width(kind); i++) {
+        const kind_field *f = store_row_field(kind, i);
+        if (store_row_staged(kind, i) && !kind_field_same(f, &got, &listed))
+            fail_msg("%s %s: not added", kind_get(kind)->noun, f->name);
+    }
+    model_object_clear(&got);
+    model_object_clear(&listed);
+    store_close(st);
+}
+
+static void test_merge_takes_every_column(void **state)
+{
+    (void)state;
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        for (int i = 1; i < store_row_width((model_kind)k); i++) {
+            if (store_row_staged((model_kind)k, i))
+                check_merge_takes_column((model_kind)k, i);
+        }
+        check_merge_adds_columns((model_kind)k);
+    }
+}
+
 /* ---- refused rows --------------------------------------------------------- */
 
 /* What store_pull_stage told its refusal callback, in order. */
@@ -878,6 +986,7 @@ int main(void)
         T(test_orphan_absent_is_requeued),
         T(test_cred_strays_and_tokens),
         T(test_cred_update_and_remote_delete),
+        T(test_merge_takes_every_column),
         T(test_staging_refuses_bad_rows),
         T(test_pull_refuses_bad_rules),
         T(test_pull_refuses_bad_creds),

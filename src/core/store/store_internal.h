@@ -68,7 +68,6 @@ typedef enum store_stmt_id {
     STMT_MERGE_RULE_GONE_ALIASES,
     STMT_MERGE_RULE_GONE,
     STMT_MERGE_RULE_REMOTE_DELETED,
-    STMT_MERGE_RULE_UPDATE,
     STMT_MERGE_RULE_ADOPT_ALIASES,
     STMT_MERGE_RULE_ADOPT_EDITS,
     STMT_MERGE_RULE_ADOPT_CONFLICTS,
@@ -76,20 +75,16 @@ typedef enum store_stmt_id {
     STMT_MERGE_RULE_KEY_CONFLICTS,
     STMT_MERGE_RULE_CONFLICT,
     STMT_MERGE_RULE_REQUEUE,
-    STMT_MERGE_RULE_ADD,
     STMT_MERGE_CRED_GONE_ALIASES,
     STMT_MERGE_CRED_GONE,
     STMT_MERGE_CRED_REMOTE_DELETED,
     STMT_MERGE_CRED_UNORPHAN,
     STMT_MERGE_CRED_STALE_ALIASES,
-    STMT_MERGE_CRED_UPDATE,
     STMT_MERGE_CRED_MARKED_EDITS,
     STMT_MERGE_CRED_MARKED,
     STMT_MERGE_CRED_ORPHAN_ALIASES,
     STMT_MERGE_CRED_ORPHAN,
     STMT_MERGE_CRED_REQUEUE,
-    STMT_MERGE_CRED_STRAYS,
-    STMT_MERGE_CRED_ADD,
     STMT_COUNT
 } store_stmt_id;
 
@@ -115,10 +110,15 @@ typedef enum store_kstmt {
                          * credential's marker and raw metadata */
     KSTMT_PULL_KEEP,    /* ?1 id: stage the cached copy of a refused pulled row */
     KSTMT_PULL_ROW,     /* ?1 id -> a staged row, then `kept` */
+    /* the pull merge's steps (store_pull.c), ?1 now -> rows changed */
+    KSTMT_MERGE_UPDATE, /* listed rows cached already take the remote's values */
+    KSTMT_MERGE_ADD,    /* listed rows not cached are added, synced */
+    KSTMT_MERGE_STRAYS, /* a marked kind's second copies, queued for deletion */
     KSTMT_COUNT,
     /* parts of other queries (store_page.c) */
     KSQL_COLS = KSTMT_COUNT, /* the row's columns */
-    KSQL_FILTER              /* the text filter over ?3 */
+    KSQL_FILTER,             /* the text filter over ?3 */
+    KSQL_STAGING             /* the pull's staging table (store_pull.c), if missing */
 } store_kstmt;
 
 /* Page query variants: one bit per optional clause. */
@@ -172,6 +172,8 @@ int store_row_width(model_kind kind);
  * error text, nor the state), then what the kind's staging adds. */
 int store_pull_width(model_kind kind);
 const kind_field *store_row_field(model_kind kind, int i);
+/* Whether column i is one a listing carries: not the error text, nor the state. */
+bool store_row_staged(model_kind kind, int i);
 int store_sql_migration_count(void);
 const char *store_sql_migration(int index);
 /* The rules table's secondary indexes but the natural key's: the SQL that creates
@@ -181,8 +183,6 @@ const char *store_sql_rule_indexes(bool create);
 /* The rules table's change triggers (migration 9): the SQL that makes them (true)
  * or drops them (false), for a bulk import that counts once instead of per row. */
 const char *store_sql_rule_change_triggers(bool create);
-/* The pull staging tables (TEMP, this connection), created if missing. */
-const char *store_sql_staging(void);
 
 /* store_files.c: the files before SQLite opens them. Create the missing
  * directories and file (writers), then refuse a cache or companion file

@@ -70,9 +70,15 @@ static error_code ensure_staging(store *st, error_info *err)
 {
     if (st->staging_ready)
         return ERROR_OK;
-    int rc = sqlite3_exec(st->db, store_sql_staging(), NULL, NULL, NULL);
-    if (rc != SQLITE_OK)
-        return store_db_error(st, rc, err);
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        char sql[2048];
+        if (!store_kind_sql((model_kind)k, KSQL_STAGING, sql, sizeof sql))
+            return error_set(err, ERROR_IO, "database: the %s staging is too long",
+                             kind_get((model_kind)k)->noun);
+        int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+        if (rc != SQLITE_OK)
+            return store_db_error(st, rc, err);
+    }
     /* Made inside a caller's transaction they may yet be rolled back. */
     st->staging_ready = !st->in_tx;
     return ERROR_OK;
@@ -104,16 +110,15 @@ static error_code put_row(store *st, const model_object *obj, const char *marker
                           const char *raw_metadata, error_info *err)
 {
     model_kind kind = obj->kind;
-    int width = store_row_width(kind), heads = (int)kind_get(kind)->head_field_count;
+    int width = store_row_width(kind);
     const char *texts[PUT_MAX];
     char *heaps[PUT_MAX] = {0};
     int n = 0;
     error_code rc = ERROR_OK;
-    for (int i = 0; rc == ERROR_OK && i < width - 1 && n < PUT_MAX - 2; i++) {
-        const kind_field *f = store_row_field(kind, i);
-        if (i < heads && !(f->flags & KIND_FIELD_REMOTE))
+    for (int i = 0; rc == ERROR_OK && i < width && n < PUT_MAX - 2; i++) {
+        if (!store_row_staged(kind, i))
             continue;
-        texts[n] = store_field_text(obj, f, &heaps[n], err);
+        texts[n] = store_field_text(obj, store_row_field(kind, i), &heaps[n], err);
         rc = texts[n++] ? ERROR_OK : err->code;
     }
     texts[n++] = marker ? marker : "";
@@ -222,14 +227,19 @@ error_code store_pull_stage(store *st, model_kind kind, model_object *rows,
 
 /* ---- merge ---------------------------------------------------------------- */
 
-/* One step of a merge: the kind it merges, a statement and the counter its
- * changes go to (or none). */
+/* One step of a merge: the kind it merges, a statement (one of the store's, or
+ * one made for the kind from its descriptor) and the counter its changes go to
+ * (or none). */
 typedef struct merge_step {
     model_kind kind;
-    store_stmt_id stmt;
+    store_stmt_id stmt; /* STMT_COUNT: the kind's statement `kstmt` */
+    store_kstmt kstmt;
     size_t offset;      /* of a size_t in store_pull_stats; SIZE_MAX: not counted */
     bool local_creates; /* only matters while a local row waits for its create */
 } merge_step;
+
+#define SQL(id) id, KSTMT_COUNT
+#define KIND_SQL(which) STMT_COUNT, which
 
 #define NO_COUNTER SIZE_MAX
 #define COUNTED(field) offsetof(store_pull_stats, field), false
@@ -246,36 +256,38 @@ typedef struct merge_step {
 #define R MODEL_KIND_RULE
 #define C MODEL_KIND_CRED
 static const merge_step merge_steps[] = {
-    {R, STMT_MERGE_RULE_GONE_ALIASES, UNCOUNTED},
-    {R, STMT_MERGE_RULE_GONE, COUNTED(gone)},
-    {R, STMT_MERGE_RULE_REMOTE_DELETED, COUNTED(remote_deleted)},
-    {R, STMT_MERGE_RULE_UPDATE, COUNTED(updated)},
-    {R, STMT_MERGE_RULE_ADOPT_ALIASES, IF_CREATES_UNCOUNTED},
-    {R, STMT_MERGE_RULE_ADOPT_EDITS, IF_CREATES_UNCOUNTED},
-    {R, STMT_MERGE_RULE_ADOPT_CONFLICTS, IF_CREATES(conflicts)},
-    {R, STMT_MERGE_RULE_ADOPT, IF_CREATES(adopted)},
-    {R, STMT_MERGE_RULE_KEY_CONFLICTS, IF_CREATES_UNCOUNTED},
-    {R, STMT_MERGE_RULE_CONFLICT, IF_CREATES(conflicts)},
-    {R, STMT_MERGE_RULE_REQUEUE, IF_CREATES(requeued)},
-    {R, STMT_MERGE_RULE_ADD, COUNTED(added)},
+    {R, SQL(STMT_MERGE_RULE_GONE_ALIASES), UNCOUNTED},
+    {R, SQL(STMT_MERGE_RULE_GONE), COUNTED(gone)},
+    {R, SQL(STMT_MERGE_RULE_REMOTE_DELETED), COUNTED(remote_deleted)},
+    {R, KIND_SQL(KSTMT_MERGE_UPDATE), COUNTED(updated)},
+    {R, SQL(STMT_MERGE_RULE_ADOPT_ALIASES), IF_CREATES_UNCOUNTED},
+    {R, SQL(STMT_MERGE_RULE_ADOPT_EDITS), IF_CREATES_UNCOUNTED},
+    {R, SQL(STMT_MERGE_RULE_ADOPT_CONFLICTS), IF_CREATES(conflicts)},
+    {R, SQL(STMT_MERGE_RULE_ADOPT), IF_CREATES(adopted)},
+    {R, SQL(STMT_MERGE_RULE_KEY_CONFLICTS), IF_CREATES_UNCOUNTED},
+    {R, SQL(STMT_MERGE_RULE_CONFLICT), IF_CREATES(conflicts)},
+    {R, SQL(STMT_MERGE_RULE_REQUEUE), IF_CREATES(requeued)},
+    {R, KIND_SQL(KSTMT_MERGE_ADD), COUNTED(added)},
     /* Credentials: orphans (created remotely, token lost) and strays (a second
      * copy of one of our creates) take the natural key's place. */
-    {C, STMT_MERGE_CRED_GONE_ALIASES, UNCOUNTED},
-    {C, STMT_MERGE_CRED_GONE, COUNTED(gone)},
-    {C, STMT_MERGE_CRED_REMOTE_DELETED, COUNTED(remote_deleted)},
-    {C, STMT_MERGE_CRED_UNORPHAN, COUNTED(requeued)},
-    {C, STMT_MERGE_CRED_STALE_ALIASES, UNCOUNTED},
-    {C, STMT_MERGE_CRED_UPDATE, COUNTED(updated)},
-    {C, STMT_MERGE_CRED_MARKED_EDITS, UNCOUNTED},
-    {C, STMT_MERGE_CRED_MARKED, UNCOUNTED},
-    {C, STMT_MERGE_CRED_ORPHAN_ALIASES, IF_CREATES_UNCOUNTED},
-    {C, STMT_MERGE_CRED_ORPHAN, IF_CREATES(orphaned)},
-    {C, STMT_MERGE_CRED_REQUEUE, IF_CREATES(requeued)},
-    {C, STMT_MERGE_CRED_STRAYS, COUNTED(strays)},
-    {C, STMT_MERGE_CRED_ADD, COUNTED(added)},
+    {C, SQL(STMT_MERGE_CRED_GONE_ALIASES), UNCOUNTED},
+    {C, SQL(STMT_MERGE_CRED_GONE), COUNTED(gone)},
+    {C, SQL(STMT_MERGE_CRED_REMOTE_DELETED), COUNTED(remote_deleted)},
+    {C, SQL(STMT_MERGE_CRED_UNORPHAN), COUNTED(requeued)},
+    {C, SQL(STMT_MERGE_CRED_STALE_ALIASES), UNCOUNTED},
+    {C, KIND_SQL(KSTMT_MERGE_UPDATE), COUNTED(updated)},
+    {C, SQL(STMT_MERGE_CRED_MARKED_EDITS), UNCOUNTED},
+    {C, SQL(STMT_MERGE_CRED_MARKED), UNCOUNTED},
+    {C, SQL(STMT_MERGE_CRED_ORPHAN_ALIASES), IF_CREATES_UNCOUNTED},
+    {C, SQL(STMT_MERGE_CRED_ORPHAN), IF_CREATES(orphaned)},
+    {C, SQL(STMT_MERGE_CRED_REQUEUE), IF_CREATES(requeued)},
+    {C, KIND_SQL(KSTMT_MERGE_STRAYS), COUNTED(strays)},
+    {C, KIND_SQL(KSTMT_MERGE_ADD), COUNTED(added)},
 };
 #undef R
 #undef C
+#undef SQL
+#undef KIND_SQL
 
 static error_code count_staged(store *st, store_stmt_id id, size_t *out, error_info *err)
 {
@@ -312,7 +324,10 @@ static error_code run_steps(store *st, model_kind kind, const char *now,
         if (steps[i].kind != kind || (steps[i].local_creates && !settle_creates))
             continue;
         size_t changes = 0;
-        if (exec_id(st, steps[i].stmt, &now, 1, &changes, err))
+        sqlite3_stmt *s = steps[i].stmt < STMT_COUNT
+                              ? store_stmt(st, steps[i].stmt, err)
+                              : store_kind_stmt(st, kind, steps[i].kstmt, err);
+        if (exec_stmt(st, s, &now, 1, &changes, err))
             return err->code;
         if (steps[i].offset != NO_COUNTER)
             *(size_t *)((char *)stats + steps[i].offset) += changes;

@@ -285,52 +285,6 @@ static const char *const migrations[] = {
     "  WHERE old_id = old.id AND state <> 'retired'; END;",
 };
 
-/*
- * Staging for pulls: TEMP tables of this connection. A pull writes the remote
- * listings here page by page and merges them into rules/credentials in one
- * transaction, so an interrupted pull never touches the cache. Staged rows need
- * no durability (a crash discards them, as it should), so they stay out of the
- * WAL: no fsync per page, no checkpoint copying them (measured on 100,000 rules:
- * staging took 1.2 s in the main database, 0.4 s here). Their
- * page cache is SQLite's default for the temp schema; the rest spills to an
- * unlinked temp file, so memory stays bounded. No index on (policy_id, cidr): the
- * natural-key join probes rules_live_key instead. `marker` is the local id from a
- * credential's creation marker ('' when none), looked up by the orphan join;
- * `raw_metadata` the metadata as the server has it when it carried a marker
- * (`metadata` is the user's, marker stripped). `kept`: the row is the cached copy
- * standing in for a refused one (it says nothing about the remote's values).
- * Keyed by id DESC: listings come newest first, so each staged row lands at the
- * B-tree's right edge (an append, full pages) rather than its left (a split per
- * page, half-empty pages: twice the memory and twice the time). The merge's adds
- * read them back ORDER BY id, so the cache's tables still grow in id order.
- */
-static const char staging_schema[] =
-    "CREATE TEMP TABLE IF NOT EXISTS pull_rules ("
-    " id TEXT NOT NULL,"
-    " uri TEXT NOT NULL,"
-    " created_at TEXT NOT NULL,"
-    " description TEXT NOT NULL,"
-    " metadata TEXT NOT NULL,"
-    " cidr TEXT NOT NULL,"
-    " policy_id TEXT NOT NULL,"
-    " policy_uri TEXT NOT NULL,"
-    " action TEXT NOT NULL CHECK (action IN ('allow', 'deny')),"
-    " kept INTEGER NOT NULL DEFAULT 0,"
-    " PRIMARY KEY (id DESC)) WITHOUT ROWID;"
-    "CREATE TEMP TABLE IF NOT EXISTS pull_creds ("
-    " id TEXT NOT NULL,"
-    " uri TEXT NOT NULL,"
-    " created_at TEXT NOT NULL,"
-    " description TEXT NOT NULL,"
-    " metadata TEXT NOT NULL,"
-    " owner_id TEXT NOT NULL,"
-    " acl TEXT NOT NULL,"
-    " marker TEXT NOT NULL,"
-    " raw_metadata TEXT NOT NULL DEFAULT '',"
-    " kept INTEGER NOT NULL DEFAULT 0,"
-    " PRIMARY KEY (id DESC)) WITHOUT ROWID;"
-    "CREATE INDEX IF NOT EXISTS temp.pull_creds_marker ON pull_creds(marker);";
-
 /* An id or a local alias, as ?1: the row's current id. */
 #define RESOLVED_ID "coalesce((SELECT remote_id FROM aliases WHERE local_id = ?1), ?1)"
 /* Same text as rules_live_key's WHERE, so the planner can use that index. */
@@ -343,10 +297,6 @@ static const char staging_schema[] =
 #define LOCAL_OF(id) \
     "coalesce((SELECT a.local_id FROM aliases AS a WHERE a.remote_id = " id \
     " AND a.kind = 'credential' ORDER BY a.local_id DESC LIMIT 1), " id ")"
-/* A listed row that is back in the listing after remote_deleted is synced again. */
-#define BACK_TO_SYNCED(t) \
-    "CASE " t ".state WHEN 'remote_deleted' THEN 'synced' ELSE " t ".state END"
-#define CHANGED(t, col) " OR " t "." col " IS NOT p." col
 /* Local rows a listing can settle: sent or about to be, never confirmed. */
 #define ADOPTABLE "('new', 'creating', 'unknown', 'failed')"
 /* Natural key of a local row that never got a remote id; the LIVE term lets the
@@ -361,9 +311,6 @@ static const char staging_schema[] =
  * alias insert and the rename must agree); the other is a stray. */
 #define FIRST_COPY(p) \
     p ".id = (SELECT min(q.id) FROM pull_creds AS q WHERE q.marker = " p ".marker)"
-#define CRED_FROM_PULL(state, error) \
-    "SELECT p.id, p.uri, p.created_at, p.description, p.metadata, p.owner_id, p.acl, " \
-    state ", " error ", ?1 FROM pull_creds AS p WHERE " UNSEEN_CRED("p")
 static const char *const statements[STMT_COUNT] = {
     [STMT_BEGIN] = "BEGIN IMMEDIATE",
     [STMT_COMMIT] = "COMMIT",
@@ -479,20 +426,6 @@ static const char *const statements[STMT_COUNT] = {
     [STMT_MERGE_RULE_REMOTE_DELETED] = "UPDATE rules SET state = 'remote_deleted', error = '',"
                                        " updated_at = ?1 WHERE state = 'synced'"
                                        " AND id NOT IN (SELECT id FROM pull_rules)",
-    /* Only rows that changed are written: a pull of an unchanged 100,000-row
-     * listing rewrites nothing. OR IGNORE: a remote cidr change that would collide
-     * with a local live rule keeps the cached row as it was. */
-    [STMT_MERGE_RULE_UPDATE] = "UPDATE OR IGNORE rules SET uri = p.uri,"
-                               " created_at = p.created_at, description = p.description,"
-                               " metadata = p.metadata, cidr = p.cidr,"
-                               " cidr_key = cidr_sort_key(p.cidr),"
-                               " policy_uri = p.policy_uri, state = " BACK_TO_SYNCED("rules")
-                               ", updated_at = ?1 FROM pull_rules AS p WHERE p.id = rules.id"
-                               " AND rules.state IN ('synced', 'deleting', 'remote_deleted')"
-                               " AND (rules.state = 'remote_deleted'" CHANGED("rules", "uri")
-                               CHANGED("rules", "created_at") CHANGED("rules", "description")
-                               CHANGED("rules", "metadata") CHANGED("rules", "cidr")
-                               CHANGED("rules", "policy_uri") ")",
     /* Aliases first: the adopt below renames the rows. */
     [STMT_MERGE_RULE_ADOPT_ALIASES] = "INSERT OR IGNORE INTO aliases (local_id, remote_id, kind)"
                                       " SELECT r.id, p.id, 'rule' FROM pull_rules AS p"
@@ -555,12 +488,6 @@ static const char *const statements[STMT_COUNT] = {
                                  " AND c.reason = 'key' AND rules.state <> 'conflict'",
     [STMT_MERGE_RULE_REQUEUE] = "UPDATE rules SET state = 'new', error = '', updated_at = ?1"
                                 " WHERE state IN ('creating', 'unknown')",
-    [STMT_MERGE_RULE_ADD] = "INSERT OR IGNORE INTO rules (id, uri, created_at, description,"
-                            " metadata, cidr, policy_id, policy_uri, action, state, error,"
-                            " updated_at, cidr_key) SELECT p.id, p.uri, p.created_at,"
-                            " p.description, p.metadata, p.cidr, p.policy_id, p.policy_uri,"
-                            " p.action, 'synced', '', ?1, cidr_sort_key(p.cidr)"
-                            " FROM pull_rules AS p WHERE " UNSEEN("p") " ORDER BY p.id",
 
     /* ---- merge: credentials (?1 = now) ---- */
     [STMT_MERGE_CRED_GONE_ALIASES] = "DELETE FROM aliases WHERE kind = 'credential' AND"
@@ -579,18 +506,6 @@ static const char *const statements[STMT_COUNT] = {
     /* An alias named after a row's own id would hijack lookups of that row. */
     [STMT_MERGE_CRED_STALE_ALIASES] = "DELETE FROM aliases WHERE kind = 'credential'"
                                       " AND local_id IN (SELECT id FROM credentials)",
-    [STMT_MERGE_CRED_UPDATE] = "UPDATE credentials SET uri = p.uri, created_at = p.created_at,"
-                               " description = p.description, metadata = p.metadata,"
-                               " owner_id = p.owner_id, acl = p.acl,"
-                               " state = " BACK_TO_SYNCED("credentials") ", updated_at = ?1"
-                               " FROM pull_creds AS p WHERE p.id = credentials.id AND"
-                               " credentials.state IN ('synced', 'deleting', 'remote_deleted',"
-                               " 'orphaned') AND (credentials.state = 'remote_deleted'"
-                               CHANGED("credentials", "uri") CHANGED("credentials", "created_at")
-                               CHANGED("credentials", "description")
-                               CHANGED("credentials", "metadata")
-                               CHANGED("credentials", "owner_id")
-                               CHANGED("credentials", "acl") ")",
     /* Our own credential whose remote copy still carries its creation marker (a
      * create confirmed, its PATCH not yet through; or an older rampart's): the
      * server's metadata becomes the base of an edit, so the next push sends the
@@ -621,17 +536,6 @@ static const char *const statements[STMT_COUNT] = {
                                " AND " UNSEEN_CRED("p"),
     [STMT_MERGE_CRED_REQUEUE] = "UPDATE credentials SET state = 'new', error = '',"
                                 " updated_at = ?1 WHERE state IN ('creating', 'unknown')",
-    [STMT_MERGE_CRED_STRAYS] = "INSERT OR IGNORE INTO credentials (id, uri, created_at,"
-                               " description, metadata, owner_id, acl, state, error,"
-                               " updated_at) " CRED_FROM_PULL("'deleting'", "'a second copy"
-                               " of ' || p.marker || ' created by an earlier sync: deleted"
-                               " remotely by the next sync'") " AND p.marker <> '' AND"
-                               " (EXISTS (SELECT 1 FROM aliases AS a WHERE a.local_id ="
-                               " p.marker AND a.kind = 'credential') OR EXISTS (SELECT 1"
-                               " FROM credentials AS c WHERE c.id = p.marker)) ORDER BY p.id",
-    [STMT_MERGE_CRED_ADD] = "INSERT OR IGNORE INTO credentials (id, uri, created_at,"
-                            " description, metadata, owner_id, acl, state, error,"
-                            " updated_at) " CRED_FROM_PULL("'synced'", "''") " ORDER BY p.id",
 };
 
 const char *store_sql_text(store_stmt_id id)
@@ -661,31 +565,32 @@ const char *store_sql_rule_change_triggers(bool create)
     return create ? CHANGE_TRIGGERS("rule", "rules") : CHANGE_TRIGGERS_DROP("rules");
 }
 
-const char *store_sql_staging(void)
-{
-    return staging_schema;
-}
-
 /* ---- one statement family per operation, made from the kind's descriptor ---- */
 
 /* What the store keeps per kind beside the descriptor: an index key it derives
  * from a field (a rule's cidr in address order, for the console's sort), the
  * pull's staging table, and what a credential's staging adds (the metadata as the
  * server had it, read in place of the column; the creation marker, which a kept
- * copy sets to ''). */
+ * copy sets to '', and its index). Every other column of the staging and of the
+ * merge's statements comes from the descriptor. */
 typedef struct kind_sql {
     const char *key_field, *key_column, *key_fn;
     const char *staging;
     const char *staged_column, *staged_expr;
     const char *keep_cols, *keep_values;
-    const char *put_cols; /* what a staged row carries beside its columns */
+    const char *put_cols;     /* what a staged row carries beside its columns */
+    const char *staging_cols; /* their definitions in the staging table */
+    const char *staging_index; /* the staging's indexed column (NULL: none) */
 } kind_sql;
 
 static const kind_sql kind_sqls[MODEL_KIND_COUNT] = {
-    [MODEL_KIND_RULE] = {"cidr", "cidr_key", "cidr_sort_key", "pull_rules", "", "", "", "", ""},
+    [MODEL_KIND_RULE] = {"cidr", "cidr_key", "cidr_sort_key", "pull_rules", "", "", "", "", "",
+                         "", NULL},
     [MODEL_KIND_CRED] = {NULL, NULL, NULL, "pull_creds", "metadata",
                          "CASE raw_metadata WHEN '' THEN metadata ELSE raw_metadata END",
-                         ", marker", ", ''", ", marker, raw_metadata"},
+                         ", marker", ", ''", ", marker, raw_metadata",
+                         " marker TEXT NOT NULL, raw_metadata TEXT NOT NULL DEFAULT '',",
+                         "marker"},
 };
 
 typedef struct sql_out {
@@ -747,26 +652,26 @@ static void add_cols(sql_out *o, model_kind kind, bool staged)
     }
 }
 
-/* The columns a listing stages (what the remote has: not the error text, nor
- * the state). */
-static void add_staged_cols(sql_out *o, model_kind kind)
+bool store_row_staged(model_kind kind, int i)
 {
-    int heads = (int)kind_get(kind)->head_field_count;
-    for (int i = 0, n = 0; i < store_row_width(kind) - 1; i++) {
-        const kind_field *f = store_row_field(kind, i);
-        if (i < heads && !(f->flags & KIND_FIELD_REMOTE))
-            continue;
-        add(o, "%s%s", n++ ? ", " : "", store_column(f));
+    const kind_field *f = store_row_field(kind, i);
+    return f && (i >= (int)kind_get(kind)->head_field_count || (f->flags & KIND_FIELD_REMOTE));
+}
+
+/* The columns a listing stages, each after `prefix`. */
+static void add_staged_cols(sql_out *o, model_kind kind, const char *prefix)
+{
+    for (int i = 0, n = 0; i < store_row_width(kind); i++) {
+        if (store_row_staged(kind, i))
+            add(o, "%s%s%s", n++ ? ", " : "", prefix, store_column(store_row_field(kind, i)));
     }
 }
 
 int store_pull_width(model_kind kind)
 {
-    int heads = (int)kind_get(kind)->head_field_count, n = 0;
-    for (int i = 0; i < store_row_width(kind) - 1; i++) {
-        const kind_field *f = store_row_field(kind, i);
-        n += i >= heads || (f->flags & KIND_FIELD_REMOTE);
-    }
+    int n = 0;
+    for (int i = 0; i < store_row_width(kind); i++)
+        n += store_row_staged(kind, i);
     const char *extra = kind_sqls[kind].put_cols;
     for (; *extra; extra++)
         n += *extra == ',';
@@ -850,6 +755,123 @@ static void add_filter(sql_out *o, model_kind kind)
     add(o, " OR state LIKE ?3 ESCAPE '\\')");
 }
 
+/* Whether the merge takes column i from a listed row that is cached already:
+ * what the remote assigns but the id (the match), and the user's fields but one
+ * that is required and fixed at creation (a rule's policy and action: the row's
+ * for good, never rewritten). */
+static bool merged(model_kind kind, int i)
+{
+    const kind_field *f = store_row_field(kind, i);
+    if (i == 0 || !store_row_staged(kind, i))
+        return false;
+    return i < (int)kind_get(kind)->head_field_count || (f->flags & KIND_FIELD_EDIT) ||
+           !(f->flags & KIND_FIELD_REQUIRED);
+}
+
+/*
+ * A listed row cached already takes the remote's values (?1 now). Only rows that
+ * changed are written: a pull of an unchanged 100,000-row listing rewrites
+ * nothing. A row back in the listing after remote_deleted is synced again. A
+ * marked kind's orphan (created remotely, its reply lost) is updated too. OR
+ * IGNORE for a keyed kind: a remote change that would collide with a local live
+ * row's natural key keeps the cached row as it was.
+ */
+static void add_merge_update(sql_out *o, model_kind kind, const char *t)
+{
+    const kind_desc *d = kind_get(kind);
+    const kind_sql *k = &kind_sqls[kind];
+    add(o, "UPDATE %s%s SET ", d->traits & KIND_KEYED ? "OR IGNORE " : "", t);
+    for (int i = 0; i < store_row_width(kind); i++) {
+        const kind_field *f = store_row_field(kind, i);
+        if (!merged(kind, i))
+            continue;
+        add(o, "%s = p.%s, ", store_column(f), store_column(f));
+        if (k->key_field && strcmp(f->name, k->key_field) == 0)
+            add(o, "%s = %s(p.%s), ", k->key_column, k->key_fn, store_column(f));
+    }
+    add(o, "state = CASE %s.state WHEN 'remote_deleted' THEN 'synced' ELSE %s.state END,"
+           " updated_at = ?1 FROM %s AS p WHERE p.id = %s.id AND %s.state IN ('synced',"
+           " 'deleting', 'remote_deleted'%s) AND (%s.state = 'remote_deleted'",
+        t, t, k->staging, t, t, d->traits & KIND_MARKED ? ", 'orphaned'" : "", t);
+    for (int i = 0; i < store_row_width(kind); i++) {
+        if (!merged(kind, i))
+            continue;
+        const char *c = store_column(store_row_field(kind, i));
+        add(o, " OR %s.%s IS NOT p.%s", t, c, c);
+    }
+    add(o, ")");
+}
+
+/* Listed rows not cached, inserted in id order as `state` with `error` (?1 now);
+ * the caller may add to the WHERE, then orders them (ORDER BY p.id). */
+static void add_merge_insert(sql_out *o, model_kind kind, const char *t, const char *state,
+                             const char *error)
+{
+    const kind_sql *k = &kind_sqls[kind];
+    const kind_field *key = k->key_field ? kind_field_by_name(kind, k->key_field) : NULL;
+    add(o, "INSERT OR IGNORE INTO %s (", t);
+    add_staged_cols(o, kind, "");
+    add(o, ", state, error, updated_at%s%s) SELECT ", key ? ", " : "",
+        key ? k->key_column : "");
+    add_staged_cols(o, kind, "p.");
+    add(o, ", %s, %s, ?1", state, error);
+    if (key)
+        add(o, ", %s(p.%s)", k->key_fn, store_column(key));
+    add(o, " FROM %s AS p WHERE NOT EXISTS (SELECT 1 FROM %s AS x WHERE x.id = p.id)",
+        k->staging, t);
+}
+
+/* A marked kind's second remote copy of one of our creates (its marker names a
+ * cached row or alias): cached as queued for deletion, with why. */
+static void add_merge_strays(sql_out *o, model_kind kind, const char *t)
+{
+    add_merge_insert(o, kind, t, "'deleting'", "'a second copy of ' || p.marker || ' created"
+                     " by an earlier sync: deleted remotely by the next sync'");
+    add(o, " AND p.marker <> '' AND (EXISTS (SELECT 1 FROM aliases AS a WHERE a.local_id ="
+           " p.marker AND a.kind = '%s') OR EXISTS (SELECT 1 FROM %s AS c WHERE c.id ="
+           " p.marker))", kind_get(kind)->noun, t);
+}
+
+/*
+ * Staging for pulls: TEMP tables of this connection, one per kind (its staged
+ * columns, what kind_sqls adds, `kept`). A pull writes the remote
+ * listings here page by page and merges them into rules/credentials in one
+ * transaction, so an interrupted pull never touches the cache. Staged rows need
+ * no durability (a crash discards them, as it should), so they stay out of the
+ * WAL: no fsync per page, no checkpoint copying them (measured on 100,000 rules:
+ * staging took 1.2 s in the main database, 0.4 s here). Their
+ * page cache is SQLite's default for the temp schema; the rest spills to an
+ * unlinked temp file, so memory stays bounded. No index on (policy_id, cidr): the
+ * natural-key join probes rules_live_key instead. `marker` is the local id from a
+ * credential's creation marker ('' when none), looked up by the orphan join;
+ * `raw_metadata` the metadata as the server has it when it carried a marker
+ * (`metadata` is the user's, marker stripped). `kept`: the row is the cached copy
+ * standing in for a refused one (it says nothing about the remote's values).
+ * Keyed by id DESC: listings come newest first, so each staged row lands at the
+ * B-tree's right edge (an append, full pages) rather than its left (a split per
+ * page, half-empty pages: twice the memory and twice the time). The merge's adds
+ * read them back ORDER BY id, so the cache's tables still grow in id order.
+ */
+static void add_staging(sql_out *o, model_kind kind)
+{
+    const kind_sql *k = &kind_sqls[kind];
+    add(o, "CREATE TEMP TABLE IF NOT EXISTS %s (", k->staging);
+    for (int i = 0; i < store_row_width(kind); i++) {
+        const kind_field *f = store_row_field(kind, i);
+        if (!store_row_staged(kind, i))
+            continue;
+        add(o, " %s TEXT NOT NULL", store_column(f));
+        if (f->type == KIND_FIELD_ACTION)
+            add(o, " CHECK (%s IN ('allow', 'deny'))", store_column(f));
+        add(o, ",");
+    }
+    add(o, "%s kept INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (id DESC)) WITHOUT ROWID;",
+        k->staging_cols);
+    if (k->staging_index)
+        add(o, "CREATE INDEX IF NOT EXISTS temp.%s_%s ON %s(%s);", k->staging,
+            k->staging_index, k->staging, k->staging_index);
+}
+
 bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size)
 {
     const kind_desc *d = kind_get(kind);
@@ -906,7 +928,7 @@ bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size)
         break;
     case KSTMT_PULL_PUT: {
         add(&o, "INSERT OR REPLACE INTO %s (", k->staging);
-        add_staged_cols(&o, kind);
+        add_staged_cols(&o, kind, "");
         add(&o, "%s) VALUES (", k->put_cols);
         int n = store_pull_width(kind);
         for (int i = 0; i < n; i++)
@@ -918,10 +940,23 @@ bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size)
         /* A refused pulled row: the cached copy of its id stands in for it, so the
          * merge neither changes that row nor takes it for deleted remotely. */
         add(&o, "INSERT OR REPLACE INTO %s (", k->staging);
-        add_staged_cols(&o, kind);
+        add_staged_cols(&o, kind, "");
         add(&o, "%s, kept) SELECT ", k->keep_cols);
-        add_staged_cols(&o, kind);
+        add_staged_cols(&o, kind, "");
         add(&o, "%s, 1 FROM %s WHERE id = ?1", k->keep_values, t);
+        break;
+    case KSTMT_MERGE_UPDATE:
+        add_merge_update(&o, kind, t);
+        break;
+    case KSTMT_MERGE_ADD:
+        add_merge_insert(&o, kind, t, "'synced'", "''");
+        add(&o, " ORDER BY p.id");
+        break;
+    case KSTMT_MERGE_STRAYS:
+        if (!(d->traits & KIND_MARKED))
+            return false; /* no marker: no strays */
+        add_merge_strays(&o, kind, t);
+        add(&o, " ORDER BY p.id");
         break;
     case KSTMT_PULL_ROW:
         /* A staged row as store_row_read reads it, then `kept`: what
@@ -935,6 +970,9 @@ bool store_kind_sql(model_kind kind, store_kstmt which, char *out, size_t size)
         break;
     case KSQL_FILTER:
         add_filter(&o, kind);
+        break;
+    case KSQL_STAGING:
+        add_staging(&o, kind);
         break;
     }
     return !o.cut;
