@@ -240,26 +240,6 @@ error_code store_row_confirm(store *st, model_kind kind, sqlite3_stmt *confirm,
 
 enum { ROW_COLS_MAX = 32 };
 
-error_code store_row_read(sqlite3_stmt *s, model_kind kind, model_object *out,
-                          error_info *err)
-{
-    /* Whole-object zeroing: callers may compare or copy rows byte for byte. */
-    model_object_init(out, kind);
-    int width = store_row_width(kind);
-    for (int i = 0; i < width - 1; i++) {
-        const char *text = (const char *)sqlite3_column_text(s, i);
-        if (store_field_set_text(out, store_row_field(kind, i), text ? text : "", err)) {
-            model_object_clear(out);
-            return err->code;
-        }
-    }
-    /* The schema's CHECK constraint keeps the state parseable. */
-    model_state *state = &out->head.state;
-    if (!model_state_parse((const char *)sqlite3_column_text(s, width - 1), state))
-        *state = MODEL_STATE_NEW;
-    return ERROR_OK;
-}
-
 const char *store_row_token(const model_object *obj)
 {
     return kind_get(obj->kind)->has_token ? obj->cred.token : NULL;
