@@ -365,6 +365,10 @@ error_code store_cred_put_token(store *st, const char *cred_id, const char *toke
 /* Remove row `canon` (its aliases; a credential's token by cascade). */
 error_code store_row_remove_in_op(store *st, model_kind kind, const char *canon,
                                   error_info *err);
+/* Row `canon` becomes a new local create of the same content under a fresh local
+ * id (written to `fresh`): its remote id, aliases (and a credential's token) go. */
+error_code store_row_recreate_in_op(store *st, model_kind kind, const char *canon,
+                                    char fresh[MODEL_ID_MAX + 1], error_info *err);
 /* Set the state and error text of row `id` (ERROR_NOT_FOUND, ERROR_CONFLICT as
  * store_set_state). */
 error_code store_row_set_state_in_op(store *st, model_kind kind, const char *id,
@@ -401,10 +405,5 @@ error_code store_edit_after_confirm(store *st, const model_object *remote,
                                     const char *canon, error_info *err);
 /* store_edit.c: the merge of a pull for edited and conflicting rows (store_pull.c). */
 error_code store_edit_merge(store *st, model_kind kind, size_t *conflicts, error_info *err);
-/* store_outbox.c: row `canon` becomes a new local create of the same content
- * under a fresh local id (written to `fresh`): its remote id, aliases (and a
- * credential's token) go. */
-error_code store_row_recreate_in_op(store *st, model_kind kind, const char *canon,
-                                    char fresh[MODEL_ID_MAX + 1], error_info *err);
 
 #endif

@@ -161,29 +161,6 @@ static error_code set_state_in_op(store *st, model_kind kind, const char *canon,
     return exec_kind(st, kind, KSTMT_SET_STATE, args, 4, NULL, err);
 }
 
-/* Inside an op: a remote_deleted row becomes a new local create of the same
- * content. Its remote id, aliases (and a credential's dead token) go. */
-error_code store_row_recreate_in_op(store *st, model_kind kind, const char *canon,
-                                    char fresh[MODEL_ID_MAX + 1], error_info *err)
-{
-    if (ids_generate(&st->idgen, "local", fresh, MODEL_ID_MAX + 1, err))
-        return err->code;
-    /* A credential's token goes (no row for a kind without tokens). */
-    if (exec_texts(st, STMT_TOKEN_DELETE, &canon, 1, NULL, err))
-        return err->code;
-    if (exec_texts(st, STMT_ALIAS_DELETE, &canon, 1, NULL, err))
-        return err->code;
-    char now[MODEL_TIME_MAX + 1];
-    store_now(st, now);
-    const char *args[] = {canon, fresh, now};
-    error_code rc = exec_kind(st, kind, KSTMT_RECREATE, args, 3, NULL, err);
-    if (rc == ERROR_CONFLICT)
-        return error_set(err, ERROR_CONFLICT, "%s %s cannot be created again: its policy "
-                         "already has a live rule for the same cidr",
-                         kind_get(kind)->noun, canon);
-    return rc;
-}
-
 static error_code retry_in_op(store *st, model_kind kind, const char *id, error_info *err)
 {
     char canon[MODEL_ID_MAX + 1];

@@ -35,17 +35,44 @@ error_code store_resolve_id(store *st, model_kind kind, const char *id,
     return store_row_resolve(st, kind, id, canon, state, err);
 }
 
+/* Run statement `s` (NULL: err says why) over texts ?1..?n. */
+static error_code exec_args(store *st, sqlite3_stmt *s, const char *const *args, int n,
+                            error_info *err)
+{
+    if (!s || store_bind_texts(st, s, args, n, err))
+        return err->code;
+    return store_exec(st, s, err);
+}
+
 /* Inside an op: drop the row (its token follows by cascade) and its aliases. */
 error_code store_row_remove_in_op(store *st, model_kind kind, const char *canon,
                                  error_info *err)
 {
-    sqlite3_stmt *s = store_stmt(st, STMT_ALIAS_DELETE, err);
-    if (!s || store_bind_texts(st, s, &canon, 1, err) || store_exec(st, s, err))
+    if (exec_args(st, store_stmt(st, STMT_ALIAS_DELETE, err), &canon, 1, err))
         return err->code;
-    s = store_kind_stmt(st, kind, KSTMT_DELETE, err);
-    if (!s || store_bind_texts(st, s, &canon, 1, err))
+    return exec_args(st, store_kind_stmt(st, kind, KSTMT_DELETE, err), &canon, 1, err);
+}
+
+/* Inside an op: a remote_deleted row becomes a new local create of the same
+ * content. Its remote id, aliases (and a credential's dead token) go. */
+error_code store_row_recreate_in_op(store *st, model_kind kind, const char *canon,
+                                    char fresh[MODEL_ID_MAX + 1], error_info *err)
+{
+    if (ids_generate(&st->idgen, "local", fresh, MODEL_ID_MAX + 1, err))
         return err->code;
-    return store_exec(st, s, err);
+    /* A credential's token goes (no row for a kind without tokens). */
+    if (exec_args(st, store_stmt(st, STMT_TOKEN_DELETE, err), &canon, 1, err) ||
+        exec_args(st, store_stmt(st, STMT_ALIAS_DELETE, err), &canon, 1, err))
+        return err->code;
+    char now[MODEL_TIME_MAX + 1];
+    store_now(st, now);
+    const char *args[] = {canon, fresh, now};
+    error_code rc = exec_args(st, store_kind_stmt(st, kind, KSTMT_RECREATE, err), args, 3, err);
+    if (rc == ERROR_CONFLICT)
+        return error_set(err, ERROR_CONFLICT, "%s %s cannot be created again: its policy "
+                         "already has a live rule for the same cidr",
+                         kind_get(kind)->noun, canon);
+    return rc;
 }
 
 error_code store_row_set_state_in_op(store *st, model_kind kind, const char *id,
@@ -55,10 +82,7 @@ error_code store_row_set_state_in_op(store *st, model_kind kind, const char *id,
     char now[MODEL_TIME_MAX + 1];
     store_now(st, now);
     const char *args[] = {id, model_state_name(state), error_text ? error_text : "", now};
-    sqlite3_stmt *s = store_kind_stmt(st, kind, KSTMT_SET_STATE, err);
-    if (!s || store_bind_texts(st, s, args, 4, err))
-        return err->code;
-    error_code rc = store_exec(st, s, err);
+    error_code rc = exec_args(st, store_kind_stmt(st, kind, KSTMT_SET_STATE, err), args, 4, err);
     if (rc == ERROR_CONFLICT)
         return error_set(err, ERROR_CONFLICT, "%s %s cannot become %s: its policy already "
                          "has a live rule for the same cidr", kind_get(kind)->noun, id,
