@@ -3,6 +3,12 @@
  * transaction helpers and the per-kind descriptors that let rules and credentials
  * share their row logic. Nothing outside the store module includes this, except
  * the store's own unit test (query plans).
+ *
+ * The row code in layers, each calling only those below it: store.c and
+ * store_sql.c; store_columns.c (a row as its columns' texts, store_get);
+ * store_rows.c (one row's writes, with store_creds.c's token and store_rules.c's
+ * key conflict); store_update.c; the edit code (store_edit.c, store_edit_sync.c);
+ * the calls that use it (store_object.c, store_outbox.c, store_import.c, ...).
  */
 #ifndef RAMPART_STORE_INTERNAL_H
 #define RAMPART_STORE_INTERNAL_H
@@ -276,21 +282,10 @@ error_code store_cred_acl_split(const char *text, model_acl *acl, error_info *er
 error_code store_row_read(sqlite3_stmt *s, model_kind kind, model_object *out,
                           error_info *err);
 
-/* store_rows.c: logic shared by both kinds */
+/* store_rows.c: the row primitives both kinds share */
 error_code store_row_resolve(store *st, model_kind kind, const char *id,
                              char canon[MODEL_ID_MAX + 1], model_state *state,
                              error_info *err);
-/* A change to one row in one transaction: `id` resolved to the row's id and
- * state, then `fn` (a delete or a discard, in the op) with a result the caller
- * may not want (NULL). */
-typedef error_code (*store_row_change_fn)(store *st, model_kind kind, const char *canon,
-                                          model_state state, store_delete_result *result,
-                                          error_info *err);
-error_code store_row_in_op(store *st, model_kind kind, const char *id,
-                           store_delete_result *result, store_row_change_fn fn,
-                           error_info *err);
-error_code store_row_delete(store *st, model_kind kind, const char *id,
-                            store_delete_result *result, error_info *err);
 error_code store_row_set_state(store *st, model_kind kind, const char *id,
                                model_state state, const char *error_text,
                                error_info *err);
@@ -398,12 +393,12 @@ error_code store_edit_delete_in_op(store *st, model_kind kind, const char *canon
                                    store_delete_result *result, error_info *err);
 error_code store_edit_discard_in_op(store *st, model_kind kind, const char *canon,
                                     store_delete_result *result, error_info *err);
-/* store_edit.c: a confirmed create whose remote fields differ from the row's (a
+/* store_edit_sync.c: a confirmed create whose remote fields differ from the row's (a
  * credential's metadata carries the creation marker): those become edits whose
  * bases are the remote's, so the next push sends the row's own values. */
 error_code store_edit_after_confirm(store *st, const model_object *remote,
                                     const char *canon, error_info *err);
-/* store_edit.c: the merge of a pull for edited and conflicting rows (store_pull.c). */
+/* store_edit_sync.c: the merge of a pull for edited and conflicting rows (store_pull.c). */
 error_code store_edit_merge(store *st, model_kind kind, size_t *conflicts, error_info *err);
 
 #endif

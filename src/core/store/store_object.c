@@ -148,12 +148,6 @@ error_code store_insert(store *st, model_object *obj, error_info *err)
     return rc;
 }
 
-error_code store_delete(store *st, model_kind kind, const char *id,
-                        store_delete_result *result, error_info *err)
-{
-    return store_row_delete(st, kind, id, result, ERROR_OR_SCRATCH(err));
-}
-
 error_code store_set_state(store *st, model_kind kind, const char *id, model_state state,
                            const char *error_text, error_info *err)
 {

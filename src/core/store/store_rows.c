@@ -1,4 +1,5 @@
-/* store: row logic rules and credentials share (ids, states, delete, aliases). */
+/* store: the row primitives rules and credentials share (ids, states, insert,
+ * remove, recreate, aliases, confirm); the edit code is above them. */
 #include "store_internal.h"
 
 #include <stdlib.h>
@@ -104,75 +105,6 @@ error_code store_row_set_state(store *st, model_kind kind, const char *id,
     if (store_op_begin(st, false, &op, err))
         return err->code;
     return store_op_end(st, op, store_row_set_state_in_op(st, kind, id, state, error_text, err), err);
-}
-
-typedef enum delete_action {
-    DELETE_REMOVE,
-    DELETE_MARK,
-    DELETE_ALREADY,
-    DELETE_IN_FLIGHT,
-    DELETE_EDITED
-} delete_action;
-
-/* What a user's delete does in each sync state (DESIGN.md, Sync). */
-static const delete_action delete_actions[MODEL_STATE_COUNT] = {
-    [MODEL_STATE_NEW] = DELETE_REMOVE,
-    [MODEL_STATE_CREATING] = DELETE_IN_FLIGHT,
-    [MODEL_STATE_SYNCED] = DELETE_MARK,
-    [MODEL_STATE_DELETING] = DELETE_ALREADY,
-    [MODEL_STATE_FAILED] = DELETE_REMOVE,
-    [MODEL_STATE_UNKNOWN] = DELETE_IN_FLIGHT,
-    [MODEL_STATE_ORPHANED] = DELETE_MARK,
-    [MODEL_STATE_REMOTE_DELETED] = DELETE_REMOVE,
-    [MODEL_STATE_EDITED] = DELETE_EDITED,
-    [MODEL_STATE_CONFLICT] = DELETE_EDITED,
-};
-
-static error_code delete_in_op(store *st, model_kind kind, const char *canon,
-                               model_state state, store_delete_result *result,
-                               error_info *err)
-{
-    switch (delete_actions[state]) {
-    case DELETE_REMOVE:
-        *result = STORE_DELETE_REMOVED;
-        return store_row_remove_in_op(st, kind, canon, err);
-    case DELETE_MARK:
-        *result = STORE_DELETE_MARKED;
-        return store_row_set_state_in_op(st, kind, canon, MODEL_STATE_DELETING, NULL, err);
-    case DELETE_ALREADY:
-        *result = STORE_DELETE_ALREADY;
-        return ERROR_OK;
-    case DELETE_EDITED:
-        return store_edit_delete_in_op(st, kind, canon, result, err);
-    case DELETE_IN_FLIGHT:
-        break;
-    }
-    return error_set(err, ERROR_STATE, "%s %s cannot be deleted now: %s; the next sync settles it",
-                     kind_get(kind)->noun, canon,
-                     state == MODEL_STATE_CREATING ? "its create is in flight"
-                                                   : "the outcome of its create is unknown");
-}
-
-error_code store_row_in_op(store *st, model_kind kind, const char *id,
-                           store_delete_result *result, store_row_change_fn fn,
-                           error_info *err)
-{
-    store_delete_result ignored;
-    char canon[MODEL_ID_MAX + 1];
-    model_state state = MODEL_STATE_NEW;
-    store_op op;
-    if (store_op_begin(st, true, &op, err))
-        return err->code;
-    error_code rc = store_row_resolve(st, kind, id, canon, &state, err);
-    if (rc == ERROR_OK)
-        rc = fn(st, kind, canon, state, result ? result : &ignored, err);
-    return store_op_end(st, op, rc, err);
-}
-
-error_code store_row_delete(store *st, model_kind kind, const char *id,
-                            store_delete_result *result, error_info *err)
-{
-    return store_row_in_op(st, kind, id, result, delete_in_op, err);
 }
 
 error_code store_row_remove(store *st, model_kind kind, const char *id, error_info *err)
