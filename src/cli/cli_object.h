@@ -1,25 +1,23 @@
 /*
  * cli_object: the command groups of the object kinds (`rampart rules …`, `rampart
  * creds …`) as one piece of code over the kind (rampart/kind.h). Internal to src/cli.
- *
  * - objects.c: the groups' command table (each command's words for each kind; a
  *   kind without a command has none), the dispatch, and the commands whose logic is
  *   the same for every kind: create, list, get, delete, retry, discard, export.
  * - objects_edit.c: create, update (an edit in place, store_edit) and resolve (the
  *   answer to a conflict, store_resolve), with the options the kind's fields give
- *   (kind_field flags: KIND_FIELD_CREATE fields are options, those without
- *   KIND_FIELD_EDIT are refused by update by name; a policy field takes the
- *   policy setting).
+ *   (KIND_FIELD_CREATE fields are options, those without KIND_FIELD_EDIT are
+ *   refused by update by name; a policy field takes the policy setting).
  * - objects_show.c: how one row of any kind looks: the detail view, JSON (the
- *   API's wire format plus "state"), and an edited or conflicting row's edit
- *   (store_edit_get).
+ *   API's wire format plus "state"), and an edited or conflicting row's edit.
  * - objects_list.c: lists and the output forms for scripts (-o table, wide, json,
  *   yaml, name, csv; --no-headers, --sort, --limit): the options, the table, and
  *   the walk over the store's keyset pages in the order asked, for every kind.
  * - rules.c and creds.c: what is one kind's own, each in one place: the line a
  *   create prints, the table's and the detail view's fields, rule import, the
- *   credential token command and token printing, told through the kind's
- *   cli_object_kind.
+ *   credential token command and token printing, told through cli_object_kind.
+ * - objects_common.c: what the commands share, below the table: --sync
+ *   (cli_object_push); it calls none of the files above.
  * - What users see is rampart(1)'s; cli.h's contract holds for every command.
  */
 #ifndef RAMPART_CLI_OBJECT_H
@@ -153,6 +151,8 @@ void cli_rotation_json(buf_t *b, const store_rotation *r, long long now, long lo
  */
 store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt *opts,
                        size_t nopts, int argc, char **argv, int *first, int *exit_code);
+
+/* ---- objects_common.c ---- */
 
 /* Push the `count` rows of `only` now, and nothing else of the queue (a command's
  * --sync: create, update, delete, resolve, apply): each edit and delete with its

@@ -36,40 +36,6 @@ static void attach_token(store *st, model_object *obj)
     model_free_wiped(token);
 }
 
-/* --sync with no remote: the change is in the cache and queued; say so, and how to
- * configure a remote. */
-static int no_remote(cli_ctx *ctx)
-{
-    const char *file = ctx->cfg.config_path[0] ? ctx->cfg.config_path : "the config file";
-    termsafe_fprintf(ctx->err,
-                     "%s: saved and queued, not sent: no remote is configured. Set "
-                     "RAMPART_API_URL and RAMPART_API_KEY (or api_url and api_key in %s, "
-                     "mode 600), then run '%s sync' (rampart(1), CONFIGURATION); until then "
-                     "the queue waits here\n",
-                     ctx->program, file, ctx->program);
-    return CLI_EXIT_NO_REMOTE;
-}
-
-int cli_object_push(cli_ctx *ctx, const sync_row_ref *only, size_t count)
-{
-    if (!config_remote_configured(&ctx->cfg))
-        return no_remote(ctx);
-    sync_report report;
-    FILE *out = ctx->out;
-    ctx->out = ctx->err;
-    cli_sync_args a = {.push = true, .scoped = true, .only = only, .only_count = count};
-    int rc = cli_sync_run(ctx, &a, &report);
-    ctx->out = out;
-    return rc;
-}
-
-int cli_object_push_one(cli_ctx *ctx, model_kind kind, const char *id)
-{
-    sync_row_ref ref = {.kind = kind};
-    model_copy_text(ref.id, sizeof ref.id, id);
-    return cli_object_push(ctx, &ref, 1);
-}
-
 /* create --sync: push the new row now, then show it as the sync left it. */
 static int push_and_show(cli_ctx *ctx, const cli_object_kind *k, const char *local_id,
                          bool json)
