@@ -16,8 +16,8 @@
  * - rules.c and creds.c: what is one kind's own, each in one place: the line a
  *   create prints, the table's and the detail view's fields, rule import, the
  *   credential token command and token printing, told through cli_object_kind.
- * - objects_common.c: what the commands share, below the table: --sync
- *   (cli_object_push); it calls none of the files above.
+ * - objects_common.c: what the commands share, below the table: their start
+ *   (cli_object_open) and --sync (cli_object_push); it calls none of the above.
  * - What users see is rampart(1)'s; cli.h's contract holds for every command.
  */
 #ifndef RAMPART_CLI_OBJECT_H
@@ -144,6 +144,8 @@ error_code cli_rotation_plan(cli_ctx *ctx, store *st, bool json, bool due, size_
 void cli_rotation_json(buf_t *b, const store_rotation *r, long long now, long long quiet,
                        const char *indent);
 
+/* ---- objects_common.c ---- */
+
 /*
  * The start of most commands: cli_parse with `opts`, then the store (opened on first
  * use). NULL when the command must return *exit_code now (--help, a usage error, a
@@ -151,8 +153,6 @@ void cli_rotation_json(buf_t *b, const store_rotation *r, long long now, long lo
  */
 store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt *opts,
                        size_t nopts, int argc, char **argv, int *first, int *exit_code);
-
-/* ---- objects_common.c ---- */
 
 /* Push the `count` rows of `only` now, and nothing else of the queue (a command's
  * --sync: create, update, delete, resolve, apply): each edit and delete with its

@@ -13,16 +13,6 @@
 #include "rampart/validate.h"
 #include "rampart/termsafe.h"
 
-store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt *opts,
-                       size_t nopts, int argc, char **argv, int *first, int *exit_code)
-{
-    if (!cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, first, exit_code))
-        return NULL;
-    store *st = cli_store(ctx);
-    *exit_code = st ? CLI_EXIT_OK : ctx->store_exit;
-    return st;
-}
-
 /* ---- create ---- */
 
 /* A kind whose create reply carries a token: the sync that created the row left it
@@ -663,4 +653,16 @@ int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
         return cli_follower_refuse(ctx, sub);
     cli_object_call call = {kind, cmd, sub, row->data};
     return row->run(ctx, &call, argc - 1, argv + 1);
+}
+
+/* ---- the groups (cli.h) ---- */
+
+int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return cli_object_group(ctx, MODEL_KIND_CRED, path, argc, argv);
+}
+
+size_t cli_creds_table(cli_command *out, size_t cap)
+{
+    return cli_object_table(MODEL_KIND_CRED, out, cap);
 }

@@ -1,11 +1,22 @@
 /*
  * `rampart rules …` and `rampart creds …`: what the groups' commands share, below
- * the table that dispatches them (objects.c): a command's --sync. See cli_object.h.
+ * the table that dispatches them (objects.c): a command's start and its --sync.
+ * See cli_object.h.
  */
 #include "cli_object.h"
 #include "cli_sync.h"
 #include "rampart/sync.h"
 #include "rampart/termsafe.h"
+
+store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt *opts,
+                       size_t nopts, int argc, char **argv, int *first, int *exit_code)
+{
+    if (!cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, first, exit_code))
+        return NULL;
+    store *st = cli_store(ctx);
+    *exit_code = st ? CLI_EXIT_OK : ctx->store_exit;
+    return st;
+}
 
 /* --sync with no remote: the change is in the cache and queued; say so, and how to
  * configure a remote. */
