@@ -1,9 +1,10 @@
 /*
  * cli_object: the command groups of the object kinds (`rampart rules …`, `rampart
  * creds …`) as one piece of code over the kind (rampart/kind.h). Internal to src/cli.
- * - objects.c: the groups' command table (each command's words for each kind; a
- *   kind without a command has none), the dispatch, and the commands whose logic is
- *   the same for every kind: create, list, get, delete, retry, discard, export.
+ * - objects.c: the groups (cli_rules, cli_creds), their command table (each
+ *   command's words for each kind; a kind without a command has none), the
+ *   dispatch, and the commands whose logic is the same for every kind: create,
+ *   list, get, delete, retry, discard, export.
  * - objects_edit.c: create, update (an edit in place, store_edit) and resolve (the
  *   answer to a conflict, store_resolve), with the options the kind's fields give
  *   (KIND_FIELD_CREATE fields are options, those without KIND_FIELD_EDIT are
@@ -174,16 +175,6 @@ const char *cli_object_flag(const kind_field *f);
 /* `update ID --FIELD VALUE...` and `resolve ID --keep-local|--take-remote`. */
 int cli_object_update(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
 int cli_object_resolve(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
-
-/*
- * Run the group of `kind`: argv[1] names the command (no word, "help", --help: the
- * overview; an unknown word: a usage error naming the closest command).
- */
-int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
-                     char **argv);
-
-/* The group of `kind`'s table, as it dispatches through it (a cli_table_fn). */
-size_t cli_object_table(model_kind kind, cli_command *out, size_t cap);
 
 /* ---- objects_show.c ---- */
 

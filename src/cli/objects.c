@@ -1,6 +1,6 @@
 /*
- * `rampart rules …` and `rampart creds …`: the command table of both groups and the
- * commands whose logic is the same for every kind. See cli_object.h.
+ * `rampart rules …` and `rampart creds …`: both groups (cli.h), their command table
+ * and the commands whose logic is the same for every kind. See cli_object.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -630,13 +630,15 @@ static size_t kind_view(model_kind kind, cli_command *view, const object_command
     return n;
 }
 
-size_t cli_object_table(model_kind kind, cli_command *out, size_t cap)
+static size_t object_table(model_kind kind, cli_command *out, size_t cap)
 {
     return kind_view(kind, out, NULL, cap);
 }
 
-int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
-                     char **argv)
+/* Run the group of `kind`: argv[1] names the command (no word, "help", --help: the
+ * overview; an unknown word: a usage error naming the closest command). */
+static int object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
+                        char **argv)
 {
     cli_command view[COMMAND_COUNT];
     const object_command *rows[COMMAND_COUNT];
@@ -657,12 +659,22 @@ int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
 
 /* ---- the groups (cli.h) ---- */
 
+int cli_rules(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return object_group(ctx, MODEL_KIND_RULE, path, argc, argv);
+}
+
+size_t cli_rules_table(cli_command *out, size_t cap)
+{
+    return object_table(MODEL_KIND_RULE, out, cap);
+}
+
 int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv)
 {
-    return cli_object_group(ctx, MODEL_KIND_CRED, path, argc, argv);
+    return object_group(ctx, MODEL_KIND_CRED, path, argc, argv);
 }
 
 size_t cli_creds_table(cli_command *out, size_t cap)
 {
-    return cli_object_table(MODEL_KIND_CRED, out, cap);
+    return object_table(MODEL_KIND_CRED, out, cap);
 }
