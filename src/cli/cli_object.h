@@ -1,25 +1,24 @@
 /*
  * cli_object: the command groups of the object kinds (`rampart rules …`, `rampart
  * creds …`) as one piece of code over the kind (rampart/kind.h). Internal to src/cli.
- *
- * - objects.c: the groups' command table (each command's words for each kind; a
- *   kind without a command has none), the dispatch, and the commands whose logic is
- *   the same for every kind: create, list, get, delete, retry, discard, export.
+ * - objects.c: the groups (cli_rules, cli_creds), their command table (each
+ *   command's words for each kind; a kind without a command has none), the
+ *   dispatch, and the commands whose logic is the same for every kind: create,
+ *   list, get, delete, retry, discard, export.
  * - objects_edit.c: create, update (an edit in place, store_edit) and resolve (the
  *   answer to a conflict, store_resolve), with the options the kind's fields give
- *   (kind_field flags: KIND_FIELD_CREATE fields are options, those without
- *   KIND_FIELD_EDIT are refused by update by name; a policy field takes the
- *   policy setting).
+ *   (KIND_FIELD_CREATE fields are options, those without KIND_FIELD_EDIT are
+ *   refused by update by name; a policy field takes the policy setting).
  * - objects_show.c: how one row of any kind looks: the detail view, JSON (the
- *   API's wire format plus "state"), and an edited or conflicting row's edit
- *   (store_edit_get).
+ *   API's wire format plus "state"), and an edited or conflicting row's edit.
  * - objects_list.c: lists and the output forms for scripts (-o table, wide, json,
  *   yaml, name, csv; --no-headers, --sort, --limit): the options, the table, and
  *   the walk over the store's keyset pages in the order asked, for every kind.
  * - rules.c and creds.c: what is one kind's own, each in one place: the line a
  *   create prints, the table's and the detail view's fields, rule import, the
- *   credential token command and token printing, told through the kind's
- *   cli_object_kind.
+ *   credential token command and token printing, told through cli_object_kind.
+ * - objects_common.c: what the commands share, below the table: their start
+ *   (cli_object_open) and --sync (cli_object_push); it calls none of the above.
  * - What users see is rampart(1)'s; cli.h's contract holds for every command.
  */
 #ifndef RAMPART_CLI_OBJECT_H
@@ -146,6 +145,8 @@ error_code cli_rotation_plan(cli_ctx *ctx, store *st, bool json, bool due, size_
 void cli_rotation_json(buf_t *b, const store_rotation *r, long long now, long long quiet,
                        const char *indent);
 
+/* ---- objects_common.c ---- */
+
 /*
  * The start of most commands: cli_parse with `opts`, then the store (opened on first
  * use). NULL when the command must return *exit_code now (--help, a usage error, a
@@ -174,16 +175,6 @@ const char *cli_object_flag(const kind_field *f);
 /* `update ID --FIELD VALUE...` and `resolve ID --keep-local|--take-remote`. */
 int cli_object_update(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
 int cli_object_resolve(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
-
-/*
- * Run the group of `kind`: argv[1] names the command (no word, "help", --help: the
- * overview; an unknown word: a usage error naming the closest command).
- */
-int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
-                     char **argv);
-
-/* The group of `kind`'s table, as it dispatches through it (a cli_table_fn). */
-size_t cli_object_table(model_kind kind, cli_command *out, size_t cap);
 
 /* ---- objects_show.c ---- */
 

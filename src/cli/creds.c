@@ -1,8 +1,9 @@
 /*
  * `rampart creds …`: what is a tunnel credential's own on the command line: the
  * line a create prints, the fields its table and detail view show, and its token
- * (printed by `creds token` and after create --sync). The rest is one piece of code for every
- * kind (objects.c, cli_object.h).
+ * (printed by `creds token` and after create --sync). The rest, the group's entry
+ * (cli_creds) included, is one piece of code for every kind (objects.c,
+ * cli_object.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,16 +51,6 @@ const cli_object_kind cli_object_creds = {
     .wide = {{"METADATA", "metadata", 40}, {"CREATED_AT", "created_at", 0}, {"URI", "uri", 0},
              {"ERROR", "error", 0}},
 };
-
-int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv)
-{
-    return cli_object_group(ctx, MODEL_KIND_CRED, path, argc, argv);
-}
-
-size_t cli_creds_table(cli_command *out, size_t cap)
-{
-    return cli_object_table(MODEL_KIND_CRED, out, cap);
-}
 
 /* ---- token ---- */
 

@@ -1,6 +1,6 @@
 /*
- * `rampart rules …` and `rampart creds …`: the command table of both groups and the
- * commands whose logic is the same for every kind. See cli_object.h.
+ * `rampart rules …` and `rampart creds …`: both groups (cli.h), their command table
+ * and the commands whose logic is the same for every kind. See cli_object.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,16 +13,6 @@
 #include "rampart/validate.h"
 #include "rampart/termsafe.h"
 
-store *cli_object_open(cli_ctx *ctx, const cli_object_call *call, const cli_opt *opts,
-                       size_t nopts, int argc, char **argv, int *first, int *exit_code)
-{
-    if (!cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, first, exit_code))
-        return NULL;
-    store *st = cli_store(ctx);
-    *exit_code = st ? CLI_EXIT_OK : ctx->store_exit;
-    return st;
-}
-
 /* ---- create ---- */
 
 /* A kind whose create reply carries a token: the sync that created the row left it
@@ -34,40 +24,6 @@ static void attach_token(store *st, model_object *obj)
     if (store_token_get(st, model_object_id(obj), &token, &e) == ERROR_OK)
         model_cred_set_token(&obj->cred, token, &e);
     model_free_wiped(token);
-}
-
-/* --sync with no remote: the change is in the cache and queued; say so, and how to
- * configure a remote. */
-static int no_remote(cli_ctx *ctx)
-{
-    const char *file = ctx->cfg.config_path[0] ? ctx->cfg.config_path : "the config file";
-    termsafe_fprintf(ctx->err,
-                     "%s: saved and queued, not sent: no remote is configured. Set "
-                     "RAMPART_API_URL and RAMPART_API_KEY (or api_url and api_key in %s, "
-                     "mode 600), then run '%s sync' (rampart(1), CONFIGURATION); until then "
-                     "the queue waits here\n",
-                     ctx->program, file, ctx->program);
-    return CLI_EXIT_NO_REMOTE;
-}
-
-int cli_object_push(cli_ctx *ctx, const sync_row_ref *only, size_t count)
-{
-    if (!config_remote_configured(&ctx->cfg))
-        return no_remote(ctx);
-    sync_report report;
-    FILE *out = ctx->out;
-    ctx->out = ctx->err;
-    cli_sync_args a = {.push = true, .scoped = true, .only = only, .only_count = count};
-    int rc = cli_sync_run(ctx, &a, &report);
-    ctx->out = out;
-    return rc;
-}
-
-int cli_object_push_one(cli_ctx *ctx, model_kind kind, const char *id)
-{
-    sync_row_ref ref = {.kind = kind};
-    model_copy_text(ref.id, sizeof ref.id, id);
-    return cli_object_push(ctx, &ref, 1);
 }
 
 /* create --sync: push the new row now, then show it as the sync left it. */
@@ -674,13 +630,15 @@ static size_t kind_view(model_kind kind, cli_command *view, const object_command
     return n;
 }
 
-size_t cli_object_table(model_kind kind, cli_command *out, size_t cap)
+static size_t object_table(model_kind kind, cli_command *out, size_t cap)
 {
     return kind_view(kind, out, NULL, cap);
 }
 
-int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
-                     char **argv)
+/* Run the group of `kind`: argv[1] names the command (no word, "help", --help: the
+ * overview; an unknown word: a usage error naming the closest command). */
+static int object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
+                        char **argv)
 {
     cli_command view[COMMAND_COUNT];
     const object_command *rows[COMMAND_COUNT];
@@ -697,4 +655,26 @@ int cli_object_group(cli_ctx *ctx, model_kind kind, const char *path, int argc,
         return cli_follower_refuse(ctx, sub);
     cli_object_call call = {kind, cmd, sub, row->data};
     return row->run(ctx, &call, argc - 1, argv + 1);
+}
+
+/* ---- the groups (cli.h) ---- */
+
+int cli_rules(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return object_group(ctx, MODEL_KIND_RULE, path, argc, argv);
+}
+
+size_t cli_rules_table(cli_command *out, size_t cap)
+{
+    return object_table(MODEL_KIND_RULE, out, cap);
+}
+
+int cli_creds(cli_ctx *ctx, const char *path, int argc, char **argv)
+{
+    return object_group(ctx, MODEL_KIND_CRED, path, argc, argv);
+}
+
+size_t cli_creds_table(cli_command *out, size_t cap)
+{
+    return object_table(MODEL_KIND_CRED, out, cap);
 }

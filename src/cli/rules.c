@@ -1,6 +1,8 @@
 /*
  * `rampart rules …`: what is an IP policy rule's own on the command line: the line
- * a create prints, the fields its table and detail view show, and import. The rest is one piece of code for every kind (objects.c, cli_object.h).
+ * a create prints, the fields its table and detail view show, and import. The
+ * rest, the group's entry (cli_rules) included, is one piece of code for every
+ * kind (objects.c, cli_object.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,16 +37,6 @@ const cli_object_kind cli_object_rules = {
     .policy_prefix = "ipp",
     .put_created = rule_created,
 };
-
-int cli_rules(cli_ctx *ctx, const char *path, int argc, char **argv)
-{
-    return cli_object_group(ctx, MODEL_KIND_RULE, path, argc, argv);
-}
-
-size_t cli_rules_table(cli_command *out, size_t cap)
-{
-    return cli_object_table(MODEL_KIND_RULE, out, cap);
-}
 
 /* ---- import ---- */
 

@@ -4,53 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The ACL column holds one rule per line. */
-error_code store_cred_acl_split(const char *text, model_acl *acl, error_info *err)
-{
-    if (!text || !*text)
-        return ERROR_OK;
-    char *copy = strdup(text);
-    if (!copy)
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    error_code rc = ERROR_OK;
-    for (char *line = copy, *next; rc == ERROR_OK && line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        rc = model_acl_add(acl, line, err);
-    }
-    free(copy);
-    return rc;
-}
-
-error_code store_cred_acl_join(const model_acl *acl, char **out, error_info *err)
-{
-    size_t total = 1;
-    for (size_t i = 0; i < acl->count; i++) {
-        const char *rule = acl->rules[i];
-        if (!rule || !*rule)
-            return error_set(err, ERROR_INVALID, "acl rule %zu is empty", i + 1);
-        if (strchr(rule, '\n'))
-            return error_set(err, ERROR_INVALID, "acl rule %zu contains a line break",
-                             i + 1);
-        total += strlen(rule) + 1;
-    }
-    char *text = malloc(total);
-    if (!text)
-        return error_set(err, ERROR_NOMEM, "out of memory");
-    char *p = text;
-    for (size_t i = 0; i < acl->count; i++) {
-        size_t len = strlen(acl->rules[i]);
-        if (i)
-            *p++ = '\n';
-        memcpy(p, acl->rules[i], len);
-        p += len;
-    }
-    *p = '\0';
-    *out = text;
-    return ERROR_OK;
-}
-
 static bool token_char(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||

@@ -3,6 +3,12 @@
  * transaction helpers and the per-kind descriptors that let rules and credentials
  * share their row logic. Nothing outside the store module includes this, except
  * the store's own unit test (query plans).
+ *
+ * The row code in layers, each calling only those below it: store.c and
+ * store_sql.c; store_columns.c (a row as its columns' texts, store_get);
+ * store_rows.c (one row's writes, with store_creds.c's token and store_rules.c's
+ * key conflict); store_update.c; the edit code (store_edit.c, store_edit_sync.c);
+ * the calls that use it (store_object.c, store_outbox.c, store_import.c, ...).
  */
 #ifndef RAMPART_STORE_INTERNAL_H
 #define RAMPART_STORE_INTERNAL_H
@@ -241,21 +247,30 @@ error_code store_op_end(store *st, store_op op, error_code rc, error_info *err);
  * whose triggers are dropped, counts once). Inside the caller's transaction. */
 error_code store_change_bump(store *st, model_kind kind, error_info *err);
 
-/* store_rows.c: logic shared by both kinds */
+/* ---- store_columns.c: a row as its columns' texts, and back ---- */
+
+/* Field `f` of `row` as its column's text: a pointer into `row`, or for an ACL
+ * into *heap (the caller frees *heap). NULL on failure (err set). */
+const char *store_field_text(const model_object *row, const kind_field *f, char **heap,
+                             error_info *err);
+/* Set field `f` of `obj` from its column's text (an ACL: one rule per line,
+ * replacing the list). ERROR_NOMEM; ERROR_INVALID for an action that is not one. */
+error_code store_field_set_text(model_object *obj, const kind_field *f, const char *text,
+                                error_info *err);
+/* The ACL column's text: one rule per line (heap, the caller frees). ERROR_INVALID
+ * for an empty rule or one with a line break. */
+error_code store_cred_acl_join(const model_acl *acl, char **out, error_info *err);
+/* The other way: append the column's rules to `acl`. ERROR_NOMEM. */
+error_code store_cred_acl_split(const char *text, model_acl *acl, error_info *err);
+/* One row of `kind` from a statement over its columns (KSTMT_GET,
+ * KSTMT_PULL_ROW, a page) into `out`, initialised here (ERROR_NOMEM). */
+error_code store_row_read(sqlite3_stmt *s, model_kind kind, model_object *out,
+                          error_info *err);
+
+/* store_rows.c: the row primitives both kinds share */
 error_code store_row_resolve(store *st, model_kind kind, const char *id,
                              char canon[MODEL_ID_MAX + 1], model_state *state,
                              error_info *err);
-/* A change to one row in one transaction: `id` resolved to the row's id and
- * state, then `fn` (a delete or a discard, in the op) with a result the caller
- * may not want (NULL). */
-typedef error_code (*store_row_change_fn)(store *st, model_kind kind, const char *canon,
-                                          model_state state, store_delete_result *result,
-                                          error_info *err);
-error_code store_row_in_op(store *st, model_kind kind, const char *id,
-                           store_delete_result *result, store_row_change_fn fn,
-                           error_info *err);
-error_code store_row_delete(store *st, model_kind kind, const char *id,
-                            store_delete_result *result, error_info *err);
 error_code store_row_set_state(store *st, model_kind kind, const char *id,
                                model_state state, const char *error_text,
                                error_info *err);
@@ -292,10 +307,6 @@ error_code store_page_plan(store *st, model_kind kind, unsigned variant, char *o
 error_code store_complete_plan(store *st, store_complete_what what, bool bounded,
                                bool inclusive, char *out, size_t size, error_info *err);
 
-/* store_rows.c: one row of `kind` from a statement over its columns (KSTMT_GET,
- * KSTMT_PULL_ROW, a page) into `out`, initialised here (ERROR_NOMEM). */
-error_code store_row_read(sqlite3_stmt *s, model_kind kind, model_object *out,
-                          error_info *err);
 /* store_page.c: bind the cidr_key of every prefix of address `ip` (/0 to /32 or
  * /128) to parameters first.. first+128 (those of another family, or all when
  * `ip` is no address, stay NULL). An SQLite result code. */
@@ -321,37 +332,26 @@ error_code store_insert_valid(store *st, model_object *obj, error_info *err);
  * it was made), which keeps a bulk import's rows 20 bytes shorter. */
 error_code store_row_insert_in_op(store *st, const model_object *obj, const char *id,
                                   const char *created_at, error_info *err);
-/* Where `obj` keeps head column `column` ("uri", "error": kind_desc's
- * head_fields; NULL for another name), and its state. */
 /* The token a row carries (a credential's; NULL for a kind that has none). */
 const char *store_row_token(const model_object *obj);
 /* Store a credential's token (a no-op for NULL or ""), inside the caller's op. */
 error_code store_cred_put_token(store *st, const char *cred_id, const char *token,
                                 error_info *err);
-/* The ACL column's text: one rule per line (heap, the caller frees). ERROR_INVALID
- * for an empty rule or one with a line break. */
-error_code store_cred_acl_join(const model_acl *acl, char **out, error_info *err);
-/* The other way: append the column's rules to `acl`. ERROR_NOMEM. */
-error_code store_cred_acl_split(const char *text, model_acl *acl, error_info *err);
 
 /* ---- store_rows.c / store_update.c / store_edit.c: inside the caller's op ---- */
 
 /* Remove row `canon` (its aliases; a credential's token by cascade). */
 error_code store_row_remove_in_op(store *st, model_kind kind, const char *canon,
                                   error_info *err);
+/* Row `canon` becomes a new local create of the same content under a fresh local
+ * id (written to `fresh`): its remote id, aliases (and a credential's token) go. */
+error_code store_row_recreate_in_op(store *st, model_kind kind, const char *canon,
+                                    char fresh[MODEL_ID_MAX + 1], error_info *err);
 /* Set the state and error text of row `id` (ERROR_NOT_FOUND, ERROR_CONFLICT as
  * store_set_state). */
 error_code store_row_set_state_in_op(store *st, model_kind kind, const char *id,
                                      model_state state, const char *error_text,
                                      error_info *err);
-/* Field `f` of `row` as its column's text: a pointer into `row`, or for an ACL
- * into *heap (the caller frees *heap). NULL on failure (err set). */
-const char *store_field_text(const model_object *row, const kind_field *f, char **heap,
-                             error_info *err);
-/* Set field `f` of `obj` from its column's text (an ACL: one rule per line,
- * replacing the list). ERROR_NOMEM; ERROR_INVALID for an action that is not one. */
-error_code store_field_set_text(model_object *obj, const kind_field *f, const char *text,
-                                error_info *err);
 /* store_update's work inside an op: read row `given`'s id into `row`, move the
  * `fields` of `given` into it, pass the gate, write. `row` is initialised to the
  * kind by the caller and released by it whatever the result. */
@@ -376,17 +376,12 @@ error_code store_edit_delete_in_op(store *st, model_kind kind, const char *canon
                                    store_delete_result *result, error_info *err);
 error_code store_edit_discard_in_op(store *st, model_kind kind, const char *canon,
                                     store_delete_result *result, error_info *err);
-/* store_edit.c: a confirmed create whose remote fields differ from the row's (a
+/* store_edit_sync.c: a confirmed create whose remote fields differ from the row's (a
  * credential's metadata carries the creation marker): those become edits whose
  * bases are the remote's, so the next push sends the row's own values. */
 error_code store_edit_after_confirm(store *st, const model_object *remote,
                                     const char *canon, error_info *err);
-/* store_edit.c: the merge of a pull for edited and conflicting rows (store_pull.c). */
+/* store_edit_sync.c: the merge of a pull for edited and conflicting rows (store_pull.c). */
 error_code store_edit_merge(store *st, model_kind kind, size_t *conflicts, error_info *err);
-/* store_outbox.c: row `canon` becomes a new local create of the same content
- * under a fresh local id (written to `fresh`): its remote id, aliases (and a
- * credential's token) go. */
-error_code store_row_recreate_in_op(store *st, model_kind kind, const char *canon,
-                                    char fresh[MODEL_ID_MAX + 1], error_info *err);
 
 #endif

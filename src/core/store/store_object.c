@@ -148,28 +148,6 @@ error_code store_insert(store *st, model_object *obj, error_info *err)
     return rc;
 }
 
-error_code store_get(store *st, model_kind kind, const char *id, model_object *out,
-                     error_info *err)
-{
-    err = ERROR_OR_SCRATCH(err);
-    model_object_init(out, kind); /* it holds no heap (store.h): nothing to free */
-    sqlite3_stmt *s = store_kind_stmt(st, kind, KSTMT_GET, err);
-    bool found;
-    if (!s || store_bind_texts(st, s, &id, 1, err) || store_step(st, s, &found, err))
-        return err->code;
-    error_code rc = found ? store_row_read(s, kind, out, err)
-                          : error_set(err, ERROR_NOT_FOUND, "no %s %s", kind_get(kind)->noun,
-                                      id);
-    store_reset(s);
-    return rc;
-}
-
-error_code store_delete(store *st, model_kind kind, const char *id,
-                        store_delete_result *result, error_info *err)
-{
-    return store_row_delete(st, kind, id, result, ERROR_OR_SCRATCH(err));
-}
-
 error_code store_set_state(store *st, model_kind kind, const char *id, model_state state,
                            const char *error_text, error_info *err)
 {

@@ -1,4 +1,5 @@
-/* store: the sync engine's outbox moves and the user's retry/discard of rows. */
+/* store: the sync engine's outbox moves and the user's retry, delete and discard of
+ * rows (their edited rows' part is store_edit.c's). */
 #include "store_internal.h"
 
 #include <errno.h>
@@ -161,29 +162,6 @@ static error_code set_state_in_op(store *st, model_kind kind, const char *canon,
     return exec_kind(st, kind, KSTMT_SET_STATE, args, 4, NULL, err);
 }
 
-/* Inside an op: a remote_deleted row becomes a new local create of the same
- * content. Its remote id, aliases (and a credential's dead token) go. */
-error_code store_row_recreate_in_op(store *st, model_kind kind, const char *canon,
-                                    char fresh[MODEL_ID_MAX + 1], error_info *err)
-{
-    if (ids_generate(&st->idgen, "local", fresh, MODEL_ID_MAX + 1, err))
-        return err->code;
-    /* A credential's token goes (no row for a kind without tokens). */
-    if (exec_texts(st, STMT_TOKEN_DELETE, &canon, 1, NULL, err))
-        return err->code;
-    if (exec_texts(st, STMT_ALIAS_DELETE, &canon, 1, NULL, err))
-        return err->code;
-    char now[MODEL_TIME_MAX + 1];
-    store_now(st, now);
-    const char *args[] = {canon, fresh, now};
-    error_code rc = exec_kind(st, kind, KSTMT_RECREATE, args, 3, NULL, err);
-    if (rc == ERROR_CONFLICT)
-        return error_set(err, ERROR_CONFLICT, "%s %s cannot be created again: its policy "
-                         "already has a live rule for the same cidr",
-                         kind_get(kind)->noun, canon);
-    return rc;
-}
-
 static error_code retry_in_op(store *st, model_kind kind, const char *id, error_info *err)
 {
     char canon[MODEL_ID_MAX + 1];
@@ -220,7 +198,82 @@ error_code store_retry(store *st, model_kind kind, const char *id, error_info *e
     return retry(st, kind, id, ERROR_OR_SCRATCH(err));
 }
 
-/* ---- discard -------------------------------------------------------------- */
+/* ---- delete and discard: what a user's change does in each sync state ------ */
+
+/* A change to one row in one transaction: `id` resolved to the row's id and
+ * state, then `fn` (a delete or a discard, in the op) with a result the caller
+ * may not want (NULL). */
+typedef error_code (*row_change_fn)(store *st, model_kind kind, const char *canon,
+                                    model_state state, store_delete_result *result,
+                                    error_info *err);
+
+static error_code change_row(store *st, model_kind kind, const char *id,
+                             store_delete_result *result, row_change_fn fn, error_info *err)
+{
+    store_delete_result ignored;
+    char canon[MODEL_ID_MAX + 1];
+    model_state state = MODEL_STATE_NEW;
+    store_op op;
+    if (store_op_begin(st, true, &op, err))
+        return err->code;
+    error_code rc = store_row_resolve(st, kind, id, canon, &state, err);
+    if (rc == ERROR_OK)
+        rc = fn(st, kind, canon, state, result ? result : &ignored, err);
+    return store_op_end(st, op, rc, err);
+}
+
+typedef enum delete_action {
+    DELETE_REMOVE,
+    DELETE_MARK,
+    DELETE_ALREADY,
+    DELETE_IN_FLIGHT,
+    DELETE_EDITED
+} delete_action;
+
+/* What a user's delete does in each sync state (DESIGN.md, Sync). */
+static const delete_action delete_actions[MODEL_STATE_COUNT] = {
+    [MODEL_STATE_NEW] = DELETE_REMOVE,
+    [MODEL_STATE_CREATING] = DELETE_IN_FLIGHT,
+    [MODEL_STATE_SYNCED] = DELETE_MARK,
+    [MODEL_STATE_DELETING] = DELETE_ALREADY,
+    [MODEL_STATE_FAILED] = DELETE_REMOVE,
+    [MODEL_STATE_UNKNOWN] = DELETE_IN_FLIGHT,
+    [MODEL_STATE_ORPHANED] = DELETE_MARK,
+    [MODEL_STATE_REMOTE_DELETED] = DELETE_REMOVE,
+    [MODEL_STATE_EDITED] = DELETE_EDITED,
+    [MODEL_STATE_CONFLICT] = DELETE_EDITED,
+};
+
+static error_code delete_in_op(store *st, model_kind kind, const char *canon,
+                               model_state state, store_delete_result *result,
+                               error_info *err)
+{
+    switch (delete_actions[state]) {
+    case DELETE_REMOVE:
+        *result = STORE_DELETE_REMOVED;
+        return store_row_remove_in_op(st, kind, canon, err);
+    case DELETE_MARK:
+        *result = STORE_DELETE_MARKED;
+        return store_row_set_state_in_op(st, kind, canon, MODEL_STATE_DELETING, NULL, err);
+    case DELETE_ALREADY:
+        *result = STORE_DELETE_ALREADY;
+        return ERROR_OK;
+    case DELETE_EDITED:
+        return store_edit_delete_in_op(st, kind, canon, result, err);
+    case DELETE_IN_FLIGHT:
+        break;
+    }
+    return error_set(err, ERROR_STATE, "%s %s cannot be deleted now: %s; the next sync settles it",
+                     kind_get(kind)->noun, canon,
+                     state == MODEL_STATE_CREATING ? "its create is in flight"
+                                                   : "the outcome of its create is unknown");
+}
+
+error_code store_delete(store *st, model_kind kind, const char *id,
+                        store_delete_result *result, error_info *err)
+{
+    return change_row(st, kind, id, result, delete_in_op, ERROR_OR_SCRATCH(err));
+}
 
 /* A queued delete taken back (the row is the remote's again); refused for a row
  * the sync queued itself (a stray copy, an orphan's remote copy). */
@@ -278,5 +331,5 @@ static error_code discard_in_op(store *st, model_kind kind, const char *canon,
 error_code store_discard(store *st, model_kind kind, const char *id,
                          store_delete_result *result, error_info *err)
 {
-    return store_row_in_op(st, kind, id, result, discard_in_op, ERROR_OR_SCRATCH(err));
+    return change_row(st, kind, id, result, discard_in_op, ERROR_OR_SCRATCH(err));
 }

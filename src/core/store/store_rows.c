@@ -1,4 +1,5 @@
-/* store: row logic rules and credentials share (ids, states, delete, aliases). */
+/* store: the row primitives rules and credentials share (ids, states, insert,
+ * remove, recreate, aliases, confirm); the edit code is above them. */
 #include "store_internal.h"
 
 #include <stdlib.h>
@@ -35,17 +36,44 @@ error_code store_resolve_id(store *st, model_kind kind, const char *id,
     return store_row_resolve(st, kind, id, canon, state, err);
 }
 
+/* Run statement `s` (NULL: err says why) over texts ?1..?n. */
+static error_code exec_args(store *st, sqlite3_stmt *s, const char *const *args, int n,
+                            error_info *err)
+{
+    if (!s || store_bind_texts(st, s, args, n, err))
+        return err->code;
+    return store_exec(st, s, err);
+}
+
 /* Inside an op: drop the row (its token follows by cascade) and its aliases. */
 error_code store_row_remove_in_op(store *st, model_kind kind, const char *canon,
                                  error_info *err)
 {
-    sqlite3_stmt *s = store_stmt(st, STMT_ALIAS_DELETE, err);
-    if (!s || store_bind_texts(st, s, &canon, 1, err) || store_exec(st, s, err))
+    if (exec_args(st, store_stmt(st, STMT_ALIAS_DELETE, err), &canon, 1, err))
         return err->code;
-    s = store_kind_stmt(st, kind, KSTMT_DELETE, err);
-    if (!s || store_bind_texts(st, s, &canon, 1, err))
+    return exec_args(st, store_kind_stmt(st, kind, KSTMT_DELETE, err), &canon, 1, err);
+}
+
+/* Inside an op: a remote_deleted row becomes a new local create of the same
+ * content. Its remote id, aliases (and a credential's dead token) go. */
+error_code store_row_recreate_in_op(store *st, model_kind kind, const char *canon,
+                                    char fresh[MODEL_ID_MAX + 1], error_info *err)
+{
+    if (ids_generate(&st->idgen, "local", fresh, MODEL_ID_MAX + 1, err))
         return err->code;
-    return store_exec(st, s, err);
+    /* A credential's token goes (no row for a kind without tokens). */
+    if (exec_args(st, store_stmt(st, STMT_TOKEN_DELETE, err), &canon, 1, err) ||
+        exec_args(st, store_stmt(st, STMT_ALIAS_DELETE, err), &canon, 1, err))
+        return err->code;
+    char now[MODEL_TIME_MAX + 1];
+    store_now(st, now);
+    const char *args[] = {canon, fresh, now};
+    error_code rc = exec_args(st, store_kind_stmt(st, kind, KSTMT_RECREATE, err), args, 3, err);
+    if (rc == ERROR_CONFLICT)
+        return error_set(err, ERROR_CONFLICT, "%s %s cannot be created again: its policy "
+                         "already has a live rule for the same cidr",
+                         kind_get(kind)->noun, canon);
+    return rc;
 }
 
 error_code store_row_set_state_in_op(store *st, model_kind kind, const char *id,
@@ -55,10 +83,7 @@ error_code store_row_set_state_in_op(store *st, model_kind kind, const char *id,
     char now[MODEL_TIME_MAX + 1];
     store_now(st, now);
     const char *args[] = {id, model_state_name(state), error_text ? error_text : "", now};
-    sqlite3_stmt *s = store_kind_stmt(st, kind, KSTMT_SET_STATE, err);
-    if (!s || store_bind_texts(st, s, args, 4, err))
-        return err->code;
-    error_code rc = store_exec(st, s, err);
+    error_code rc = exec_args(st, store_kind_stmt(st, kind, KSTMT_SET_STATE, err), args, 4, err);
     if (rc == ERROR_CONFLICT)
         return error_set(err, ERROR_CONFLICT, "%s %s cannot become %s: its policy already "
                          "has a live rule for the same cidr", kind_get(kind)->noun, id,
@@ -80,75 +105,6 @@ error_code store_row_set_state(store *st, model_kind kind, const char *id,
     if (store_op_begin(st, false, &op, err))
         return err->code;
     return store_op_end(st, op, store_row_set_state_in_op(st, kind, id, state, error_text, err), err);
-}
-
-typedef enum delete_action {
-    DELETE_REMOVE,
-    DELETE_MARK,
-    DELETE_ALREADY,
-    DELETE_IN_FLIGHT,
-    DELETE_EDITED
-} delete_action;
-
-/* What a user's delete does in each sync state (DESIGN.md, Sync). */
-static const delete_action delete_actions[MODEL_STATE_COUNT] = {
-    [MODEL_STATE_NEW] = DELETE_REMOVE,
-    [MODEL_STATE_CREATING] = DELETE_IN_FLIGHT,
-    [MODEL_STATE_SYNCED] = DELETE_MARK,
-    [MODEL_STATE_DELETING] = DELETE_ALREADY,
-    [MODEL_STATE_FAILED] = DELETE_REMOVE,
-    [MODEL_STATE_UNKNOWN] = DELETE_IN_FLIGHT,
-    [MODEL_STATE_ORPHANED] = DELETE_MARK,
-    [MODEL_STATE_REMOTE_DELETED] = DELETE_REMOVE,
-    [MODEL_STATE_EDITED] = DELETE_EDITED,
-    [MODEL_STATE_CONFLICT] = DELETE_EDITED,
-};
-
-static error_code delete_in_op(store *st, model_kind kind, const char *canon,
-                               model_state state, store_delete_result *result,
-                               error_info *err)
-{
-    switch (delete_actions[state]) {
-    case DELETE_REMOVE:
-        *result = STORE_DELETE_REMOVED;
-        return store_row_remove_in_op(st, kind, canon, err);
-    case DELETE_MARK:
-        *result = STORE_DELETE_MARKED;
-        return store_row_set_state_in_op(st, kind, canon, MODEL_STATE_DELETING, NULL, err);
-    case DELETE_ALREADY:
-        *result = STORE_DELETE_ALREADY;
-        return ERROR_OK;
-    case DELETE_EDITED:
-        return store_edit_delete_in_op(st, kind, canon, result, err);
-    case DELETE_IN_FLIGHT:
-        break;
-    }
-    return error_set(err, ERROR_STATE, "%s %s cannot be deleted now: %s; the next sync settles it",
-                     kind_get(kind)->noun, canon,
-                     state == MODEL_STATE_CREATING ? "its create is in flight"
-                                                   : "the outcome of its create is unknown");
-}
-
-error_code store_row_in_op(store *st, model_kind kind, const char *id,
-                           store_delete_result *result, store_row_change_fn fn,
-                           error_info *err)
-{
-    store_delete_result ignored;
-    char canon[MODEL_ID_MAX + 1];
-    model_state state = MODEL_STATE_NEW;
-    store_op op;
-    if (store_op_begin(st, true, &op, err))
-        return err->code;
-    error_code rc = store_row_resolve(st, kind, id, canon, &state, err);
-    if (rc == ERROR_OK)
-        rc = fn(st, kind, canon, state, result ? result : &ignored, err);
-    return store_op_end(st, op, rc, err);
-}
-
-error_code store_row_delete(store *st, model_kind kind, const char *id,
-                            store_delete_result *result, error_info *err)
-{
-    return store_row_in_op(st, kind, id, result, delete_in_op, err);
 }
 
 error_code store_row_remove(store *st, model_kind kind, const char *id, error_info *err)
@@ -239,26 +195,6 @@ error_code store_row_confirm(store *st, model_kind kind, sqlite3_stmt *confirm,
 /* ---- a whole row, by the descriptor ---------------------------------------- */
 
 enum { ROW_COLS_MAX = 32 };
-
-error_code store_row_read(sqlite3_stmt *s, model_kind kind, model_object *out,
-                          error_info *err)
-{
-    /* Whole-object zeroing: callers may compare or copy rows byte for byte. */
-    model_object_init(out, kind);
-    int width = store_row_width(kind);
-    for (int i = 0; i < width - 1; i++) {
-        const char *text = (const char *)sqlite3_column_text(s, i);
-        if (store_field_set_text(out, store_row_field(kind, i), text ? text : "", err)) {
-            model_object_clear(out);
-            return err->code;
-        }
-    }
-    /* The schema's CHECK constraint keeps the state parseable. */
-    model_state *state = &out->head.state;
-    if (!model_state_parse((const char *)sqlite3_column_text(s, width - 1), state))
-        *state = MODEL_STATE_NEW;
-    return ERROR_OK;
-}
 
 const char *store_row_token(const model_object *obj)
 {

@@ -56,49 +56,6 @@ static error_code bind_named(store *st, sqlite3_stmt *s, const char *name, const
     return rc == SQLITE_OK ? ERROR_OK : store_db_error(st, rc, err);
 }
 
-/* The column text of field `f` of `row`; an ACL is joined into *heap (freed by the
- * caller), one rule per line, as store_insert writes it. NULL when that failed. */
-const char *store_field_text(const model_object *row, const kind_field *f, char **heap,
-                             error_info *err)
-{
-    const void *at = kind_field_at(row, f);
-    switch (f->type) {
-    case KIND_FIELD_ACL:
-        return store_cred_acl_join(at, heap, err) == ERROR_OK ? *heap : NULL;
-    case KIND_FIELD_ACTION:
-        return model_action_name(*(const model_action *)at);
-    case KIND_FIELD_TEXT:
-        break;
-    }
-    return at;
-}
-
-error_code store_field_set_text(model_object *obj, const kind_field *f, const char *text,
-                                error_info *err)
-{
-    void *at = kind_field_at_mut(obj, f);
-    switch (f->type) {
-    case KIND_FIELD_ACL: {
-        model_acl fresh = {0};
-        if (store_cred_acl_split(text, &fresh, err)) {
-            model_acl_clear(&fresh);
-            return err->code;
-        }
-        model_acl_clear(at);
-        *(model_acl *)at = fresh;
-        return ERROR_OK;
-    }
-    case KIND_FIELD_ACTION:
-        if (!model_action_parse(text, at))
-            return error_set(err, ERROR_INVALID, "%s: not allow or deny", f->name);
-        return ERROR_OK;
-    case KIND_FIELD_TEXT:
-        break;
-    }
-    model_copy_text(at, f->size, text);
-    return ERROR_OK;
-}
-
 /* Bind the row's id and every editable column; *heap collects the one column
  * built on the heap (an ACL), freed by the caller after the run. */
 static error_code bind_row(store *st, sqlite3_stmt *s, const model_object *row, char **heap,
