@@ -92,43 +92,6 @@ static bool valid_ops(const sync_api_ops *ops)
     return ops && ops->create && ops->remove && ops->list_page && ops->update && ops->get;
 }
 
-/* Rows of the scope whose state is in `states`. */
-static error_code count_scoped(engine *e, unsigned states, size_t *out, error_info *err)
-{
-    *out = 0;
-    for (size_t i = 0; i < e->opt.only_count; i++) {
-        const sync_row_ref *ref = &e->opt.only[i];
-        char canon[MODEL_ID_MAX + 1];
-        model_state state;
-        error_code rc = store_resolve_id(e->st, ref->kind, ref->id, canon, &state, err);
-        if (rc == ERROR_NOT_FOUND)
-            continue;
-        if (rc != ERROR_OK)
-            return rc;
-        *out += (states >> state) & 1u;
-    }
-    return ERROR_OK;
-}
-
-error_code engine_count_queue(engine *e, unsigned states, size_t *out, error_info *err)
-{
-    return e->opt.scoped ? count_scoped(e, states, out, err)
-                         : engine_count_states(e, states, out, err);
-}
-
-error_code engine_count_states(engine *e, unsigned states, size_t *out, error_info *err)
-{
-    *out = 0;
-    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
-        size_t counts[MODEL_STATE_COUNT];
-        if (store_state_counts(e->st, (model_kind)k, counts, err))
-            return err->code;
-        for (int s = 0; s < MODEL_STATE_COUNT; s++)
-            *out += states & (1u << s) ? counts[s] : 0;
-    }
-    return ERROR_OK;
-}
-
 #define BIT(s) (1u << MODEL_STATE_##s)
 
 /* A listing first when creates of unknown outcome (of the scope, when scoped)

@@ -1,12 +1,15 @@
 /*
- * engine internals shared by sync/engine*.c: one run's state, the pacing
- * schedule (engine_pace.c) and its record shared through the cache
- * (engine_record.c), waits, deadline and progress (engine_wait.c), stops, the report's typed failures
- * and the log lines (engine_failure.c), push (engine_push.c), edits in place (engine_edit.c), pull
- * (engine_pull.c) and the credentials' creation marker (engine_marker.c). Every part works on either kind
- * through the kind's descriptor (kind.h); what is one kind's own is in one place:
- * the marker in engine_marker.c, tokens in create_done (engine_push.c), orphans
- * in delete_done. Nothing outside sync/ includes this.
+ * engine internals shared by sync/engine*.c: one run's state, the rows it acts
+ * on (counts, walks, labels: engine_rows.c), the pacing schedule
+ * (engine_pace.c) and its record shared through the cache (engine_record.c),
+ * waits, deadline and progress (engine_wait.c), stops, the report's typed
+ * failures and the log lines (engine_failure.c), push (engine_push.c), edits in
+ * place (engine_edit.c), pull (engine_pull.c) and the credentials' creation
+ * marker (engine_marker.c). engine.c runs push and pull, push runs the edit
+ * pass; none calls back up. Every part works on either kind through the kind's
+ * descriptor (kind.h); what is one kind's own is in one place: the marker in
+ * engine_marker.c, tokens in create_done (engine_push.c), orphans in
+ * delete_done. Nothing outside sync/ includes this.
  */
 #ifndef RAMPART_ENGINE_INTERNAL_H
 #define RAMPART_ENGINE_INTERNAL_H
@@ -89,12 +92,27 @@ typedef struct engine_target {
 /* A request through the ops table; `arg` is the caller's. */
 typedef sync_outcome (*engine_request_fn)(engine *e, void *arg, sync_result *res);
 
-/* ---- engine.c ------------------------------------------------------------- */
+/* ---- engine_rows.c: the rows a run acts on ------------------------------- */
 
 /* Rows of every kind whose state is in `states` (a mask of 1u << state). */
 error_code engine_count_states(engine *e, unsigned states, size_t *out, error_info *err);
 /* The same over the rows this run pushes: the scope's when scoped, else all. */
 error_code engine_count_queue(engine *e, unsigned states, size_t *out, error_info *err);
+
+/* Keyset walk over `kind`'s rows in `states` (a mask of 1u << state), calling `fn`
+ * for each until the run stops; a store failure stops the run. Rows that leave
+ * those states while being acted on never come back. */
+typedef void (*engine_row_fn)(engine *e, const model_object *row);
+void engine_each_row(engine *e, model_kind kind, unsigned states, engine_row_fn fn);
+
+/* The same walk a page at a time: `fn` (a store_visit) gets each page of the
+ * rows (the scope's when scoped, read afresh) and returns anything but ERROR_OK
+ * to end it once the run stops. */
+void engine_walk(engine *e, model_kind kind, unsigned states, store_visit fn, void *ctx);
+
+/* What names a row in a log line beside its id: its label (kind.h), "" when the
+ * label is only the id. Points into `row`. */
+const char *engine_row_label(const model_object *row);
 
 /* ---- engine_pace.c: the schedule ----------------------------------------- */
 
@@ -251,16 +269,6 @@ void engine_push(engine *e);
 /* Rows the push would act on (for progress totals and another round): deleting,
  * orphaned, new, edited. */
 error_code engine_outbox_size(engine *e, size_t *out, error_info *err);
-
-/* Keyset walk over `kind`'s rows in `states` (a mask of 1u << state), calling `fn`
- * for each until the run stops; a store failure stops the run. Rows that leave
- * those states while being acted on never come back. */
-typedef void (*engine_row_fn)(engine *e, const model_object *row);
-void engine_each_row(engine *e, model_kind kind, unsigned states, engine_row_fn fn);
-
-/* What names a row in a log line beside its id: its label (kind.h), "" when the
- * label is only the id. Points into `row`. */
-const char *engine_row_label(const model_object *row);
 
 /* ---- engine_edit.c -------------------------------------------------------- */
 

@@ -3,56 +3,22 @@
  * may need), then creates, each kind in turn. Every state move is its own
  * transaction, and a row is claimed (creating) before its request goes out, so a
  * crash mid-request leaves "creating", which the next run reconciles by a listing
- * before sending again.
+ * before sending again. The rows come from engine_rows.c (the outbox, or a
+ * scoped run's own rows).
  */
 #include "engine_internal.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-enum { PAGE_ROWS = 32, CONFIRM_TRIES = 3 };
+enum { CONFIRM_TRIES = 3 };
 
 static unsigned bit(model_state state)
 {
     return 1u << state;
 }
 
-/* ---- walking the outbox --------------------------------------------------- */
-
-typedef struct outbox_walk {
-    engine *e;
-    engine_row_fn fn;
-} outbox_walk;
-
-/* Any code but ERROR_OK ends the store's walk: the engine's own stop uses
- * ERROR_STATE, told apart from a database failure by e->stop. */
-static error_code visit(void *wp, model_object *rows, size_t n, error_info *err)
-{
-    (void)err;
-    outbox_walk *w = wp;
-    for (size_t i = 0; i < n && w->e->stop == ENGINE_GO; i++)
-        w->fn(w->e, &rows[i]);
-    return w->e->stop == ENGINE_GO ? ERROR_OK : ERROR_STATE;
-}
-
-/* Keyset walk over `kind`'s rows in `states`: rows that leave those states (or
- * take a remote id) while we act on them never come back. */
-static void each_scoped(engine *e, model_kind kind, unsigned states, store_visit fn,
-                        void *ctx);
-
-void engine_each_row(engine *e, model_kind kind, unsigned states, engine_row_fn fn)
-{
-    outbox_walk w = {.e = e, .fn = fn};
-    if (e->opt.scoped) {
-        each_scoped(e, kind, states, visit, &w);
-        return;
-    }
-    store_query q = {.states = states};
-    error_info err;
-    if (store_walk(e->st, kind, &q, PAGE_ROWS, visit, &w, &err) && e->stop == ENGINE_GO)
-        engine_db_fail(e, &err);
-}
+/* ---- what the push sends --------------------------------------------------- */
 
 /* What the push sends: deletes (an orphaned credential's remote copy is deleted
  * too, before it is created again), creates and edits. */
@@ -74,46 +40,6 @@ static unsigned edits(void)
 error_code engine_outbox_size(engine *e, size_t *out, error_info *err)
 {
     return engine_count_queue(e, deletes() | creates() | edits(), out, err);
-}
-
-/* ---- a scoped push: the rows of opt.only ----------------------------------- */
-
-/* Hand the scope's rows of `kind` in `states` to `visit` in pages of PAGE_ROWS
- * (read afresh, so a row another pass settled is seen as it is now). */
-static void each_scoped(engine *e, model_kind kind, unsigned states, store_visit fn,
-                        void *ctx)
-{
-    model_object *rows = calloc(PAGE_ROWS, sizeof *rows);
-    if (!rows) {
-        engine_fail(e, ENGINE_DB, "out of memory");
-        return;
-    }
-    size_t n = 0;
-    for (size_t i = 0; i <= e->opt.only_count && e->stop == ENGINE_GO; i++) {
-        bool last = i == e->opt.only_count;
-        const sync_row_ref *ref = last ? NULL : &e->opt.only[i];
-        if (ref && ref->kind == kind) {
-            error_info err;
-            model_object_init(&rows[n], kind);
-            error_code rc = store_get(e->st, kind, ref->id, &rows[n], &err);
-            if (rc == ERROR_OK && ((states >> model_object_state(&rows[n])) & 1u))
-                n++;
-            else
-                model_object_clear(&rows[n]);
-            if (rc != ERROR_OK && rc != ERROR_NOT_FOUND)
-                engine_db_fail(e, &err);
-        }
-        if (n == PAGE_ROWS || (last && n)) {
-            error_info err;
-            (void)fn(ctx, rows, n, &err);
-            for (size_t k = 0; k < n; k++)
-                model_object_clear(&rows[k]);
-            n = 0;
-        }
-    }
-    for (size_t k = 0; k < n; k++)
-        model_object_clear(&rows[k]);
-    free(rows);
 }
 
 /* A state move of one row; a store failure stops the run. */
@@ -495,13 +421,6 @@ static bool send_create(engine *e, create_job *j, bool claimed, const create_job
     }
 }
 
-/* A label that is only the row's id adds nothing to a line that names the id. */
-const char *engine_row_label(const model_object *row)
-{
-    const char *label = kind_label(row);
-    return label == model_object_id(row) ? "" : label;
-}
-
 /* One create; `next` is the row after it in the walk (NULL at a page's end),
  * claimed with this one's reply when it can be. true when `next` was claimed. */
 static bool push_create(engine *e, const model_object *row, bool claimed,
@@ -539,15 +458,7 @@ static error_code visit_creates(void *ctx, model_object *rows, size_t n, error_i
 
 static void push_creates(engine *e, model_kind kind)
 {
-    if (e->opt.scoped) {
-        each_scoped(e, kind, creates(), visit_creates, e);
-        return;
-    }
-    store_query q = {.states = creates()};
-    error_info err;
-    if (store_walk(e->st, kind, &q, PAGE_ROWS, visit_creates, e, &err) &&
-        e->stop == ENGINE_GO)
-        engine_db_fail(e, &err);
+    engine_walk(e, kind, creates(), visit_creates, e);
 }
 
 /* ---- the push ------------------------------------------------------------- */

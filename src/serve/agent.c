@@ -1,27 +1,19 @@
 /*
- * agent: lifecycle (listeners, key, limits), the pool of read-only store handles,
- * the policy index and its refresh, log lines and counters. See rampart/agent.h.
- * The record of token fetches is in agent_fetches.c; what each event thread keeps
- * (its own handle for token lookups, the replies of a batch) in agent_batch.c.
- *
- * Why a pool of store handles: requests run on a few event-loop threads (http.h
- * `threads`), and a handle is lent for one request and comes back, so there are
- * never more open than requests running at once; opening SQLite (schema read,
- * statements prepared) per connection would cost more than the lookup itself.
- * Token lookups, the hot path, skip the pool's lock: each thread has its own.
+ * agent: lifecycle (listeners, key, limits, the first store handle), state and
+ * stop. See rampart/agent.h. It starts the parts and calls only down: the log
+ * lines are agent_log.c's; the store handles (the pool, each event thread's own)
+ * and the replies of a batch agent_batch.c's; the policy index agent_index.c's;
+ * the record of token fetches agent_fetches.c's.
  */
 #include "agent_internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "rampart/ids.h"
 #include "rampart/model.h"
 
 enum {
@@ -36,65 +28,10 @@ enum {
     FD_RESERVE = 320,      /* for the store handles (3 fds each in WAL: the pool's
                               64, one per event thread), the event threads' epoll
                               sets (2 each), logs, … */
-    THREADS_MAX = 8,
-    LOG_LINE_MAX = 1024
+    THREADS_MAX = 8
 };
 
 #define DEFAULT_VERSION_HEADER "Service-Version"
-
-/* ---- log ---- */
-
-/* The line's time, formatted once a second per thread: every lookup logs a line,
- * and strftime with its time zone lookups would cost more than the rest of it. */
-static size_t log_time(char *out, size_t size)
-{
-    static _Thread_local time_t shown = (time_t)-1;
-    static _Thread_local char text[32];
-    static _Thread_local size_t len;
-    time_t now = time(NULL);
-    if (now != shown) {
-        ids_now_rfc3339(text, sizeof text);
-        len = strlen(text);
-        shown = now;
-    }
-    size_t n = len < size ? len : size - 1;
-    memcpy(out, text, n);
-    out[n] = '\0';
-    return n;
-}
-
-void agent_log(agent *ag, const char *fmt, ...)
-{
-    if (!ag->on_log)
-        return;
-    char line[LOG_LINE_MAX];
-    size_t n = log_time(line, sizeof line);
-    line[n++] = ' ';
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line + n, sizeof line - n, fmt, ap);
-    va_end(ap);
-    ag->on_log(ag->log_ctx, line);
-}
-
-void agent_log_text(char *out, size_t size, const char *text)
-{
-    size_t n = 0;
-    for (; text && *text && n + 1 < size; text++) {
-        unsigned char c = (unsigned char)*text;
-        out[n++] = c < ' ' || c >= 0x7F || c == '"' || c == '\\' ? '?' : (char)c;
-    }
-    if (size)
-        out[n] = '\0';
-}
-
-void agent_peer_name(const http_request *req, char *out, size_t size)
-{
-    if (req->peer.family == AF_UNIX)
-        snprintf(out, size, "uid:%ld", req->peer.uid);
-    else
-        snprintf(out, size, "key@%s", req->peer.addr);
-}
 
 static void on_http_log(void *ctx, const http_request *req, const http_response *resp,
                         double ms)
@@ -106,76 +43,6 @@ static void on_http_log(void *ctx, const http_request *req, const http_response 
         agent_log_text(path, sizeof path, req->path);
         agent_log(l->ag, "error path=\"%s\" status=%d %.1fms", path, resp->status, ms);
     }
-}
-
-/* ---- store handles ---- */
-
-store *agent_store_take(agent *ag, error_info *err)
-{
-    pthread_mutex_lock(&ag->pool_lock);
-    while (ag->npool == 0 && ag->nopen >= AGENT_POOL_MAX)
-        pthread_cond_wait(&ag->pool_free, &ag->pool_lock);
-    if (ag->npool > 0) {
-        store *st = ag->pool[--ag->npool];
-        pthread_mutex_unlock(&ag->pool_lock);
-        return st;
-    }
-    ag->nopen++;
-    pthread_mutex_unlock(&ag->pool_lock);
-    store *st = NULL;
-    if (store_open(ag->db_path, STORE_READONLY, &st, err) == ERROR_OK)
-        return st;
-    pthread_mutex_lock(&ag->pool_lock);
-    ag->nopen--;
-    pthread_cond_signal(&ag->pool_free);
-    pthread_mutex_unlock(&ag->pool_lock);
-    return NULL;
-}
-
-void agent_store_give(agent *ag, store *st, bool broken)
-{
-    if (!st)
-        return;
-    if (broken)
-        store_close(st); /* a fresh one is opened when needed */
-    pthread_mutex_lock(&ag->pool_lock);
-    if (broken)
-        ag->nopen--;
-    else
-        ag->pool[ag->npool++] = st;
-    pthread_cond_signal(&ag->pool_free);
-    pthread_mutex_unlock(&ag->pool_lock);
-}
-
-/* ---- the policy index ---- */
-
-error_code agent_policy_check(agent *ag, const char *policy_id, const char *ip,
-                              policy_decision *out, error_info *err)
-{
-    policy_addr addr;
-    if (policy_addr_parse(ip, &addr, err) != ERROR_OK)
-        return err->code;
-    pthread_rwlock_rdlock(&ag->index_lock);
-    bool have = ag->index != NULL;
-    if (have)
-        policy_check_addr(ag->index, policy_id, &addr, out);
-    pthread_rwlock_unlock(&ag->index_lock);
-    if (have)
-        return ERROR_OK;
-    /* The first check (or after a failed build): nothing to answer with yet. */
-    pthread_mutex_lock(&ag->watch_lock);
-    error_code rc = ag->index ? ERROR_OK : agent_index_refresh(ag, err);
-    pthread_mutex_unlock(&ag->watch_lock);
-    if (rc != ERROR_OK) {
-        /* A cached rule the index refuses is the cache's fault, not the caller's:
-         * never a 400, and no decision without it (it may be a deny rule). */
-        err->code = ERROR_IO;
-        return error_prefix(err, "the policy index cannot be built");
-    }
-    pthread_rwlock_rdlock(&ag->index_lock);
-    policy_check_addr(ag->index, policy_id, &addr, out);
-    pthread_rwlock_unlock(&ag->index_lock);
-    return ERROR_OK;
 }
 
 /* ---- starting ---- */

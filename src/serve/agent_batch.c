@@ -1,5 +1,6 @@
 /*
- * agent: what an event thread keeps for the batch of requests it is serving
+ * agent: the read-only store handles (the pool, each event thread's own), and
+ * what an event thread keeps for the batch of requests it is serving
  * (http.h: an event thread handles every connection that is ready, then calls
  * the idle hook). Each thread of a listener has its own read-only store handle
  * (no pool lock on the hot path) and remembers the token replies it gave in the
@@ -16,6 +17,12 @@
  * connection, or on a new one, which the library takes in a later batch) sees
  * the change. Tokens live no longer than they did: a batch lasts as long as it
  * takes to send its replies.
+ *
+ * Why a pool of store handles: requests run on a few event-loop threads (http.h
+ * `threads`), and a handle is lent for one request and comes back, so there are
+ * never more open than requests running at once; opening SQLite (schema read,
+ * statements prepared) per connection would cost more than the lookup itself.
+ * Token lookups, the hot path, skip the pool's lock: each thread has its own.
  */
 #include "agent_internal.h"
 
@@ -126,6 +133,45 @@ void agent_batch_keep(agent_listener *l, const http_request *req, char by, const
     k->len = resp->body_len;
     k->at = monotonic_ms();
     k->connection = req->connection;
+}
+
+/* ---- the pool of read-only store handles ---- */
+
+store *agent_store_take(agent *ag, error_info *err)
+{
+    pthread_mutex_lock(&ag->pool_lock);
+    while (ag->npool == 0 && ag->nopen >= AGENT_POOL_MAX)
+        pthread_cond_wait(&ag->pool_free, &ag->pool_lock);
+    if (ag->npool > 0) {
+        store *st = ag->pool[--ag->npool];
+        pthread_mutex_unlock(&ag->pool_lock);
+        return st;
+    }
+    ag->nopen++;
+    pthread_mutex_unlock(&ag->pool_lock);
+    store *st = NULL;
+    if (store_open(ag->db_path, STORE_READONLY, &st, err) == ERROR_OK)
+        return st;
+    pthread_mutex_lock(&ag->pool_lock);
+    ag->nopen--;
+    pthread_cond_signal(&ag->pool_free);
+    pthread_mutex_unlock(&ag->pool_lock);
+    return NULL;
+}
+
+void agent_store_give(agent *ag, store *st, bool broken)
+{
+    if (!st)
+        return;
+    if (broken)
+        store_close(st); /* a fresh one is opened when needed */
+    pthread_mutex_lock(&ag->pool_lock);
+    if (broken)
+        ag->nopen--;
+    else
+        ag->pool[ag->npool++] = st;
+    pthread_cond_signal(&ag->pool_free);
+    pthread_mutex_unlock(&ag->pool_lock);
 }
 
 /* ---- the worker's store handle, and its fetch notes ---- */

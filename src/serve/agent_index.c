@@ -1,10 +1,11 @@
 /*
- * agent: the indexer thread. It looks at the cache every AGENT_INDEX_POLL_MS
- * (SQLite's data_version: cheap, no I/O), and only when another connection
- * committed does it read the rules' change counter (schema step 9); only when
- * that moved does it build a new policy index, off the request threads, and swap
- * it in. The agent's own writes (token-fetch times) move data_version, never the
- * rules' counter, so they never cause a rebuild.
+ * agent: the policy index, the check against it and the indexer thread. The
+ * thread looks at the cache every AGENT_INDEX_POLL_MS (SQLite's data_version:
+ * cheap, no I/O), and only when another connection committed does it read the
+ * rules' change counter (schema step 9); only when that moved does it build a
+ * new policy index, off the request threads, and swap it in. The agent's own
+ * writes (token-fetch times) move data_version, never the rules' counter, so
+ * they never cause a rebuild.
  */
 #include "agent_internal.h"
 
@@ -24,7 +25,8 @@ static void put_index(agent *ag, policy_index *fresh, long long counter)
     ag->watch_counter = counter;
 }
 
-error_code agent_index_refresh(agent *ag, error_info *err)
+/* Build the index now when it is missing or the rules changed; watch_lock held. */
+static error_code index_refresh(agent *ag, error_info *err)
 {
     error_code rc = ERROR_OK;
     if (!ag->watch)
@@ -90,7 +92,7 @@ static void *indexer(void *arg)
          * builds one. */
         if (!ag->index_thread.stop && (ag->index || ag->index_error.code)) {
             error_info err;
-            (void)agent_index_refresh(ag, &err);
+            (void)index_refresh(ag, &err);
         }
     }
     pthread_mutex_unlock(&ag->watch_lock);
@@ -105,4 +107,35 @@ error_code agent_index_start(agent *ag, error_info *err)
 void agent_index_stop(agent *ag)
 {
     thread_stop(&ag->index_thread, &ag->watch_lock, &ag->index_wake);
+}
+
+/* ---- the check ---- */
+
+error_code agent_policy_check(agent *ag, const char *policy_id, const char *ip,
+                              policy_decision *out, error_info *err)
+{
+    policy_addr addr;
+    if (policy_addr_parse(ip, &addr, err) != ERROR_OK)
+        return err->code;
+    pthread_rwlock_rdlock(&ag->index_lock);
+    bool have = ag->index != NULL;
+    if (have)
+        policy_check_addr(ag->index, policy_id, &addr, out);
+    pthread_rwlock_unlock(&ag->index_lock);
+    if (have)
+        return ERROR_OK;
+    /* The first check (or after a failed build): nothing to answer with yet. */
+    pthread_mutex_lock(&ag->watch_lock);
+    error_code rc = ag->index ? ERROR_OK : index_refresh(ag, err);
+    pthread_mutex_unlock(&ag->watch_lock);
+    if (rc != ERROR_OK) {
+        /* A cached rule the index refuses is the cache's fault, not the caller's:
+         * never a 400, and no decision without it (it may be a deny rule). */
+        err->code = ERROR_IO;
+        return error_prefix(err, "the policy index cannot be built");
+    }
+    pthread_rwlock_rdlock(&ag->index_lock);
+    policy_check_addr(ag->index, policy_id, &addr, out);
+    pthread_rwlock_unlock(&ag->index_lock);
+    return ERROR_OK;
 }

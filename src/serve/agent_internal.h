@@ -1,9 +1,11 @@
 /*
- * agent internals shared by agent.c (lifecycle, store handles, policy index),
- * agent_gate.c (who may ask: peer, headers, key, rate), agent_key.c (paths, the
- * local key), agent_routes.c (tokens, policy check, health) and agent_mirror.c
- * (the read-only mirror of the remote API). Not part of the contract (see
- * rampart/agent.h).
+ * agent internals shared by agent.c (lifecycle), agent_log.c (log lines),
+ * agent_batch.c (store handles, a batch's replies), agent_index.c (the policy
+ * index), agent_fetches.c (token fetch times), agent_gate.c (who may ask: peer,
+ * headers, key, rate), agent_key.c (paths, the local key), agent_routes.c
+ * (tokens, policy check, health) and agent_mirror.c (the read-only mirror of the
+ * remote API). agent.c starts the others and none calls it back. Not part of the
+ * contract (see rampart/agent.h).
  */
 #ifndef RAMPART_AGENT_INTERNAL_H
 #define RAMPART_AGENT_INTERNAL_H
@@ -96,7 +98,7 @@ struct agent {
     void (*on_log)(void *ctx, const char *line);
     void *log_ctx;
 
-    /* Read-only store handles, lent to one request at a time. */
+    /* Read-only store handles, lent to one request at a time (agent_batch.c). */
     pthread_mutex_t pool_lock;
     pthread_cond_t pool_free;
     store *pool[AGENT_POOL_MAX];      /* idle handles */
@@ -141,35 +143,7 @@ struct agent {
     store *writer;                    /* the flusher's own writable handle */
 };
 
-/* ---- agent.c ---- */
-
-/* Borrow a read-only handle (opened on demand, at most AGENT_POOL_MAX at once:
- * beyond that, wait for one). NULL with `err` filled when none can be opened. */
-store *agent_store_take(agent *ag, error_info *err);
-
-/* Give a handle back (NULL is a no-op). A handle that failed is closed instead of
- * reused when `broken`. */
-void agent_store_give(agent *ag, store *st, bool broken);
-
-/*
- * Decide `ip` for `policy_id` with the index in force. Only the first check
- * builds it; afterwards the indexer thread rebuilds it when the rules changed
- * (their change counter, not any write: the agent's own bookkeeping never causes
- * one) and swaps it in, so no request waits for a rebuild. ERROR_INVALID for a
- * bad address (message without the text), ERROR_IO when the index cannot be
- * built (a cached rule it refuses: no decision rather than one that ignores it).
- */
-error_code agent_policy_check(agent *ag, const char *policy_id, const char *ip,
-                              policy_decision *out, error_info *err);
-
-/* ---- agent_index.c: the indexer thread ---- */
-
-enum { AGENT_INDEX_POLL_MS = 50 }; /* how often it looks for changed rules */
-
-error_code agent_index_start(agent *ag, error_info *err);
-void agent_index_stop(agent *ag);
-/* Build the index now when it is missing or the rules changed; watch_lock held. */
-error_code agent_index_refresh(agent *ag, error_info *err);
+/* ---- agent_log.c (calls no other agent file) ---- */
 
 /* One log line (printf-style, no newline); prefixed with the UTC time. Never give
  * it a token. */
@@ -181,6 +155,24 @@ void agent_log_text(char *out, size_t size, const char *text);
 
 /* Who asked, for audit lines and the rate limiter: "uid:1000" or "key@127.0.0.1". */
 void agent_peer_name(const http_request *req, char *out, size_t size);
+
+/* ---- agent_index.c: the policy index and the indexer thread ---- */
+
+enum { AGENT_INDEX_POLL_MS = 50 }; /* how often it looks for changed rules */
+
+error_code agent_index_start(agent *ag, error_info *err);
+void agent_index_stop(agent *ag);
+
+/*
+ * Decide `ip` for `policy_id` with the index in force. Only the first check
+ * builds it; afterwards the indexer thread rebuilds it when the rules changed
+ * (their change counter, not any write: the agent's own bookkeeping never causes
+ * one) and swaps it in, so no request waits for a rebuild. ERROR_INVALID for a
+ * bad address (message without the text), ERROR_IO when the index cannot be
+ * built (a cached rule it refuses: no decision rather than one that ignores it).
+ */
+error_code agent_policy_check(agent *ag, const char *policy_id, const char *ip,
+                              policy_decision *out, error_info *err);
 
 /* ---- agent_fetches.c ---- */
 
@@ -195,7 +187,15 @@ error_code agent_fetches_start(agent *ag, error_info *err);
  * seconds' fetches, said in the log); closes its handle. Safe when never started. */
 void agent_fetches_stop(agent *ag);
 
-/* ---- agent_batch.c: per event thread, per batch (see the file's comment) ---- */
+/* ---- agent_batch.c: store handles; per event thread, per batch ---- */
+
+/* Borrow a read-only handle (opened on demand, at most AGENT_POOL_MAX at once:
+ * beyond that, wait for one). NULL with `err` filled when none can be opened. */
+store *agent_store_take(agent *ag, error_info *err);
+
+/* Give a handle back (NULL is a no-op). A handle that failed is closed instead of
+ * reused when `broken`. */
+void agent_store_give(agent *ag, store *st, bool broken);
 
 /* The http idle hook (ctx: the agent_listener): the batch of `worker` is over,
  * its kept replies are wiped and forgotten. */

@@ -1,8 +1,8 @@
 /* emulator: lifecycle, the gate (API key, version header), the route table and
- * the fault engine's effects. See rampart/emulator.h. */
+ * the fault engine's effects. See rampart/emulator.h. It calls the operations
+ * (emulator_ops.c, emulator_list.c); they and it reply through emulator_reply.c. */
 #include "emulator_internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,37 +13,6 @@
 #include "rampart/serve_reply.h"
 
 enum { KEY_MAX = 4096 };
-
-/* ---- replies ---- */
-
-void emu_error(http_response *resp, int status, const char *code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    serve_error(resp, status, code, fmt, ap);
-    va_end(ap);
-}
-
-void emu_reply(http_response *resp, int status, char *json)
-{
-    serve_json(resp, status, json);
-}
-
-void emu_store_error(http_response *resp, const error_info *e)
-{
-    switch (e->code) {
-    case ERROR_NOT_FOUND:
-        emu_error(resp, 404, "ERR_NOT_FOUND", "%s", e->msg);
-        return;
-    case ERROR_CONFLICT:
-    case ERROR_INVALID:
-        emu_error(resp, 400, "ERR_VALIDATION", "%s", e->msg);
-        return;
-    default:
-        emu_error(resp, 500, "ERR_INTERNAL", "internal error: %s", e->msg);
-        return;
-    }
-}
 
 /* ---- the gate: 401 before anything else, then the version header ---- */
 

@@ -1,7 +1,9 @@
 /*
  * emulator internals shared by emulator.c (lifecycle, gate, routes, faults),
- * emulator_ops.c (create/get/patch/delete) and emulator_list.c (pages). Not part of the
- * public contract (see rampart/emulator.h).
+ * emulator_ops.c (create/get/patch/delete), emulator_list.c (pages) and
+ * emulator_reply.c (replies). emulator.c calls the operations, and they call
+ * only emulator_reply.c, never emulator.c. Not part of the public contract (see
+ * rampart/emulator.h).
  */
 #ifndef RAMPART_EMULATOR_INTERNAL_H
 #define RAMPART_EMULATOR_INTERNAL_H
@@ -36,6 +38,8 @@ struct emulator {
     int rate_next, rate_count;     /* when full, rate_times[rate_next] is the oldest */
 };
 
+/* ---- emulator_reply.c ---- */
+
 /* Error reply: body {"error_code","status_code","msg","details":{"operation_id"}}
  * and the Operation-Id header; `msg` is printf-style. */
 void emu_error(http_response *resp, int status, const char *code, const char *fmt, ...)
@@ -47,6 +51,8 @@ void emu_reply(http_response *resp, int status, char *json);
 /* A store failure as a reply: not found 404, conflict 400 ERR_VALIDATION, the
  * rest 500. */
 void emu_store_error(http_response *resp, const error_info *e);
+
+/* ---- emulator_ops.c, emulator_list.c ---- */
 
 /*
  * The operations on the collection of `kind`, run after the gate and the pre-reply
