@@ -125,6 +125,8 @@ int cli_object_token(cli_ctx *ctx, const cli_object_call *call, int argc, char *
  * [--json]`, and `creds rotate --older-than AGE [--limit N] [--dry-run]`. */
 int cli_object_rotate(cli_ctx *ctx, const cli_object_call *call, int argc, char **argv);
 
+/* ---- rotation_show.c ---- */
+
 /* A credential's rotation in its detail view (`self_id` is the credential shown:
  * the old one or the successor), at `now` with the quiet period `quiet`. */
 void cli_rotation_put(cli_ctx *ctx, const store_rotation *r, const char *self_id,
