@@ -5,9 +5,6 @@
  * (cli_creds) included, is one piece of code for every kind (objects.c,
  * cli_object.h).
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "cli_object.h"
 #include "rampart/termsafe.h"
 

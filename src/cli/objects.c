@@ -561,8 +561,6 @@ static bool asks_help(int argc, char **argv)
     return false;
 }
 
-/* The kind's view of the table, for the overview, --help and usage lines: its
- * commands into `view`, each one's row into `rows` (NULL: not wanted). */
 /* The words of a generic create (cli_object_create_fields; its row's args NULL):
  * an option per field the user sets at creation, with the descriptor's
  * placeholder and help, then --sync and --json (the row's help says those).
@@ -606,6 +604,8 @@ static object_words create_words(model_kind kind, const object_words *w)
     return (object_words){args[kind], w->summary, help[kind]};
 }
 
+/* The kind's view of the table, for the overview, --help and usage lines: its
+ * commands into `view`, each one's row into `rows` (NULL: not wanted). */
 static size_t kind_view(model_kind kind, cli_command *view, const object_command **rows,
                         size_t cap)
 {

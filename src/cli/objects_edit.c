@@ -1,7 +1,8 @@
 /*
- * `rampart rules|creds update` and `resolve`: edits in place and the user's answer
- * to a conflict, one piece of code over the kind's descriptor (its fields and their
- * flags decide the options), on store_edit and store_resolve. See cli_object.h.
+ * `rampart rules|creds create`, `update` and `resolve`: a new row, edits in place
+ * and the user's answer to a conflict, one piece of code over the kind's descriptor
+ * (its fields and their flags decide the options), on store_edit and store_resolve.
+ * See cli_object.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,14 +63,14 @@ static error_code set_text(model_object *obj, const kind_field *f, const char *t
     return ERROR_OK;
 }
 
-/* An ACL from the --acl values: each non-empty one a rule (so `--acl ""` alone
- * clears it), checked as a create's. */
+/* An ACL from the --acl values, checked as a create's. An update skips empty
+ * ones (so `--acl ""` alone clears it); a create refuses them. */
 static error_code set_acl(model_object *obj, const kind_field *f, const char *const *items,
-                          size_t count, error_info *err)
+                          size_t count, bool create, error_info *err)
 {
     model_acl *acl = kind_field_at_mut(obj, f);
     for (size_t i = 0; i < count; i++) {
-        if (items[i][0] && model_acl_add(acl, items[i], err) != ERROR_OK)
+        if ((create || items[i][0]) && model_acl_add(acl, items[i], err) != ERROR_OK)
             return err->code;
     }
     return validate_acl(acl, err);
@@ -83,6 +84,7 @@ typedef struct update_args {
     cli_list list[FIELDS_MAX];    /* an ACL's values */
     cli_choice choice[FIELDS_MAX]; /* an action's option: its set, into text[i] */
     bool json, sync;
+    bool create; /* the options of a create (field_opts) */
 } update_args;
 
 /* The options of every field the user sets at creation, then --json and --sync.
@@ -117,6 +119,7 @@ static bool parse_fields(cli_ctx *ctx, const cli_object_call *call, int argc, ch
                          update_args *a, bool create, int *first, int *rc)
 {
     cli_opt opts[FIELDS_MAX + 2];
+    a->create = create;
     size_t nopts = field_opts(call->kind, a, opts, create);
     return cli_parse(ctx, call->path, call->cmd, opts, nopts, argc, argv, first, rc);
 }
@@ -162,9 +165,14 @@ static error_code set_fields(const update_args *a, unsigned fields, model_object
             continue;
         const kind_field *f = &d->fields[i];
         error_code rc = f->type == KIND_FIELD_ACL
-                            ? set_acl(obj, f, a->list[i].items, a->list[i].count, err)
+                            ? set_acl(obj, f, a->list[i].items, a->list[i].count, a->create,
+                                      err)
                         : f->type == KIND_FIELD_ACTION
                             ? validate_action(a->text[i], kind_field_at_mut(obj, f), err)
+                        : a->create && f->flags & KIND_FIELD_CALLER && !a->text[i][0]
+                            ? error_set(err, ERROR_INVALID,
+                                        "--%s is empty: leave it out for the caller's id",
+                                        cli_object_flag(f))
                             : set_text(obj, f, a->text[i], err);
         if (rc != ERROR_OK)
             return rc;
@@ -214,7 +222,9 @@ static int create_required(cli_ctx *ctx, const cli_object_call *call, unsigned g
     }
     char sentence[160];
     snprintf(sentence, sizeof sentence, "%s %s required", names, count > 1 ? "are" : "is");
-    return cli_usage_missing(ctx, call->path, sentence);
+    if (kind_get(call->kind)->traits & KIND_IN_POLICY)
+        return cli_usage_missing(ctx, call->path, sentence);
+    return cli_usage_error(ctx, call->path, "%s", sentence);
 }
 
 /* The policy field, given or from the setting (KIND_FIELD_POLICY). */

@@ -1,5 +1,6 @@
 /* The output of the report commands (status, check, doctor): their own human
  * form, or one JSON document, or the same as YAML (-o; --json is -o json). */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -79,6 +80,7 @@ bool cli_report_parse(cli_ctx *ctx, const char *path, const cli_command *cmd,
         {"output", CLI_OPT_OUTPUT, &(cli_choice){&output, cli_report_put_formats, NULL}},
         {"json", CLI_OPT_FLAG, &json},
     };
+    assert(nopts <= CLI_REPORT_OWN_OPTS); /* a command's own options all fit */
     size_t n = 2;
     for (size_t i = 0; i < nopts && n < sizeof all / sizeof all[0]; i++)
         all[n++] = opts[i];

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rampart/codec.h"
 #include "rampart/utf8.h"
 #include "rampart/validate.h"
 
@@ -72,8 +71,8 @@ static const kind_field rule_fields[] = {
      "file, per profile, or RAMPART_POLICY), named on stderr\n"
      "when used"},
     {"action", KIND_FIELD_ACTION, offsetof(model_rule, action), 0,
-     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL, NULL, NULL, "Action", "ACTION",
-     "allow or deny"},
+     KIND_FIELD_CREATE | KIND_FIELD_REQUIRED, NULL, NULL, NULL, NULL, "Action", "allow|deny",
+     "what the rule does to an address in its range"},
     RULE_TEXT(description, KIND_FIELD_CREATE | KIND_FIELD_EDIT, check_description,
               "Description", "TEXT", "up to 255 bytes"),
     RULE_TEXT(metadata, KIND_FIELD_CREATE | KIND_FIELD_EDIT | KIND_FIELD_OPAQUE, check_metadata,

@@ -143,18 +143,32 @@ static bool put_own(json_t *obj, const kind_field *f, const void *base, bool cre
     }
 }
 
+/* The reference a nested field writes in an API object ("ip_policy": {"id",
+ * "uri"}) from the kind's struct at `base`; NULL when out of memory. */
+typedef json_t *(*nested_ref_fn)(const void *base);
+
 /* The kind's own fields (not the head's) in descriptor order; in an API object
- * (create false) but a nested one, which its kind writes. */
-static bool put_own_fields(json_t *obj, model_kind kind, const void *base, bool create)
+ * (create false) a nested one as `nested` writes it. */
+static bool put_own_fields(json_t *obj, model_kind kind, const void *base, bool create,
+                           nested_ref_fn nested)
 {
     const kind_desc *d = kind_get(kind);
     bool ok = true;
     for (size_t i = 0; ok && i < d->field_count; i++) {
         const kind_field *f = &d->fields[i];
-        if (!kind_field_in_head(kind, f) && (create || !f->nested))
+        if (kind_field_in_head(kind, f))
+            continue;
+        if (f->nested && !create)
+            ok = !nested || put(obj, f->nested, nested(base));
+        else
             ok = put_own(obj, f, base, create);
     }
     return ok;
+}
+
+static json_t *rule_policy_ref(const void *base)
+{
+    return policy_ref(base);
 }
 
 char *codec_rule_encode(const model_rule *rule, unsigned flags)
@@ -162,9 +176,7 @@ char *codec_rule_encode(const model_rule *rule, unsigned flags)
     json_t *obj = json_object();
     bool ok = obj && put_head(obj, rule->id, rule->uri, rule->created_at,
                               rule->description, rule->metadata);
-    ok = ok && put_text(obj, "cidr", rule->cidr);
-    ok = ok && put(obj, "ip_policy", policy_ref(rule));
-    ok = ok && put_text(obj, "action", model_action_name(rule->action));
+    ok = ok && put_own_fields(obj, MODEL_KIND_RULE, rule, false, rule_policy_ref);
     if (flags & CODEC_WITH_STATE)
         ok = ok && put_state(obj, rule->state, rule->error);
     return dump(obj, ok, flags);
@@ -176,7 +188,7 @@ char *codec_cred_encode(const model_cred *cred, unsigned flags)
     bool ok = obj && put_head(obj, cred->id, cred->uri, cred->created_at,
                               cred->description, cred->metadata);
     ok = ok && put(obj, "token", cred->token ? codec_json_text(cred->token) : json_null());
-    ok = ok && put_own_fields(obj, MODEL_KIND_CRED, cred, false);
+    ok = ok && put_own_fields(obj, MODEL_KIND_CRED, cred, false, NULL);
     if (flags & CODEC_WITH_STATE)
         ok = ok && put_state(obj, cred->state, cred->error);
     return dump(obj, ok, flags);
@@ -226,7 +238,7 @@ static char *create_body(model_kind kind, const void *base)
     bool ok = obj &&
               put_nonempty(obj, "description", at + offsetof(model_head, description)) &&
               put_nonempty(obj, "metadata", at + offsetof(model_head, metadata)) &&
-              put_own_fields(obj, kind, base, true);
+              put_own_fields(obj, kind, base, true, NULL);
     return dump(obj, ok, 0);
 }
 
