@@ -1,7 +1,6 @@
 /* What a running sync shows: the progress line on standard error and, with
  * --json, one JSON object per event on standard output (see cli_sync.h). */
 #include <math.h>
-#include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -10,6 +9,7 @@
 #include "cli_sync.h"
 #include "rampart/duration.h"
 #include "rampart/kind.h"
+#include "rampart/textcat.h"
 #include "rampart/utf8.h"
 
 enum {
@@ -72,29 +72,11 @@ static const char *cause_name(sync_wait_cause cause)
 
 /* ---- text helpers ---- */
 
-typedef struct line_buf {
-    char *s;
-    size_t size, len;
-} line_buf;
-
-static void add(line_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(line_buf *b, const char *fmt, ...)
-{
-    if (b->len + 1 >= b->size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->s + b->len, b->size - b->len, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        b->len = b->len + (size_t)n >= b->size ? b->size - 1 : b->len + (size_t)n;
-}
-
 /* "42s", "3m05s", "2h10m". */
-static void add_duration(line_buf *b, double s)
+static void add_duration(char *buf, size_t size, double s)
 {
     char text[DURATION_TEXT_MAX];
-    add(b, "%s", duration_text(s, text, sizeof text));
+    textcat_add(buf, size, "%s", duration_text(s, text, sizeof text));
 }
 
 /* The failures a backoff names in words; the others by sync_failure_name. */
@@ -105,29 +87,28 @@ static const char *const wait_words[SYNC_FAILURE_COUNT] = {
 
 void cli_sync_wait_words(const sync_progress *p, char *buf, size_t size)
 {
-    line_buf b = {buf, size, 0};
     buf[0] = '\0';
     const sync_failure *f = p->failure;
     if (p->wait_cause == SYNC_WAIT_BUDGET) {
-        add(&b, "budget");
+        textcat_add(buf, size, "budget");
         return;
     }
     if (p->wait_cause == SYNC_WAIT_RATE_LIMITED) {
-        add(&b, "rate limited 429");
+        textcat_add(buf, size, "rate limited 429");
         return;
     }
     if (!f || f->kind == SYNC_FAILURE_NONE) {
-        add(&b, "backoff");
+        textcat_add(buf, size, "backoff");
         return;
     }
     const char *words = (unsigned)f->kind < SYNC_FAILURE_COUNT ? wait_words[f->kind] : NULL;
-    add(&b, "%s", words ? words : sync_failure_name(f->kind));
+    textcat_add(buf, size, "%s", words ? words : sync_failure_name(f->kind));
     if (f->http_status)
-        add(&b, " %d", f->http_status);
+        textcat_add(buf, size, " %d", f->http_status);
     if (f->server_msg[0])
-        add(&b, ": %.*s", (int)utf8_prefix(f->server_msg, 80), f->server_msg); /* whole chars */
+        textcat_add(buf, size, ": %.*s", (int)utf8_prefix(f->server_msg, 80), f->server_msg); /* whole chars */
     if (f->operation_id[0])
-        add(&b, "%soperation %s", f->server_msg[0] ? ", " : ": ", f->operation_id);
+        textcat_add(buf, size, "%soperation %s", f->server_msg[0] ? ", " : ": ", f->operation_id);
 }
 
 /* The display's text: "push  12/40 [#####---------------] 1.6 req/s eta 25s", and
@@ -135,39 +116,38 @@ void cli_sync_wait_words(const sync_progress *p, char *buf, size_t size)
 static void progress_text(const cli_sync_view *v, const sync_progress *p, char *out,
                           size_t size)
 {
-    line_buf b = {out, size, 0};
     out[0] = '\0';
     bool waiting = p->phase == SYNC_PHASE_WAIT;
     size_t done = waiting ? v->done : p->done, total = waiting ? v->total : p->total;
-    add(&b, "%-9s", phase_name(waiting ? v->phase : p->phase));
+    textcat_add(out, size, "%-9s", phase_name(waiting ? v->phase : p->phase));
     if (total) {
         char bar[BAR_WIDTH + 1];
         size_t full = done >= total ? BAR_WIDTH : done * BAR_WIDTH / total;
         for (size_t i = 0; i < BAR_WIDTH; i++)
             bar[i] = i < full ? '#' : '-';
         bar[BAR_WIDTH] = '\0';
-        add(&b, " %zu/%zu [%s]", done, total, bar);
+        textcat_add(out, size, " %zu/%zu [%s]", done, total, bar);
     } else {
         bool pull = (waiting ? v->phase : p->phase) == SYNC_PHASE_PULL;
-        add(&b, " %zu%s", done, pull ? " rows" : "");
+        textcat_add(out, size, " %zu%s", done, pull ? " rows" : "");
     }
     if (waiting) {
         char why[256];
         cli_sync_wait_words(p, why, sizeof why);
-        add(&b, " waiting ");
-        add_duration(&b, p->wait_s);
-        add(&b, " (%s)", why);
+        textcat_add(out, size, " waiting ");
+        add_duration(out, size, p->wait_s);
+        textcat_add(out, size, " (%s)", why);
     } else {
         double elapsed = cli_sync_clock() - v->started;
         double rate = p->rate_per_s > 0 ? p->rate_per_s
                       : elapsed >= 1 ? (double)p->requests / elapsed
                                      : 0;
         if (rate > 0)
-            add(&b, " %.1f req/s", rate);
+            textcat_add(out, size, " %.1f req/s", rate);
     }
     if (p->phase != SYNC_PHASE_DONE && p->eta_s >= 0 && isfinite(p->eta_s)) {
-        add(&b, waiting ? ", eta " : " eta ");
-        add_duration(&b, p->eta_s);
+        textcat_add(out, size, waiting ? ", eta " : " eta ");
+        add_duration(out, size, p->eta_s);
     }
 }
 
